@@ -1,0 +1,84 @@
+/**
+ * Code tables shared by server and UI. The server answers them from
+ * GET /api/common/enum/{name}; the UI keeps a copy for offline first paint.
+ */
+export interface EnumOption<V extends number | string = number> {
+  value: V;
+  label: string;
+  /** Optional colour hint for tags: success, warning, danger, default. */
+  color?: 'success' | 'warning' | 'danger' | 'primary' | 'default';
+}
+
+const opts = (pairs: Array<[number, string, EnumOption['color']?]>): EnumOption[] =>
+  pairs.map(([value, label, color]) => (color ? { value, label, color } : { value, label }));
+
+export const ALL = -1;
+
+export const enums = {
+  /** Park / area type (visit_area). */
+  visitArea: opts([[1, '化工区'], [2, '港区'], [3, '化工区和港区']]),
+  gender: opts([[0, '男'], [1, '女']]),
+  /** User and role status. */
+  status: opts([[1, '启用', 'success'], [0, '停用', 'danger']]),
+  idcardType: opts([
+    [1, '第二代居民身份证'],
+    [2, '港澳居民居住证'],
+    [3, '外国人永久居留身份证'],
+    [4, '港澳居民来往内地通行证'],
+    [5, '台湾居民来往大陆通行证'],
+    [6, '护照'],
+  ]),
+  driverType: opts([[1, '司机'], [2, '副驾驶'], [3, '乘客']]),
+  carVisitorType: opts([[1, '施工'], [2, '维保'], [3, '临时'], [4, '业主']]),
+  personVisitorType: opts([[1, '业主'], [2, '服务商'], [3, '建设单位'], [4, '临时访客']]),
+  plateColor: opts([[1, '黄色'], [2, '蓝色'], [3, '绿色'], [4, '新能源绿色'], [5, '新能源黄绿色'], [6, '白色'], [7, '黑色']]),
+  applicationState: opts([
+    [0, '草稿', 'default'],
+    [1, '审核中', 'primary'],
+    [2, '审核通过', 'success'],
+    [3, '已驳回', 'danger'],
+    [4, '已撤销', 'warning'],
+  ]),
+  delayed: opts([[0, '否'], [1, '是']]),
+  yesNo: opts([[0, '否'], [1, '是']]),
+  blackWhiteType: opts([[1, '黑名单', 'danger'], [2, '白名单', 'success']]),
+  permissionType: opts([[0, '目录'], [1, '菜单'], [2, '权限']]),
+  processTaskState: opts([[0, '待审核', 'primary'], [1, '已审核', 'success'], [2, '已关闭', 'default']]),
+  approvalResult: opts([[1, '同意', 'success'], [2, '驳回', 'danger']]),
+  transportType: opts([[1, '提货'], [2, '送货']]),
+  noticeType: opts([[1, '通知'], [2, '注意事项']]),
+  noticeStatus: opts([[0, '草稿', 'default'], [1, '启用', 'success'], [2, '停用', 'warning']]),
+  stateEquipmentType: opts([[1, '在线', 'success'], [0, '离线', 'danger']]),
+  loginResult: opts([[1, '成功', 'success'], [0, '失败', 'danger']]),
+  operationResult: opts([[1, '成功', 'success'], [0, '失败', 'danger']]),
+  processType: opts([
+    [1, '人员预约'],
+    [2, '车辆预约'],
+    [3, '重型自卸货车预约'],
+    [4, '中大型客车预约'],
+    [5, '危险化学品车辆预约'],
+    [6, '车辆备案'],
+    [7, '车辆黑白名单'],
+    [8, '人员黑白名单'],
+    [9, '运输运单'],
+  ]),
+} satisfies Record<string, EnumOption[]>;
+
+export type EnumName = keyof typeof enums;
+
+export const enumNames = Object.keys(enums) as EnumName[];
+
+export function isEnumName(name: string): name is EnumName {
+  return Object.prototype.hasOwnProperty.call(enums, name);
+}
+
+export function enumLabel(name: EnumName, value: number | string | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  const hit = (enums[name] as EnumOption[]).find((o) => String(o.value) === String(value));
+  return hit ? hit.label : String(value);
+}
+
+/** Filter options: 'all' (-1) first, then the table. */
+export function withAll(name: EnumName, allLabel = '全部'): EnumOption[] {
+  return [{ value: ALL, label: allLabel }, ...(enums[name] as EnumOption[])];
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../envelope';
+
+/**
+ * Field helpers whose messages follow the spec's wording. A missing value and
+ * an empty string both read as "required"; `label` names the field in server
+ * replies so a message always says which field broke which rule.
+ */
+export const requiredText = (required: string, max: number, maxMsg: string) =>
+  z
+    .string({ error: required })
+    .trim()
+    .min(1, { error: required })
+    .max(max, { error: maxMsg });
+
+export const optionalText = (max: number, maxMsg: string) =>
+  z
+    .string()
+    .trim()
+    .max(max, { error: maxMsg })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? '');
+
+/** Numbers arrive from forms as numbers or digit strings. */
+export const intField = (required: string) =>
+  z.preprocess(
+    (v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+    z.number({ error: required }).int({ error: required }),
+  );
+
+export const choice01 = (required: string) =>
+  z.preprocess(
+    (v) => (v === '' || v === null ? undefined : typeof v === 'string' ? Number(v) : v),
+    z.union([z.literal(0), z.literal(1)], { error: required }),
+  );
+
+export const CODE_PATTERN = /^[0-9A-Za-z:_]+$/;
+export const CODE_PATTERN_MSG = '仅限阿拉伯数字、英文字母';
+
+/** size and pn of every list call; size is capped so a preload cannot ask for the whole table at once. */
+export const pageQuery = z.object({
+  size: z.preprocess(
+    (v) => (v === undefined || v === null || v === '' ? DEFAULT_PAGE_SIZE : Number(v)),
+    z.number({ error: '每页条数必须是数字' }).int({ error: '每页条数必须是整数' }).min(1, { error: '每页条数至少为1' }),
+  ).transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+  pn: z.preprocess(
+    (v) => (v === undefined || v === null || v === '' ? 1 : Number(v)),
+    z.number({ error: '页码必须是数字' }).int({ error: '页码必须是整数' }).min(1, { error: '页码从1开始' }),
+  ),
+});
+
+/** Optional filter: absent, '' and -1 ("all") mean no filter. */
+export const optionalFilterInt = z.preprocess(
+  (v) => (v === undefined || v === null || v === '' || Number(v) === -1 ? undefined : Number(v)),
+  z.number({ error: '筛选条件必须是数字' }).int().optional(),
+);
+export const optionalFilterText = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined), z.string().max(100, { error: '筛选条件不能超过100个字符' }).optional());
+
+export const idField = (label: string) => intField(`请提供${label}`).pipe(z.number().min(1, { error: `${label}不正确` }));
+
+/** Human labels of wire fields, used to prefix server messages with the field they concern. */
+export type FieldLabels = Record<string, string>;

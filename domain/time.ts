@@ -1,0 +1,28 @@
+/** Wire formats (DESIGN.md §3): times in park time, dates as plain calendar days. */
+export const DATETIME_FORMAT = 'YYYY-MM-DD HH:mm:ss';
+export const DATE_FORMAT = 'YYYY-MM-DD';
+export const DEFAULT_PARK_TZ = 'Asia/Shanghai';
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Formats an instant as 'YYYY-MM-DD HH:mm:ss' in the given IANA zone without a date library. */
+export function formatInZone(instant: Date | number, timeZone: string = DEFAULT_PARK_TZ): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(typeof instant === 'number' ? new Date(instant) : instant);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00';
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+}
+
+/** 'mm:ss' for a countdown of whole seconds (captcha cooldown, spec 002 §2). */
+export function formatCountdown(totalSeconds: number): string {
+  const s = Math.max(0, Math.floor(totalSeconds));
+  return `${pad(Math.floor(s / 60))}:${pad(s % 60)}`;
+}

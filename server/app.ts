@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import { ErrorCode } from '../domain/errors';
+import { formatInZone } from '../domain/time';
+import type { Config } from './config';
+import { openDatabase, type Database_ } from './db/index';
+import { migrate } from './db/migrate';
+import { seed } from './db/seed';
+import { registerGuards } from './core/auth';
+import type { AppContext } from './core/context';
+import { loadServerKeys } from './core/crypto';
+import { AppError, failure } from './core/errors';
+import { logRedactPaths } from './core/redact';
+import { createSmsSender } from './core/sms';
+import { authRoutes } from './modules/auth';
+import { commonRoutes } from './modules/common';
+import { departmentRoutes } from './modules/departments';
+import { roleRoutes } from './modules/roles';
+import { userRoutes } from './modules/users';
+import { vehicleTypeRoutes } from './modules/vehicle-types';
+
+/** Area plugins, each registering its own routes under /api. */
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes];
+
+/** `logFile` sends the log to a file instead of stdout (tests read it back to prove nothing secret is logged). */
+export async function buildApp(config: Config, opts: { logFile?: string } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: logRedactPaths, censor: '***' },
+      ...(opts.logFile ? { file: opts.logFile } : {}),
+    },
+    bodyLimit: 2 * 1024 * 1024,
+    trustProxy: true,
+  });
+
+  const database: Database_ = openDatabase(config);
+  await migrate(database);
+  const keys = await loadServerKeys(database.db);
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    keys,
+    sms: createSmsSender(config.smsProvider, config.dataDir, app.log),
+    time: () => formatInZone(Date.now(), config.tz),
+    routes: [],
+  };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => database.close());
+  if (config.seedDemo) await seed(ctx, app.log);
+
+  // An empty JSON body reads as {}: list calls from older clients post nothing.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body).trim();
+    if (!text) return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError(ErrorCode.VALIDATION, '请求体不是有效的JSON'), undefined);
+    }
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // antd-mobile sets inline styles on elements.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        connectSrc: ["'self'"],
+        workerSrc: ["'self'", 'blob:'],
+        manifestSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+    strictTransportSecurity: false,
+  });
+
+  registerGuards(app);
+
+  app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
+    if (err instanceof AppError) {
+      if (err.status >= 500) req.log.error({ err }, err.message);
+      return reply.status(err.status).send(failure(err.code, err.message, err.data));
+    }
+    // A unique index caught a race that the service's own check missed.
+    const dbCode = (err as { code?: string }).code;
+    if (dbCode === '23505' || dbCode === 'SQLITE_CONSTRAINT_UNIQUE' || dbCode === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      return reply.status(409).send(failure(ErrorCode.DUPLICATE, '记录已存在，请勿重复提交'));
+    }
+    const status = err.statusCode ?? 500;
+    if (status === 413) return reply.status(413).send(failure(ErrorCode.PAYLOAD_TOO_LARGE, '提交的内容过大，请压缩后重试'));
+    if (status === 415) return reply.status(415).send(failure(ErrorCode.UNSUPPORTED_MEDIA, '不支持的内容类型，请以JSON提交'));
+    if (status >= 400 && status < 500) return reply.status(400).send(failure(ErrorCode.VALIDATION, `请求不正确：${err.message}`));
+    req.log.error({ err }, 'unhandled error');
+    return reply.status(500).send(failure(ErrorCode.INTERNAL, '服务器内部错误，请稍后重试'));
+  });
+
+  for (const area of areas) await app.register(area, { prefix: '/api' });
+
+  const staticDir = config.staticDir;
+  const indexHtml = staticDir ? path.join(staticDir, 'index.html') : '';
+  const hasUi = !!staticDir && fs.existsSync(indexHtml);
+  if (hasUi) {
+    await app.register(fastifyStatic, {
+      root: staticDir!,
+      wildcard: false,
+      index: false,
+      setHeaders(res, filePath) {
+        // Hashed assets never change; the shell, the worker and the manifest must be revalidated to pick up a release.
+        if (filePath.includes(`${path.sep}assets${path.sep}`)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+        else res.setHeader('Cache-Control', 'no-cache');
+      },
+    });
+  }
+
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith('/api')) return reply.status(404).send(failure(ErrorCode.NOT_FOUND, `接口不存在：${req.method} ${req.url.split('?')[0]}`));
+    if (hasUi && (req.method === 'GET' || req.method === 'HEAD')) {
+      const file = path.join(staticDir!, decodeURIComponent(req.url.split('?')[0]));
+      if (file.startsWith(staticDir!) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(staticDir!, file));
+      return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html');
+    }
+    return reply.status(404).send(failure(ErrorCode.NOT_FOUND, '页面不存在'));
+  });
+
+  return app;
+}

@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { DEFAULT_PARK_TZ } from '../domain/time';
+import { CAPTCHA_COOLDOWN_SECONDS } from '../domain/schemas/auth';
+
+export type SmsProviderName = 'log' | 'file';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  smsProvider: SmsProviderName;
+  demoPassword: string | undefined;
+  tz: string;
+  /** Directory of the built PWA; absent in API-only tests. */
+  staticDir: string | undefined;
+  logLevel: string;
+  /** Sessions end after this long without a call (renewed while used) and at most after sessionMaxMs. */
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+  seedDemo: boolean;
+  /** Seconds before the same account may ask for another SMS code (answered as expireOfSeconds). */
+  captchaCooldownSeconds: number;
+  /** Hits per window: captcha per hour, login attempts per 15 minutes. */
+  rateLimits: { captchaPerAccount: number; captchaPerIp: number; loginPerAccount: number; loginPerIp: number };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const sms = (env.SMS_PROVIDER ?? 'log').toLowerCase();
+  if (sms !== 'log' && sms !== 'file') throw new Error(`SMS_PROVIDER must be 'log' or 'file', got '${sms}'`);
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${env.PORT}'`);
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    smsProvider: sms,
+    demoPassword: env.DEMO_PASSWORD || undefined,
+    tz: env.PARK_TZ ?? DEFAULT_PARK_TZ,
+    staticDir: path.resolve(env.STATIC_DIR ?? './dist'),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    sessionIdleMs: 7 * 24 * 3600_000,
+    sessionMaxMs: 30 * 24 * 3600_000,
+    seedDemo: env.SEED_DEMO !== '0',
+    captchaCooldownSeconds: env.CAPTCHA_COOLDOWN_SECONDS !== undefined ? Number(env.CAPTCHA_COOLDOWN_SECONDS) : CAPTCHA_COOLDOWN_SECONDS,
+    rateLimits: { captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 },
+    ...overrides,
+  };
+}

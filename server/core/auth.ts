@@ -1,0 +1,123 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ErrorCode } from '../../domain/errors';
+import { flattenPermissions, openCodes } from '../../domain/permissions';
+import { AppError } from './errors';
+import { sha256 } from './crypto';
+import type { AuthContext } from './context';
+import { auditJson } from './redact';
+
+const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));
+const RENEW_AFTER_MS = 60_000;
+
+export function bearerToken(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(.+)$/i.exec(h);
+  return m ? m[1].trim() : null;
+}
+
+/** Loads the session behind a token, renewing its idle expiry at most once a minute. */
+export async function authenticate(app: FastifyInstance, token: string): Promise<AuthContext | null> {
+  const { db, config } = app.ctx;
+  const now = Date.now();
+  const row = await db
+    .selectFrom('sys_session as s')
+    .innerJoin('sys_user as u', 'u.user_id', 's.user_id')
+    .select(['s.session_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.user_id', 'u.account', 'u.user_name', 'u.depart_id', 'u.status', 'u.deleted'])
+    .where('s.token_hash', '=', sha256(token))
+    .executeTakeFirst();
+  if (!row || row.expires_at <= now || row.deleted || row.status !== 1) return null;
+  if (now - row.last_seen_at > RENEW_AFTER_MS) {
+    const expires = Math.min(row.created_at + config.sessionMaxMs, now + config.sessionIdleMs);
+    await db.updateTable('sys_session').set({ last_seen_at: now, expires_at: expires }).where('session_id', '=', row.session_id).execute();
+  }
+  const roles = await db
+    .selectFrom('sys_user_role as ur')
+    .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
+    .select(['r.role_id', 'r.name'])
+    .where('ur.user_id', '=', row.user_id)
+    .where('r.deleted', '=', 0)
+    .where('r.status', '=', 1)
+    .execute();
+  const roleIds = roles.map((r) => r.role_id);
+  const codes = roleIds.length
+    ? await db
+        .selectFrom('sys_role_permission as rp')
+        .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
+        .select('p.code')
+        .distinct()
+        .where('rp.role_id', 'in', roleIds)
+        .where('p.deleted', '=', 0)
+        .where('p.status', '=', 1)
+        .execute()
+    : [];
+  const permissions = new Set(codes.map((c) => c.code));
+  if (roleIds.length) for (const c of openCodes) permissions.add(c);
+  return {
+    userId: row.user_id,
+    account: row.account,
+    userName: row.user_name,
+    departId: row.depart_id,
+    sessionId: row.session_id,
+    roleIds,
+    roleNames: roles.map((r) => r.name),
+    permissions,
+  };
+}
+
+/**
+ * One guard for everything under /api: every route must declare its access
+ * (checked when the route is registered), and the declared access is enforced
+ * before the body is even read.
+ */
+export function registerGuards(app: FastifyInstance) {
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api')) return;
+    const permission = route.config?.permission;
+    if (!permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`);
+    for (const m of [route.method].flat()) if (m !== 'HEAD') app.ctx.routes.push({ method: m, url: route.url, permission });
+  });
+
+  app.addHook('onRequest', async (req) => {
+    const permission = req.routeOptions.config?.permission;
+    if (!permission || permission === 'public') return;
+    const token = bearerToken(req);
+    const auth = token ? await authenticate(app, token) : null;
+    if (!auth) throw new AppError(ErrorCode.UNAUTHENTICATED, token ? '登录已过期，请重新登录' : '请先登录');
+    req.auth = auth;
+    if (permission === 'signed-in') return;
+    if (auth.roleIds.length === 0) throw new AppError(ErrorCode.NO_ROLE);
+    if (permission === 'role') return;
+    if (!auth.permissions.has(permission)) {
+      const name = permissionNames.get(permission);
+      throw new AppError(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${permission}${name ? `（${name}）` : ''}`);
+    }
+  });
+
+  // Mutating calls land in the operation log whatever their outcome, with secrets removed.
+  app.addHook('onResponse', async (req, reply) => {
+    const operation = req.routeOptions.config?.operation;
+    if (!operation || !req.url.startsWith('/api')) return;
+    const auth = req.auth;
+    try {
+      await app.ctx.db
+        .insertInto('sys_operation_log')
+        .values({
+          user_id: auth?.userId ?? null,
+          account: auth?.account ?? '',
+          depart_id: auth?.departId ?? null,
+          operation,
+          result: reply.statusCode < 400 ? 1 : 0,
+          operate_time: app.ctx.time(),
+          api: req.url.split('?')[0],
+          method: req.method,
+          params: auditJson(req.auditParams ?? req.body),
+        })
+        .execute();
+    } catch (err) {
+      req.log.error({ err }, 'operation log write failed');
+    }
+  });
+}

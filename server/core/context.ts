@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config';
+import type { Dialect } from '../db/index';
+import type { DB } from '../db/schema';
+import type { ServerKeys } from './crypto';
+import type { SmsSender } from './sms';
+
+/**
+ * Who may call a route. A permission code means the caller must hold it;
+ * 'role': any signed-in user holding at least one role; 'signed-in': any
+ * session (info, logout, profile); 'public': no session (sign-in calls).
+ */
+export type Access = 'public' | 'signed-in' | 'role' | (string & {});
+
+export interface AuthContext {
+  userId: number;
+  account: string;
+  userName: string;
+  departId: number;
+  sessionId: number;
+  roleIds: number[];
+  roleNames: string[];
+  permissions: Set<string>;
+}
+
+export interface AppContext {
+  config: Config;
+  db: Kysely<DB>;
+  dialect: Dialect;
+  keys: ServerKeys;
+  sms: SmsSender;
+  /** Park-time 'YYYY-MM-DD HH:mm:ss' for now. */
+  time(): string;
+  routes: Array<{ method: string; url: string; permission: Access }>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    permission?: Access;
+    /** Set on mutating routes: the operation-log entry's name. */
+    operation?: string;
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+    /** What the operation log records as params when the body itself is encrypted. */
+    auditParams?: unknown;
+  }
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

@@ -1,0 +1,21 @@
+import type { z } from 'zod';
+import { ErrorCode } from '../../domain/errors';
+import { AppError } from './errors';
+
+/**
+ * Parses a body with the schema shared with the UI. The reply names the first
+ * broken field and its rule in `msg`, and lists every field in data.errors,
+ * so a form can put each message under its input.
+ */
+export function parse<S extends z.ZodType>(schema: S, input: unknown, labels: Record<string, string> = {}): z.infer<S> {
+  const res = schema.safeParse(input ?? {});
+  if (res.success) return res.data;
+  const errors = res.error.issues.map((i) => {
+    const field = String(i.path[0] ?? '');
+    const label = labels[field] ?? field;
+    return { field, label, message: i.message };
+  });
+  const first = errors[0];
+  const msg = first ? (first.label && !first.message.includes(first.label) ? `${first.label}：${first.message}` : first.message) : '请求参数不正确';
+  throw new AppError(ErrorCode.VALIDATION, msg, { errors });
+}

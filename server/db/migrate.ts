@@ -1,0 +1,16 @@
+import { Migrator, type Migration } from 'kysely';
+import type { Database_ } from './index';
+import { foundation } from './migrations/001-foundation';
+
+/** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
+export async function migrate({ db, dialect }: Database_): Promise<void> {
+  const migrations: Record<string, Migration> = {
+    '001-foundation': foundation(dialect),
+  };
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`数据库迁移失败: ${failed?.migrationName ?? ''} ${error instanceof Error ? error.message : String(error ?? '')}`);
+  }
+}

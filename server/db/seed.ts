@@ -1,0 +1,249 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { allPermissionCodes, flattenPermissions, permissionTree, type PermissionSeed } from '../../domain/permissions';
+import type { AppContext } from '../core/context';
+import { hashPassword } from '../core/crypto';
+
+interface DepartSeed {
+  code: string;
+  name: string;
+  visit_area: number;
+  remark?: string;
+  children?: DepartSeed[];
+}
+
+export const demoDepartments: DepartSeed[] = [
+  {
+    code: 'PARK_ADMIN', name: '大亚湾石化区园区管理委员会', visit_area: 3, remark: '园区管理',
+    children: [
+      { code: 'SQUAD', name: '石化大队', visit_area: 3, remark: '园区安保与终审' },
+      { code: 'HAZMAT', name: '危化品安全管理部', visit_area: 3, remark: '危化品、重型自卸货车、中大型客车专项审核' },
+      { code: 'INFO_CENTER', name: '园区信息中心', visit_area: 3 },
+    ],
+  },
+  {
+    code: 'ENTERPRISES', name: '入园企业', visit_area: 3,
+    children: [
+      { code: 'CNOOC_SHELL', name: '中海壳牌石油化工有限公司', visit_area: 1 },
+      { code: 'YUXIN', name: '惠州宇新化工有限责任公司', visit_area: 1 },
+      { code: 'HZ_PORT', name: '惠州港务集团有限公司', visit_area: 2 },
+      { code: 'QUANWAN', name: '惠州港荃湾港区码头有限公司', visit_area: 2 },
+      { code: 'HUADE', name: '大亚湾华德石化有限公司', visit_area: 3 },
+    ],
+  },
+];
+
+/** Roles of DESIGN.md §3 with the spec codes each one works with; menu and directory codes are added from the tree. */
+export const demoRoles: Array<{ code: string; name: string; remark: string; codes: string[] | 'all' }> = [
+  { code: 'admin', name: '系统管理员', remark: '拥有全部权限', codes: 'all' },
+  {
+    code: 'enterprise_contact', name: '企业联系人', remark: '填报人员、车辆预约及备案',
+    codes: [
+      'personApply:list', 'personApply:add', 'personApply:edit', 'personApply:delete', 'personApply:commit', 'personApply:revoke',
+      'carApply:list', 'carApply:add', 'carApply:edit', 'carApply:delete', 'carApply:commit', 'carApply:revoke', 'carApply:proprietorImport', 'carApply:buildImport',
+      'personApplyHistory:list', 'personApplyHis:revoke', 'carApplyHistory:list', 'carApplyHis:revoke',
+      'personBatchApply:list', 'personBatchApply:add', 'personBatchApply:edit', 'personBatchApply:commit', 'personBatchApply:delete',
+      'carRegistration:list', 'carRegistration:add', 'carRegistration:edit', 'carRegistration:delete', 'carRegistration:commit', 'carRegistration:revoke',
+      'carRegistrationHistory:list', 'carRegistrationHistory:revoke', 'transportListHis:revoke',
+    ],
+  },
+  {
+    code: 'enterprise_reviewer', name: '企业审核员', remark: '审核来访本企业的人员和车辆预约',
+    codes: [
+      'carApplyApproval:list', 'carApplyApproval:check', 'carApplyApproval:batch',
+      'heavytipperApproval:check', 'mediumlargeApproval:check', 'chemicalsCarApproval:list', 'chemicalsCarApproval:check',
+      'personAppyApproval:list', 'personAppyApproval:check', 'personAppyApproval:batch',
+      'personApplyHistory:list', 'carApplyHistory:list',
+    ],
+  },
+  {
+    code: 'squad_reviewer', name: '石化大队审核员', remark: '终审人员和车辆预约，管理名单与运单',
+    codes: [
+      'carApplyApproval:list', 'carApplyApproval:check', 'carApplyApproval:batch', 'carApplyApproval:showDept',
+      'heavytipperApproval:check', 'heavytipperApproval:showDept', 'mediumlargeApproval:check', 'mediumlargeApproval:showDept',
+      'chemicalsCarApproval:list', 'chemicalsCarApproval:check', 'chemicalsCarApproval:showDept',
+      'carShddFinalCheck:check', 'personShddFinalCheck:check',
+      'personAppyApproval:list', 'personAppyApproval:check', 'personAppyApproval:batch', 'personApplyApproval:ShowDept',
+      'allPersonApplyHistory:list', 'allPersonApplyHistory:export', 'personApplyAllHis:revoke',
+      'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allCarApplyHistory:export', 'carApplyAllHis:revoke',
+      'carRegistrationApproval:list', 'carRegistrationApproval:check', 'carListApproval:list', 'carListApproval:check',
+      'personListApproval:list', 'personListApproval:check', 'transportListApproval:check', 'allTransportListHis:revoke',
+      'carList:add', 'carList:edit', 'carList:delete', 'carList:commit', 'carList:revoke',
+      'personList:add', 'personList:edit', 'personList:delete', 'personList:commit', 'personList:revoke',
+    ],
+  },
+  {
+    code: 'hazard_reviewer', name: '危化品审核员', remark: '危化品、重型自卸货车、中大型客车专项审核',
+    codes: [
+      'chemicalsCarApproval:list', 'chemicalsCarApproval:check', 'chemicalsCarApproval:showDept',
+      'heavytipperApproval:check', 'heavytipperApproval:showDept', 'mediumlargeApproval:check', 'mediumlargeApproval:showDept',
+      'carRegistrationApproval:list', 'carRegistrationApproval:check', 'transportListApproval:check',
+      'allCarApplyHistory:list',
+    ],
+  },
+  {
+    code: 'patrol', name: '巡逻员', remark: '现场巡查、标记车辆、查看过闸记录',
+    codes: ['carMark:list', 'carMark:add', 'carMark:edit', 'allCarApplyHistory:list', 'allCarApplyHistory:label', 'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'strandedManagementCar:list', 'strandedManagementPerson:list'],
+  },
+  {
+    code: 'security_lead', name: '安保负责人', remark: '接收并处理滞留告警，查看设备与记录',
+    codes: [
+      'strandedManagementPerson:list', 'strandedManagementPerson:deal', 'strandedManagementCar:list', 'strandedManagementCar:deal',
+      'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'carMark:list', 'carMark:add', 'carMark:edit', 'carMark:delete',
+      'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allPersonApplyHistory:list',
+      'gateDevice:list', 'bumpingPostDevice:list', 'tireBreakerDevice:list', 'securityLaneIDevice:list', 'carScaleSystemDevice:list', 'carFaceDevice:list',
+      'notice:list', 'notice:add', 'notice:edit',
+    ],
+  },
+  {
+    code: 'auditor', name: '审计员', remark: '只读查看日志、记录与报表',
+    codes: ['loginLog:list', 'operationLog:list', 'user:list', 'allPersonApplyHistory:list', 'allPersonApplyHistory:export', 'allCarApplyHistory:list', 'allCarApplyHistory:export', 'vehicleGateCrosRecords:list', 'personGateCrosRecords:list'],
+  },
+];
+
+export const demoUsers: Array<{ account: string; name: string; gender: number; phone: string; depart: string; role?: string; can: string }> = [
+  { account: 'admin', name: '系统管理员', gender: 0, phone: '13800000001', depart: 'INFO_CENTER', role: 'admin', can: '全部功能' },
+  { account: 'contact', name: '王芳', gender: 1, phone: '13800000002', depart: 'CNOOC_SHELL', role: 'enterprise_contact', can: '填报人员、车辆预约与车辆备案' },
+  { account: 'reviewer', name: '李强', gender: 0, phone: '13800000003', depart: 'CNOOC_SHELL', role: 'enterprise_reviewer', can: '审核来访中海壳牌的预约' },
+  { account: 'squad', name: '陈刚', gender: 0, phone: '13800000004', depart: 'SQUAD', role: 'squad_reviewer', can: '石化大队终审、名单与运单审核' },
+  { account: 'hazard', name: '刘洋', gender: 0, phone: '13800000005', depart: 'HAZMAT', role: 'hazard_reviewer', can: '危化品、自卸货车、客车专项审核' },
+  { account: 'patrol', name: '张伟', gender: 0, phone: '13800000006', depart: 'SQUAD', role: 'patrol', can: '巡查、标记车辆、过闸记录' },
+  { account: 'lead', name: '赵敏', gender: 1, phone: '13800000007', depart: 'SQUAD', role: 'security_lead', can: '处理滞留告警、设备与公告' },
+  { account: 'auditor', name: '孙丽', gender: 1, phone: '13800000008', depart: 'PARK_ADMIN', role: 'auditor', can: '查看日志、记录与报表' },
+  { account: 'portcontact', name: '黄磊', gender: 0, phone: '13800000009', depart: 'HZ_PORT', role: 'enterprise_contact', can: '港区企业联系人' },
+  { account: 'norole', name: '周杰', gender: 0, phone: '13800000010', depart: 'HZ_PORT', can: '未分配角色：只能看到403页面' },
+];
+
+export const demoVehicleTypes = [
+  { name: '小型汽车', speed: 60, need_record: 0, show_cargo_type: 0, check_overweight: 0, need_blind_video: 0 },
+  { name: '重型自卸货车', speed: 30, need_record: 1, show_cargo_type: 1, check_overweight: 1, need_blind_video: 1 },
+  { name: '中型客车', speed: 40, need_record: 0, show_cargo_type: 0, check_overweight: 0, need_blind_video: 1 },
+  { name: '大型客车', speed: 40, need_record: 1, show_cargo_type: 0, check_overweight: 0, need_blind_video: 1 },
+  { name: '危险化学品运输车', speed: 30, need_record: 1, show_cargo_type: 1, check_overweight: 1, need_blind_video: 1 },
+  { name: '混凝土搅拌车', speed: 30, need_record: 1, show_cargo_type: 0, check_overweight: 1, need_blind_video: 1 },
+  { name: '普通货车', speed: 40, need_record: 0, show_cargo_type: 1, check_overweight: 1, need_blind_video: 0 },
+];
+
+/** Brings the permission table in line with domain/permissions.ts: adds new codes, updates names, routes and order. */
+async function syncPermissions(ctx: AppContext) {
+  const { db } = ctx;
+  const now = ctx.time();
+  await db.transaction().execute(async (trx) => {
+    const existing = new Map((await trx.selectFrom('sys_permission').select(['permission_id', 'code']).where('deleted', '=', 0).execute()).map((r) => [r.code, r.permission_id]));
+    let sort = 0;
+    const walk = async (nodes: PermissionSeed[], pid: number) => {
+      for (const n of nodes) {
+        sort += 1;
+        const values = { pid, name: n.name, type: n.type, route: n.route ?? null, icon: n.icon ?? null, open: n.open ? 1 : 0, sort, update_time: now };
+        let id = existing.get(n.code);
+        if (id) await trx.updateTable('sys_permission').set(values).where('permission_id', '=', id).execute();
+        else {
+          id = (await trx.insertInto('sys_permission').values({ ...values, code: n.code, status: 1, remark: '', create_time: now }).returning('permission_id').executeTakeFirstOrThrow()).permission_id;
+        }
+        await walk(n.children ?? [], id);
+      }
+    };
+    await walk(permissionTree, 0);
+  });
+}
+
+function withAncestors(codes: string[]): string[] {
+  const parent = new Map(flattenPermissions().map((n) => [n.code, n.parentCode]));
+  const out = new Set<string>();
+  for (const c of codes) {
+    let cur: string | undefined = c;
+    while (cur && !out.has(cur)) {
+      out.add(cur);
+      cur = parent.get(cur);
+    }
+  }
+  return [...out];
+}
+
+async function bindRolePermissions(ctx: AppContext, roleId: number, codes: string[]) {
+  const { db } = ctx;
+  const ids = await db.selectFrom('sys_permission').select('permission_id').where('code', 'in', codes).where('deleted', '=', 0).execute();
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
+    if (ids.length) await trx.insertInto('sys_role_permission').values(ids.map((r) => ({ role_id: roleId, permission_id: r.permission_id }))).execute();
+  });
+}
+
+function generatePassword(): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789';
+  const bytes = randomBytes(10);
+  return 'Park' + [...bytes].map((b) => alphabet[b % alphabet.length]).join('') + '7';
+}
+
+/**
+ * Demo park on first start; idempotent. The permission tree and the admin
+ * role are synced on every start so that new releases' codes appear.
+ */
+export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<void> {
+  const { db } = ctx;
+  await syncPermissions(ctx);
+
+  const seeded = await db.selectFrom('sys_setting').select('value').where('key', '=', 'demo_seeded').executeTakeFirst();
+  if (!seeded) await seedDemoPark(ctx, log);
+
+  const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();
+  if (admin) await bindRolePermissions(ctx, admin.role_id, allPermissionCodes);
+}
+
+async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {
+  const { db, config } = ctx;
+  const now = ctx.time();
+
+  const departIds = new Map<string, number>();
+  const addDeparts = async (nodes: DepartSeed[], pid: number) => {
+    for (const d of nodes) {
+      const found = await db.selectFrom('sys_department').select('depart_id').where('code', '=', d.code).where('deleted', '=', 0).executeTakeFirst();
+      const id =
+        found?.depart_id ??
+        (await db.insertInto('sys_department').values({ pid, code: d.code, name: d.name, visit_area: d.visit_area, remark: d.remark ?? '', create_user_id: null, create_time: now, update_time: now }).returning('depart_id').executeTakeFirstOrThrow()).depart_id;
+      departIds.set(d.code, id);
+      await addDeparts(d.children ?? [], id);
+    }
+  };
+  await addDeparts(demoDepartments, 0);
+
+  const roleIds = new Map<string, number>();
+  for (const r of demoRoles) {
+    const found = await db.selectFrom('sys_role').select('role_id').where('code', '=', r.code).where('deleted', '=', 0).executeTakeFirst();
+    const id = found?.role_id ?? (await db.insertInto('sys_role').values({ code: r.code, name: r.name, remark: r.remark, status: 1, create_time: now, update_time: now }).returning('role_id').executeTakeFirstOrThrow()).role_id;
+    roleIds.set(r.code, id);
+    await bindRolePermissions(ctx, id, r.codes === 'all' ? allPermissionCodes : withAncestors(r.codes));
+  }
+
+  const password = config.demoPassword ?? generatePassword();
+  const hash = await hashPassword(password);
+  for (const u of demoUsers) {
+    const found = await db.selectFrom('sys_user').select('user_id').where('account', '=', u.account).where('deleted', '=', 0).executeTakeFirst();
+    if (found) continue;
+    const { user_id } = await db
+      .insertInto('sys_user')
+      .values({ user_name: u.name, account: u.account, password_hash: hash, gender: u.gender, phone: u.phone, depart_id: departIds.get(u.depart)!, status: 1, uuid: randomUUID(), create_user_id: null, create_time: now, update_time: now })
+      .returning('user_id')
+      .executeTakeFirstOrThrow();
+    if (u.role) await db.insertInto('sys_user_role').values({ user_id, role_id: roleIds.get(u.role)! }).execute();
+  }
+
+  for (const v of demoVehicleTypes) {
+    const found = await db.selectFrom('vehicle_type').select('id').where('name', '=', v.name).where('deleted', '=', 0).executeTakeFirst();
+    if (!found) await db.insertInto('vehicle_type').values({ ...v, create_user_id: null, create_time: now, update_time: now }).execute();
+  }
+
+  await db.insertInto('sys_setting').values({ key: 'demo_seeded', value: now }).onConflict((oc) => oc.column('key').doNothing()).execute();
+
+  if (!config.demoPassword) {
+    const lines = ['园区出入管理系统 演示帐号（首次启动时生成）', `密码（所有演示帐号相同）: ${password}`, '', ...demoUsers.map((u) => `${u.account.padEnd(12)} ${u.name}  ${u.can}`), ''];
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    const file = path.join(config.dataDir, 'demo-credentials.txt');
+    fs.writeFileSync(file, lines.join('\n'), { mode: 0o600 });
+    // Printed once, on first seed only, so a newcomer can sign in; later starts only point to the file.
+    console.log(`\n${lines.join('\n')}\n(也已写入 ${file})\n`);
+  }
+  log.info('demo park seeded');
+}

@@ -1,0 +1,28 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { Page } from '../../domain/envelope';
+import type { DepartmentRow } from '../../domain/schemas/department';
+import type { VehicleTypeRow } from '../../domain/schemas/vehicle-type';
+import { post } from './http';
+
+/** The preloads spec 002 §7 loads after login; screens read them from the cache. */
+export const departmentsQuery = queryOptions({
+  queryKey: ['preload', 'departments'],
+  queryFn: () => post<DepartmentRow[]>('/depart/all', {}),
+  staleTime: 10 * 60_000,
+});
+
+export const vehicleTypesQuery = queryOptions({
+  queryKey: ['preload', 'vehicleTypes'],
+  queryFn: () => post<Page<VehicleTypeRow>>('/vehicleType/page', { size: Number.MAX_SAFE_INTEGER, pn: 1 }).then((p) => p.list),
+  staleTime: 10 * 60_000,
+});
+
+export const userOptionsQuery = queryOptions({
+  queryKey: ['preload', 'users'],
+  queryFn: () => post<Array<{ user_id: number; user_name: string }>>('/user/options', {}),
+  staleTime: 10 * 60_000,
+});
+
+export const useDepartments = () => useQuery(departmentsQuery);
+export const useVehicleTypes = () => useQuery(vehicleTypesQuery);
+export const useUserOptions = () => useQuery(userOptionsQuery);

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, DEMO_PASSWORD, dialects, readLog, startServer, type TestServer } from './harness';
+
+for (const dialect of await dialects()) {
+  describe(`sign-in on ${dialect}`, () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startServer(dialect);
+    });
+    afterAll(async () => server?.close());
+
+    it('publishes an RSA public key of at least 2048 bits as SPKI PEM', async () => {
+      const r = await new Client(server).get<{ publicKey: string }>('/user/publicKey');
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ success: true, code: 1000 });
+      expect(r.body.data.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      const { createPublicKey } = await import('node:crypto');
+      const key = createPublicKey(r.body.data.publicKey);
+      expect(key.asymmetricKeyType).toBe('rsa');
+      expect(key.asymmetricKeyDetails?.modulusLength).toBeGreaterThanOrEqual(2048);
+    });
+
+    it('sends a 6-digit code to the account phone, signs in, answers info and signs out', async () => {
+      const c = new Client(server);
+      const cap = await c.requestCaptcha('admin');
+      expect(cap.body.data.expireOfSeconds).toBeTypeOf('number');
+      expect(c.latestCode('admin')).toMatch(/^\d{6}$/);
+      const r = await c.login('admin');
+      expect(r.status).toBe(200);
+      expect(r.body.data.token.length).toBeGreaterThan(20);
+      const info = await c.get<{ user: { account: string }; roleNames: string[]; permissions: string[]; menus: Array<{ code: string; children?: unknown[] }> }>('/user/info');
+      expect(info.body.data.user.account).toBe('admin');
+      expect(info.body.data.roleNames).toContain('系统管理员');
+      expect(info.body.data.permissions).toEqual(expect.arrayContaining(['user:list', 'modal:add', 'processNode:delet', 'carApplyApproval:batch']));
+      expect(info.body.data.menus.map((m) => m.code)).toContain('dir:system');
+      const out = await c.post('/user/logout');
+      expect(out.status).toBe(200);
+      const after = await c.get('/user/info');
+      expect(after.status).toBe(401);
+      expect(after.body.code).toBe(1002);
+    });
+
+    it('answers a wrong password with 401 and a Chinese message, and logs the attempt', async () => {
+      const c = new Client(server);
+      const r = await c.login('contact', 'wrong-password-1');
+      expect(r.status).toBe(401);
+      expect(r.body).toMatchObject({ success: false, code: 1014, msg: '账号或密码错误', message: '账号或密码错误' });
+      const row = await server.app.ctx.db.selectFrom('sys_login_log').selectAll().where('account', '=', 'contact').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ result: 0, remark: '密码错误', ip: '127.0.0.1' });
+    });
+
+    it('accepts a code once only and refuses a wrong one', async () => {
+      const c = new Client(server);
+      await c.requestCaptcha('reviewer');
+      const code = c.latestCode('reviewer')!;
+      const wrong = code === '000000' ? '111111' : '000000';
+      const bad = await c.post('/user/v2login', { content: await c.encrypt({ account: 'reviewer', password: DEMO_PASSWORD, captcha: wrong }) });
+      expect(bad.status).toBe(400);
+      expect(bad.body.code).toBe(1013);
+      const good = await c.post('/user/v2login', { content: await c.encrypt({ account: 'reviewer', password: DEMO_PASSWORD, captcha: code }) });
+      expect(good.status).toBe(200);
+      const again = await c.post('/user/v2login', { content: await c.encrypt({ account: 'reviewer', password: DEMO_PASSWORD, captcha: code }) });
+      expect(again.status).toBe(400);
+      expect(again.body.msg).toContain('验证码');
+    });
+
+    it('validates the decrypted fields with the spec messages', async () => {
+      const c = new Client(server);
+      const r = await c.post('/user/v2login', { content: await c.encrypt({ account: 'admin', password: 'x', captcha: '12a' }) });
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe(1001);
+      expect(r.body.msg).toBe('验证码为6位数字');
+      const empty = await c.post('/user/v2login', { content: await c.encrypt({ account: '', password: '', captcha: '123456' }) });
+      expect(empty.body.msg).toBe('请输入用户名');
+    });
+
+    it('refuses content that is not a JWE for this key', async () => {
+      const r = await new Client(server).post('/user/v2login', { content: 'not-a-jwe' });
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe(1015);
+      const missing = await new Client(server).post('/user/v2login', {});
+      expect(missing.body.msg).toBe('缺少加密内容');
+    });
+
+    it('lets a user with no role sign in and read info, and answers 403 elsewhere', async () => {
+      const c = await new Client(server).as('norole');
+      const info = await c.get<{ permissions: string[]; roleNames: string[] }>('/user/info');
+      expect(info.status).toBe(200);
+      expect(info.body.data.roleNames).toEqual([]);
+      expect(info.body.data.permissions).toEqual([]);
+      const r = await c.post('/vehicleType/page', {});
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ code: 1004, msg: '当前帐号没有操作角色,请联系管理员。' });
+    });
+
+    it('keeps passwords, tokens and codes out of the log and the operation log', async () => {
+      const c = await new Client(server).as('admin');
+      const code = c.latestCode('admin')!;
+      const created = await c.post('/user/save', { content: await c.encrypt({ userName: '日志检查', account: 'logcheck', password: 'Secret9Word', gender: 0, phone: '13900000001', departId: 1 }) });
+      expect(created.status).toBe(200);
+      await c.post('/user/logout');
+      const ops = await server.app.ctx.db.selectFrom('sys_operation_log').select(['params', 'operation']).execute();
+      const logins = await server.app.ctx.db.selectFrom('sys_login_log').select('remark').execute();
+      const haystack = readLog(server) + JSON.stringify(ops) + JSON.stringify(logins);
+      expect(ops.map((o) => o.operation)).toEqual(expect.arrayContaining(['新增用户', '退出登录']));
+      expect(JSON.stringify(ops)).toContain('logcheck');
+      for (const secret of ['Secret9Word', DEMO_PASSWORD, c.token!, code]) expect(haystack).not.toContain(secret);
+    });
+  });
+
+  describe(`sign-in limits on ${dialect}`, () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startServer(dialect, { captchaCooldownSeconds: 60, rateLimits: { captchaPerAccount: 100, captchaPerIp: 100, loginPerAccount: 3, loginPerIp: 100 } });
+    });
+    afterAll(async () => server?.close());
+
+    it('answers a second code request within the cooldown with 429 and the seconds to wait', async () => {
+      const c = new Client(server);
+      const first = await c.requestCaptcha('patrol');
+      expect(first.body.data.expireOfSeconds).toBe(60);
+      const second = await c.requestCaptcha('patrol');
+      expect(second.status).toBe(429);
+      expect(second.body.code).toBe(1012);
+      expect(second.body.msg).toMatch(/请\d+秒后再获取/);
+    });
+
+    it('limits login attempts per account with a clear 429', async () => {
+      const c = new Client(server);
+      const attempt = async () => c.post('/user/v2login', { content: await c.encrypt({ account: 'lead', password: 'nope-nope-1', captcha: '123456' }) });
+      for (let i = 0; i < 3; i += 1) expect((await attempt()).status).toBe(400);
+      const limited = await attempt();
+      expect(limited.status).toBe(429);
+      expect(limited.body.msg).toMatch(/登录尝试过于频繁，请\d+分钟后再试/);
+    });
+  });
+}

@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { CompactEncrypt, importSPKI } from 'jose';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../server/app';
+import { loadConfig, type Config } from '../../server/config';
+import type { Envelope } from '../../domain/envelope';
+
+export const DEMO_PASSWORD = 'Demo@2026';
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+let pgReachable: boolean | undefined;
+async function canReachPostgres(): Promise<boolean> {
+  if (pgReachable !== undefined) return pgReachable;
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    pgReachable = true;
+  } catch {
+    pgReachable = false;
+  }
+  return pgReachable;
+}
+
+/**
+ * The dialects this run covers: SQLite always; PostgreSQL when reachable. In CI
+ * an unreachable PostgreSQL is a failure, not a skip.
+ */
+export async function dialects(): Promise<DialectName[]> {
+  if (await canReachPostgres()) return ['sqlite', 'postgres'];
+  if (process.env.CI === 'true') throw new Error(`PostgreSQL is required in CI but ${PG_ADMIN_URL} is unreachable`);
+  console.warn(`[api tests] PostgreSQL at ${PG_ADMIN_URL} is unreachable: the PostgreSQL suite is SKIPPED on this machine.`);
+  return ['sqlite'];
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  base: string;
+  dataDir: string;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+export async function startServer(dialect: DialectName, overrides: Partial<Config> = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-api-'));
+  let databaseUrl: string | undefined;
+  let dbName = '';
+  if (dialect === 'postgres') {
+    dbName = `park_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const u = new URL(PG_ADMIN_URL);
+    u.pathname = `/${dbName}`;
+    databaseUrl = u.toString();
+  }
+  const config = loadConfig(
+    { DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD, PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    { staticDir: undefined, captchaCooldownSeconds: 0, rateLimits: { captchaPerAccount: 1000, captchaPerIp: 1000, loginPerAccount: 1000, loginPerIp: 1000 }, logLevel: 'warn', ...overrides },
+  );
+  const logFile = path.join(dataDir, 'server.log');
+  const app = await buildApp({ ...config, logLevel: 'info' }, { logFile });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    app,
+    base: `http://127.0.0.1:${port}`,
+    dataDir,
+    dialect,
+    async close() {
+      await app.close();
+      if (dbName) {
+        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        await admin.end();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply<T = unknown> {
+  status: number;
+  body: Envelope<T>;
+}
+
+/** A client of one server: encrypts `content` like the PWA, reads SMS codes from the file outbox, keeps the token. */
+export class Client {
+  token: string | null = null;
+  private key: CryptoKey | null = null;
+  constructor(readonly server: TestServer) {}
+
+  async call<T = unknown>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    const res = await fetch(this.server.base + '/api' + url, {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : (null as never) };
+  }
+  post<T = unknown>(url: string, body: unknown = {}) {
+    return this.call<T>('POST', url, body);
+  }
+  get<T = unknown>(url: string) {
+    return this.call<T>('GET', url);
+  }
+
+  async encrypt(payload: unknown): Promise<string> {
+    if (!this.key) {
+      const r = await this.get<{ publicKey: string }>('/user/publicKey');
+      this.key = (await importSPKI(r.body.data.publicKey, 'RSA-OAEP-256')) as CryptoKey;
+    }
+    return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM' }).encrypt(this.key);
+  }
+
+  async requestCaptcha(account: string) {
+    return this.post<{ expireOfSeconds: number }>('/user/captcha', { content: await this.encrypt({ account }) });
+  }
+
+  latestCode(account: string): string | undefined {
+    const file = path.join(this.server.dataDir, 'sms-outbox.jsonl');
+    if (!fs.existsSync(file)) return undefined;
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { account: string; code: string });
+    return lines.filter((l) => l.account === account).at(-1)?.code;
+  }
+
+  async login(account: string, password = DEMO_PASSWORD): Promise<Reply<{ token: string }>> {
+    const c = await this.requestCaptcha(account);
+    if (c.status !== 200) throw new Error(`captcha failed: ${JSON.stringify(c.body)}`);
+    const captcha = this.latestCode(account) ?? '000000';
+    const r = await this.post<{ token: string }>('/user/v2login', { content: await this.encrypt({ account, password, captcha }) });
+    if (r.body.success) this.token = r.body.data.token;
+    return r;
+  }
+
+  async as(account: string): Promise<this> {
+    const r = await this.login(account);
+    if (!r.body.success) throw new Error(`login ${account} failed: ${r.body.msg}`);
+    return this;
+  }
+}
+
+export const readLog = (server: TestServer) => {
+  const f = path.join(server.dataDir, 'server.log');
+  return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
+};
