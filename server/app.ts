@@ -19,11 +19,12 @@ import { authRoutes } from './modules/auth';
 import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
 import { roleRoutes } from './modules/roles';
+import { pushRoutes } from './modules/push';
 import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes, pushRoutes];
 
 /** `logFile` sends the log to a file instead of stdout (tests read it back to prove nothing secret is logged). */
 export async function buildApp(config: Config, opts: { logFile?: string } = {}): Promise<FastifyInstance> {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_PARK_TZ } from '../domain/time';
-import { CAPTCHA_COOLDOWN_SECONDS } from '../domain/schemas/auth';
+import { CAPTCHA_COOLDOWN_SECONDS } from '../domain/auth-rules';
 
 export type SmsProviderName = 'log' | 'file';
 

@@ -25,6 +25,4 @@ export const encryptedBody = z.object({
 
 export const authLabels = { account: '用户名', password: '密码', captcha: '验证码', content: '加密内容' };
 
-export const CAPTCHA_TTL_SECONDS = 300;
-export const CAPTCHA_COOLDOWN_SECONDS = 60;
-export const LOGIN_LOADING_MAX_MS = 10_000;
+export { CAPTCHA_COOLDOWN_SECONDS, CAPTCHA_TTL_SECONDS, LOGIN_LOADING_MAX_MS } from '../auth-rules';

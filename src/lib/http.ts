@@ -10,6 +10,8 @@ export class ApiError extends Error {
     readonly code: number,
     readonly status: number,
     readonly fieldErrors: Array<{ field: string; message: string }> = [],
+    /** The reply's data, e.g. the seconds left of a captcha cooldown on 429. */
+    readonly data: unknown = null,
   ) {
     super(message);
   }
@@ -29,7 +31,7 @@ function toApiError(err: unknown): ApiError {
   const body = ax.response?.data;
   if (body && typeof body === 'object' && 'code' in body) {
     const data = body.data as { errors?: Array<{ field: string; message: string }> } | null;
-    return new ApiError(body.msg || body.message, body.code, ax.response!.status, data?.errors ?? []);
+    return new ApiError(body.msg || body.message, body.code, ax.response!.status, data?.errors ?? [], body.data);
   }
   if (ax.code === 'ECONNABORTED') return new ApiError('请求超时，请检查网络后重试', ErrorCode.INTERNAL, 0);
   if (!ax.response) return new ApiError('网络连接失败，请检查网络后重试', ErrorCode.INTERNAL, 0);

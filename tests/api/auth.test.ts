@@ -135,3 +135,20 @@ for (const dialect of await dialects()) {
     });
   });
 }
+
+for (const dialect of await dialects()) {
+  describe(`web push keys on ${dialect}`, () => {
+    it('generates VAPID keys once and keeps them across restarts', async () => {
+      const server = await startServer(dialect);
+      try {
+        const c = await new Client(server).as('patrol');
+        const first = await c.get<{ publicKey: string }>('/push/vapidPublicKey');
+        expect(first.body.data.publicKey).toMatch(/^[A-Za-z0-9_-]{80,}$/);
+        const { loadVapidKeys } = await import('../../server-push/vapid');
+        expect((await loadVapidKeys(server.app.ctx.db)).publicKey).toBe(first.body.data.publicKey);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}

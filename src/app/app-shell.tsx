@@ -1,0 +1,77 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { Button, ErrorBlock, Toast } from 'antd-mobile';
+import { useEffect, useMemo, useRef } from 'react';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { ErrorCode } from '../../domain/errors';
+import ForbiddenPage from '../features/errors/forbidden-page';
+import { ApiError } from '../lib/http';
+import { useMe } from '../lib/me';
+import { session } from '../lib/session';
+import { useIsDesktop } from '../lib/use-media';
+import { AccessContext } from './access-context';
+import { DesktopLayout } from './desktop-layout';
+import { logout } from './logout';
+import { grantedRoutes } from './menu';
+import { MobileLayout } from './mobile-layout';
+import { PageLoading } from './page-loading';
+import { prefetchAfterSignIn } from './prefetch';
+import { queryClient } from './query-client';
+import { loginPath } from './require-auth';
+
+/** The signed-in area: data layer, session watch, the /user/info gate and the responsive layout. */
+export function AppShell() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <SessionWatcher />
+      <SignedInGate />
+    </QueryClientProvider>
+  );
+}
+
+function SessionWatcher() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const where = useRef(location);
+  where.current = location;
+  useEffect(
+    () =>
+      session.subscribe((reason) => {
+        if (reason === 'expired') {
+          Toast.show({ content: '登录已过期，请重新登录' });
+          navigate(loginPath(where.current), { replace: true });
+        } else if (reason === 'logout') {
+          navigate('/login', { replace: true });
+        }
+      }),
+    [navigate],
+  );
+  return null;
+}
+
+function SignedInGate() {
+  const { data: me, error, isPending, refetch, isRefetching } = useMe();
+  const isDesktop = useIsDesktop();
+  const noRole = !!me && (me.roleNames.length === 0 || me.permissions.length === 0);
+  const granted = useMemo(() => grantedRoutes(me?.menus ?? []), [me?.menus]);
+  const ready = !!me && !noRole;
+
+  useEffect(() => (ready ? prefetchAfterSignIn(queryClient) : undefined), [ready]);
+
+  if (isPending) return <PageLoading />;
+  // A role-less person would bounce between home and 403 forever, so they stay here with a way out.
+  if (noRole || (error instanceof ApiError && error.code === ErrorCode.NO_ROLE)) return <ForbiddenPage noRole onLogout={() => void logout()} />;
+  if (!me) {
+    return (
+      <div className="shell-error">
+        <ErrorBlock status="disconnected" title="无法加载帐号信息" description={error?.message ?? '请检查网络后重试'} />
+        <div className="shell-error-actions">
+          <Button color="primary" loading={isRefetching} onClick={() => void refetch()}>
+            重新加载
+          </Button>
+          <Button onClick={() => void logout()}>退出登录</Button>
+        </div>
+      </div>
+    );
+  }
+  return <AccessContext.Provider value={granted}>{isDesktop ? <DesktopLayout /> : <MobileLayout />}</AccessContext.Provider>;
+}

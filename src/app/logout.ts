@@ -1,0 +1,22 @@
+import { Dialog } from 'antd-mobile';
+import { post } from '../lib/http';
+import { session } from '../lib/session';
+
+/**
+ * Ends the session on the server, then locally. The local end happens even if
+ * the call fails (offline, already expired): the person asked to leave.
+ * The shell's session listener then navigates to /login.
+ */
+export async function logout(): Promise<void> {
+  try {
+    await post('/user/logout');
+  } catch {
+    // nothing to do: the token is dropped below either way
+  }
+  session.end();
+}
+
+export async function confirmLogout(): Promise<void> {
+  const ok = await Dialog.confirm({ title: '退出登录', content: '确定要退出当前帐号吗？', confirmText: '退出', cancelText: '取消' });
+  if (ok) await logout();
+}

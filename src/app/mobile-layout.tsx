@@ -1,0 +1,48 @@
+import { NavBar, TabBar } from 'antd-mobile';
+import { AppOutline, AppstoreOutline, UserOutline } from 'antd-mobile-icons';
+import { Suspense } from 'react';
+import { Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { useMe } from '../lib/me';
+import { titleFor } from './menu';
+import { PageLoading } from './page-loading';
+import { findAppRoute } from './routes';
+import { PRODUCT_NAME, useDocumentTitle } from './use-document-title';
+
+const tabs = [
+  { key: '/', title: '首页', icon: <AppOutline /> },
+  { key: '/workbench', title: '工作台', icon: <AppstoreOutline /> },
+  { key: '/profile', title: '我的', icon: <UserOutline /> },
+];
+
+/** Below 768 px: title bar, content, and the three main areas as bottom tabs (DESIGN.md §6). */
+export function MobileLayout() {
+  const { pathname } = useLocation();
+  const navigate = useNavigate();
+  const { data: me } = useMe();
+  const route = findAppRoute(pathname);
+  const title = titleFor(pathname, me?.menus);
+  useDocumentTitle(pathname === '/' ? undefined : title);
+  const isTab = !!route?.tab;
+  // A deep link (pushed notification, shared URL) has no history to go back to.
+  const back = () => ((window.history.state as { idx?: number } | null)?.idx ? navigate(-1) : navigate('/workbench'));
+
+  return (
+    <div className="m-layout">
+      <NavBar className="m-navbar" back={isTab ? null : ''} backIcon={!isTab} onBack={back}>
+        {pathname === '/' ? PRODUCT_NAME : title}
+      </NavBar>
+      <main className={isTab ? 'm-content has-tabbar' : 'm-content'}>
+        <Suspense fallback={<PageLoading />}>
+          <Outlet />
+        </Suspense>
+      </main>
+      {isTab && (
+        <TabBar className="m-tabbar" safeArea activeKey={pathname} onChange={(key) => navigate(key)}>
+          {tabs.map((t) => (
+            <TabBar.Item key={t.key} icon={t.icon} title={t.title} />
+          ))}
+        </TabBar>
+      )}
+    </div>
+  );
+}

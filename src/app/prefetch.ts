@@ -1,0 +1,25 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { enumNames } from '../../domain/enums';
+import { departmentsQuery, userOptionsQuery, vehicleTypesQuery } from '../lib/preloads';
+import { enumQuery } from './enum-queries';
+
+/**
+ * Spec 002 §7: after sign-in load the code tables and the preloads (vehicle
+ * models, departments, users) so forms and filters open without waiting.
+ * Deferred to idle time so the first screen's own calls go first; failures
+ * are left for the screen that needs the data to retry and report.
+ */
+export function prefetchAfterSignIn(client: QueryClient): () => void {
+  const run = () => {
+    void client.prefetchQuery(departmentsQuery);
+    void client.prefetchQuery(vehicleTypesQuery);
+    void client.prefetchQuery(userOptionsQuery);
+    enumNames.forEach((name) => void client.prefetchQuery(enumQuery(name)));
+  };
+  if ('requestIdleCallback' in window) {
+    const id = window.requestIdleCallback(run, { timeout: 2000 });
+    return () => window.cancelIdleCallback(id);
+  }
+  const id = setTimeout(run, 300);
+  return () => clearTimeout(id);
+}

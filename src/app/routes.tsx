@@ -1,0 +1,36 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+
+/**
+ * The signed-in screens the app implements. A menu entry from /user/info is
+ * shown only when its route is listed here, so unbuilt screens never appear
+ * as dead links. Adding a screen = one line here (plus its page file).
+ */
+export interface AppRoute {
+  path: string;
+  /** Fallback title; a menu entry's own name wins when the menu carries the route. */
+  title: string;
+  page: LazyExoticComponent<ComponentType>;
+  /** Reachable by any user with a role, whether or not the menu contains it. */
+  open?: boolean;
+  /** Shown as a bottom tab on phones (the NavBar then has no back arrow). */
+  tab?: boolean;
+}
+
+export const appRoutes: AppRoute[] = [
+  { path: '/', title: '首页', page: lazy(() => import('../features/home/home-page')), open: true, tab: true },
+  { path: '/workbench', title: '工作台', page: lazy(() => import('../features/workbench/workbench-page')), open: true, tab: true },
+  { path: '/profile', title: '个人中心', page: lazy(() => import('../features/profile/profile-page')), open: true, tab: true },
+  { path: '/about', title: '版本信息', page: lazy(() => import('../features/about/about-page')), open: true },
+  { path: '/system/users', title: '用户管理', page: lazy(() => import('../features/users/users-page')) },
+  { path: '/system/vehicle-types', title: '车型管理', page: lazy(() => import('../features/vehicle-types/vehicle-types-page')) },
+];
+
+const byPath = new Map(appRoutes.map((r) => [r.path, r]));
+
+export function findAppRoute(path: string): AppRoute | undefined {
+  return byPath.get(path);
+}
+
+export function isImplemented(path: string | undefined): boolean {
+  return !!path && byPath.has(path);
+}

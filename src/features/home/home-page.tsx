@@ -1,0 +1,76 @@
+import { RightOutline } from 'antd-mobile-icons';
+import { Link } from 'react-router-dom';
+import { DEFAULT_PARK_TZ, formatInZone } from '../../../domain/time';
+import { visibleGroups } from '../../app/menu';
+import { MenuGrid } from '../../app/menu-grid';
+import { useMe } from '../../lib/me';
+import './home.css';
+
+const WEEKDAYS = ['日', '一', '二', '三', '四', '五', '六'];
+
+/** Greeting by the park's clock, not the device's: a phone abroad still greets in park time. */
+function parkNow() {
+  const stamp = formatInZone(new Date(), DEFAULT_PARK_TZ);
+  const [date, time] = stamp.split(' ');
+  const hour = Number(time.slice(0, 2));
+  const [y, m, d] = date.split('-').map(Number);
+  const weekday = WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
+  const greeting = hour < 6 ? '凌晨好' : hour < 11 ? '上午好' : hour < 13 ? '中午好' : hour < 18 ? '下午好' : '晚上好';
+  return { greeting, dateText: `${y}年${m}月${d}日 星期${weekday}` };
+}
+
+export default function HomePage() {
+  const { data: me } = useMe();
+  if (!me) return null;
+  const { greeting, dateText } = parkNow();
+  const groups = visibleGroups(me.menus);
+  return (
+    <div className="page home">
+      <section className="home-hero">
+        <div className="home-hero-date">{dateText}</div>
+        <h2 className="home-hero-title">
+          {greeting}，{me.user.user_name}
+        </h2>
+        <div className="home-hero-meta">
+          <span className="home-hero-dept">{me.user.depart_name ?? '未分配部门'}</span>
+          <span className="home-hero-account">帐号 {me.user.account}</span>
+        </div>
+        <div className="home-hero-roles">
+          {me.roleNames.map((r) => (
+            <span key={r} className="home-role">
+              {r}
+            </span>
+          ))}
+        </div>
+      </section>
+
+      {groups.length === 0 ? (
+        <section className="card home-empty">
+          <div className="home-empty-title">暂无可用功能</div>
+          <p>当前帐号的角色还没有可用的功能菜单。如需办理业务，请联系管理员分配权限。</p>
+        </section>
+      ) : (
+        groups.map((g) => (
+          <section key={g.code}>
+            <h3 className="section-title">{g.name}</h3>
+            <div className="card">
+              <MenuGrid entries={g.entries} />
+            </div>
+          </section>
+        ))
+      )}
+
+      <h3 className="section-title">帐号与系统</h3>
+      <div className="card home-links">
+        <Link to="/profile" className="home-link">
+          <span>个人资料与密码</span>
+          <RightOutline />
+        </Link>
+        <Link to="/about" className="home-link">
+          <span>版本信息</span>
+          <RightOutline />
+        </Link>
+      </div>
+    </div>
+  );
+}

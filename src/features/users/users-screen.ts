@@ -1,0 +1,46 @@
+import { PASSWORD_RULE, userCreate, userUpdate, type UserRow } from '../../../domain/schemas/user';
+import { defineScreen } from '../../list-screen';
+import { BindRoleModal } from './components/bind-role-modal';
+
+/** 用户管理 (spec 002 §2 User management, §5 User, §6 user:*). */
+export const usersScreen = defineScreen<UserRow>({
+  key: 'system.users',
+  title: '用户列表',
+  list: { path: '/user/page', permission: 'user:list' },
+  rowKey: 'user_id',
+  card: { title: 'userName', extra: 'status' },
+  fields: [
+    { name: 'userName', label: '用户名', kind: 'text', dataIndex: 'user_name', width: 140, ellipsis: true },
+    { name: 'account', label: '账号', kind: 'text', dataIndex: 'account', width: 140, ellipsis: true },
+    {
+      name: 'password',
+      label: '密码',
+      kind: 'password',
+      hideInSearch: true,
+      hideInTable: true,
+      hideInDetail: true,
+      form: { placeholder: { create: '请输入密码', edit: '不修改请留空' }, help: `${PASSWORD_RULE.min}-${PASSWORD_RULE.max}位，须同时包含字母和数字` },
+    },
+    { name: 'gender', label: '性别', kind: 'enum', options: 'gender', dataIndex: 'gender', hideInSearch: true, width: 80 },
+    { name: 'phone', label: '手机号', kind: 'text', dataIndex: 'phone', width: 140, search: { placeholder: '请输入完整手机号' } },
+    { name: 'departId', label: '部门', kind: 'department', dataIndex: 'depart_id', width: 180, ellipsis: true, render: (r) => r.depart_name ?? '-' },
+    { name: 'status', label: '状态', kind: 'enum', options: 'status', tag: true, dataIndex: 'status', width: 90, form: { only: 'edit' } },
+    { name: 'roleNames', label: '角色', kind: 'text', hideInSearch: true, hideInTable: true, hideInForm: true, render: (r) => (r.roleNames?.length ? r.roleNames.join('、') : '-') },
+    { name: 'createTime', label: '创建时间', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true },
+  ],
+  toolbar: [{ key: 'add', label: '新增用户', type: 'create', permission: 'user:add' }],
+  rowActions: [
+    { key: 'edit', label: '编辑', type: 'edit', permission: 'user:edit' },
+    { key: 'bindRole', label: '绑定角色', type: 'modal', permission: 'user:bindRole', component: BindRoleModal },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'user:delete', path: '/user/delete', body: (r) => ({ userId: r.user_id }) },
+  ],
+  form: {
+    schema: { create: userCreate, edit: userUpdate },
+    encrypt: true,
+    create: { path: '/user/save', title: '新增用户' },
+    edit: { path: '/user/update', title: '编辑用户', idParam: 'userId' },
+    // The edit schema makes the password optional; an empty field must travel as '' (unchanged), not be dropped.
+    toPayload: (v) => ({ ...v, password: typeof v.password === 'string' ? v.password : '' }),
+  },
+  detail: { title: '用户详情' },
+});

@@ -1,0 +1,34 @@
+import { vehicleTypeCreate, vehicleTypeUpdate, type VehicleTypeRow } from '../../../domain/schemas/vehicle-type';
+import { post } from '../../lib/http';
+import { defineScreen } from '../../list-screen';
+
+/** 车型管理 (spec 002 §2 Vehicle model list, §5 Vehicle model, §6 modal:*). */
+export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
+  key: 'system.vehicle-types',
+  title: '车型列表',
+  list: { path: '/vehicleType/page' },
+  rowKey: 'id',
+  card: { title: 'name' },
+  fields: [
+    { name: 'name', label: '车型名', kind: 'text', dataIndex: 'name', width: 160, ellipsis: true },
+    { name: 'speed', label: '车速(km/h)', kind: 'number', dataIndex: 'speed', unit: 'km/h', hideInSearch: true, width: 110, render: (r) => String(r.speed), form: { label: '车速' } },
+    { name: 'needRecord', label: '预约是否需要备案', kind: 'yesNo', dataIndex: 'need_record', hideInSearch: true, width: 150 },
+    { name: 'showCargoType', label: '页面是否显示货物类型', kind: 'yesNo', dataIndex: 'show_cargo_type', hideInSearch: true, width: 170 },
+    { name: 'checkOverweight', label: '是否需要判断超重', kind: 'yesNo', dataIndex: 'check_overweight', hideInSearch: true, width: 150 },
+    { name: 'needBlindVideo', label: '是否需要上传盲区视频监控图片', kind: 'yesNo', dataIndex: 'need_blind_video', hideInSearch: true, width: 240 },
+    { name: 'updateTime', label: '更新时间', kind: 'text', dataIndex: 'update_time', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true },
+  ],
+  toolbar: [{ key: 'add', label: '新增车型', type: 'create', permission: 'modal:add' }],
+  rowActions: [
+    { key: 'edit', label: '编辑', type: 'edit', permission: 'modal:edit' },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'modal:delete', path: '/vehicleType/delete', body: (r) => ({ id: r.id }) },
+  ],
+  form: {
+    schema: { create: vehicleTypeCreate, edit: vehicleTypeUpdate },
+    create: { path: '/vehicleType/save', title: '新增车型', success: '创建车型成功！' },
+    edit: { path: '/vehicleType/update', title: '编辑车型', success: '编辑车型成功！', idParam: 'id' },
+    labelWidth: '16.5em',
+    width: 680,
+  },
+  detail: { title: '车型详情', fetch: (r) => post<VehicleTypeRow>('/vehicleType/get', { id: r.id }) },
+});

@@ -1,0 +1,23 @@
+import { visibleGroups } from '../../app/menu';
+import { MenuGrid } from '../../app/menu-grid';
+import { useMe } from '../../lib/me';
+import './workbench.css';
+
+/** Every screen the person may open, grouped like the desktop side menu. */
+export default function WorkbenchPage() {
+  const { data: me } = useMe();
+  const groups = visibleGroups(me?.menus ?? []);
+  return (
+    <div className="page workbench">
+      {groups.length === 0 && (
+        <div className="card workbench-empty">当前帐号暂无可用功能，请联系管理员分配权限。</div>
+      )}
+      {groups.map((g) => (
+        <section key={g.code} className="card workbench-group">
+          <h3 className="workbench-group-title">{g.name}</h3>
+          <MenuGrid entries={g.entries} />
+        </section>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,231 @@
+/**
+ * The shared list conventions of spec 000 §1 that carry logic, kept pure (no
+ * React, no I/O besides an injected Storage) so unit tests pin them down.
+ */
+import { ALL } from '../../domain/enums';
+import { DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS } from '../../domain/envelope';
+import type { FieldDef, FormMode, Row, Values } from './types';
+
+export { DEFAULT_PAGE_SIZE, PAGE_SIZE_OPTIONS };
+
+const RANGE_KINDS = new Set(['dateRange', 'datetimeRange']);
+const CHOICE_KINDS = new Set(['enum', 'yesNo']);
+
+export const isRangeKind = (kind: string) => RANGE_KINDS.has(kind);
+
+export function searchFields<R extends Row>(fields: FieldDef<R>[]): FieldDef<R>[] {
+  return fields.filter((f) => !f.hideInSearch);
+}
+
+/** Filter defaults: an explicit default wins; choice filters (status above all) start at -1, 全部. */
+export function defaultFilters<R extends Row>(fields: FieldDef<R>[]): Values {
+  const out: Values = {};
+  for (const f of searchFields(fields)) {
+    if (f.search && 'default' in f.search) out[f.name] = f.search.default;
+    else if (CHOICE_KINDS.has(f.kind) || f.name === 'status') out[f.name] = ALL;
+  }
+  return out;
+}
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.every(isBlank));
+}
+
+/**
+ * size, pn and the filters as the list call takes them: blanks and -1 ("all")
+ * are left out, text is trimmed, a range is split into its two wire params.
+ */
+export function buildListParams<R extends Row>(filters: Values, fields: FieldDef<R>[], page: { pn: number; size: number }, extra: Values = {}): Values {
+  const params: Values = { ...extra };
+  for (const f of searchFields(fields)) {
+    const v = filters[f.name];
+    if (isBlank(v)) continue;
+    if (isRangeKind(f.kind)) {
+      if (!Array.isArray(v)) continue;
+      const [fromKey, toKey] = f.search?.rangeKeys ?? [`${f.name}Start`, `${f.name}End`];
+      if (!isBlank(v[0])) params[fromKey] = v[0];
+      if (!isBlank(v[1])) params[toKey] = v[1];
+      continue;
+    }
+    if ((CHOICE_KINDS.has(f.kind) || f.kind === 'department' || f.name === 'status') && Number(v) === ALL) continue;
+    params[f.name] = typeof v === 'string' ? v.trim() : v;
+  }
+  params.size = page.size;
+  params.pn = page.pn;
+  return params;
+}
+
+/** An empty page beyond the first (after a fetch or a delete): the page to step back to, else null. */
+export function stepBackPage(pn: number, listLength: number): number | null {
+  return listLength === 0 && pn > 1 ? pn - 1 : null;
+}
+
+export function pageCount(total: number, size: number): number {
+  return Math.max(1, Math.ceil(total / Math.max(1, size)));
+}
+
+/** Page buttons around the current page with '…' gaps, always showing the first and last page. */
+export function pageItems(current: number, pages: number, around = 2): Array<number | 'gap'> {
+  const items: Array<number | 'gap'> = [];
+  const from = Math.max(2, current - around);
+  const to = Math.min(pages - 1, current + around);
+  items.push(1);
+  // A gap that would hide a single page shows that page instead.
+  if (from === 3) items.push(2);
+  else if (from > 3) items.push('gap');
+  for (let i = from; i <= to; i++) items.push(i);
+  if (to === pages - 2) items.push(pages - 1);
+  else if (to < pages - 2) items.push('gap');
+  if (pages > 1) items.push(pages);
+  return items;
+}
+
+/** Quick jumper: a typed page number clamped into range; null when not a number. */
+export function parseJump(text: string, pages: number): number | null {
+  const n = Number.parseInt(text.trim(), 10);
+  if (!Number.isFinite(n)) return null;
+  return Math.min(Math.max(1, n), pages);
+}
+
+export interface ScreenState {
+  filters: Values;
+  pn: number;
+  size: number;
+}
+
+export const storageKey = (screenKey: string) => `list-screen:${screenKey}`;
+
+export function serializeScreenState(state: ScreenState): string {
+  return JSON.stringify({ v: 1, ...state });
+}
+
+/**
+ * Restores what was remembered for a screen. Anything unreadable, stale or
+ * unknown falls back to the defaults so a changed screen description never
+ * sends a filter it no longer declares.
+ */
+export function restoreScreenState<R extends Row>(raw: string | null | undefined, fields: FieldDef<R>[]): ScreenState {
+  const defaults: ScreenState = { filters: defaultFilters(fields), pn: 1, size: DEFAULT_PAGE_SIZE };
+  if (!raw) return defaults;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return defaults;
+  }
+  if (!parsed || typeof parsed !== 'object' || (parsed as { v?: unknown }).v !== 1) return defaults;
+  const p = parsed as Partial<ScreenState>;
+  const known = new Set(searchFields(fields).map((f) => f.name));
+  const filters = { ...defaults.filters };
+  if (p.filters && typeof p.filters === 'object') {
+    for (const [k, v] of Object.entries(p.filters)) if (known.has(k)) filters[k] = v;
+  }
+  const size = (PAGE_SIZE_OPTIONS as readonly number[]).includes(Number(p.size)) ? Number(p.size) : DEFAULT_PAGE_SIZE;
+  const pn = Number.isInteger(p.pn) && (p.pn as number) >= 1 ? (p.pn as number) : 1;
+  return { filters, pn, size };
+}
+
+export function loadScreenState<R extends Row>(screenKey: string, fields: FieldDef<R>[], storage: Pick<Storage, 'getItem'> | undefined = safeSession()): ScreenState {
+  let raw: string | null = null;
+  try {
+    raw = storage?.getItem(storageKey(screenKey)) ?? null;
+  } catch {
+    raw = null;
+  }
+  return restoreScreenState(raw, fields);
+}
+
+export function saveScreenState(screenKey: string, state: ScreenState, storage: Pick<Storage, 'setItem'> | undefined = safeSession()): void {
+  try {
+    storage?.setItem(storageKey(screenKey), serializeScreenState(state));
+  } catch {
+    // Private mode or a full quota: remembering filters is a comfort, not a duty.
+  }
+}
+
+function safeSession(): Storage | undefined {
+  try {
+    return typeof sessionStorage === 'undefined' ? undefined : sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many filters differ from their defaults (the badge on the phone's filter button). */
+export function activeFilterCount<R extends Row>(filters: Values, fields: FieldDef<R>[]): number {
+  const defaults = defaultFilters(fields);
+  return searchFields(fields).filter((f) => {
+    const v = filters[f.name];
+    if (isBlank(v)) return false;
+    return JSON.stringify(v) !== JSON.stringify(defaults[f.name]);
+  }).length;
+}
+
+export function cellValue<R extends Row>(row: R, field: FieldDef<R>): unknown {
+  return (row as Record<string, unknown>)[field.dataIndex ?? field.name];
+}
+
+export function formFields<R extends Row>(fields: FieldDef<R>[], mode: FormMode): FieldDef<R>[] {
+  return fields.filter((f) => !f.hideInForm && (!f.form?.only || f.form.only === mode));
+}
+
+/** Row → form values through each form field's dataIndex; ranges read their two row keys. */
+export function rowToFormValues<R extends Row>(fields: FieldDef<R>[], row: R): Values {
+  const r = row as Record<string, unknown>;
+  const out: Values = {};
+  for (const f of formFields(fields, 'edit')) {
+    if (f.kind === 'password') continue;
+    if (isRangeKind(f.kind) && f.form?.rangeKeys) {
+      out[f.name] = [r[f.form.rangeKeys[0]], r[f.form.rangeKeys[1]]];
+      continue;
+    }
+    const v = r[f.dataIndex ?? f.name];
+    out[f.name] = v === null ? undefined : v;
+  }
+  return out;
+}
+
+/** Form values → body fields: ranges split into their wire params, everything else as is. */
+export function formValuesToBody<R extends Row>(fields: FieldDef<R>[], mode: FormMode, values: Values): Values {
+  const out: Values = {};
+  const byName = new Map(formFields(fields, mode).map((f) => [f.name, f]));
+  for (const [k, v] of Object.entries(values)) {
+    const f = byName.get(k);
+    if (f && isRangeKind(f.kind)) {
+      const [a, b] = f.form?.rangeKeys ?? [`${k}Start`, `${k}End`];
+      const pair = Array.isArray(v) ? v : [];
+      out[a] = pair[0];
+      out[b] = pair[1];
+    } else out[k] = v;
+  }
+  return out;
+}
+
+/** zod issues (or server data.errors) → first message per top-level field. */
+export function fieldErrorMap(issues: ReadonlyArray<{ path?: ReadonlyArray<PropertyKey>; field?: string; message: string }>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const i of issues) {
+    const key = i.field ?? (i.path && i.path.length ? String(i.path[0]) : '');
+    if (key && !(key in out)) out[key] = i.message;
+  }
+  return out;
+}
+
+/** The shared create/edit/delete messages (spec 000 §8, 002 §8), overridable per screen. */
+export const MESSAGES = {
+  createOk: '创建成功！',
+  editOk: '编辑成功！',
+  createFail: '创建错误：',
+  editFail: '编辑错误：',
+  deleteConfirm: '确认删除？',
+  deleteOk: '删除成功！',
+  deleteFail: '删除失败',
+  detailFail: '获取详情失败',
+  empty: '暂无数据',
+} as const;
+
+/** '删除失败' + message reads as one sentence; a trailing colon already separates. */
+export function failureText(prefix: string, message: string | undefined): string {
+  if (!message) return prefix;
+  return /[：:]$/.test(prefix) ? `${prefix}${message}` : `${prefix}：${message}`;
+}

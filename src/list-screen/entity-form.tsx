@@ -1,0 +1,139 @@
+import { Toast } from 'antd-mobile';
+import { useMemo, useRef, useState } from 'react';
+import { z, type ZodType } from 'zod';
+import { encryptContent } from '../lib/crypto';
+import { ApiError, post } from '../lib/http';
+import { useIsDesktop } from '../lib/use-media';
+import { failureText, fieldErrorMap, formFields, formValuesToBody, MESSAGES, rowToFormValues } from './conventions';
+import { FieldInput } from './field-input';
+import { ScreenModal } from './screen-modal';
+import type { FieldDef, FormDef, FormMode, Row, Values } from './types';
+
+/** A field is required when its schema refuses a missing value; the asterisk then follows the shared schema. */
+function requiredFields(schema: ZodType): Set<string> {
+  const out = new Set<string>();
+  if (schema instanceof z.ZodObject) {
+    for (const [name, s] of Object.entries(schema.shape as Record<string, ZodType>)) {
+      if (!s.safeParse(undefined).success) out.add(name);
+    }
+  }
+  return out;
+}
+
+export interface EntityFormProps<R extends Row> {
+  open: boolean;
+  mode: FormMode;
+  row?: R;
+  rowKey: keyof R & string;
+  fields: FieldDef<R>[];
+  form: FormDef<R>;
+  title: string;
+  onClose: () => void;
+  onSaved: () => void;
+}
+
+/**
+ * Create/edit form of a screen. The shared zod schema decides on submit; its
+ * messages and the server's data.errors land under the fields they concern,
+ * and nothing the person typed is lost on a failure.
+ */
+export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, form, title, onClose, onSaved }: EntityFormProps<R>) {
+  const desktop = useIsDesktop();
+  const visible = useMemo(() => formFields(fields, mode), [fields, mode]);
+  const schema = (mode === 'edit' ? form.edit && form.schema.edit : undefined) ?? form.schema.create;
+  const required = useMemo(() => requiredFields(schema), [schema]);
+  const [values, setValues] = useState<Values>(() => (mode === 'edit' && row ? (form.toValues ? form.toValues(row) : rowToFormValues(fields, row)) : { ...(form.initialValues ?? {}) }));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+  const bodyRef = useRef<HTMLFormElement>(null);
+
+  const set = (name: string, v: unknown) => {
+    setValues((s) => ({ ...s, [name]: v }));
+    setErrors((e) => {
+      if (!(name in e)) return e;
+      const { [name]: _drop, ...rest } = e;
+      return rest;
+    });
+  };
+
+  const focusFirstError = () =>
+    requestAnimationFrame(() => {
+      const el = bodyRef.current?.querySelector('.ef-item--error');
+      el?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+      (el?.querySelector('input, select, button, textarea') as HTMLElement | null)?.focus({ preventScroll: true });
+    });
+
+  const submit = async () => {
+    if (saving) return;
+    const conf = mode === 'edit' ? form.edit : form.create;
+    if (!conf) return;
+    let payload = formValuesToBody(fields, mode, values);
+    if (mode === 'edit' && row && form.edit?.idParam) payload[form.edit.idParam] = (row as Record<string, unknown>)[rowKey];
+    if (form.toPayload) payload = form.toPayload(payload, { mode, row });
+    const parsed = schema.safeParse(payload);
+    if (!parsed.success) {
+      setErrors(fieldErrorMap(parsed.error.issues));
+      focusFirstError();
+      return;
+    }
+    setSaving(true);
+    try {
+      const data = parsed.data as Values;
+      await post(conf.path, form.encrypt ? { content: await encryptContent(data) } : data);
+      Toast.show({ icon: 'success', content: conf.success ?? (mode === 'edit' ? MESSAGES.editOk : MESSAGES.createOk) });
+      onSaved();
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 1500, 0);
+      const known = new Set(visible.map((f) => f.name));
+      const fieldErrs = fieldErrorMap(e.fieldErrors.filter((fe) => known.has(fe.field)));
+      if (Object.keys(fieldErrs).length) {
+        setErrors(fieldErrs);
+        focusFirstError();
+      }
+      Toast.show({ icon: 'fail', content: failureText(conf.failure ?? (mode === 'edit' ? MESSAGES.editFail : MESSAGES.createFail), e.message), duration: 3000 });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <ScreenModal open={open} title={title} onClose={onClose} width={form.width ?? 560} onOk={submit} okText={desktop ? '确定' : '提交'} okLoading={saving}>
+      <form
+        ref={bodyRef}
+        className={`ef pf-boxed ${desktop ? 'ef--horizontal' : 'ef--vertical'}`}
+        style={form.labelWidth ? ({ '--ef-label-width': form.labelWidth } as React.CSSProperties) : undefined}
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        {visible.map((f) => {
+          const id = `ef-${f.name}`;
+          const err = errors[f.name];
+          const isRequired = f.form?.required ?? required.has(f.name);
+          const readOnly = mode === 'edit' && f.form?.readOnlyOnEdit;
+          return (
+            <div key={f.name} className={`ef-item${err ? ' ef-item--error' : ''}`}>
+              <label className="ef-label" htmlFor={id}>
+                {isRequired && <span className="ef-req" aria-hidden>*</span>}
+                {f.form?.label ?? f.label}
+              </label>
+              <div className="ef-control">
+                <FieldInput field={f} value={values[f.name]} onChange={(v) => set(f.name, v)} purpose="form" mode={mode} id={id} disabled={!!readOnly} onEnter={() => void submit()} />
+                {err ? (
+                  <div className="ef-error" role="alert">
+                    {err}
+                  </div>
+                ) : f.form?.help ? (
+                  <div className="ef-help">{f.form.help}</div>
+                ) : null}
+              </div>
+            </div>
+          );
+        })}
+        <button type="submit" hidden aria-hidden tabIndex={-1} />
+      </form>
+    </ScreenModal>
+  );
+}

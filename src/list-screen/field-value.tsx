@@ -1,0 +1,57 @@
+import { Tag } from 'antd-mobile';
+import type { ReactNode } from 'react';
+import { enums } from '../../domain/enums';
+import { optionLabel, resolveOptions } from '../components/enum-options';
+import { useDepartments } from '../lib/preloads';
+import { cellValue } from './conventions';
+import type { FieldDef, Row } from './types';
+
+const EMPTY = <span className="ls-dash">-</span>;
+
+function DepartmentName({ id }: { id: unknown }) {
+  const { data } = useDepartments();
+  const hit = data?.find((d) => d.depart_id === Number(id));
+  return <>{hit ? hit.name : id === undefined || id === null ? '-' : String(id)}</>;
+}
+
+/** A field's value as the table cell, card line and detail line show it. */
+export function FieldValue<R extends Row>({ field, row }: { field: FieldDef<R>; row: R }): ReactNode {
+  if (field.render) return field.render(row);
+  const v = cellValue(row, field);
+  if (v === undefined || v === null || v === '') return EMPTY;
+  switch (field.kind) {
+    case 'enum': {
+      const options = resolveOptions(field.options);
+      const label = optionLabel(options, v);
+      if (!field.tag) return label;
+      const color = options.find((o) => String(o.value) === String(v))?.color ?? 'default';
+      return (
+        <Tag color={color} fill="outline" className="ls-tag">
+          {label}
+        </Tag>
+      );
+    }
+    case 'yesNo':
+      return optionLabel(enums.yesNo, v);
+    case 'department':
+      return <DepartmentName id={v} />;
+    case 'password':
+      return '••••••';
+    case 'dateRange':
+    case 'datetimeRange':
+      return Array.isArray(v) ? `${v[0] ?? ''} 至 ${v[1] ?? ''}` : String(v);
+    case 'number':
+      return field.unit ? `${String(v)} ${field.unit}` : String(v);
+    default:
+      return String(v);
+  }
+}
+
+/** Plain text of a value, for title tooltips on ellipsised cells. */
+export function fieldText<R extends Row>(field: FieldDef<R>, row: R): string | undefined {
+  const v = cellValue(row, field);
+  if (field.render || v === undefined || v === null) return undefined;
+  if (field.kind === 'enum') return optionLabel(resolveOptions(field.options), v);
+  if (field.kind === 'yesNo') return optionLabel(enums.yesNo, v);
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+}

@@ -1,0 +1,202 @@
+import type { ComponentType, ReactNode } from 'react';
+import type { ZodType } from 'zod';
+import type { EnumName, EnumOption } from '../../domain/enums';
+
+/**
+ * One declarative description per list screen (DESIGN.md §6). A field is
+ * declared once; its kind drives the filter input, the table cell / card line,
+ * the form input and the detail line, each of which a hide* flag can drop.
+ */
+export type FieldKind =
+  | 'text'
+  | 'password'
+  | 'textarea'
+  | 'number'
+  /** One value of a code table from domain/enums.ts (or inline options). */
+  | 'enum'
+  /** A 0/1 choice shown as 是/否. */
+  | 'yesNo'
+  | 'date'
+  | 'dateRange'
+  | 'datetimeRange'
+  /** depart_id picked from the department tree (useDepartments). */
+  | 'department'
+  | 'custom';
+
+export type Can = (code: string | undefined) => boolean;
+/** Rows are API objects (interfaces from domain/); the screen reads them by key. */
+export type Row = object;
+export type Values = Record<string, unknown>;
+export type FormMode = 'create' | 'edit';
+
+/** Props of a custom filter / form input (kind 'custom'). */
+export interface FieldInputProps {
+  value?: unknown;
+  onChange?: (value: unknown) => void;
+  placeholder?: string;
+  disabled?: boolean;
+}
+
+export interface FieldDef<R extends Row = Row> {
+  /** Wire name of the filter param and of the form value (camelCase as the API takes it). */
+  name: string;
+  label: string;
+  kind: FieldKind;
+  /** Where the row holds the value (snake_case as the API answers it); defaults to `name`. */
+  dataIndex?: keyof R & string;
+  /** Code table for kind 'enum'. */
+  options?: EnumName | EnumOption[];
+  /** Shows an enum value as a coloured tag (status columns). */
+  tag?: boolean;
+  /** Unit suffix in the form input and after values (e.g. 'km/h'). */
+  unit?: string;
+  /** Custom cell / card line / detail line. */
+  render?: (row: R) => ReactNode;
+  /** Custom input for kind 'custom' (filter and form). */
+  input?: ComponentType<FieldInputProps>;
+
+  hideInSearch?: boolean;
+  hideInTable?: boolean;
+  hideInCard?: boolean;
+  hideInForm?: boolean;
+  hideInDetail?: boolean;
+
+  /** Column width in px (desktop table) and single-line ellipsis with a title tooltip. */
+  width?: number;
+  ellipsis?: boolean;
+  align?: 'left' | 'center' | 'right';
+  /** Keeps the column visible while the table scrolls sideways. */
+  fixed?: 'left';
+
+  search?: {
+    /** Default filter value; 'status' filters default to -1 (全部) without saying so. */
+    default?: unknown;
+    placeholder?: string;
+    /** Range kinds: the two wire params the range is split into. */
+    rangeKeys?: [string, string];
+    /** Label of the 'all' choice of an enum filter. */
+    allLabel?: string;
+  };
+
+  form?: {
+    /** Label in the form when the column's label says more (e.g. a unit). */
+    label?: string;
+    /** Show the input only when creating or only when editing. */
+    only?: FormMode;
+    placeholder?: string | Partial<Record<FormMode, string>>;
+    /** Read-only in edit mode. */
+    readOnlyOnEdit?: boolean;
+    /** Overrides the asterisk otherwise derived from the zod schema. */
+    required?: boolean;
+    /** Help text under the input. */
+    help?: string;
+    rangeKeys?: [string, string];
+  };
+}
+
+/** What a custom modal (row action, toolbar action, batch action) receives. */
+export interface ScreenModalProps<R extends Row = Row> {
+  open: boolean;
+  row?: R;
+  rows?: R[];
+  onClose: () => void;
+  /** Closes the modal and reloads the list. */
+  onDone: () => void;
+}
+
+interface ActionBase<R extends Row> {
+  key: string;
+  label: string;
+  /** Hidden when the signed-in user lacks the code (useCan). */
+  permission?: string;
+  /** State rule: the same domain/ function the server uses to refuse the call plugs in here. */
+  visible?: (row: R, can: Can) => boolean;
+  danger?: boolean;
+  /** Asks before acting. */
+  confirm?: string | ((row: R) => string);
+}
+
+export type RowAction<R extends Row = Row> = ActionBase<R> &
+  (
+    | { type: 'edit' }
+    | { type: 'detail' }
+    /** Delete with the shared messages ('删除成功！' / '删除失败'). */
+    | { type: 'delete'; path: string; body: (row: R) => Values }
+    | { type: 'call'; path: string; body: (row: R) => Values; success: string; failure: string }
+    | { type: 'modal'; component: ComponentType<ScreenModalProps<R>> }
+  );
+
+export type ToolbarAction<R extends Row = Row> = {
+  key: string;
+  label: string;
+  permission?: string;
+  primary?: boolean;
+} & ({ type: 'create' } | { type: 'modal'; component: ComponentType<ScreenModalProps<R>> } | { type: 'run'; run: (ctx: { filters: Values; reload: () => void }) => void | Promise<void> });
+
+export type BatchAction<R extends Row = Row> = {
+  key: string;
+  label: string;
+  permission?: string;
+  danger?: boolean;
+  confirm?: string;
+} & ({ type: 'modal'; component: ComponentType<ScreenModalProps<R>> } | { type: 'call'; path: string; body: (rows: R[]) => Values; success: string; failure: string });
+
+export interface FormDef<R extends Row = Row> {
+  /** zod schemas from domain/, the same the server parses with. */
+  schema: { create: ZodType; edit?: ZodType };
+  create?: { path: string; title?: string; success?: string; failure?: string };
+  edit?: {
+    path: string;
+    title?: string;
+    success?: string;
+    failure?: string;
+    /** Body key that carries the row key on update (userId, id...). */
+    idParam?: string;
+  };
+  /** Body sent as { content: JWE(values) } (src/lib/crypto.ts). */
+  encrypt?: boolean;
+  /** Defaults for a new record. */
+  initialValues?: Values;
+  /** Row → form values; defaults to each form field's dataIndex. */
+  toValues?: (row: R) => Values;
+  /** Last touch before validation (values already include idParam in edit mode). */
+  toPayload?: (values: Values, ctx: { mode: FormMode; row?: R }) => Values;
+  /** Modal width on desktop (560 default, 700 for approval forms). */
+  width?: number;
+  /** Desktop label column width (CSS length) for long labels. */
+  labelWidth?: string;
+}
+
+export interface ScreenDef<R extends Row = Row> {
+  /** Stable key: query key, sessionStorage key of the remembered filters. */
+  key: string;
+  title: string;
+  list: {
+    /** POST path answering { list, total } for { size, pn, ...filters }. */
+    path: string;
+    /** Without it the list is not queried and the screen says so. */
+    permission?: string;
+    /** Extra fixed params sent with every call. */
+    params?: Values;
+  };
+  rowKey: keyof R & string;
+  fields: FieldDef<R>[];
+  /** Phone cards: which field is the title line and which sits at its right (a status tag). */
+  card?: { title: string; extra?: string };
+  rowActions?: RowAction<R>[];
+  toolbar?: ToolbarAction<R>[];
+  /** Row selection with batch actions, shown only while rows are selected and the permission is held. */
+  batch?: BatchAction<R>[];
+  form?: FormDef<R>;
+  /** Double-click / tap opens it. Without `fetch` the list row is shown. */
+  detail?: { title?: string; fetch?: (row: R) => Promise<R>; render?: (row: R) => ReactNode; width?: number };
+  /** ms; approval queues use 60_000. Paused while any modal or sheet of the screen is open. */
+  autoRefresh?: number;
+  /** Extra row class, e.g. red rows of flagged vehicles. */
+  rowClassName?: (row: R) => string | undefined;
+}
+
+/** Identity helper that keeps the row type when declaring a screen. */
+export function defineScreen<R extends Row>(def: ScreenDef<R>): ScreenDef<R> {
+  return def;
+}

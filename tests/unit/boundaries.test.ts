@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(__dirname, '../..');
+
+function files(dir: string): string[] {
+  const abs = path.join(root, dir);
+  if (!fs.existsSync(abs)) return [];
+  return fs.readdirSync(abs, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.(ts|tsx)$/.test(e.name))
+    .map((e) => path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name));
+}
+
+function imports(file: string): string[] {
+  const src = fs.readFileSync(file, 'utf8');
+  return [...src.matchAll(/(?:import|export)[^'"`]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]);
+}
+
+const resolveIn = (file: string, spec: string) => (spec.startsWith('.') ? path.relative(root, path.resolve(path.dirname(file), spec)) : spec);
+
+describe('module boundaries (bulletproof-react style, DESIGN.md §7)', () => {
+  it('features never import another feature', () => {
+    const offenders: string[] = [];
+    for (const f of files('src/features')) {
+      const own = path.relative(path.join(root, 'src/features'), f).split(path.sep)[0];
+      for (const spec of imports(f)) {
+        const target = resolveIn(f, spec);
+        const m = /^src\/features\/([^/]+)/.exec(target.split(path.sep).join('/'));
+        if (m && m[1] !== own) offenders.push(`${path.relative(root, f)} -> ${spec}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('shared folders never import features (only the app router does)', () => {
+    const offenders: string[] = [];
+    for (const dir of ['src/lib', 'src/list-screen', 'src/components']) {
+      for (const f of files(dir)) {
+        for (const spec of imports(f)) if (resolveIn(f, spec).split(path.sep).join('/').startsWith('src/features/')) offenders.push(`${path.relative(root, f)} -> ${spec}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('domain/ imports neither DOM, React nor Node, nor the server or the UI', () => {
+    const offenders: string[] = [];
+    for (const f of files('domain')) {
+      for (const spec of imports(f)) {
+        const target = resolveIn(f, spec).split(path.sep).join('/');
+        const bad = spec.startsWith('node:') || /^(react|react-dom|fastify|kysely|pg|better-sqlite3|axios|antd-mobile)(\/|$)/.test(spec) || /^(src|server|server-push|sw)\//.test(target);
+        if (bad) offenders.push(`${path.relative(root, f)} -> ${spec}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the server never imports UI code, and the UI never imports server code', () => {
+    const offenders: string[] = [];
+    for (const f of [...files('server'), ...files('server-push')]) for (const s of imports(f)) if (/^(src|sw)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
+    for (const f of [...files('src'), ...files('sw')]) for (const s of imports(f)) if (/^(server|server-push)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
+    expect(offenders).toEqual([]);
+  });
+});

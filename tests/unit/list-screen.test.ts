@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import {
+  activeFilterCount,
+  buildListParams,
+  defaultFilters,
+  failureText,
+  fieldErrorMap,
+  formValuesToBody,
+  loadScreenState,
+  pageCount,
+  pageItems,
+  parseJump,
+  restoreScreenState,
+  rowToFormValues,
+  saveScreenState,
+  serializeScreenState,
+  stepBackPage,
+  storageKey,
+} from '../../src/list-screen/conventions';
+import type { FieldDef } from '../../src/list-screen/types';
+
+interface UserLike {
+  user_id: number;
+  user_name: string;
+  depart_id: number;
+  status: number;
+  begin: string;
+  end: string;
+}
+
+const fields: FieldDef<UserLike>[] = [
+  { name: 'userName', label: '用户名', kind: 'text', dataIndex: 'user_name' },
+  { name: 'password', label: '密码', kind: 'password', hideInSearch: true },
+  { name: 'departId', label: '部门', kind: 'department', dataIndex: 'depart_id' },
+  { name: 'status', label: '状态', kind: 'enum', options: 'status', dataIndex: 'status' },
+  { name: 'park', label: '园区', kind: 'enum', options: 'visitArea', search: { default: 1 }, hideInForm: true },
+  { name: 'delayed', label: '是否延期', kind: 'yesNo', hideInForm: true },
+  { name: 'visit', label: '有效时间', kind: 'datetimeRange', search: { rangeKeys: ['begin_time', 'end_time'] }, form: { rangeKeys: ['begin', 'end'] } },
+  { name: 'remark', label: '备注', kind: 'text', hideInSearch: true, form: { only: 'create' } },
+];
+
+describe('filter defaults', () => {
+  it("defaults 'status' and other choice filters to -1 (全部) and keeps explicit defaults", () => {
+    expect(defaultFilters(fields)).toEqual({ status: -1, park: 1, delayed: -1 });
+  });
+});
+
+describe('buildListParams', () => {
+  it('drops blanks and -1, trims text, splits ranges, adds size and pn', () => {
+    const params = buildListParams(
+      { userName: '  张三 ', departId: undefined, status: -1, park: 2, delayed: 0, visit: ['2026-01-01 00:00:00', undefined], password: 'x' },
+      fields,
+      { pn: 3, size: 20 },
+    );
+    expect(params).toEqual({ userName: '张三', park: 2, delayed: 0, begin_time: '2026-01-01 00:00:00', size: 20, pn: 3 });
+  });
+
+  it('keeps 0 as a real value and treats a -1 department as none', () => {
+    expect(buildListParams({ status: 0, departId: -1 }, fields, { pn: 1, size: 10 })).toEqual({ status: 0, size: 10, pn: 1 });
+  });
+
+  it('merges fixed params of the screen, filters win over nothing', () => {
+    expect(buildListParams({}, fields, { pn: 1, size: 10 }, { type: 5 })).toEqual({ type: 5, size: 10, pn: 1 });
+  });
+
+  it('ignores an empty text filter', () => {
+    expect(buildListParams({ userName: '   ' }, fields, { pn: 1, size: 10 })).toEqual({ size: 10, pn: 1 });
+  });
+});
+
+describe('stepBackPage', () => {
+  it('steps back one page when a page beyond the first comes back empty', () => {
+    expect(stepBackPage(3, 0)).toBe(2);
+  });
+  it('stays on page 1 and on pages with rows', () => {
+    expect(stepBackPage(1, 0)).toBeNull();
+    expect(stepBackPage(4, 7)).toBeNull();
+  });
+});
+
+describe('pagination helpers', () => {
+  it('counts pages, at least one', () => {
+    expect(pageCount(0, 10)).toBe(1);
+    expect(pageCount(101, 10)).toBe(11);
+    expect(pageCount(100, 100)).toBe(1);
+  });
+  it('lists page buttons with gaps', () => {
+    expect(pageItems(1, 1)).toEqual([1]);
+    expect(pageItems(1, 5)).toEqual([1, 2, 3, 4, 5]);
+    expect(pageItems(10, 20)).toEqual([1, 'gap', 8, 9, 10, 11, 12, 'gap', 20]);
+    expect(pageItems(2, 20)).toEqual([1, 2, 3, 4, 'gap', 20]);
+  });
+  it('clamps the quick jumper', () => {
+    expect(parseJump('7', 5)).toBe(5);
+    expect(parseJump('0', 5)).toBe(1);
+    expect(parseJump('abc', 5)).toBeNull();
+  });
+});
+
+describe('remembered filters', () => {
+  it('round-trips through serialisation', () => {
+    const state = { filters: { userName: '李', status: 1, park: 1, delayed: -1, visit: ['2026-01-01 00:00:00', '2026-01-31 23:59:59'] }, pn: 2, size: 50 };
+    expect(restoreScreenState(serializeScreenState(state), fields)).toEqual(state);
+  });
+
+  it('falls back to defaults on garbage, old versions and unknown page sizes', () => {
+    const defaults = { filters: { status: -1, park: 1, delayed: -1 }, pn: 1, size: 10 };
+    expect(restoreScreenState('not json', fields)).toEqual(defaults);
+    expect(restoreScreenState(JSON.stringify({ filters: { status: 1 } }), fields)).toEqual(defaults);
+    expect(restoreScreenState(JSON.stringify({ v: 1, filters: {}, pn: -4, size: 33 }), fields)).toEqual(defaults);
+  });
+
+  it('drops filters the screen no longer declares and keeps the defaults of new ones', () => {
+    const raw = JSON.stringify({ v: 1, filters: { gone: 'x', password: 'secret', userName: 'a' }, pn: 1, size: 20 });
+    expect(restoreScreenState(raw, fields).filters).toEqual({ status: -1, park: 1, delayed: -1, userName: 'a' });
+  });
+
+  it('keys storage by screen and survives a throwing storage', () => {
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    saveScreenState('system.users', { filters: { userName: 'x' }, pn: 1, size: 20 }, storage);
+    expect([...store.keys()]).toEqual([storageKey('system.users')]);
+    expect(loadScreenState('system.users', fields, storage).size).toBe(20);
+    expect(loadScreenState('system.roles', fields, storage).size).toBe(10);
+    const broken = {
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('quota');
+      },
+    };
+    expect(() => saveScreenState('k', { filters: {}, pn: 1, size: 10 }, broken)).not.toThrow();
+    expect(loadScreenState('k', fields, broken).pn).toBe(1);
+  });
+
+  it('counts filters that differ from the defaults', () => {
+    expect(activeFilterCount({ status: -1, park: 1, delayed: -1 }, fields)).toBe(0);
+    expect(activeFilterCount({ status: 1, park: 1, userName: 'a', delayed: -1 }, fields)).toBe(2);
+  });
+});
+
+describe('form mapping', () => {
+  const row: UserLike = { user_id: 7, user_name: '王五', depart_id: 3, status: 0, begin: '2026-02-01 08:00:00', end: '2026-02-02 18:00:00' };
+
+  it('maps a row to edit values through dataIndex, never the password, nor create-only fields', () => {
+    expect(rowToFormValues(fields, row)).toEqual({ userName: '王五', departId: 3, status: 0, visit: ['2026-02-01 08:00:00', '2026-02-02 18:00:00'] });
+  });
+
+  it('splits a range back into its wire params', () => {
+    expect(formValuesToBody(fields, 'edit', { userName: 'a', visit: ['x', 'y'] })).toEqual({ userName: 'a', begin: 'x', end: 'y' });
+  });
+
+  it('maps zod issues and server errors to the first message per field', () => {
+    expect(
+      fieldErrorMap([
+        { path: ['userName'], message: '请输入用户名' },
+        { path: ['userName'], message: '不能超过30个文字' },
+        { field: 'phone', message: '请输入11位手机号' },
+        { path: [], message: 'root' },
+      ]),
+    ).toEqual({ userName: '请输入用户名', phone: '请输入11位手机号' });
+  });
+
+  it('joins failure prefixes with the server message', () => {
+    expect(failureText('删除失败', '记录正在被使用，不能删除')).toBe('删除失败：记录正在被使用，不能删除');
+    expect(failureText('编辑错误：', '账号已存在')).toBe('编辑错误：账号已存在');
+    expect(failureText('删除失败', undefined)).toBe('删除失败');
+  });
+});
