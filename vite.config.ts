@@ -1,8 +1,39 @@
-import { defineConfig } from 'vite';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
 
 const deployTime = new Date().toISOString();
+
+/**
+ * Writes .br and .gz beside every text asset once, at build time, at the
+ * highest levels; the server sends them as they are (@fastify/static
+ * preCompressed) instead of compressing on every request.
+ */
+function precompress(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'precompress',
+    apply: 'build',
+    configResolved(c) {
+      outDir = path.resolve(c.root, c.build.outDir);
+    },
+    closeBundle: {
+      order: 'post',
+      handler() {
+        const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+        for (const file of walk(outDir)) {
+          if (!/\.(js|css|html|svg|json|webmanifest)$/.test(file) || fs.statSync(file).size < 1024) continue;
+          const data = fs.readFileSync(file);
+          fs.writeFileSync(`${file}.br`, zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+          fs.writeFileSync(`${file}.gz`, zlib.gzipSync(data, { level: 9 }));
+        }
+      },
+    },
+  };
+}
 
 export default defineConfig({
   define: {
@@ -11,6 +42,7 @@ export default defineConfig({
   },
   plugins: [
     react(),
+    precompress(),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'sw',

@@ -30,7 +30,7 @@ async function freePort(): Promise<number> {
  * be measured: the token is put in localStorage first and Lighthouse is told
  * not to clear storage.
  */
-export async function lighthousePerformance(pages: Array<{ name: string; url: string }>, opts: { origin: string; token?: string }): Promise<LighthouseResult[]> {
+export async function lighthousePerformance(pages: Array<{ name: string; url: string; token?: string }>): Promise<LighthouseResult[]> {
   const port = await freePort();
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'park-lh-'));
   const ctx = await chromium.launchPersistentContext(profile, {
@@ -40,15 +40,15 @@ export async function lighthousePerformance(pages: Array<{ name: string; url: st
   });
   try {
     const page = ctx.pages()[0] ?? (await ctx.newPage());
-    await page.goto(`${opts.origin}/login`);
-    // Runs in the page; scripts/ type-checks without the DOM library, hence the structural type.
-    await page.evaluate((t) => {
-      const ls = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void; removeItem(k: string): void } }).localStorage;
-      if (t) ls.setItem('park.token', t);
-      else ls.removeItem('park.token');
-    }, opts.token ?? null);
     const results: LighthouseResult[] = [];
     for (const p of pages) {
+      await page.goto(new URL('/favicon.svg', p.url).toString()).catch(() => undefined);
+      // Runs in the page; scripts/ type-checks without the DOM library, hence the structural type.
+      await page.evaluate((t) => {
+        const ls = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void; removeItem(k: string): void } }).localStorage;
+        if (t) ls.setItem('park.token', t);
+        else ls.removeItem('park.token');
+      }, p.token ?? null);
       const run = await lighthouse(p.url, { port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], disableStorageReset: true });
       const lhr = run?.lhr;
       if (!lhr) throw new Error(`Lighthouse returned nothing for ${p.url}`);

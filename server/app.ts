@@ -116,6 +116,8 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
       root: staticDir!,
       wildcard: false,
       index: false,
+      // The build writes .br and .gz beside each asset; they are sent to browsers that accept them.
+      preCompressed: true,
       setHeaders(res, filePath) {
         // Hashed assets never change; the shell, the worker and the manifest must be revalidated to pick up a release.
         if (filePath.includes(`${path.sep}assets${path.sep}`)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');

@@ -1,4 +1,5 @@
-import { unstableSetRender } from 'antd-mobile';
+// Deep import: the package index is marked side-effectful and would pull every component into the entry.
+import { unstableSetRender } from 'antd-mobile/es/utils/unstable-render';
 import { StrictMode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { RouterProvider } from 'react-router-dom';

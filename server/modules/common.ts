@@ -13,6 +13,9 @@ export async function commonRoutes(app: FastifyInstance) {
     return ok(enums[name]);
   });
 
+  // Every code table in one answer: what the PWA loads after sign-in, instead of one call per table.
+  app.get('/common/enums', { config: { permission: 'role' } }, async () => ok(enums));
+
   app.get('/system/version', { config: { permission: 'public' } }, async () =>
     ok({
       version: process.env.npm_package_version ?? '0.1.0',

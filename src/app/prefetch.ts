@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { enumNames } from '../../domain/enums';
+import { enumNames, type EnumName, type EnumOption } from '../../domain/enums';
+import { get } from '../lib/http';
 import { departmentsQuery, userOptionsQuery, vehicleTypesQuery } from '../lib/preloads';
 import { enumQuery } from './enum-queries';
 
@@ -14,10 +15,13 @@ export function prefetchAfterSignIn(client: QueryClient): () => void {
     void client.prefetchQuery(departmentsQuery);
     void client.prefetchQuery(vehicleTypesQuery);
     void client.prefetchQuery(userOptionsQuery);
-    enumNames.forEach((name) => void client.prefetchQuery(enumQuery(name)));
+    // One call for all code tables, written into each table's own query.
+    void get<Record<EnumName, EnumOption[]>>('/common/enums')
+      .then((all) => enumNames.forEach((name) => all[name] && client.setQueryData(enumQuery(name).queryKey, all[name])))
+      .catch(() => undefined);
   };
   if ('requestIdleCallback' in window) {
-    const id = window.requestIdleCallback(run, { timeout: 2000 });
+    const id = window.requestIdleCallback(run, { timeout: 3000 });
     return () => window.cancelIdleCallback(id);
   }
   const id = setTimeout(run, 300);

@@ -4,6 +4,8 @@ import { AppPage } from './app-page';
 import { RequireAuth } from './require-auth';
 import { BootSplash, RouteError } from './route-error';
 import { appRoutes } from './routes';
+// The first screen of every new visitor: part of the entry, so painting it needs no second round trip.
+import LoginPage from '../features/auth/login-page';
 
 const page = (load: () => Promise<{ default: ComponentType }>) => () => load().then((m) => ({ Component: m.default }));
 
@@ -18,7 +20,7 @@ export const router = createBrowserRouter([
     errorElement: <RouteError />,
     hydrateFallbackElement: <BootSplash />,
     children: [
-      { path: '/login', lazy: page(() => import('../features/auth/login-page')) },
+      { path: '/login', Component: LoginPage },
       { path: '/403', element: <Navigate to="/" replace /> },
       { path: '/404', element: <Navigate to="/" replace /> },
       { path: '/index', element: <Navigate to="/" replace /> },

@@ -152,3 +152,24 @@ for (const dialect of await dialects()) {
     });
   });
 }
+
+for (const dialect of await dialects()) {
+  describe(`code tables on ${dialect}`, () => {
+    it('answers one table by name and all tables at once, to role holders only', async () => {
+      const server = await startServer(dialect);
+      try {
+        const c = await new Client(server).as('contact');
+        const one = await c.get<Array<{ value: number; label: string }>>('/common/enum/visitArea');
+        expect(one.body.data).toEqual([{ value: 1, label: '化工区' }, { value: 2, label: '港区' }, { value: 3, label: '化工区和港区' }]);
+        const all = await c.get<Record<string, unknown[]>>('/common/enums');
+        expect(all.body.data.visitArea).toEqual(one.body.data);
+        expect(Object.keys(all.body.data).length).toBeGreaterThan(15);
+        const missing = await c.get('/common/enum/nope');
+        expect(missing.status).toBe(404);
+        expect(missing.body.msg).toBe('枚举不存在：nope');
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}
