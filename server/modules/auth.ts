@@ -8,6 +8,7 @@ import { decryptContent, newToken, sha256, verifyPassword } from '../core/crypto
 import { AppError, ok } from '../core/errors';
 import { RateLimiter } from '../core/rate-limit';
 import { parse } from '../core/validate';
+import { userSummary } from './users';
 
 const MAX_CODE_ATTEMPTS = 5;
 const maskPhone = (p: string) => (p.length >= 7 ? `${p.slice(0, 3)}****${p.slice(-4)}` : '****');
@@ -135,12 +136,7 @@ export async function authRoutes(app: FastifyInstance) {
 
   app.get('/user/info', { config: { permission: 'signed-in' } }, async (req) => {
     const auth = req.auth!;
-    const user = await db
-      .selectFrom('sys_user as u')
-      .leftJoin('sys_department as d', 'd.depart_id', 'u.depart_id')
-      .select(['u.user_id', 'u.user_name', 'u.account', 'u.gender', 'u.phone', 'u.depart_id', 'd.name as depart_name'])
-      .where('u.user_id', '=', auth.userId)
-      .executeTakeFirstOrThrow();
+    const user = await userSummary(db, auth.userId);
     const rows = await db.selectFrom('sys_permission').select(['permission_id', 'pid', 'code', 'name', 'type', 'route', 'icon']).where('deleted', '=', 0).where('status', '=', 1).orderBy('sort').orderBy('permission_id').execute();
     const codeById = new Map(rows.map((r) => [r.permission_id, r.code]));
     const menus = buildMenuTree(

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
 import { encryptedBody, authLabels } from '../../domain/schemas/auth';
 import { ErrorCode } from '../../domain/errors';
 import { profileUpdate, userBindRole, userCreate, userDelete, userLabels, userPageQuery, userRolesQuery, userUpdate } from '../../domain/schemas/user';
@@ -8,6 +10,16 @@ import { AppError, notFound, ok } from '../core/errors';
 import { contains, pageOf } from '../core/paging';
 import { parse } from '../core/validate';
 import { departmentBranch } from './departments';
+
+/** The signed-in person as info and profile show them: user fields and department name. */
+export function userSummary(db: Kysely<DB>, userId: number) {
+  return db
+    .selectFrom('sys_user as u')
+    .leftJoin('sys_department as d', 'd.depart_id', 'u.depart_id')
+    .select(['u.user_id', 'u.user_name', 'u.account', 'u.gender', 'u.phone', 'u.depart_id', 'd.name as depart_name'])
+    .where('u.user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+}
 
 const withoutPassword = <T extends { password?: string }>(v: T) => ({ ...v, password: v.password ? '***' : '' });
 
@@ -160,12 +172,7 @@ export async function userRoutes(app: FastifyInstance) {
 
   app.post('/user/self', { config: { permission: 'signed-in' } }, async (req) => {
     const auth = req.auth!;
-    const u = await db
-      .selectFrom('sys_user as u')
-      .leftJoin('sys_department as d', 'd.depart_id', 'u.depart_id')
-      .select(['u.user_id', 'u.user_name', 'u.account', 'u.gender', 'u.phone', 'u.depart_id', 'd.name as depart_name'])
-      .where('u.user_id', '=', auth.userId)
-      .executeTakeFirstOrThrow();
+    const u = await userSummary(db, auth.userId);
     return ok({ userId: u.user_id, userName: u.user_name, account: u.account, roleNames: auth.roleNames, departId: u.depart_id, departName: u.depart_name, gender: u.gender, phone: u.phone });
   });
 
