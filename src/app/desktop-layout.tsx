@@ -2,6 +2,7 @@ import { AppOutline, DownOutline, InformationCircleOutline, LeftOutline, RightOu
 import { Suspense, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { useMe } from '../lib/me';
+import { toggled } from '../lib/toggled';
 import { confirmLogout } from './logout';
 import { MenuIcon } from './menu-icons';
 import { titleFor, visibleGroups } from './menu';
@@ -30,13 +31,7 @@ export function DesktopLayout() {
   const group = groups.find((g) => g.entries.some((e) => e.route === pathname));
   useDocumentTitle(pathname === '/' ? undefined : title);
 
-  const toggleGroup = (code: string) =>
-    setClosed((prev) => {
-      const next = new Set(prev);
-      if (next.has(code)) next.delete(code);
-      else next.add(code);
-      return next;
-    });
+  const toggleGroup = (code: string) => setClosed((prev) => toggled(prev, code));
   const toggleSide = () =>
     setCollapsed((c) => {
       try {

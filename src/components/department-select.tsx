@@ -3,6 +3,7 @@ import { CloseCircleFill, DownOutline, RightOutline } from 'antd-mobile-icons';
 import { useMemo, useState } from 'react';
 import { buildTree, type DepartmentRow, type TreeNode } from '../../domain/schemas/department';
 import { useDepartments } from '../lib/preloads';
+import { toggled } from '../lib/toggled';
 import { useIsDesktop } from '../lib/use-media';
 import './fields.css';
 
@@ -101,13 +102,7 @@ function DepartmentTree({ selected, onPick, onClose }: { selected?: number; onPi
     }
     return open;
   });
-  const toggle = (id: number) =>
-    setExpanded((s) => {
-      const n = new Set(s);
-      if (n.has(id)) n.delete(id);
-      else n.add(id);
-      return n;
-    });
+  const toggle = (id: number) => setExpanded((s) => toggled(s, id));
 
   const needle = q.trim().toLowerCase();
   const matches = needle ? (rows ?? []).filter((r) => r.name.toLowerCase().includes(needle) || r.code?.toLowerCase().includes(needle)) : [];

@@ -23,6 +23,7 @@ import { DetailView } from './detail-view';
 import { EntityForm } from './entity-form';
 import { FieldValue } from './field-value';
 import { FilterForm } from './filter-form';
+import { toggled } from '../lib/toggled';
 import { Pager, SimplePager } from './pager';
 import type { BatchAction, Row, RowAction, ScreenDef, ScreenModalProps, Values } from './types';
 import './list-screen.css';
@@ -163,13 +164,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   const actionWidth = 28 + inlineLabels.reduce((n, l) => n + l.length * 14 + 16, 0);
   const setPage = (pn: number) => setState((s) => ({ ...s, pn }));
   const setSize = (size: number) => setState((s) => ({ ...s, size, pn: 1 }));
-  const toggle = (k: unknown) =>
-    setSelected((s) => {
-      const n = new Set(s);
-      if (n.has(k)) n.delete(k);
-      else n.add(k);
-      return n;
-    });
+  const toggle = (k: unknown) => setSelected((s) => toggled(s, k));
   const toggleAll = (on: boolean) => setSelected(on ? new Set(rows.map((r) => (r as Record<string, unknown>)[def.rowKey])) : new Set());
 
   if (!canList) {

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app';
 import { loadConfig, type Config } from '../../server/config';
 import type { Envelope } from '../../domain/envelope';
+import { latestSmsCode } from '../../scripts/demo-login';
 
 export const DEMO_PASSWORD = 'Demo@2026';
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -128,10 +129,7 @@ export class Client {
   }
 
   latestCode(account: string): string | undefined {
-    const file = path.join(this.server.dataDir, 'sms-outbox.jsonl');
-    if (!fs.existsSync(file)) return undefined;
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { account: string; code: string });
-    return lines.filter((l) => l.account === account).at(-1)?.code;
+    return latestSmsCode(this.server.dataDir, account);
   }
 
   async login(account: string, password = DEMO_PASSWORD): Promise<Reply<{ token: string }>> {

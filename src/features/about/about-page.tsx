@@ -28,13 +28,13 @@ export default function AboutPage() {
         </div>
       </section>
 
-      <List header="客户端" className="card about-list">
+      <List header="客户端" className="card card-list about-list">
         <List.Item extra={`v${__APP_VERSION__}`}>版本</List.Item>
         <List.Item extra={Number.isNaN(deployed.getTime()) ? '—' : formatInZone(deployed)}>部署时间</List.Item>
         <List.Item extra={navigator.onLine ? '在线' : '离线'}>网络状态</List.Item>
       </List>
 
-      <List header="服务端" className="card about-list">
+      <List header="服务端" className="card card-list about-list">
         {server.isPending ? (
           <div className="about-skeleton">
             <Skeleton.Paragraph lineCount={4} animated />
