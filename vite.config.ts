@@ -35,12 +35,48 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Rewrites `import { Button, Toast } from 'antd-mobile'` to one deep import per
+ * component. antd-mobile marks its es/index.js as side-effectful, so any root
+ * import keeps every component (and react-spring) in the importing chunk;
+ * deep imports let each route carry only what it uses. The global CSS
+ * variables the index would have loaded are imported once in src/main.tsx.
+ */
+function antdMobileDeepImports(): Plugin {
+  const componentsDir = path.resolve('node_modules/antd-mobile/es/components');
+  const kebab = (name: string) => name.replace(/[A-Z]/g, (c, i: number) => (i ? '-' : '') + c.toLowerCase());
+  const rootImport = /import\s*\{([^}]*)\}\s*from\s*['"]antd-mobile['"];?/g;
+  return {
+    name: 'antd-mobile-deep-imports',
+    enforce: 'pre',
+    transform(code, id) {
+      if (id.includes('node_modules') || !/\.[jt]sx?$/.test(id) || !code.includes('antd-mobile')) return null;
+      let changed = false;
+      const out = code.replace(rootImport, (whole, names: string) => {
+        const specifiers = names.split(',').map((s) => s.trim()).filter(Boolean);
+        const lines: string[] = [];
+        for (const spec of specifiers) {
+          const [imported, local = imported] = spec.replace(/^type\s+/, '').split(/\s+as\s+/);
+          if (spec.startsWith('type ')) continue;
+          const dir = kebab(imported!);
+          if (!fs.existsSync(path.join(componentsDir, dir))) return whole; // not a component (a util or type): leave the import as written
+          lines.push(`import ${local} from 'antd-mobile/es/components/${dir}';`);
+        }
+        changed = true;
+        return lines.join('\n');
+      });
+      return changed ? { code: out, map: null } : null;
+    },
+  };
+}
+
 export default defineConfig({
   define: {
     __APP_VERSION__: JSON.stringify(process.env.npm_package_version ?? '0.0.0'),
     __DEPLOY_TIME__: JSON.stringify(deployTime),
   },
   plugins: [
+    antdMobileDeepImports(),
     react(),
     precompress(),
     VitePWA({

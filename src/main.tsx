@@ -5,6 +5,8 @@ import { createRoot, type Root } from 'react-dom/client';
 import { RouterProvider } from 'react-router-dom';
 import { router } from './app/router';
 import { registerServiceWorker } from './app/sw-register';
+// The CSS variables and base styles antd-mobile's index would load; components are deep-imported (see vite.config.ts).
+import 'antd-mobile/es/global';
 import './styles/global.css';
 
 // antd-mobile 5 renders Toast/Dialog with the React 18 API that React 19 removed; give it createRoot.

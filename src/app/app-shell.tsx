@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { Button, ErrorBlock, Toast } from 'antd-mobile';
+import { Button, ErrorBlock } from 'antd-mobile';
 import { useEffect, useMemo, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { ErrorCode } from '../../domain/errors';
@@ -7,6 +7,7 @@ import ForbiddenPage from '../features/errors/forbidden-page';
 import { ApiError } from '../lib/http';
 import { useMe } from '../lib/me';
 import { session } from '../lib/session';
+import { toast } from '../lib/toast';
 import { useIsDesktop } from '../lib/use-media';
 import { AccessContext } from './access-context';
 import { DesktopLayout } from './desktop-layout';
@@ -37,7 +38,7 @@ function SessionWatcher() {
     () =>
       session.subscribe((reason) => {
         if (reason === 'expired') {
-          Toast.show({ content: '登录已过期，请重新登录' });
+          toast('登录已过期，请重新登录');
           navigate(loginPath(where.current), { replace: true });
         } else if (reason === 'logout') {
           navigate('/login', { replace: true });

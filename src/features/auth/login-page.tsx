@@ -5,6 +5,7 @@ import { Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { LOGIN_LOADING_MAX_MS } from '../../../domain/auth-rules';
 import { formatCountdown } from '../../../domain/time';
 import { session } from '../../lib/session';
+import { preloadToast, toast } from '../../lib/toast';
 import './login.css';
 
 const PRODUCT_NAME = '园区出入管理系统';
@@ -12,8 +13,6 @@ const PRODUCT_NAME = '园区出入管理系统';
 
 /** Encryption (jose), the HTTP client and Toast load after first paint: the form shows sooner. */
 const loadApi = () => import('./login-api');
-const toast = (content: string, icon: 'success' | 'fail') =>
-  void import('./toast').then((m) => m.showToast(content, icon)).catch(() => window.alert(content));
 
 const messageOf = (err: unknown) => (err instanceof Error && err.message ? err.message : '请稍后重试');
 
@@ -59,7 +58,7 @@ export default function LoginPage() {
   useEffect(() => {
     document.title = `登录 - ${PRODUCT_NAME}`;
     void loadApi().catch(() => undefined);
-    void import('./toast').catch(() => undefined);
+    void preloadToast().catch(() => undefined);
     return () => clearTimeout(loadingTimer.current);
   }, []);
 
