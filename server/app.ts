@@ -48,6 +48,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     keys,
     sms: createSmsSender(config.smsProvider, config.dataDir, app.log),
     time: () => formatInZone(Date.now(), config.tz),
+    now: () => Date.now(),
     routes: [],
   };
   app.decorate('ctx', ctx);

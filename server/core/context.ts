@@ -31,6 +31,8 @@ export interface AppContext {
   sms: SmsSender;
   /** Park-time 'YYYY-MM-DD HH:mm:ss' for now. */
   time(): string;
+  /** Epoch ms for now (due times of overtime nodes). */
+  now(): number;
   routes: Array<{ method: string; url: string; permission: Access }>;
 }
 

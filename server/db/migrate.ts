@@ -1,11 +1,13 @@
 import { Migrator, type Migration } from 'kysely';
 import type { Database_ } from './index';
 import { foundation } from './migrations/001-foundation';
+import { appointments } from './migrations/002-appointments';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
   const migrations: Record<string, Migration> = {
     '001-foundation': foundation(dialect),
+    '002-appointments': appointments(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Table types. Times are 'YYYY-MM-DD HH:mm:ss' park-time text (sortable, portable); expiries are epoch ms. */
 export interface DepartmentTable {
@@ -134,6 +134,240 @@ export interface SettingTable {
   value: string;
 }
 
+/** A column with a database default: optional on insert. */
+type D<T> = ColumnType<T, T | undefined, T>;
+
+export interface ProcessNodeTable {
+  process_node_id: Generated<number>;
+  name: string;
+  countersign: D<number>;
+  company_check: D<number>;
+  overtime_auto_check: D<number>;
+  overtime_hours: D<number>;
+  role_id: number;
+  remark: D<string>;
+  create_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+export interface ProcessNodeDepartTable {
+  process_node_id: number;
+  depart_id: number;
+}
+export interface ProcessDefinitionTable {
+  process_definition_id: Generated<number>;
+  name: string;
+  remark: D<string>;
+  create_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+export interface ProcessDefinitionNodeTable {
+  definition_node_id: Generated<number>;
+  process_definition_id: number;
+  process_node_id: number;
+  sort: number;
+  name: string;
+}
+export interface ProcessTable {
+  process_id: Generated<number>;
+  uuid: string;
+  name: string;
+  type: number;
+  process_definition_id: number;
+  create_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+export interface ProcessInstanceTable {
+  process_instance_id: Generated<number>;
+  process_id: number;
+  process_definition_id: number;
+  process_type: number;
+  ref_id: number;
+  state: number;
+  current_sort: number;
+  applicant_user_id: number;
+  interviewee_depart_id: number | null;
+  create_time: string;
+  update_time: string;
+}
+export interface ProcessTaskTable {
+  process_task_id: Generated<number>;
+  process_instance_id: number;
+  definition_node_id: number;
+  sort: number;
+  process_type: number;
+  queue: string | null;
+  ref_id: number;
+  user_id: number;
+  depart_id: number;
+  state: number;
+  result: number | null;
+  remark: D<string>;
+  auto: D<number>;
+  submit_time: string;
+  approve_time: string | null;
+  due_at: number | null;
+}
+export interface CarApplicationTable {
+  car_application_id: Generated<number>;
+  application_number: string;
+  state: D<number>;
+  process_type: number;
+  process_instance_id: number | null;
+  license_plate: string;
+  license_plate_color: number;
+  vehicle_type_id: number;
+  applicant_name: string;
+  applicant_idcard: string;
+  applicant_gender: number;
+  applicant_phone: string;
+  applicant_face_photo: D<string>;
+  visitor_idcard_type: number;
+  visit_area: number;
+  visitor_type: number;
+  visitor_company: string;
+  visitor_content: string;
+  visitor_begin_time: string;
+  visitor_end_time: string;
+  interviewee_name: string;
+  interviewee_phone: string;
+  interviewee_depart_id: number;
+  label_status: D<number>;
+  label_remark: D<string>;
+  in_black_list: D<number>;
+  revoke_reason: D<string>;
+  is_delayed: D<number>;
+  delay_reason: D<string>;
+  color_id: number | null;
+  vehicle_license_number: D<string>;
+  engine_number: D<string>;
+  trailer_license: D<string>;
+  cargo_type: number | null;
+  cargo_name: D<string>;
+  car_load: number | null;
+  remark: D<string>;
+  vehicle_img: D<string>;
+  img12123: D<string>;
+  blind_video_photo: D<string>;
+  register_record_photo: D<string>;
+  dump_truck_file: string | null;
+  cargo_info: string | null;
+  car_info_id: number | null;
+  is_deleted: D<number>;
+  create_user_id: number;
+  update_user_name: D<string>;
+  create_time: string;
+  update_time: string;
+}
+export interface CarPersonTable {
+  car_person_id: Generated<number>;
+  car_application_id: number;
+  name: D<string>;
+  idcard_type: number | null;
+  id_card: D<string>;
+  gender: number | null;
+  phone: D<string>;
+  type: number | null;
+  face_photo: D<string>;
+  pqc_number: D<string>;
+}
+export interface PersonApplicationTable {
+  person_application_id: Generated<number>;
+  application_number: string;
+  state: D<number>;
+  process_instance_id: number | null;
+  visitor_name: string;
+  visitor_gender: number;
+  visitor_nation: D<string>;
+  visitor_phone: string;
+  visitor_company: string;
+  visitor_address: D<string>;
+  visitor_type: number;
+  visitor_idcard_type: number;
+  visitor_idcard: string;
+  visitor_face_photo: D<string>;
+  visitor_idcard_photo1: D<string>;
+  visitor_idcard_photo2: D<string>;
+  visit_content: string;
+  visit_begin_time: string;
+  visit_end_time: string;
+  visit_area: number;
+  interviewee_name: string;
+  interviewee_phone: string;
+  interviewee_depart_id: number;
+  revoke_reason: D<string>;
+  in_black_list: D<number>;
+  is_delayed: D<number>;
+  delay_reason: D<string>;
+  is_deleted: D<number>;
+  create_user_id: number;
+  update_user_name: D<string>;
+  create_time: string;
+  update_time: string;
+}
+export interface CarBlackWhiteListTable {
+  id: Generated<number>;
+  license_plate: string;
+  vehicle_type_id: number | null;
+  type: number;
+  start_time: string | null;
+  end_time: string | null;
+  status: D<number>;
+  in_reason: D<string>;
+  revoke_reason: D<string>;
+  process_instance_id: number | null;
+  create_user_id: number | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+export interface PersonBlackWhiteListTable {
+  id: Generated<number>;
+  name: string;
+  gender: number | null;
+  idcard_type: number | null;
+  idcard: string;
+  type: number;
+  start_time: string | null;
+  end_time: string | null;
+  status: D<number>;
+  in_reason: D<string>;
+  revoke_reason: D<string>;
+  face_photo: D<string>;
+  process_instance_id: number | null;
+  create_user_id: number | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+export interface VehicleMarkTable {
+  id: Generated<number>;
+  car_application_id: number | null;
+  license_plate: string;
+  vehicle_type_id: number | null;
+  visitor_company: D<string>;
+  remark: string;
+  color_id: number;
+  label_type_id: number;
+  alarm_id: number;
+  status: D<number>;
+  photo: D<string>;
+  cancel_reason: D<string>;
+  cancel_photo: D<string>;
+  create_user_id: number | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+
 export interface DB {
   sys_department: DepartmentTable;
   sys_role: RoleTable;
@@ -148,4 +382,17 @@ export interface DB {
   vehicle_type: VehicleTypeTable;
   idempotency_key: IdempotencyKeyTable;
   sys_setting: SettingTable;
+  process_node: ProcessNodeTable;
+  process_node_depart: ProcessNodeDepartTable;
+  process_definition: ProcessDefinitionTable;
+  process_definition_node: ProcessDefinitionNodeTable;
+  process: ProcessTable;
+  process_instance: ProcessInstanceTable;
+  process_task: ProcessTaskTable;
+  car_application: CarApplicationTable;
+  car_person: CarPersonTable;
+  person_application: PersonApplicationTable;
+  car_black_white_list: CarBlackWhiteListTable;
+  person_black_white_list: PersonBlackWhiteListTable;
+  vehicle_mark: VehicleMarkTable;
 }

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { allPermissionCodes, flattenPermissions, permissionTree, type PermissionSeed } from '../../domain/permissions';
 import type { AppContext } from '../core/context';
 import { hashPassword } from '../core/crypto';
+import { seedProcesses } from './seed-processes';
 
 interface DepartSeed {
   code: string;
@@ -187,6 +188,8 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
 
   const seeded = await db.selectFrom('sys_setting').select('value').where('key', '=', 'demo_seeded').executeTakeFirst();
   if (!seeded) await seedDemoPark(ctx, log);
+  // Separate from the flag above so that databases seeded before the approval engine get their processes.
+  await seedProcesses(ctx);
 
   const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();
   if (admin) await bindRolePermissions(ctx, admin.role_id, allPermissionCodes);

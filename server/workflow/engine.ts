@@ -1,0 +1,382 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { AppState, OVERTIME_REMARK, queueFor, TaskResult, TaskState } from '../../domain/appointments';
+import { enumLabel } from '../../domain/enums';
+import { ErrorCode } from '../../domain/errors';
+import type { AppContext } from '../core/context';
+import { AppError, fail } from '../core/errors';
+import type { DB, ProcessInstanceTable } from '../db/schema';
+
+/**
+ * The approval engine of DESIGN.md §4. An instance walks a definition's
+ * ordered nodes; each active node has one task per candidate. Countersign
+ * nodes need every candidate's approval, other nodes settle on the first
+ * decision. Every change of one decision (task, instance, application, next
+ * tasks) happens in the caller's transaction; decisions are conditional
+ * updates on a pending task, so of two concurrent decisions exactly one wins.
+ */
+
+export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 } as const;
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** Where each process type keeps the state the engine moves. */
+const subjects: Record<number, { table: 'car_application' | 'person_application'; key: 'car_application_id' | 'person_application_id' }> = {
+  1: { table: 'person_application', key: 'person_application_id' },
+  2: { table: 'car_application', key: 'car_application_id' },
+  3: { table: 'car_application', key: 'car_application_id' },
+  4: { table: 'car_application', key: 'car_application_id' },
+  5: { table: 'car_application', key: 'car_application_id' },
+};
+
+async function setSubjectState(trx: Db, ctx: AppContext, processType: number, refId: number, state: number) {
+  const s = subjects[processType];
+  if (!s) throw new Error(`no subject table for process type ${processType}`);
+  // The two subject tables share the columns written here.
+  await (trx as Kysely<any>).updateTable(s.table).set({ state, update_time: ctx.time() }).where(s.key, '=', refId).execute();
+}
+
+export interface StartInput {
+  processType: number;
+  refId: number;
+  applicantUserId: number;
+  intervieweeDepartId: number | null;
+}
+
+/** Submits: creates the instance at the first node and its tasks. Refuses when no process or no candidate exists. */
+export async function startInstance(trx: Db, ctx: AppContext, input: StartInput): Promise<number> {
+  const process = await trx
+    .selectFrom('process')
+    .select(['process_id', 'process_definition_id'])
+    .where('type', '=', input.processType)
+    .where('deleted', '=', 0)
+    .executeTakeFirst();
+  if (!process) fail(ErrorCode.STATE_CONFLICT, `未配置“${enumLabel('processType', input.processType)}”审批流程，请联系管理员`);
+  const first = await trx
+    .selectFrom('process_definition_node')
+    .select('sort')
+    .where('process_definition_id', '=', process!.process_definition_id)
+    .orderBy('sort')
+    .limit(1)
+    .executeTakeFirst();
+  if (!first) fail(ErrorCode.STATE_CONFLICT, `“${enumLabel('processType', input.processType)}”审批流程没有节点，请联系管理员`);
+  const now = ctx.time();
+  const inst = await trx
+    .insertInto('process_instance')
+    .values({
+      process_id: process!.process_id,
+      process_definition_id: process!.process_definition_id,
+      process_type: input.processType,
+      ref_id: input.refId,
+      state: InstanceState.RUNNING,
+      current_sort: first!.sort,
+      applicant_user_id: input.applicantUserId,
+      interviewee_depart_id: input.intervieweeDepartId,
+      create_time: now,
+      update_time: now,
+    })
+    .returning('process_instance_id')
+    .executeTakeFirstOrThrow();
+  const instance = await loadInstance(trx, ctx, inst.process_instance_id, false);
+  await activateNode(trx, ctx, instance, first!.sort);
+  await setSubjectState(trx, ctx, input.processType, input.refId, AppState.REVIEW);
+  return inst.process_instance_id;
+}
+
+type Instance = Selectable<ProcessInstanceTable>;
+
+function selectInstance(trx: Db, id: number) {
+  return trx.selectFrom('process_instance').selectAll().where('process_instance_id', '=', id);
+}
+
+/** Reads the instance; on PostgreSQL locks it so decisions on one instance run one after another. */
+async function loadInstance(trx: Db, ctx: AppContext, id: number, lock = true): Promise<Instance> {
+  const q = selectInstance(trx, id);
+  const row = await (lock && ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  if (!row) fail(ErrorCode.NOT_FOUND, '审批流程不存在');
+  return row!;
+}
+
+/** Creates one pending task per candidate of the node at `sort`; a node without candidates is refused, never skipped. */
+async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: number): Promise<number> {
+  const defNode = await trx
+    .selectFrom('process_definition_node as d')
+    .innerJoin('process_node as n', 'n.process_node_id', 'd.process_node_id')
+    .select(['d.definition_node_id', 'd.name', 'n.process_node_id', 'n.role_id', 'n.company_check', 'n.overtime_auto_check', 'n.overtime_hours'])
+    .where('d.process_definition_id', '=', inst.process_definition_id)
+    .where('d.sort', '=', sort)
+    .executeTakeFirst();
+  if (!defNode) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
+  const last = await trx
+    .selectFrom('process_definition_node')
+    .select('sort')
+    .where('process_definition_id', '=', inst.process_definition_id)
+    .where('sort', '>', sort)
+    .limit(1)
+    .executeTakeFirst();
+
+  let departIds: number[];
+  if (defNode!.company_check === 1) {
+    departIds = inst.interviewee_depart_id ? [inst.interviewee_depart_id] : [];
+  } else {
+    departIds = (await trx.selectFrom('process_node_depart').select('depart_id').where('process_node_id', '=', defNode!.process_node_id).execute()).map((r) => r.depart_id);
+  }
+  const candidates = departIds.length
+    ? await trx
+        .selectFrom('sys_user as u')
+        .innerJoin('sys_user_role as ur', 'ur.user_id', 'u.user_id')
+        .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
+        .select(['u.user_id', 'u.depart_id'])
+        .where('ur.role_id', '=', defNode!.role_id)
+        .where('r.status', '=', 1)
+        .where('r.deleted', '=', 0)
+        .where('u.status', '=', 1)
+        .where('u.deleted', '=', 0)
+        .where('u.depart_id', 'in', departIds)
+        // Separation of duties: nobody approves their own application.
+        .where('u.user_id', '!=', inst.applicant_user_id)
+        .orderBy('u.user_id')
+        .execute()
+    : [];
+  if (candidates.length === 0) {
+    const names = departIds.length
+      ? (await trx.selectFrom('sys_department').select('name').where('depart_id', 'in', departIds).execute()).map((d) => d.name).join('、')
+      : '被访部门';
+    fail(ErrorCode.STATE_CONFLICT, `审批节点“${defNode!.name}”在“${names}”没有可用的审核人，无法提交，请联系管理员配置审核人`);
+  }
+  const now = ctx.time();
+  const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
+  const queue = queueFor(inst.process_type, !last);
+  await trx
+    .insertInto('process_task')
+    .values(
+      candidates.map((c) => ({
+        process_instance_id: inst.process_instance_id,
+        definition_node_id: defNode!.definition_node_id,
+        sort,
+        process_type: inst.process_type,
+        queue,
+        ref_id: inst.ref_id,
+        user_id: c.user_id,
+        depart_id: c.depart_id,
+        state: TaskState.PENDING,
+        result: null,
+        submit_time: now,
+        approve_time: null,
+        due_at: dueAt,
+      })),
+    )
+    .execute();
+  await trx.updateTable('process_instance').set({ current_sort: sort, state: InstanceState.RUNNING, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
+  return candidates.length;
+}
+
+async function closePending(trx: Db, ctx: AppContext, instanceId: number, remark: string, sort?: number) {
+  let q = trx.updateTable('process_task').set({ state: TaskState.CLOSED, remark, approve_time: ctx.time() }).where('process_instance_id', '=', instanceId).where('state', '=', TaskState.PENDING);
+  if (sort !== undefined) q = q.where('sort', '=', sort);
+  await q.execute();
+}
+
+/** Says what already happened to a task that is no longer pending (the 409 message). */
+async function describeSettled(trx: Db, taskId: number): Promise<string> {
+  const t = await trx
+    .selectFrom('process_task as t')
+    .leftJoin('sys_user as u', 'u.user_id', 't.user_id')
+    .select(['t.state', 't.result', 't.remark', 't.approve_time', 't.auto', 'u.user_name'])
+    .where('t.process_task_id', '=', taskId)
+    .executeTakeFirst();
+  if (!t) return '审批任务不存在';
+  if (t.state === TaskState.DONE) {
+    const what = t.result === TaskResult.APPROVE ? '审核通过' : '驳回';
+    return t.auto ? `该任务已于${t.approve_time}超时自动通过，无需再审核` : `该任务已由${t.user_name ?? ''}于${t.approve_time}${what}，不能重复审核`;
+  }
+  return `该任务已关闭（${t.remark || '流程已结束'}），无需再审核`;
+}
+
+export interface Decision {
+  taskId: number;
+  /** The deciding user; null for the overtime timer. */
+  userId: number | null;
+  result: number;
+  remark: string;
+  /** Only tasks of these queues may be decided through the calling endpoint. */
+  queues?: readonly string[];
+}
+
+export type DecisionOutcome = 'waiting' | 'advanced' | 'approved' | 'rejected';
+
+/** One decision, inside the caller's transaction. Throws 404 for a task that is not the caller's, 409 for one no longer pending. */
+export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<DecisionOutcome> {
+  const task = await trx.selectFrom('process_task').selectAll().where('process_task_id', '=', d.taskId).executeTakeFirst();
+  if (!task || (d.userId !== null && task.user_id !== d.userId) || (d.queues && !d.queues.includes(task.queue ?? ''))) {
+    fail(ErrorCode.NOT_FOUND, `审批任务${d.taskId}不存在或不属于您`);
+  }
+  const inst = await loadInstance(trx, ctx, task!.process_instance_id);
+  const now = ctx.time();
+  const res = await trx
+    .updateTable('process_task')
+    .set({ state: TaskState.DONE, result: d.result, remark: d.remark, approve_time: now, auto: d.userId === null ? 1 : 0 })
+    .where('process_task_id', '=', d.taskId)
+    .where('state', '=', TaskState.PENDING)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, await describeSettled(trx, d.taskId));
+
+  if (d.result !== TaskResult.APPROVE) {
+    await closePending(trx, ctx, inst.process_instance_id, '审批已被驳回');
+    await trx.updateTable('process_instance').set({ state: InstanceState.REJECTED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
+    await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REJECTED);
+    return 'rejected';
+  }
+
+  const node = await trx
+    .selectFrom('process_definition_node as d')
+    .innerJoin('process_node as n', 'n.process_node_id', 'd.process_node_id')
+    .select(['n.countersign'])
+    .where('d.definition_node_id', '=', task!.definition_node_id)
+    .executeTakeFirstOrThrow();
+  if (node.countersign === 1) {
+    const open = await trx
+      .selectFrom('process_task')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('process_instance_id', '=', inst.process_instance_id)
+      .where('sort', '=', task!.sort)
+      .where('state', '=', TaskState.PENDING)
+      .executeTakeFirstOrThrow();
+    if (Number(open.n) > 0) return 'waiting';
+  } else {
+    await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', task!.sort);
+  }
+
+  const next = await trx
+    .selectFrom('process_definition_node')
+    .select('sort')
+    .where('process_definition_id', '=', inst.process_definition_id)
+    .where('sort', '>', task!.sort)
+    .orderBy('sort')
+    .limit(1)
+    .executeTakeFirst();
+  if (!next) {
+    await trx.updateTable('process_instance').set({ state: InstanceState.APPROVED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
+    await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.APPROVED);
+    return 'approved';
+  }
+  await activateNode(trx, ctx, inst, next.sort);
+  return 'advanced';
+}
+
+/** Revoke (state 4): open tasks are closed; resume later restarts at the node where it stopped. */
+export async function revokeInstance(trx: Db, ctx: AppContext, instanceId: number): Promise<void> {
+  const inst = await loadInstance(trx, ctx, instanceId);
+  if (inst.state !== InstanceState.RUNNING && inst.state !== InstanceState.APPROVED) fail(ErrorCode.STATE_CONFLICT, '审批流程已结束，不能撤销');
+  await closePending(trx, ctx, instanceId, '申请已撤销');
+  await trx.updateTable('process_instance').set({ state: InstanceState.REVOKED, update_time: ctx.time() }).where('process_instance_id', '=', instanceId).execute();
+  await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REVOKED);
+}
+
+/**
+ * Reject from the all-history screen: recorded as a decision of the person who
+ * rejected, at the active node, so the process view shows who and why.
+ */
+export async function rejectInstance(trx: Db, ctx: AppContext, instanceId: number, user: { userId: number; departId: number }, remark: string): Promise<void> {
+  const inst = await loadInstance(trx, ctx, instanceId);
+  if (inst.state !== InstanceState.RUNNING) fail(ErrorCode.STATE_CONFLICT, '审批流程不在审核中，不能驳回');
+  const node = await trx
+    .selectFrom('process_definition_node')
+    .select('definition_node_id')
+    .where('process_definition_id', '=', inst.process_definition_id)
+    .where('sort', '=', inst.current_sort)
+    .executeTakeFirstOrThrow();
+  await closePending(trx, ctx, instanceId, '审批已被驳回');
+  const now = ctx.time();
+  await trx
+    .insertInto('process_task')
+    .values({
+      process_instance_id: instanceId,
+      definition_node_id: node.definition_node_id,
+      sort: inst.current_sort,
+      process_type: inst.process_type,
+      queue: null,
+      ref_id: inst.ref_id,
+      user_id: user.userId,
+      depart_id: user.departId,
+      state: TaskState.DONE,
+      result: TaskResult.REJECT,
+      remark,
+      submit_time: now,
+      approve_time: now,
+      due_at: null,
+    })
+    .execute();
+  await trx.updateTable('process_instance').set({ state: InstanceState.REJECTED, update_time: now }).where('process_instance_id', '=', instanceId).execute();
+  await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REJECTED);
+}
+
+/** Continue approval from 3 or 4: the node where the instance stopped gets fresh tasks. */
+export async function resumeInstance(trx: Db, ctx: AppContext, instanceId: number): Promise<void> {
+  const inst = await loadInstance(trx, ctx, instanceId);
+  if (inst.state !== InstanceState.REJECTED && inst.state !== InstanceState.REVOKED) fail(ErrorCode.STATE_CONFLICT, '审批流程未被驳回或撤销，不能继续审批');
+  await activateNode(trx, ctx, inst, inst.current_sort);
+  await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REVIEW);
+}
+
+/** The approval-process view (spec 002 §3): processInstance and processTaskList. */
+export async function processInfo(db: Db, instanceId: number) {
+  const inst = await db
+    .selectFrom('process_instance')
+    .select(['process_instance_id', 'process_type', 'state', 'create_time', 'update_time'])
+    .where('process_instance_id', '=', instanceId)
+    .executeTakeFirst();
+  if (!inst) fail(ErrorCode.NOT_FOUND, '审批流程不存在');
+  const tasks = await db
+    .selectFrom('process_task as t')
+    .innerJoin('process_definition_node as d', 'd.definition_node_id', 't.definition_node_id')
+    .leftJoin('sys_user as u', 'u.user_id', 't.user_id')
+    .leftJoin('sys_department as dep', 'dep.depart_id', 't.depart_id')
+    .select(['t.process_task_id', 't.sort', 'd.name as node_name', 'u.user_name', 'dep.name as depart_name', 't.state', 't.result', 't.remark', 't.approve_time', 't.submit_time', 't.auto'])
+    .where('t.process_instance_id', '=', instanceId)
+    .orderBy('t.process_task_id')
+    .execute();
+  return {
+    processInstance: inst,
+    processTaskList: tasks.map((t) => ({
+      process_task_id: t.process_task_id,
+      state: t.state,
+      result: t.result,
+      remark: t.remark,
+      approve_time: t.approve_time,
+      submit_time: t.submit_time,
+      auto: t.auto,
+      processDefinitionNode: { name: t.node_name, sort: t.sort },
+      user: { user_name: t.auto ? `${t.user_name ?? ''}（系统）` : t.user_name ?? '' },
+      depart: { name: t.depart_name ?? '' },
+    })),
+  };
+}
+
+/**
+ * Overtime auto review: pending tasks past their node's limit are approved with
+ * the remark '超时自动通过'. Safe with several servers on one database: each
+ * decision is a conditional update, so a task another server already settled
+ * is skipped.
+ */
+export async function approveOverdue(ctx: AppContext, nowMs = ctx.now(), batch = 100): Promise<number> {
+  const due = await ctx.db
+    .selectFrom('process_task')
+    .select('process_task_id')
+    .where('state', '=', TaskState.PENDING)
+    .where('due_at', 'is not', null)
+    .where('due_at', '<=', nowMs)
+    .orderBy('due_at')
+    .limit(batch)
+    .execute();
+  let done = 0;
+  for (const t of due) {
+    try {
+      await ctx.db.transaction().execute((trx) => decide(trx, ctx, { taskId: t.process_task_id, userId: null, result: TaskResult.APPROVE, remark: OVERTIME_REMARK }));
+      done++;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      // Settled meanwhile (another server, a person) or the next node has no reviewer: left pending for a person to see.
+    }
+  }
+  return done;
+}
