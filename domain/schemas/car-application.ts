@@ -1,0 +1,573 @@
+/**
+ * Vehicle appointment (car application) payloads, spec 000 §3, §5 and §7.
+ * Field names are the spec's snake_case wire names, which are also the columns.
+ *
+ * The field builders shared with person-application.ts live here (ID numbers,
+ * phones, visit times, image lists, the approval bodies).
+ */
+import { z } from 'zod';
+import { APPROVED_TEXT, TaskResult, isDumpTruckModel } from '../appointments';
+import { enums, type EnumName } from '../enums';
+import { normaliseVisitTime, type FieldError } from '../visit-rules';
+import { choice01, idField, intField, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
+import type { PersonApplicationRow } from './person-application';
+
+// ---------------------------------------------------------------- shared field builders
+
+export const MOBILE_PATTERN = /^1[3-9]\d{9}$/;
+/** Landline or mobile, as interviewee and cargo contact numbers may be either. */
+export const TELEPHONE_PATTERN = /^[0-9][0-9-]{5,19}$/;
+const PROVINCES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼使领';
+/** Province + letter + 5 (ordinary) or 6 (new energy) letters/digits; a 5-character tail may end in 挂/学/警/港/澳. */
+export const PLATE_PATTERN = new RegExp(`^[${PROVINCES}][A-Z](?:[A-Z0-9]{5,6}|[A-Z0-9]{4}[挂学警港澳])$`);
+export const OTHER_DOCUMENT_PATTERN = /^[A-Za-z0-9]{5,30}$/;
+export const MAX_IMAGES = 20;
+export const MAX_LABEL_PHOTOS = 9;
+export const MAX_CAR_PERSONS = 10;
+
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+const ID_CHECK = '10X98765432';
+
+/** 18-character resident ID (GB 11643): 17 digits, a real birth date and the ISO 7064 check character. */
+export function isMainlandIdNumber(value: string): boolean {
+  const v = value.toUpperCase();
+  if (!/^\d{17}[\dX]$/.test(v)) return false;
+  const y = +v.slice(6, 10), m = +v.slice(10, 12), d = +v.slice(12, 14);
+  const birth = new Date(Date.UTC(y, m - 1, d));
+  if (y < 1900 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== m - 1 || birth.getUTCDate() !== d) return false;
+  const sum = ID_WEIGHTS.reduce((s, w, i) => s + w * +v[i], 0);
+  return ID_CHECK[sum % 11] === v[17];
+}
+
+/** The message for a document number of the given type, or null when it is well-formed. */
+export function idNumberError(idcardType: number | null | undefined, value: string): string | null {
+  if (idcardType === 1 || idcardType == null) return isMainlandIdNumber(value) ? null : '身份证号格式不正确';
+  return OTHER_DOCUMENT_PATTERN.test(value) ? null : '证件号码格式不正确';
+}
+
+const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+/** Makes a field optional where '' and null also mean "not given". */
+export const optionalField = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+
+/** A value of one of the code tables in enums.ts. */
+export const codeField = (required: string, table: EnumName) =>
+  intField(required).refine((n) => enums[table].some((o) => o.value === n), { error: required });
+
+const maxMsg = (n: number) => `不能超过${n}个文字`;
+export const reqText = (required: string, max: number) => requiredText(required, max, maxMsg(max));
+export const optText = (max: number) => optionalText(max, maxMsg(max));
+
+export const mobileField = (required: string) =>
+  requiredText(required, 11, '手机号格式不正确').regex(MOBILE_PATTERN, { error: '手机号格式不正确' });
+export const telephoneField = (required: string, invalid: string) =>
+  requiredText(required, 20, invalid).regex(TELEPHONE_PATTERN, { error: invalid });
+
+/** Document number; its format depends on the sibling document type, checked by idNumberCheck. */
+export const idNumberField = () => requiredText('请输入身份证号', 30, '身份证号格式不正确').transform((s) => s.toUpperCase());
+
+/**
+ * Object-level check of a document number against its type. Runs even when
+ * other fields failed, so the form shows every broken field at once.
+ */
+export function idNumberCheck(numberKey: string, typeKey: string) {
+  return (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    const num = value[numberKey];
+    const type = value[typeKey];
+    if (typeof num !== 'string' || num === '') return;
+    if (ctx.issues.some((i) => i.path?.[0] === numberKey || i.path?.[0] === typeKey)) return;
+    const message = idNumberError(typeof type === 'number' ? type : null, num);
+    if (message) ctx.addIssue({ code: 'custom', path: [numberKey], message });
+  };
+}
+export const always = { when: () => true };
+
+/** 'YYYY-MM-DD HH:mm:ss'; a plain date is the start or the end of its day. */
+export const visitTimeField = (edge: 'begin' | 'end', required = '请选择来访时间', invalid = '来访时间格式不正确') =>
+  z
+    .string({ error: required })
+    .trim()
+    .min(1, { error: required })
+    .transform((s, ctx) => {
+      const v = normaliseVisitTime(s, edge);
+      if (v === null) {
+        ctx.addIssue({ code: 'custom', message: invalid });
+        return z.NEVER;
+      }
+      return v;
+    });
+
+/** Optional time-range filter: '' or absent means no bound. */
+export const filterTimeField = (edge: 'begin' | 'end') => optionalField(visitTimeField(edge, '时间格式不正确', '时间格式不正确'));
+
+/**
+ * Uploaded file names joined by ';' (spec 000 §3). Arrays are accepted and
+ * joined; empty parts are dropped. The result is '' when nothing is uploaded.
+ */
+export const imagesField = (max = MAX_IMAGES) =>
+  z
+    .preprocess(
+      (v) => (v === undefined || v === null ? '' : Array.isArray(v) ? v.join(';') : v),
+      z.string({ error: '图片格式不正确' }),
+    )
+    .transform((s) => s.split(';').map((p) => p.trim()).filter(Boolean))
+    .refine((parts) => parts.length <= max, { error: `最多上传${max}张图片` })
+    .refine((parts) => parts.every((p) => p.length <= 255), { error: '图片文件名过长' })
+    .transform((parts) => parts.join(';'));
+
+export const imageCount = (images: string | null | undefined) => (images ? images.split(';').filter((p) => p.trim()).length : 0);
+
+/** Comma-joined ids (or a single number, or an array) → number[]. */
+export const idListField = (empty: string) =>
+  z.preprocess(
+    (v) => {
+      if (typeof v === 'number') return [v];
+      if (typeof v !== 'string') return v ?? [];
+      const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+      // One bad part fails the whole list, so the message lands on the field itself.
+      return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
+    },
+    z.array(z.number({ error: empty }).int({ error: empty }).min(1, { error: empty }), { error: empty }).min(1, { error: empty }),
+  );
+
+/** A JSON-encoded object is accepted as well (the column stores it as text). */
+const jsonObject = (v: unknown) => {
+  if (typeof v !== 'string') return blankToUndefined(v);
+  if (v.trim() === '') return undefined;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+};
+
+// ---------------------------------------------------------------- application form
+
+export const dumpTruckFileKeys = [
+  'driver_license', 'driving_license', 'compulsory_insurance', 'commercial_insurance',
+  'excess_insurance', 'commitment_letter', 'monitor_return_receipt',
+] as const;
+export type DumpTruckFileKey = (typeof dumpTruckFileKeys)[number];
+
+export const dumpTruckFileLabels: Record<DumpTruckFileKey, string> = {
+  driver_license: '驾驶证',
+  driving_license: '行驶证',
+  compulsory_insurance: '交强险',
+  commercial_insurance: '商业险',
+  excess_insurance: '超赔险',
+  commitment_letter: '承诺书',
+  monitor_return_receipt: '监控回执',
+};
+/** Spec 000 §3: every document but the monitoring receipt is required. */
+export const requiredDumpTruckFiles = dumpTruckFileKeys.filter((k) => k !== 'monitor_return_receipt');
+
+const dumpTruckFile = z.preprocess(
+  jsonObject,
+  z.object(Object.fromEntries(dumpTruckFileKeys.map((k) => [k, imagesField()])) as Record<DumpTruckFileKey, ReturnType<typeof imagesField>>, { error: '自卸车资料格式不正确' }).optional(),
+);
+
+/** Hazardous cargo (spec 000 §3). The text fields are all optional here; cargoInfoErrors says which a hazardous load needs. */
+const cargoTextKeys = [
+  'cargo_number', 'cargo_name', 'cargo_unit', 'enterprise', 'unified_social_credit_code', 'business_license_number',
+  'license_plate_color', 'vehicle_transport_license', 'trailer_license', 'trailer_trasport_license', 'tank_report',
+  'driver', 'driver_qualification_certificate', 'supercargo', 'supercargo_qualification_certificate',
+  'shipper', 'recipient', 'carrier', 'shipment_date', 'shipment_addr', 'destination',
+] as const;
+const cargoPhoneKeys = ['contact_phone', 'driver_phone', 'supercargo_phone', 'shipper_phone', 'recipient_phone', 'carrier_phone'] as const;
+const nonNegative = (msg: string) =>
+  optionalField(z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number({ error: msg }).min(0, { error: msg })));
+const optionalPhone = optionalField(z.string().trim().regex(TELEPHONE_PATTERN, { error: '电话格式不正确' }));
+
+const cargoInfo = z.preprocess(
+  jsonObject,
+  z
+    .object(
+      {
+        ...(Object.fromEntries(cargoTextKeys.map((k) => [k, optText(100)])) as Record<(typeof cargoTextKeys)[number], ReturnType<typeof optText>>),
+        ...(Object.fromEntries(cargoPhoneKeys.map((k) => [k, optionalPhone])) as Record<(typeof cargoPhoneKeys)[number], typeof optionalPhone>),
+        cargo_quantity: nonNegative('货物数量必须是不小于0的数字'),
+        tank_volume: nonNegative('罐体容积必须是不小于0的数字'),
+        annex: imagesField(),
+      },
+      { error: '危险货物信息格式不正确' },
+    )
+    .optional(),
+);
+
+/** The fields a hazardous load must carry, with their messages. */
+export const requiredCargoInfo: Array<[key: string, message: string]> = [
+  ['cargo_name', '请输入货物名称'],
+  ['cargo_quantity', '请输入货物数量'],
+  ['cargo_unit', '请选择货物单位'],
+  ['enterprise', '请输入托运企业'],
+  ['driver', '请输入驾驶员姓名'],
+  ['driver_phone', '请输入驾驶员电话'],
+];
+
+const carPerson = z
+  .object({
+    car_person_id: optionalField(intField('司乘人员ID不正确')),
+    name: optText(30),
+    idcard_type: optionalField(codeField('请选择证件类型', 'idcardType')),
+    id_card: optionalText(30, '证件号码格式不正确').transform((s) => s.toUpperCase()),
+    gender: optionalField(choice01('请选择性别')),
+    phone: optionalField(z.string().trim().regex(MOBILE_PATTERN, { error: '手机号格式不正确' })),
+    type: optionalField(codeField('请选择人员类型', 'driverType')),
+    face_photo: imagesField(1),
+    pqc_number: optText(50),
+  })
+  .superRefine(idNumberCheck('id_card', 'idcard_type'), always);
+
+const carFields = {
+  license_plate: requiredText('请输入车牌号', 10, '车牌号格式不正确')
+    .toUpperCase()
+    .regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
+  license_plate_color: codeField('请选择车牌颜色', 'plateColor'),
+  vehicle_type_id: intField('请选择车型').pipe(z.number().min(1, { error: '请选择车型' })),
+  applicant_name: reqText('请输入申请人姓名', 30),
+  applicant_idcard: idNumberField(),
+  applicant_gender: choice01('请选择性别'),
+  applicant_phone: mobileField('请输入手机号'),
+  applicant_face_photo: imagesField(1),
+  visitor_idcard_type: codeField('请选择证件类型', 'idcardType'),
+  visit_area: codeField('请选择园区', 'visitArea'),
+  visitor_type: codeField('请选择申请类型', 'carVisitorType'),
+  visitor_company: reqText('请输入来访单位', 50),
+  visitor_content: reqText('请输入来访事由', 200),
+  visitor_begin_time: visitTimeField('begin'),
+  visitor_end_time: visitTimeField('end'),
+  interviewee_name: reqText('请输入被访人姓名', 30),
+  interviewee_phone: telephoneField('请输入被访人电话', '被访人电话格式不正确'),
+  interviewee_depart_id: intField('请选择被访部门').pipe(z.number().min(1, { error: '请选择被访部门' })),
+  vehicle_license_number: optText(50),
+  engine_number: optText(50),
+  trailer_license: optText(20),
+  cargo_type: optionalField(choice01('请选择货物类型')),
+  cargo_name: optText(50),
+  car_load: nonNegative('载重必须是不小于0的数字'),
+  remark: optText(200),
+  vehicle_img: imagesField(),
+  img12123: imagesField(),
+  blind_video_photo: imagesField(),
+  register_record_photo: imagesField(),
+  dump_truck_file: dumpTruckFile,
+  cargo_info: cargoInfo,
+  carPersonList: optionalField(z.array(carPerson, { error: '司乘人员格式不正确' }).max(MAX_CAR_PERSONS, { error: `最多添加${MAX_CAR_PERSONS}名司乘人员` })),
+};
+
+const applicantIdCheck = idNumberCheck('applicant_idcard', 'visitor_idcard_type');
+export const carApplicationSave = z.object(carFields).superRefine(applicantIdCheck, always);
+export const carApplicationEdit = z
+  .object({ ...carFields, car_application_id: idField('车辆预约ID') })
+  .superRefine(applicantIdCheck, always);
+
+export type CarApplicationSave = z.infer<typeof carApplicationSave>;
+export type CarApplicationSaveInput = z.input<typeof carApplicationSave>;
+export type CarApplicationEdit = z.infer<typeof carApplicationEdit>;
+export type CarApplicationEditInput = z.input<typeof carApplicationEdit>;
+export type CargoInfo = NonNullable<CarApplicationSave['cargo_info']>;
+export type DumpTruckFile = NonNullable<CarApplicationSave['dump_truck_file']>;
+export type CarPerson = z.infer<typeof carPerson>;
+
+// ---------------------------------------------------------------- model-dependent rules (spec 000 §5)
+
+export interface VehicleModelFlags {
+  name: string;
+  need_blind_video: number;
+  need_record: number;
+  show_cargo_type: number;
+}
+
+const cargoKeys = ['cargo_type', 'cargo_name', 'car_load', 'cargo_info'] as const;
+
+/** Drops the cargo fields when the model does not show them, so they are never stored. */
+export function stripHiddenCargo<T extends object>(values: T, model: Pick<VehicleModelFlags, 'show_cargo_type'> | null): T {
+  if (!model || model.show_cargo_type !== 0) return values;
+  const copy = { ...values } as Record<string, unknown>;
+  for (const k of cargoKeys) delete copy[k];
+  return copy as T;
+}
+
+const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+/** Required hazardous-cargo fields; errors name the nested field as 'cargo_info.<key>'. */
+export function cargoInfoErrors(info: Record<string, unknown> | null | undefined): FieldError[] {
+  if (!info) return [{ field: 'cargo_info', message: '请填写危险货物信息' }];
+  return requiredCargoInfo.filter(([k]) => blank(info[k])).map(([k, message]) => ({ field: `cargo_info.${k}`, message }));
+}
+
+export interface CarRuleValues {
+  blind_video_photo?: string | null;
+  register_record_photo?: string | null;
+  dump_truck_file?: Partial<Record<DumpTruckFileKey, string | null>> | null;
+  cargo_type?: number | null;
+  cargo_info?: Record<string, unknown> | null;
+}
+
+/** The rules that depend on the chosen vehicle model and on cargo_type. */
+export function carApplicationRuleErrors(values: CarRuleValues, model: VehicleModelFlags | null): FieldError[] {
+  const errors: FieldError[] = [];
+  const v = stripHiddenCargo(values, model);
+  if (model?.need_blind_video === 1 && imageCount(v.blind_video_photo) === 0) {
+    errors.push({ field: 'blind_video_photo', message: '请上传盲区视频监控图片' });
+  }
+  if (model?.need_record === 1 && imageCount(v.register_record_photo) === 0) {
+    errors.push({ field: 'register_record_photo', message: '请上传备案登记照片' });
+  }
+  if (model && isDumpTruckModel(model.name)) {
+    for (const k of requiredDumpTruckFiles) {
+      if (imageCount(v.dump_truck_file?.[k]) === 0) errors.push({ field: `dump_truck_file.${k}`, message: `请上传${dumpTruckFileLabels[k]}` });
+    }
+  }
+  if (v.cargo_type === 1) errors.push(...cargoInfoErrors(v.cargo_info));
+  return errors;
+}
+
+// ---------------------------------------------------------------- lists and queues
+
+const timeRange = { begin_time: filterTimeField('begin'), end_time: filterTimeField('end') };
+
+export const carApplicationListQuery = pageQuery.extend({
+  application_number: optionalFilterText,
+  license_plate: optionalFilterText,
+  applicant_name: optionalFilterText,
+  applicant_phone: optionalFilterText,
+  applicant_idcard: optionalFilterText,
+  visitor_company: optionalFilterText,
+  interviewee_name: optionalFilterText,
+  interviewee_phone: optionalFilterText,
+  visit_area: optionalFilterInt,
+  state: optionalFilterInt,
+  visitor_type: optionalFilterInt,
+  is_delayed: optionalFilterInt,
+  ...timeRange,
+});
+
+/** Spec 000 §2 queue filters. The park filter's default of 1 is the screen's; absent here means every park. */
+export const carTaskQuery = pageQuery.extend({
+  application_number: optionalFilterText,
+  license_plate: optionalFilterText,
+  visitor_company: optionalFilterText,
+  interviewee_name: optionalFilterText,
+  interviewee_phone: optionalFilterText,
+  interviewee_depart_id: optionalFilterInt,
+  applicant_name: optionalFilterText,
+  applicant_phone: optionalFilterText,
+  applicant_idcard: optionalFilterText,
+  visitor_type: optionalFilterInt,
+  visit_area: optionalFilterInt,
+  ...timeRange,
+});
+export const QUEUE_DEFAULT_AREA = 1;
+
+// ---------------------------------------------------------------- action bodies
+
+export const idBody = z.object({ id: idField('申请ID') });
+export const revokeBody = z.object({ id: idField('申请ID'), reason: reqText('请输入撤销理由', 200) });
+
+export const delayBody = z.object({
+  id: idField('申请ID'),
+  visitor_begin_time: visitTimeField('begin', '请选择延期时间', '延期时间格式不正确'),
+  visitor_end_time: visitTimeField('end', '请选择延期时间', '延期时间格式不正确'),
+  delay_reason: reqText('请输入延期理由', 200),
+});
+
+/** Approval (spec 000 §3 "approval payload", §4): an approval without opinion reads 同意; a rejection needs one. */
+export const checkBody = z
+  .object({
+    taskIds: idListField('请选择要审核的任务'),
+    result: z.preprocess(
+      (v) => (v === undefined || v === null || v === '' ? TaskResult.APPROVE : v),
+      intField('请选择审核结果').refine((n) => n === TaskResult.APPROVE || n === TaskResult.REJECT, { error: '请选择审核结果' }),
+    ),
+    remark: optText(200),
+  })
+  .superRefine((v, ctx) => {
+    if (v.result !== TaskResult.APPROVE && !v.remark) ctx.addIssue({ code: 'custom', path: ['remark'], message: '请输入审批意见' });
+  }, always)
+  .transform((v) => ({ ...v, remark: v.remark || APPROVED_TEXT }));
+
+export const returnBody = z.object({ carApplicationId: idField('车辆预约ID'), remark: reqText('请输入审批意见', 200) });
+export const returnSubmitBody = z.object({ carApplicationId: idField('车辆预约ID') });
+
+export const canAmendBody = z.object({
+  car_application_id: idField('车辆预约ID'),
+  process_instance_id: idField('流程实例ID'),
+});
+export const amendBody = canAmendBody.extend({
+  visitor_begin_time: visitTimeField('begin'),
+  visitor_end_time: visitTimeField('end'),
+});
+
+/** A code chosen from a table whose filter has an 'all' (-1) option: -1 (and any negative) is not a choice. */
+const notAll = (fallback: number, required: string) =>
+  z.preprocess((v) => (v === undefined || v === null || v === '' ? fallback : v), intField(required).refine((n) => n >= 0, { error: required }));
+
+export const labelBody = z.object({
+  car_application_ids: idListField('请先选择要标记的车辆'),
+  color_id: notAll(2, '请选择标记颜色'),
+  label_type_id: notAll(1, '请选择标记类型'),
+  alarm_id: notAll(3, '请选择报警方式'),
+  remark: reqText('请输入标记原因', 200),
+  photo: imagesField(MAX_LABEL_PHOTOS),
+});
+
+export type CarApplicationListQuery = z.infer<typeof carApplicationListQuery>;
+export type CarTaskQuery = z.infer<typeof carTaskQuery>;
+export type IdBody = z.infer<typeof idBody>;
+export type RevokeBody = z.infer<typeof revokeBody>;
+export type CarDelayBody = z.infer<typeof delayBody>;
+export type CheckBody = z.infer<typeof checkBody>;
+export type CarReturnBody = z.infer<typeof returnBody>;
+export type CarAmendBody = z.infer<typeof amendBody>;
+export type LabelBody = z.infer<typeof labelBody>;
+
+// ---------------------------------------------------------------- labels for server messages
+
+export const carApplicationLabels: Record<string, string> = {
+  id: '申请ID',
+  car_application_id: '车辆预约ID',
+  carApplicationId: '车辆预约ID',
+  process_instance_id: '流程实例ID',
+  application_number: '预约单号',
+  license_plate: '车牌号',
+  license_plate_color: '车牌颜色',
+  vehicle_type_id: '车型',
+  applicant_name: '申请人姓名',
+  applicant_idcard: '身份证号',
+  applicant_gender: '性别',
+  applicant_phone: '手机号',
+  applicant_face_photo: '人脸照片',
+  visitor_idcard_type: '证件类型',
+  visit_area: '园区',
+  visitor_type: '申请类型',
+  visitor_company: '来访单位',
+  visitor_content: '来访事由',
+  visitor_begin_time: '来访开始时间',
+  visitor_end_time: '来访结束时间',
+  interviewee_name: '被访人姓名',
+  interviewee_phone: '被访人电话',
+  interviewee_depart_id: '被访部门',
+  vehicle_license_number: '行驶证号',
+  engine_number: '发动机号',
+  trailer_license: '挂车牌照',
+  cargo_type: '货物类型',
+  cargo_name: '货物名称',
+  car_load: '载重',
+  remark: '备注',
+  vehicle_img: '车辆照片',
+  img12123: '交管12123截图',
+  blind_video_photo: '盲区视频监控图片',
+  register_record_photo: '备案登记照片',
+  dump_truck_file: '自卸车资料',
+  ...Object.fromEntries(dumpTruckFileKeys.map((k) => [`dump_truck_file.${k}`, dumpTruckFileLabels[k]])),
+  cargo_info: '危险货物信息',
+  'cargo_info.cargo_name': '货物名称',
+  'cargo_info.cargo_quantity': '货物数量',
+  'cargo_info.cargo_unit': '货物单位',
+  'cargo_info.enterprise': '托运企业',
+  'cargo_info.driver': '驾驶员',
+  'cargo_info.driver_phone': '驾驶员电话',
+  carPersonList: '司乘人员',
+  reason: '撤销理由',
+  delay_reason: '延期理由',
+  taskIds: '审核任务',
+  result: '审核结果',
+  car_application_ids: '标记车辆',
+  color_id: '标记颜色',
+  label_type_id: '标记类型',
+  alarm_id: '报警方式',
+  photo: '标记照片',
+  begin_time: '开始时间',
+  end_time: '结束时间',
+};
+
+/** The same with remark read as the approval opinion (check, return) or as the flag reason (label). */
+export const carApprovalLabels: Record<string, string> = { ...carApplicationLabels, remark: '审批意见' };
+export const carLabelLabels: Record<string, string> = { ...carApplicationLabels, remark: '标记原因' };
+
+// ---------------------------------------------------------------- rows as the API answers them
+
+export interface CarPersonRow {
+  car_person_id: number;
+  name: string;
+  idcard_type: number | null;
+  id_card: string;
+  gender: number | null;
+  phone: string;
+  type: number | null;
+  face_photo: string;
+  pqc_number: string;
+}
+
+export interface CarApplicationRow {
+  car_application_id: number;
+  application_number: string;
+  application_id: number | null;
+  approval_status: number | null;
+  state: number;
+  license_plate: string;
+  license_plate_color: number;
+  vehicle_type_id: number;
+  vehicle_type_name: string | null;
+  applicant_name: string;
+  applicant_idcard: string;
+  applicant_gender: number;
+  applicant_phone: string;
+  applicant_face_photo: string;
+  visitor_idcard_type: number;
+  visit_area: number;
+  visitor_type: number;
+  visitor_company: string;
+  visitor_content: string;
+  visitor_begin_time: string;
+  visitor_end_time: string;
+  interviewee_name: string;
+  interviewee_phone: string;
+  interviewee_depart_id: number;
+  interviewee_depart_name: string | null;
+  label_status: number;
+  label_remark: string | null;
+  in_black_list: number;
+  revoke_reason: string | null;
+  is_delayed: number;
+  delay_reason: string | null;
+  process_instance_id: number | null;
+  process_type: number | null;
+  is_deleted: number;
+  create_user_id: number;
+  update_user_name: string | null;
+  create_time: string;
+  update_time: string;
+  color_id: number | null;
+  vehicle_license_number: string;
+  engine_number: string;
+  trailer_license: string;
+  cargo_type: number | null;
+  cargo_name: string;
+  car_load: number | null;
+  remark: string;
+  vehicle_img: string;
+  img12123: string;
+  blind_video_photo: string;
+  register_record_photo: string;
+  dump_truck_file: DumpTruckFile | null;
+  cargo_info?: CargoInfo | null;
+  car_info_id: number | null;
+  carPersonList?: CarPersonRow[];
+}
+
+/** An approval-queue entry (spec 000 §3 "approval task wrapper"). */
+export interface TaskRow {
+  ref_id: number;
+  process_task_id: number;
+  process_instance_id: number;
+  submit_time: string;
+  state: number;
+  approval_status: number | null;
+  result: number | null;
+  remark: string | null;
+  approve_time: string | null;
+  node_name: string | null;
+  carApplication?: CarApplicationRow & { carInfo?: Record<string, unknown> | null };
+  personApplication?: PersonApplicationRow;
+}
