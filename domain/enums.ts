@@ -62,6 +62,10 @@ export const enums = {
     [8, '人员黑白名单'],
     [9, '运输运单'],
   ]),
+  /** Vehicle flags (spec 000 §5, 001 §2): defaults colour 2, type 1, alarm 3; codes not shown by the spec, ours. */
+  markColor: opts([[1, '红色', 'danger'], [2, '黄色', 'warning'], [3, '蓝色', 'primary']]),
+  markLabelType: opts([[1, '重点关注'], [2, '违规行为'], [3, '安全隐患'], [4, '其他']]),
+  markAlarmType: opts([[1, '禁止入园'], [2, '入园报警'], [3, '仅提示']]),
 } satisfies Record<string, EnumOption[]>;
 
 export type EnumName = keyof typeof enums;

@@ -12,14 +12,48 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
+import { seedAppointments } from './bench-seed';
 import { signInViaApi } from './demo-login';
 import { measureScreens } from './size';
 
 const USERS = Number(process.env.BENCH_USERS ?? 200_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = 16;
+const APPOINTMENTS = Number(process.env.BENCH_APPOINTMENTS ?? 1_000_000);
+const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 400);
 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+
+/** Runs `REQUESTS` calls at `CONCURRENCY`, answering req/s and p95. */
+async function load(call: (i: number) => Promise<void>, requests = REQUESTS, concurrency = CONCURRENCY) {
+  const times: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests) {
+        const i = next++;
+        const s = performance.now();
+        await call(i);
+        times.push(performance.now() - s);
+      }
+    }),
+  );
+  return { perSecond: requests / ((performance.now() - started) / 1000), p95: p95(times) };
+}
+
+/** The same page read straight from better-sqlite3, sequentially, as the baseline. */
+function rawLoad(run: (i: number) => void, requests = REQUESTS) {
+  const times: number[] = [];
+  for (let i = 0; i < requests; i += 1) {
+    const s = performance.now();
+    run(i);
+    times.push(performance.now() - s);
+  }
+  return { perSecond: requests / (times.reduce((a, b) => a + b, 0) / 1000), p95: p95(times) };
+}
+
+const row = (label: string, r: { perSecond: number; p95: number }, unit = 'req/s') => `  ${label.padEnd(44)} ${r.perSecond.toFixed(0).padStart(7)} ${unit.padEnd(6)} p95 ${r.p95.toFixed(2).padStart(7)} ms`;
 
 async function main() {
   const dist = path.resolve('dist');
@@ -84,6 +118,99 @@ async function main() {
   console.log(`  API (HTTP + session + JSON)   ${(REQUESTS / seconds).toFixed(0).padStart(7)} req/s   p95 ${p95(times).toFixed(2)} ms`);
   const rawTotal = rawTimes.reduce((a, b) => a + b, 0) / 1000;
   console.log(`  baseline: raw better-sqlite3  ${(REQUESTS / rawTotal).toFixed(0).padStart(7)} pages/s p95 ${p95(rawTimes).toFixed(2)} ms`);
+
+  await benchAppointments();
+}
+
+/**
+ * Every appointment list and queue over a million appointments and their
+ * tasks, signed in as the account that uses it, beside the same page read
+ * straight from better-sqlite3; then durable approval decisions per second.
+ */
+async function benchAppointments() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-appt-'));
+  const password = 'Bench' + Date.now() + 'y';
+  const config = loadConfig({ DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD: password, PORT: '0', LOG_LEVEL: 'warn' }, { staticDir: undefined });
+  let app = await buildApp(config);
+  await app.close();
+
+  const raw = new Database(path.join(dataDir, 'park.db'));
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  const t0 = performance.now();
+  const ids = seedAppointments(raw, APPOINTMENTS);
+  raw.exec('analyze');
+  const counts = raw.prepare('select (select count(*) from car_application) + (select count(*) from person_application) as apps, (select count(*) from process_task) as tasks').get() as { apps: number; tasks: number };
+  console.log(`\nSeeded ${counts.apps.toLocaleString()} appointments and ${counts.tasks.toLocaleString()} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const pn = (i: number) => 1 + ((i * 7919) % 50);
+  const carCols = 'a.*, vt.name as vehicle_type_name, d.name as interviewee_depart_name';
+  const carJoin = 'car_application a left join vehicle_type vt on vt.id = a.vehicle_type_id left join sys_department d on d.depart_id = a.interviewee_depart_id';
+  const personCols = 'a.*, d.name as interviewee_depart_name';
+  const personJoin = 'person_application a left join sys_department d on d.depart_id = a.interviewee_depart_id';
+  const taskPage = (table: 'car_application' | 'person_application', key: string) =>
+    `select t.process_task_id, t.process_instance_id, t.submit_time, t.state, a.* from process_task t join ${table} a on a.${key} = t.ref_id where t.user_id = ? and t.queue = ? and t.state = 0 order by t.process_task_id desc limit 10 offset ?`;
+  const taskCount = 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0';
+
+  const cases: Array<{ label: string; account: 'contact' | 'reviewer' | 'squad'; path: string; sql: string; count: string; args: unknown[] }> = [
+    { label: 'contact  carApplications/list', account: 'contact', path: '/carApplications/list', sql: `select ${carCols} from ${carJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where create_user_id = ? and is_deleted = 0', args: [ids.contact] },
+    { label: 'contact  personApplications/list', account: 'contact', path: '/personApplications/list', sql: `select ${personCols} from ${personJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.person_application_id desc limit 10 offset ?`, count: 'select count(*) as n from person_application where create_user_id = ? and is_deleted = 0', args: [ids.contact] },
+    { label: 'reviewer carApplications/history/list', account: 'reviewer', path: '/carApplications/history/list', sql: `select ${carCols} from ${carJoin} where a.interviewee_depart_id = ? and a.is_deleted = 0 and a.state != 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where interviewee_depart_id = ? and is_deleted = 0 and state != 0', args: [ids.cnoocShell] },
+    { label: 'squad    carApplications/all/history/list', account: 'squad', path: '/carApplications/all/history/list', sql: `select ${carCols} from ${carJoin} where a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where is_deleted = 0', args: [] },
+    { label: 'squad    personApplications/all/history/list', account: 'squad', path: '/personApplications/all/history/list', sql: `select ${personCols} from ${personJoin} where a.is_deleted = 0 order by a.person_application_id desc limit 10 offset ?`, count: 'select count(*) as n from person_application where is_deleted = 0', args: [] },
+    { label: 'reviewer carApplications/task/page', account: 'reviewer', path: '/carApplications/task/page', sql: taskPage('car_application', 'car_application_id'), count: taskCount, args: [ids.reviewer, 'car_task'] },
+    { label: 'reviewer personApplications/task/page', account: 'reviewer', path: '/personApplications/task/page', sql: taskPage('person_application', 'person_application_id'), count: taskCount, args: [ids.reviewer, 'person_task'] },
+    { label: 'squad    carApplications/shdd_final/taskPage', account: 'squad', path: '/carApplications/shdd_final/taskPage', sql: taskPage('car_application', 'car_application_id'), count: taskCount, args: [ids.squad, 'car_final'] },
+    { label: 'squad    personApplications/shdd_final/taskPage', account: 'squad', path: '/personApplications/shdd_final/taskPage', sql: taskPage('person_application', 'person_application_id'), count: taskCount, args: [ids.squad, 'person_final'] },
+  ];
+  const baselines = cases.map((c) => {
+    const page = raw.prepare(c.sql);
+    const count = raw.prepare(c.count);
+    return rawLoad((i) => {
+      count.get(...c.args);
+      page.all(...c.args, (pn(i) - 1) * 10);
+    }, 500);
+  });
+
+  // Raw baseline of one decision: the conditional update, the next node's task, the instance, in one durable transaction.
+  const decideRaw = raw.transaction((taskId: number) => {
+    raw.prepare("update process_task set state = 1, result = 1, remark = '同意', approve_time = ? where process_task_id = ? and state = 0").run('2026-11-21 10:00:00', taskId);
+    const t = raw.prepare('select process_instance_id, ref_id from process_task where process_task_id = ?').get(taskId) as { process_instance_id: number; ref_id: number };
+    raw.prepare("insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, remark, auto, submit_time) values (?, 0, 2, 2, 'car_final', ?, ?, 0, 0, '', 0, ?)").run(t.process_instance_id, t.ref_id, ids.squad, '2026-11-21 10:00:00');
+    raw.prepare('update process_instance set current_sort = 2 where process_instance_id = ?').run(t.process_instance_id);
+  });
+  const rawTasks = ids.reviewerCarTasks.slice(0, DECISIONS);
+  const apiTasks = ids.reviewerCarTasks.slice(DECISIONS, DECISIONS * 2);
+  const rawDecisions = rawLoad((i) => decideRaw(rawTasks[i]!), rawTasks.length);
+  raw.close();
+
+  app = await buildApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const tokens = {
+    contact: await signInViaApi(origin, dataDir, 'contact', password),
+    reviewer: await signInViaApi(origin, dataDir, 'reviewer', password),
+    squad: await signInViaApi(origin, dataDir, 'squad', password),
+  };
+  const post = async (token: string, url: string, body: unknown) => {
+    const res = await fetch(`${origin}/api${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    const json = (await res.json()) as { success: boolean; msg: string };
+    if (!json.success) throw new Error(`${url} answered ${res.status}: ${json.msg}`);
+  };
+
+  console.log(`\nAppointment lists and queues, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: the same page and count from raw better-sqlite3)`);
+  for (const [k, c] of cases.entries()) {
+    const r = await load((i) => post(tokens[c.account], c.path, { size: 10, pn: pn(i) }));
+    console.log(row(c.label, r));
+    console.log(row('  baseline: raw better-sqlite3', baselines[k]!, 'pages/s'));
+  }
+  const decisions = await load((i) => post(tokens.reviewer, '/carApplications/task/check', { taskIds: String(apiTasks[i]), result: 1, remark: '同意' }), apiTasks.length, 8);
+  console.log(`\nDurable approval decisions (synchronous=FULL), ${apiTasks.length} single-task checks, 8 concurrent`);
+  console.log(row('reviewer carApplications/task/check', decisions, 'dec/s'));
+  console.log(row('  baseline: raw better-sqlite3 transaction', rawDecisions, 'dec/s'));
+  await app.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 await main();
+

@@ -15,16 +15,19 @@ import { loadServerKeys } from './core/crypto';
 import { AppError, failure } from './core/errors';
 import { logRedactPaths } from './core/redact';
 import { createSmsSender } from './core/sms';
+import { approvalPendingRoutes } from './modules/approval-pending';
+import { appointmentRoutes } from './modules/appointments/index';
 import { authRoutes } from './modules/auth';
 import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
+import { fileRoutes } from './modules/files';
 import { roleRoutes } from './modules/roles';
 import { pushRoutes } from './modules/push';
 import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes, pushRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes, pushRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes];
 
 /** `logFile` sends the log to a file instead of stdout (tests read it back to prove nothing secret is logged). */
 export async function buildApp(config: Config, opts: { logFile?: string } = {}): Promise<FastifyInstance> {

@@ -16,6 +16,37 @@ export function bearerToken(req: FastifyRequest): string | null {
   return m ? m[1].trim() : null;
 }
 
+/**
+ * Codes granted by a set of roles, kept a few seconds: every call needs them
+ * and they change only when an administrator edits a role. A change made in
+ * this process clears the cache at once (forgetRolePermissions); other servers
+ * sharing PostgreSQL pick it up within the TTL.
+ */
+const ROLE_CODES_TTL_MS = 5_000;
+const roleCodes = new Map<string, { codes: string[]; at: number }>();
+
+export function forgetRolePermissions(): void {
+  roleCodes.clear();
+}
+
+async function codesOfRoles(app: FastifyInstance, roleIds: number[]): Promise<string[]> {
+  const key = [...roleIds].sort((a, b) => a - b).join(',');
+  const hit = roleCodes.get(key);
+  if (hit && Date.now() - hit.at < ROLE_CODES_TTL_MS) return hit.codes;
+  const rows = await app.ctx.db
+    .selectFrom('sys_role_permission as rp')
+    .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
+    .select('p.code')
+    .distinct()
+    .where('rp.role_id', 'in', roleIds)
+    .where('p.deleted', '=', 0)
+    .where('p.status', '=', 1)
+    .execute();
+  const codes = rows.map((r) => r.code);
+  roleCodes.set(key, { codes, at: Date.now() });
+  return codes;
+}
+
 /** Loads the session behind a token, renewing its idle expiry at most once a minute. */
 export async function authenticate(app: FastifyInstance, token: string): Promise<AuthContext | null> {
   const { db, config } = app.ctx;
@@ -40,18 +71,7 @@ export async function authenticate(app: FastifyInstance, token: string): Promise
     .where('r.status', '=', 1)
     .execute();
   const roleIds = roles.map((r) => r.role_id);
-  const codes = roleIds.length
-    ? await db
-        .selectFrom('sys_role_permission as rp')
-        .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
-        .select('p.code')
-        .distinct()
-        .where('rp.role_id', 'in', roleIds)
-        .where('p.deleted', '=', 0)
-        .where('p.status', '=', 1)
-        .execute()
-    : [];
-  const permissions = new Set(codes.map((c) => c.code));
+  const permissions = new Set(roleIds.length ? await codesOfRoles(app, roleIds) : []);
   if (roleIds.length) for (const c of openCodes) permissions.add(c);
   return {
     userId: row.user_id,

@@ -4,7 +4,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { allPermissionCodes, flattenPermissions, permissionTree, type PermissionSeed } from '../../domain/permissions';
 import type { AppContext } from '../core/context';
+import { forgetRolePermissions } from '../core/auth';
 import { hashPassword } from '../core/crypto';
+import { seedDemoAppointments } from './seed-appointments';
 import { seedProcesses } from './seed-processes';
 
 interface DepartSeed {
@@ -170,6 +172,7 @@ async function bindRolePermissions(ctx: AppContext, roleId: number, codes: strin
     await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
     if (ids.length) await trx.insertInto('sys_role_permission').values(ids.map((r) => ({ role_id: roleId, permission_id: r.permission_id }))).execute();
   });
+  forgetRolePermissions();
 }
 
 function generatePassword(): string {
@@ -190,6 +193,7 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
   if (!seeded) await seedDemoPark(ctx, log);
   // Separate from the flag above so that databases seeded before the approval engine get their processes.
   await seedProcesses(ctx);
+  await seedDemoAppointments(ctx);
 
   const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();
   if (admin) await bindRolePermissions(ctx, admin.role_id, allPermissionCodes);

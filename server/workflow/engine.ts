@@ -336,7 +336,7 @@ export async function processInfo(db: Db, instanceId: number) {
     .orderBy('t.process_task_id')
     .execute();
   return {
-    processInstance: inst,
+    processInstance: inst!,
     processTaskList: tasks.map((t) => ({
       process_task_id: t.process_task_id,
       state: t.state,

@@ -23,6 +23,19 @@ export const appRoutes: AppRoute[] = [
   { path: '/about', title: '版本信息', page: lazy(() => import('../features/about/about-page')), open: true },
   { path: '/system/users', title: '用户管理', page: lazy(() => import('../features/users/users-page')) },
   { path: '/system/vehicle-types', title: '车型管理', page: lazy(() => import('../features/vehicle-types/vehicle-types-page')) },
+  { path: '/appointments/person', title: '人员预约', page: lazy(() => import('../features/appointments/person/person-page')) },
+  { path: '/appointments/car', title: '车辆预约', page: lazy(() => import('../features/appointments/car/car-page')) },
+  { path: '/appointments/person-history', title: '人员预约记录', page: lazy(() => import('../features/appointments/history/person-history-page')) },
+  { path: '/appointments/car-history', title: '车辆预约记录', page: lazy(() => import('../features/appointments/history/car-history-page')) },
+  { path: '/appointments/person-all-history', title: '人员预约总记录', page: lazy(() => import('../features/appointments/history/person-all-history-page')) },
+  { path: '/appointments/car-all-history', title: '车辆预约总记录', page: lazy(() => import('../features/appointments/history/car-all-history-page')) },
+  { path: '/approval/car', title: '车辆预约审核', page: lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage('car_task') }))) },
+  { path: '/approval/heavy-tipper', title: '重型自卸货车审核', page: lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage('car_zxzxc') }))) },
+  { path: '/approval/medium-large', title: '中大型客车审核', page: lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage('car_bus') }))) },
+  { path: '/approval/chemicals', title: '危化品车辆审核', page: lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage('car_chemicals') }))) },
+  { path: '/approval/car-final', title: '车辆预约终审', page: lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage('car_final') }))) },
+  { path: '/approval/person', title: '人员预约审核', page: lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage('person_task') }))) },
+  { path: '/approval/person-final', title: '人员预约终审', page: lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage('person_final') }))) },
 ];
 
 const byPath = new Map(appRoutes.map((r) => [r.path, r]));

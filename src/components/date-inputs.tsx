@@ -18,16 +18,21 @@ export interface DateInputProps {
   onChange?: (value: unknown) => void;
   withTime?: boolean;
   disabled?: boolean;
+  /** Earliest and latest selectable day, 'YYYY-MM-DD' (the native picker greys out the rest). */
+  min?: string;
+  max?: string;
   'aria-label'?: string;
 }
 
-export function DateInput({ value, onChange, withTime = false, disabled, ...aria }: DateInputProps) {
+export function DateInput({ value, onChange, withTime = false, disabled, min, max, ...aria }: DateInputProps) {
   return (
     <input
       className="pf-date"
       type={withTime ? 'datetime-local' : 'date'}
       step={withTime ? 1 : undefined}
       value={toNative(value, withTime)}
+      min={min && (withTime ? `${min}T00:00:00` : min)}
+      max={max && (withTime ? `${max}T23:59:59` : max)}
       disabled={disabled}
       aria-label={aria['aria-label']}
       onChange={(e) => onChange?.(toWire(e.target.value, withTime))}
@@ -35,7 +40,7 @@ export function DateInput({ value, onChange, withTime = false, disabled, ...aria
   );
 }
 
-export function DateRangeInput({ value, onChange, withTime = false, disabled, ...aria }: DateInputProps) {
+export function DateRangeInput({ value, onChange, withTime = false, disabled, min, max, ...aria }: DateInputProps) {
   const pair = Array.isArray(value) ? value : [];
   const set = (i: 0 | 1, v: unknown) => {
     const next = [pair[0], pair[1]];
@@ -43,11 +48,14 @@ export function DateRangeInput({ value, onChange, withTime = false, disabled, ..
     onChange?.(next.every((x) => x === undefined) ? undefined : next);
   };
   const label = aria['aria-label'] ?? '';
+  // The end cannot come before the chosen start.
+  const startDay = typeof pair[0] === 'string' && pair[0] ? pair[0].slice(0, 10) : undefined;
+  const endMin = startDay && (!min || startDay > min) ? startDay : min;
   return (
     <span className="pf-range">
-      <DateInput value={pair[0]} withTime={withTime} disabled={disabled} aria-label={`${label}开始`} onChange={(v) => set(0, v)} />
+      <DateInput value={pair[0]} withTime={withTime} disabled={disabled} min={min} max={max} aria-label={`${label}开始`} onChange={(v) => set(0, v)} />
       <span className="pf-range__sep">至</span>
-      <DateInput value={pair[1]} withTime={withTime} disabled={disabled} aria-label={`${label}结束`} onChange={(v) => set(1, v)} />
+      <DateInput value={pair[1]} withTime={withTime} disabled={disabled} min={endMin} max={max} aria-label={`${label}结束`} onChange={(v) => set(1, v)} />
     </span>
   );
 }

@@ -25,6 +25,8 @@ export interface DataTableProps<R extends Row> {
   /** Replaces the body (skeleton, empty and error states) while keeping the header. */
   placeholder?: ReactNode;
   busy?: boolean;
+  /** Shows a leading 序号 column starting at this number (the first row of the page). */
+  rowNumberFrom?: number;
 }
 
 const INLINE_ACTIONS = 4;
@@ -52,12 +54,13 @@ function ActionCell({ actions }: { actions: BoundAction[] }) {
 }
 
 /** The desktop table: semantic markup, sticky header, zebra rows, sideways scroll with the actions pinned right. */
-export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, hasActions, actionWidth = 160, onOpen, rowClassName, selection, placeholder, busy }: DataTableProps<R>) {
+export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, hasActions, actionWidth = 160, onOpen, rowClassName, selection, placeholder, busy, rowNumberFrom }: DataTableProps<R>) {
   const cols = fields.filter((f) => !f.hideInTable);
   const keys = rows.map((r) => (r as Record<string, unknown>)[rowKey]);
   const allOn = selection && keys.length > 0 && keys.every((k) => selection.selected.has(k));
   const someOn = selection && keys.some((k) => selection.selected.has(k));
-  const minWidth = cols.reduce((n, f) => n + (f.width ?? 140), 0) + (hasActions ? actionWidth : 0) + (selection ? 48 : 0);
+  const numbered = rowNumberFrom !== undefined;
+  const minWidth = cols.reduce((n, f) => n + (f.width ?? 140), 0) + (hasActions ? actionWidth : 0) + (selection ? 48 : 0) + (numbered ? 64 : 0);
   return (
     <div className={`dtb-scroll${busy ? ' dtb-scroll--busy' : ''}`}>
       <table className="dtb" style={{ minWidth }}>
@@ -66,6 +69,11 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, has
             {selection && (
               <th className="dtb-check" scope="col">
                 <Checkbox aria-label="全选本页" checked={!!allOn} indeterminate={!allOn && !!someOn} onChange={(on) => selection.toggleAll(on)} />
+              </th>
+            )}
+            {numbered && (
+              <th scope="col" className="dtb-num">
+                序号
               </th>
             )}
             {cols.map((f) => (
@@ -83,10 +91,10 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, has
         <tbody>
           {placeholder ? (
             <tr className="dtb-placeholder">
-              <td colSpan={cols.length + (hasActions ? 1 : 0) + (selection ? 1 : 0)}>{placeholder}</td>
+              <td colSpan={cols.length + (hasActions ? 1 : 0) + (selection ? 1 : 0) + (numbered ? 1 : 0)}>{placeholder}</td>
             </tr>
           ) : (
-            rows.map((r) => {
+            rows.map((r, i) => {
               const k = (r as Record<string, unknown>)[rowKey];
               const on = selection?.selected.has(k);
               return (
@@ -101,6 +109,7 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, has
                       <Checkbox aria-label="选择此行" checked={!!on} onChange={() => selection.toggle(k)} />
                     </td>
                   )}
+                  {numbered && <td className="dtb-num">{rowNumberFrom + i}</td>}
                   {cols.map((f) => (
                     <td key={f.name} style={{ textAlign: f.align, maxWidth: f.ellipsis ? f.width : undefined }} className={[f.ellipsis ? 'dtb-ellipsis' : '', f.fixed ? 'dtb-fixed-left' : ''].join(' ').trim() || undefined} title={f.ellipsis ? fieldText(f, r) : undefined}>
                       <FieldValue field={f} row={r} />

@@ -42,7 +42,7 @@ export function DetailView<R extends Row>({ def, row, open, onClose }: { def: Sc
               <div className="dv-row" key={f.name}>
                 <dt className="dv-label">{f.label}</dt>
                 <dd className="dv-value">
-                  <FieldValue field={f} row={data} />
+                  <FieldValue field={f} row={data} variant="detail" />
                 </dd>
               </div>
             ))}

@@ -1,4 +1,5 @@
 import { Input, Selector, TextArea } from 'antd-mobile';
+import { lazy, Suspense } from 'react';
 import { ALL, enums } from '../../domain/enums';
 import { ChoiceRadio } from '../components/choice-radio';
 import { DateInput, DateRangeInput } from '../components/date-inputs';
@@ -7,6 +8,9 @@ import { resolveOptions } from '../components/enum-options';
 import { EnumSelect } from '../components/enum-select';
 import { useIsDesktop } from '../lib/use-media';
 import type { FieldDef, FormMode, Row } from './types';
+
+// Loaded with the first photo field, so that list screens without one do not carry the image viewer.
+const ImageUpload = lazy(() => import('../components/image-upload').then((m) => ({ default: m.ImageUpload })));
 
 export interface FieldInputArgs<R extends Row> {
   field: FieldDef<R>;
@@ -75,6 +79,12 @@ export function FieldInput<R extends Row>({ field, value, onChange, purpose, mod
           disabled={disabled}
         />
       );
+    case 'images':
+      return purpose === 'form' ? (
+        <Suspense fallback={null}>
+          <ImageUpload value={str} onChange={onChange} max={field.max} disabled={disabled} />
+        </Suspense>
+      ) : null;
     case 'date':
       return <DateInput aria-label={field.label} value={value} onChange={onChange} disabled={disabled} />;
     case 'dateRange':

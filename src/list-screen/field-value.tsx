@@ -1,12 +1,16 @@
 import { Tag } from 'antd-mobile';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { enums } from '../../domain/enums';
 import { optionLabel, resolveOptions } from '../components/enum-options';
+import { splitFileNames } from '../lib/files';
 import { useDepartments } from '../lib/preloads';
 import { cellValue } from './conventions';
 import type { FieldDef, Row } from './types';
 
 const EMPTY = <span className="ls-dash">-</span>;
+// Loaded with the first photo field shown, so that list screens without one do not carry the image viewer.
+const ImageList = lazy(() => import('../components/image-upload').then((m) => ({ default: m.ImageList })));
+const ImageCount = lazy(() => import('../components/image-upload').then((m) => ({ default: m.ImageCount })));
 
 function DepartmentName({ id }: { id: unknown }) {
   const { data } = useDepartments();
@@ -14,8 +18,8 @@ function DepartmentName({ id }: { id: unknown }) {
   return <>{hit ? hit.name : id === undefined || id === null ? '-' : String(id)}</>;
 }
 
-/** A field's value as the table cell, card line and detail line show it. */
-export function FieldValue<R extends Row>({ field, row }: { field: FieldDef<R>; row: R }): ReactNode {
+/** A field's value as the table cell, card line and detail line show it; `variant="detail"` shows images as thumbnails rather than a count. */
+export function FieldValue<R extends Row>({ field, row, variant }: { field: FieldDef<R>; row: R; variant?: 'detail' }): ReactNode {
   if (field.render) return field.render(row);
   const v = cellValue(row, field);
   if (v === undefined || v === null || v === '') return EMPTY;
@@ -35,6 +39,8 @@ export function FieldValue<R extends Row>({ field, row }: { field: FieldDef<R>; 
       return optionLabel(enums.yesNo, v);
     case 'department':
       return <DepartmentName id={v} />;
+    case 'images':
+      return <Suspense fallback={`${splitFileNames(v).length}张`}>{variant === 'detail' ? <ImageList value={String(v)} /> : <ImageCount value={String(v)} />}</Suspense>;
     case 'password':
       return '••••••';
     case 'dateRange':
@@ -53,5 +59,6 @@ export function fieldText<R extends Row>(field: FieldDef<R>, row: R): string | u
   if (field.render || v === undefined || v === null) return undefined;
   if (field.kind === 'enum') return optionLabel(resolveOptions(field.options), v);
   if (field.kind === 'yesNo') return optionLabel(enums.yesNo, v);
+  if (field.kind === 'images') return `${splitFileNames(v).length}张图片`;
   return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
 }

@@ -138,6 +138,8 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
 
   const actionsFor = (row: R): BoundAction[] =>
     (def.rowActions ?? [])
+      // A phone card opens its detail by itself (tap, 查看详情): a 详情 button beside it would only take room.
+      .filter((a) => !(a.type === 'detail' && !desktop && def.detail))
       .filter((a) => can(a.permission) && (!a.visible || a.visible(row, can)))
       .map((a) => ({ key: a.key, label: a.label, danger: a.danger || a.type === 'delete', run: () => void runRowAction(a, row) }));
 
@@ -149,7 +151,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
     else await call(a.path, a.body(picked), a.success, a.failure);
   };
 
-  const toolbar = (def.toolbar ?? []).filter((t) => can(t.permission));
+  const toolbar = (def.toolbar ?? []).filter((t) => can(t.permission) && (!t.visible || t.visible(can)));
   const runToolbar = (t: (typeof toolbar)[number]) => {
     if (t.type === 'create') open({ kind: 'form', mode: 'create' });
     else if (t.type === 'modal') open({ kind: 'custom', component: t.component });
@@ -157,7 +159,8 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   };
   const batch = (def.batch ?? []).filter((b) => can(b.permission));
   const selectable = batch.length > 0;
-  const onOpen = def.detail ? (row: R) => open({ kind: 'detail', row }) : undefined;
+  const detailComponent = def.detail?.component;
+  const onOpen = detailComponent ? (row: R) => open({ kind: 'custom', component: detailComponent, row }) : def.detail ? (row: R) => open({ kind: 'detail', row }) : undefined;
   const heldActions = (def.rowActions ?? []).filter((a) => can(a.permission));
   const hasActions = heldActions.length > 0;
   const inlineLabels = heldActions.length > 4 ? [...heldActions.slice(0, 3).map((a) => a.label), '更多…'] : heldActions.map((a) => a.label);
@@ -267,7 +270,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
               </button>
               {toolbar.map((t) => (
                 <Button key={t.key} size="small" color={t.type === 'create' || t.primary ? 'primary' : 'default'} onClick={() => runToolbar(t)}>
-                  {t.type === 'create' && <AddOutline className="ls-btn-icon" />}
+                  {t.type === 'create' ? <AddOutline className="ls-btn-icon" /> : t.icon ? <span className="ls-btn-icon">{t.icon}</span> : null}
                   {t.label}
                 </Button>
               ))}
@@ -284,6 +287,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
             actionWidth={actionWidth}
             onOpen={onOpen}
             rowClassName={def.rowClassName}
+            rowNumberFrom={def.rowNumber ? (state.pn - 1) * state.size + 1 : undefined}
             selection={selectable ? { selected, toggle, toggleAll } : undefined}
             busy={query.isFetching && !firstLoad}
             placeholder={firstLoad ? <Skeleton.Paragraph lineCount={6} animated className="ls-skeleton" /> : stateBlock}
@@ -296,7 +300,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   }
 
   const activeCount = activeFilterCount(state.filters, def.fields);
-  const createAction = toolbar.find((t) => t.type === 'create');
+  const createAction = toolbar.find((t) => t.type === 'create') ?? toolbar.find((t) => t.primary);
   const otherTools = toolbar.filter((t) => t !== createAction);
   const sheetActions = sheetRow ? actionsFor(sheetRow) : [];
   const titleField = def.fields.find((f) => f.name === def.card?.title) ?? def.fields.find((f) => !f.hideInTable && !f.hideInCard);
@@ -327,7 +331,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
           ))}
           {createAction && (
             <Button size="mini" color="primary" onClick={() => runToolbar(createAction)} className="ls-add">
-              <AddOutline /> {createAction.label}
+              {createAction.type === 'create' ? <AddOutline /> : createAction.icon} {createAction.label}
             </Button>
           )}
         </span>

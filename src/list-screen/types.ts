@@ -21,6 +21,8 @@ export type FieldKind =
   | 'datetimeRange'
   /** depart_id picked from the department tree (useDepartments). */
   | 'department'
+  /** Stored image names joined by ';' (src/components/image-upload.tsx); `max` caps the count. */
+  | 'images'
   | 'custom';
 
 export type Can = (code: string | undefined) => boolean;
@@ -50,6 +52,8 @@ export interface FieldDef<R extends Row = Row> {
   tag?: boolean;
   /** Unit suffix in the form input and after values (e.g. 'km/h'). */
   unit?: string;
+  /** Most images a kind 'images' field takes (default 20). */
+  max?: number;
   /** Custom cell / card line / detail line. */
   render?: (row: R) => ReactNode;
   /** Custom input for kind 'custom' (filter and form). */
@@ -130,7 +134,12 @@ export type ToolbarAction<R extends Row = Row> = {
   key: string;
   label: string;
   permission?: string;
+  /** Beside `permission`: e.g. one button that stands for several codes, shown when any is held. */
+  visible?: (can: Can) => boolean;
+  /** Filled button on desktop; on phones the screen's main button when there is no 'create' action. */
   primary?: boolean;
+  /** Icon before the label (a 'create' action has the add icon already). */
+  icon?: ReactNode;
 } & ({ type: 'create' } | { type: 'modal'; component: ComponentType<ScreenModalProps<R>> } | { type: 'run'; run: (ctx: { filters: Values; reload: () => void }) => void | Promise<void> });
 
 export type BatchAction<R extends Row = Row> = {
@@ -189,11 +198,20 @@ export interface ScreenDef<R extends Row = Row> {
   batch?: BatchAction<R>[];
   form?: FormDef<R>;
   /** Double-click / tap opens it. Without `fetch` the list row is shown. */
-  detail?: { title?: string; fetch?: (row: R) => Promise<R>; render?: (row: R) => ReactNode; width?: number };
+  detail?: {
+    title?: string;
+    fetch?: (row: R) => Promise<R>;
+    render?: (row: R) => ReactNode;
+    width?: number;
+    /** Opens this modal instead of the read-only detail (an approval queue's tap opens the review, which can act). */
+    component?: ComponentType<ScreenModalProps<R>>;
+  };
   /** ms; approval queues use 60_000. Paused while any modal or sheet of the screen is open. */
   autoRefresh?: number;
   /** Extra row class, e.g. red rows of flagged vehicles. */
   rowClassName?: (row: R) => string | undefined;
+  /** Wide tables: a leading 序号 column that counts on across pages (desktop table only). */
+  rowNumber?: boolean;
 }
 
 /** Identity helper that keeps the row type when declaring a screen. */

@@ -4,6 +4,7 @@ import { DEFAULT_PARK_TZ, formatInZone } from '../../../domain/time';
 import { visibleGroups } from '../../app/menu';
 import { MenuGrid } from '../../app/menu-grid';
 import { useMe } from '../../lib/me';
+import { PendingApprovals } from './pending-approvals';
 import './home.css';
 
 const WEEKDAYS = ['日', '一', '二', '三', '四', '五', '六'];
@@ -43,6 +44,8 @@ export default function HomePage() {
           ))}
         </div>
       </section>
+
+      <PendingApprovals />
 
       {groups.length === 0 ? (
         <section className="card home-empty">

@@ -1,0 +1,199 @@
+import type { z } from 'zod';
+import { appointmentCodes, type AppointmentKind } from '../../../domain/appointments';
+import type { EnumName } from '../../../domain/enums';
+import {
+  carApplicationEdit,
+  carApplicationLabels,
+  carApplicationListQuery,
+  carApplicationSave,
+  carApprovalLabels,
+  delayBody as carDelayBody,
+  returnBody as carReturnBody,
+  returnSubmitBody as carReturnSubmitBody,
+} from '../../../domain/schemas/car-application';
+import {
+  delayBody as personDelayBody,
+  personApplicationEdit,
+  personApplicationLabels,
+  personApplicationListQuery,
+  personApplicationSave,
+  returnBody as personReturnBody,
+  returnSubmitBody as personReturnSubmitBody,
+} from '../../../domain/schemas/person-application';
+
+/**
+ * Everything that differs between person and vehicle appointments, so that
+ * service, routes and export are written once and parameterised by kind.
+ */
+export interface ExportColumn {
+  header: string;
+  /** A column of the row, or a function of the whole row. */
+  value: string | ((row: Record<string, any>) => unknown);
+  /** Code table whose label replaces the stored value. */
+  table?: EnumName;
+  width?: number;
+}
+
+export interface KindDef {
+  kind: AppointmentKind;
+  table: 'car_application' | 'person_application';
+  key: 'car_application_id' | 'person_application_id';
+  /** Application numbers are prefix + yyyyMMdd + zero-padded id. */
+  prefix: 'CA' | 'PA';
+  /** Route prefix under /api (and under /api/v2 for save, edit and process info). */
+  path: '/carApplications' | '/personApplications';
+  /** '车辆预约' / '人员预约', for operation-log names and messages. */
+  noun: string;
+  codes: (typeof appointmentCodes)[AppointmentKind];
+  save: z.ZodType;
+  edit: z.ZodType;
+  labels: Record<string, string>;
+  /** The same labels with remark read as the approval opinion (return). */
+  approvalLabels: Record<string, string>;
+  listQuery: z.ZodType;
+  delayBody: z.ZodType;
+  returnBody: z.ZodType;
+  returnSubmitBody: z.ZodType;
+  /** Id field of the return and returnSubmit bodies (spec 000 §7). */
+  returnKey: 'carApplicationId' | 'personApplicationId';
+  begin: 'visitor_begin_time' | 'visit_begin_time';
+  end: 'visitor_end_time' | 'visit_end_time';
+  /** Text filters matched as "contains"; upper-cased where the column is stored upper-case. */
+  textFilters: Array<{ field: string; upper?: boolean }>;
+  /** Integer filters matched exactly (absent or -1 means all). */
+  intFilters: string[];
+  /** The all-history export: file title and columns. */
+  exportTitle: string;
+  exportColumns: ExportColumn[];
+}
+
+const common = {
+  state: { header: '审核状态', value: 'state', table: 'applicationState', width: 10 },
+  delayed: { header: '是否延期', value: 'is_delayed', table: 'delayed', width: 8 },
+  dept: { header: '被访部门', value: 'interviewee_depart_name', width: 24 },
+  area: { header: '园区', value: 'visit_area', table: 'visitArea', width: 12 },
+} satisfies Record<string, ExportColumn>;
+
+export const kinds: Record<AppointmentKind, KindDef> = {
+  car: {
+    kind: 'car',
+    table: 'car_application',
+    key: 'car_application_id',
+    prefix: 'CA',
+    path: '/carApplications',
+    noun: '车辆预约',
+    codes: appointmentCodes.car,
+    save: carApplicationSave,
+    edit: carApplicationEdit,
+    labels: carApplicationLabels,
+    approvalLabels: carApprovalLabels,
+    listQuery: carApplicationListQuery,
+    delayBody: carDelayBody,
+    returnBody: carReturnBody,
+    returnSubmitBody: carReturnSubmitBody,
+    returnKey: 'carApplicationId',
+    begin: 'visitor_begin_time',
+    end: 'visitor_end_time',
+    textFilters: [
+      { field: 'application_number', upper: true },
+      { field: 'license_plate', upper: true },
+      { field: 'applicant_name' },
+      { field: 'applicant_phone' },
+      { field: 'applicant_idcard', upper: true },
+      { field: 'visitor_company' },
+      { field: 'interviewee_name' },
+      { field: 'interviewee_phone' },
+    ],
+    intFilters: ['visit_area', 'state', 'visitor_type', 'is_delayed'],
+    exportTitle: '车辆预约总记录',
+    exportColumns: [
+      { header: '预约单号', value: 'application_number', width: 20 },
+      { header: '车牌号', value: 'license_plate', width: 12 },
+      { header: '车牌颜色', value: 'license_plate_color', table: 'plateColor', width: 10 },
+      { header: '车型', value: 'vehicle_type_name', width: 16 },
+      { header: '申请人姓名', value: 'applicant_name', width: 12 },
+      { header: '证件类型', value: 'visitor_idcard_type', table: 'idcardType', width: 18 },
+      { header: '证件号码', value: 'applicant_idcard', width: 22 },
+      { header: '性别', value: 'applicant_gender', table: 'gender', width: 6 },
+      { header: '手机号', value: 'applicant_phone', width: 14 },
+      common.area,
+      { header: '申请类型', value: 'visitor_type', table: 'carVisitorType', width: 10 },
+      { header: '来访单位', value: 'visitor_company', width: 28 },
+      { header: '来访事由', value: 'visitor_content', width: 30 },
+      { header: '来访开始时间', value: 'visitor_begin_time', width: 20 },
+      { header: '来访结束时间', value: 'visitor_end_time', width: 20 },
+      { header: '被访人姓名', value: 'interviewee_name', width: 12 },
+      { header: '被访人电话', value: 'interviewee_phone', width: 14 },
+      common.dept,
+      common.state,
+      { header: '货物类型', value: (r) => (r.cargo_type === 1 ? '危险货物' : r.cargo_type === 0 ? '普通货物' : ''), width: 10 },
+      { header: '货物名称', value: 'cargo_name', width: 16 },
+      { header: '载重（吨）', value: 'car_load', width: 10 },
+      common.delayed,
+      { header: '延期理由', value: 'delay_reason', width: 24 },
+      { header: '是否标记', value: 'label_status', table: 'yesNo', width: 8 },
+      { header: '标记原因', value: 'label_remark', width: 24 },
+      { header: '是否在黑名单', value: 'in_black_list', table: 'yesNo', width: 10 },
+      { header: '撤销理由', value: 'revoke_reason', width: 24 },
+      { header: '创建时间', value: 'create_time', width: 20 },
+    ],
+  },
+  person: {
+    kind: 'person',
+    table: 'person_application',
+    key: 'person_application_id',
+    prefix: 'PA',
+    path: '/personApplications',
+    noun: '人员预约',
+    codes: appointmentCodes.person,
+    save: personApplicationSave,
+    edit: personApplicationEdit,
+    labels: personApplicationLabels,
+    approvalLabels: personApplicationLabels,
+    listQuery: personApplicationListQuery,
+    delayBody: personDelayBody,
+    returnBody: personReturnBody,
+    returnSubmitBody: personReturnSubmitBody,
+    returnKey: 'personApplicationId',
+    begin: 'visit_begin_time',
+    end: 'visit_end_time',
+    textFilters: [
+      { field: 'application_number', upper: true },
+      { field: 'visitor_name' },
+      { field: 'visitor_company' },
+      { field: 'visitor_idcard', upper: true },
+      { field: 'visitor_phone' },
+      { field: 'interviewee_name' },
+      { field: 'interviewee_phone' },
+    ],
+    intFilters: ['interviewee_depart_id', 'visit_area', 'state', 'visitor_type', 'is_delayed'],
+    exportTitle: '人员预约总记录',
+    exportColumns: [
+      { header: '申请单号', value: 'application_number', width: 20 },
+      { header: '访客姓名', value: 'visitor_name', width: 12 },
+      { header: '性别', value: 'visitor_gender', table: 'gender', width: 6 },
+      { header: '民族', value: 'visitor_nation', width: 8 },
+      { header: '手机号', value: 'visitor_phone', width: 14 },
+      { header: '来访单位', value: 'visitor_company', width: 28 },
+      { header: '地址', value: 'visitor_address', width: 28 },
+      { header: '申请类型', value: 'visitor_type', table: 'personVisitorType', width: 10 },
+      { header: '证件类型', value: 'visitor_idcard_type', table: 'idcardType', width: 18 },
+      { header: '证件号码', value: 'visitor_idcard', width: 22 },
+      { header: '来访事由', value: 'visit_content', width: 30 },
+      { header: '来访开始时间', value: 'visit_begin_time', width: 20 },
+      { header: '来访结束时间', value: 'visit_end_time', width: 20 },
+      common.area,
+      { header: '被访人姓名', value: 'interviewee_name', width: 12 },
+      { header: '被访人电话', value: 'interviewee_phone', width: 14 },
+      common.dept,
+      common.state,
+      common.delayed,
+      { header: '延期理由', value: 'delay_reason', width: 24 },
+      { header: '是否在黑名单', value: 'in_black_list', table: 'yesNo', width: 10 },
+      { header: '撤销理由', value: 'revoke_reason', width: 24 },
+      { header: '创建时间', value: 'create_time', width: 20 },
+    ],
+  },
+};
+
+export const kindList: KindDef[] = [kinds.car, kinds.person];

@@ -1,0 +1,554 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { z } from 'zod';
+import {
+  AppState,
+  ProcessType,
+  stateAllows,
+  stateConflictMessage,
+  vehicleProcessType,
+  type AppointmentAction,
+  type AppointmentKind,
+} from '../../../domain/appointments';
+import { ErrorCode } from '../../../domain/errors';
+import { idField } from '../../../domain/schemas/common';
+import { carApplicationRuleErrors, stripHiddenCargo, type CarApplicationRow, type CarPersonRow, type VehicleModelFlags } from '../../../domain/schemas/car-application';
+import type { PersonApplicationRow } from '../../../domain/schemas/person-application';
+import { carVisitErrors, dateOf, delayErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
+import type { AppContext, AuthContext } from '../../core/context';
+import { AppError, fail, notFound } from '../../core/errors';
+import { contains, pageOf } from '../../core/paging';
+import { parse } from '../../core/validate';
+import type { DB } from '../../db/schema';
+import { processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance } from '../../workflow/engine';
+import { departmentBranch } from '../departments';
+import { kinds, type KindDef } from './kinds';
+
+/**
+ * Person and vehicle appointments, written once for both kinds (kinds.ts
+ * says what differs). Routes, the approval queues, imports and the demo seed
+ * all go through these functions, so every path applies the same rules:
+ * schema, visit rules, model rules, black lists, the spec 000 §4 state table.
+ *
+ * Functions that change data take the caller's transaction and use nothing
+ * else (SQLite has one connection).
+ */
+
+export type Db = Kysely<DB> | Transaction<DB>;
+/** The two application tables share the columns this module touches by name. */
+const anyDb = (db: Db) => db as unknown as Kysely<any>;
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/** The stored row of either kind, as the module reads it before acting. */
+export interface ApplicationRecord {
+  [column: string]: any;
+  state: number;
+  create_user_id: number;
+  interviewee_depart_id: number;
+  process_instance_id: number | null;
+  is_deleted: number;
+  application_number: string;
+}
+
+export type ListScope = 'own' | 'history' | 'all';
+
+const idOf = (k: KindDef, row: Record<string, any>) => row[k.key] as number;
+
+const parseJson = (v: unknown) => {
+  if (typeof v !== 'string' || v === '') return v ?? null;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return null;
+  }
+};
+
+/** JSON columns as objects, so every reader sees what the form sent. */
+function decode(k: KindDef, row: Record<string, any>) {
+  if (k.kind === 'car') {
+    row.cargo_info = parseJson(row.cargo_info);
+    row.dump_truck_file = parseJson(row.dump_truck_file);
+  }
+  return row;
+}
+
+/** Rows with the names the lists and details show beside the ids. */
+function selectWithNames(db: Db, k: KindDef): AnySelect {
+  let q: AnySelect = anyDb(db)
+    .selectFrom(`${k.table} as a`)
+    .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
+    .selectAll('a')
+    .select('dep.name as interviewee_depart_name');
+  if (k.kind === 'car') q = q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name');
+  return q;
+}
+
+// ---------------------------------------------------------------- reading
+
+/** The full application: names, parsed cargo_info and dump_truck_file, carPersonList for vehicles. 404 when absent or deleted. */
+export async function loadApplication(db: Db, kind: 'car', id: number): Promise<CarApplicationRow>;
+export async function loadApplication(db: Db, kind: 'person', id: number): Promise<PersonApplicationRow>;
+export async function loadApplication(db: Db, kind: AppointmentKind, id: number): Promise<CarApplicationRow | PersonApplicationRow>;
+export async function loadApplication(db: Db, kind: AppointmentKind, id: number): Promise<any> {
+  const k = kinds[kind];
+  const row = await selectWithNames(db, k).where(`a.${k.key}`, '=', id).where('a.is_deleted', '=', 0).executeTakeFirst();
+  if (!row) notFound(k.noun);
+  decode(k, row);
+  if (kind === 'car') row.carPersonList = await carPersons(db, id);
+  return row;
+}
+
+export async function carPersons(db: Db, carApplicationId: number): Promise<CarPersonRow[]> {
+  return db
+    .selectFrom('car_person')
+    .select(['car_person_id', 'name', 'idcard_type', 'id_card', 'gender', 'phone', 'type', 'face_photo', 'pqc_number'])
+    .where('car_application_id', '=', carApplicationId)
+    .orderBy('car_person_id')
+    .execute();
+}
+
+/** The stored row, locked on PostgreSQL so that two actions on one application run one after the other. */
+async function lockRow(trx: Db, ctx: AppContext, k: KindDef, id: number): Promise<ApplicationRecord> {
+  const q = anyDb(trx).selectFrom(k.table).selectAll().where(k.key, '=', id).where('is_deleted', '=', 0);
+  const row = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  if (!row) notFound(k.noun);
+  return row as ApplicationRecord;
+}
+
+/** Own applications only: anybody else's reads as absent (rows are never revealed). */
+async function lockOwn(trx: Db, ctx: AppContext, auth: AuthContext, k: KindDef, id: number): Promise<ApplicationRecord> {
+  const row = await lockRow(trx, ctx, k, id);
+  if (row.create_user_id !== auth.userId) notFound(k.noun);
+  return row;
+}
+
+function assertState(action: AppointmentAction, state: number) {
+  if (!stateAllows(action, state)) fail(ErrorCode.STATE_CONFLICT, stateConflictMessage(action, state));
+}
+
+const inBranch = async (db: Db, auth: AuthContext, departId: number) => (await departmentBranch(db as Kysely<DB>, auth.departId)).includes(departId);
+
+/**
+ * Who may read one application (detail, process view), deny by default: its
+ * creator; a holder of the all-history list code; a holder of the department
+ * history list code when it visits their department branch and was submitted;
+ * anybody holding a task of its approval. Everybody else gets 404.
+ */
+export async function readableBy(
+  db: Db,
+  auth: AuthContext,
+  kind: AppointmentKind,
+  row: Pick<ApplicationRecord, 'create_user_id' | 'interviewee_depart_id' | 'process_instance_id' | 'state'>,
+): Promise<boolean> {
+  const codes = kinds[kind].codes;
+  if (row.create_user_id === auth.userId) return true;
+  if (auth.permissions.has(codes.allList)) return true;
+  if (auth.permissions.has(codes.historyList) && row.state !== AppState.DRAFT && (await inBranch(db, auth, row.interviewee_depart_id))) return true;
+  if (row.process_instance_id != null) {
+    const task = await db
+      .selectFrom('process_task')
+      .select('process_task_id')
+      .where('process_instance_id', '=', row.process_instance_id)
+      .where('user_id', '=', auth.userId)
+      .limit(1)
+      .executeTakeFirst();
+    if (task) return true;
+  }
+  return false;
+}
+
+/** loadApplication for a caller: 404 unless readableBy allows it. */
+export async function loadReadable(db: Db, auth: AuthContext, kind: AppointmentKind, id: number) {
+  const row = await loadApplication(db, kind, id);
+  if (!(await readableBy(db, auth, kind, row))) notFound(kinds[kind].noun);
+  return row;
+}
+
+// ---------------------------------------------------------------- lists
+
+const like = (column: string, text: string) => sql<boolean>`${sql.ref(column)} like ${contains(text)} escape '\\'`;
+
+/**
+ * The filters of one list (spec 000 §2) for one scope, as a function of a
+ * query on `<table> as a`; the page and its count use the same one. Scopes
+ * follow the indexes of migration 002: own by creator, history by visited
+ * department, all by the live flag; each ordered by the key.
+ */
+export async function listFilter(db: Db, kind: AppointmentKind, scope: ListScope, auth: AuthContext | null, q: Record<string, unknown>) {
+  const k = kinds[kind];
+  const branch = scope === 'history' ? await departmentBranch(db as Kysely<DB>, auth!.departId) : [];
+  return (qb: AnySelect): AnySelect => {
+    let r = qb;
+    if (scope === 'own') r = r.where('a.create_user_id', '=', auth!.userId);
+    if (scope === 'history') {
+      // One department (the usual enterprise) keeps the index's order, so the newest page needs no sort.
+      r = branch.length === 1 ? r.where('a.interviewee_depart_id', '=', branch[0]) : r.where('a.interviewee_depart_id', 'in', branch);
+    }
+    r = r.where('a.is_deleted', '=', 0);
+    if (scope === 'history') r = r.where('a.state', '!=', AppState.DRAFT);
+    for (const f of k.textFilters) {
+      const v = q[f.field];
+      if (typeof v === 'string' && v !== '') r = r.where(like(`a.${f.field}`, f.upper ? v.toUpperCase() : v));
+    }
+    for (const f of k.intFilters) {
+      const v = q[f];
+      if (typeof v === 'number') r = r.where(`a.${f}`, '=', v);
+    }
+    // Validity range: visits that overlap it.
+    if (typeof q.begin_time === 'string') r = r.where(`a.${k.end}`, '>=', q.begin_time);
+    if (typeof q.end_time === 'string') r = r.where(`a.${k.begin}`, '<=', q.end_time);
+    return r;
+  };
+}
+
+/** One page of a list: { list, total }, newest first. */
+export async function listApplications(db: Db, auth: AuthContext, kind: AppointmentKind, scope: ListScope, body: unknown) {
+  const k = kinds[kind];
+  const q = parse(k.listQuery, body, k.labels) as Record<string, unknown> & { size: number; pn: number };
+  const filter = await listFilter(db, kind, scope, auth, q);
+  return pageOf(
+    q,
+    () => filter(anyDb(db).selectFrom(`${k.table} as a`)).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst() as Promise<{ total: number }>,
+    async (limit, offset) => {
+      const rows = await filter(selectWithNames(db, k)).orderBy(`a.${k.key}`, 'desc').limit(limit).offset(offset).execute();
+      return rows.map((r) => decode(k, r));
+    },
+  );
+}
+
+/**
+ * Every row of a list, in pages of `pageSize` by key (newest first), for the
+ * export: each page is its own short query, so neither the rows nor a read
+ * transaction are held while the file is written.
+ */
+export async function* applicationPages(db: Db, auth: AuthContext | null, kind: AppointmentKind, scope: ListScope, q: Record<string, unknown>, pageSize = 1000) {
+  const k = kinds[kind];
+  const filter = await listFilter(db, kind, scope, auth, q);
+  let last: number | null = null;
+  for (;;) {
+    let query = filter(selectWithNames(db, k));
+    if (last !== null) query = query.where(`a.${k.key}`, '<', last);
+    const rows = await query.orderBy(`a.${k.key}`, 'desc').limit(pageSize).execute();
+    if (rows.length) yield rows.map((r) => decode(k, r));
+    if (rows.length < pageSize) return;
+    last = rows[rows.length - 1][k.key] as number;
+  }
+}
+
+// ---------------------------------------------------------------- validation
+
+/** 400 with every broken rule in data.errors and the first one, with its field's name, in msg (as parse does). */
+export function ruleFailure(errors: FieldError[], labels: Record<string, string>): AppError {
+  const list = errors.map((e) => ({ field: e.field, label: labels[e.field] ?? labels[e.field.split('.')[0]] ?? e.field, message: e.message }));
+  const first = list[0];
+  const msg = first.label && !first.message.includes(first.label) ? `${first.label}：${first.message}` : first.message;
+  return new AppError(ErrorCode.VALIDATION, msg, { errors: list });
+}
+
+async function vehicleModel(db: Db, id: number): Promise<VehicleModelFlags | null> {
+  const m = await db
+    .selectFrom('vehicle_type')
+    .select(['name', 'need_blind_video', 'need_record', 'show_cargo_type'])
+    .where('id', '=', id)
+    .where('deleted', '=', 0)
+    .executeTakeFirst();
+  return m ?? null;
+}
+
+/**
+ * The rules beyond the schema: visit times against today's park date, the
+ * model-dependent fields, and that the model and the visited department exist.
+ */
+async function ruleErrors(db: Db, ctx: AppContext, k: KindDef, v: Record<string, any>): Promise<{ errors: FieldError[]; model: VehicleModelFlags | null }> {
+  const today = ctx.time();
+  const errors: FieldError[] = [];
+  let model: VehicleModelFlags | null = null;
+  if (k.kind === 'car') {
+    model = await vehicleModel(db, v.vehicle_type_id);
+    if (!model) errors.push({ field: 'vehicle_type_id', message: '车型不存在或已被删除' });
+    errors.push(...carVisitErrors(v as never, model, today), ...carApplicationRuleErrors(v, model));
+  } else {
+    errors.push(...personVisitErrors(v as never, today));
+  }
+  const dept = await db.selectFrom('sys_department').select('depart_id').where('depart_id', '=', v.interviewee_depart_id).where('deleted', '=', 0).executeTakeFirst();
+  if (!dept) errors.push({ field: 'interviewee_depart_id', message: '被访部门不存在或已被删除' });
+  return { errors, model };
+}
+
+// ---------------------------------------------------------------- black lists
+
+/** An entry in force today: type 1 (black), status 2 (in effect), not deleted, today within its dates (null = open). */
+function activeEntries(db: Db, table: 'car_black_white_list' | 'person_black_white_list', today: string): AnySelect {
+  const day = dateOf(today);
+  return anyDb(db)
+    .selectFrom(table as string)
+    .select('id')
+    .where('type', '=', 1)
+    .where('status', '=', 2)
+    .where('deleted', '=', 0)
+    .where((eb) => eb.or([eb('start_time', 'is', null), eb('start_time', '<=', `${day} 23:59:59`)]))
+    .where((eb) => eb.or([eb('end_time', 'is', null), eb('end_time', '>=', `${day} 00:00:00`)]))
+    .limit(1);
+}
+
+/**
+ * Why an application is black-listed, as the 409 message of a submit, or null.
+ * Vehicles: the plate, the applicant's and every driver's or passenger's ID;
+ * persons: the visitor's ID.
+ */
+export async function blackListHit(db: Db, ctx: AppContext, kind: AppointmentKind, v: Record<string, any>, persons: Array<{ name?: string | null; id_card?: string | null }> = []): Promise<string | null> {
+  const today = ctx.time();
+  const personListed = async (idcard: string | null | undefined) =>
+    !!idcard && !!(await activeEntries(db, 'person_black_white_list', today).where('idcard', '=', idcard.toUpperCase()).executeTakeFirst());
+  if (kind === 'car') {
+    if (await activeEntries(db, 'car_black_white_list', today).where('license_plate', '=', String(v.license_plate).toUpperCase()).executeTakeFirst()) {
+      return `该车辆（${v.license_plate}）在黑名单中，不能提交`;
+    }
+    if (await personListed(v.applicant_idcard)) return `该申请人（${v.applicant_name}，证件号${v.applicant_idcard}）在黑名单中，不能提交`;
+    for (const p of persons) if (await personListed(p.id_card)) return `司乘人员（${p.name || '未填姓名'}，证件号${p.id_card}）在黑名单中，不能提交`;
+    return null;
+  }
+  if (await personListed(v.visitor_idcard)) return `该申请人（${v.visitor_name}，证件号${v.visitor_idcard}）在黑名单中，不能提交`;
+  return null;
+}
+
+// ---------------------------------------------------------------- saving
+
+const pad = (n: number, w: number) => String(n).padStart(w, '0');
+export const applicationNumber = (k: KindDef, id: number, time: string) => `${k.prefix}${time.slice(0, 10).replace(/-/g, '')}${pad(id, 6)}`;
+
+const hasAnyFile = (files: Record<string, string> | undefined | null) => !!files && Object.values(files).some((s) => !!s);
+
+/**
+ * Creates (no id) or edits (id) a draft of the caller's and answers its id.
+ * Edit needs a state that allows it (0, 3, 4) and keeps the state: a
+ * rejected or revoked application stays so until it is resumed. When the
+ * edit changes which approval applies (the process type or the visited
+ * department), an old approval cannot be resumed and the application goes
+ * back to draft, to be submitted afresh.
+ */
+export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, values: unknown, id?: number): Promise<number> {
+  const k = kinds[kind];
+  const current = id === undefined ? null : await lockOwn(trx, ctx, auth, k, id);
+  if (current) assertState('edit', current.state);
+
+  const parsed = parse(k.save, values, k.labels) as Record<string, any>;
+  const { errors, model } = await ruleErrors(trx, ctx, k, parsed);
+  if (errors.length) throw ruleFailure(errors, k.labels);
+
+  const now = ctx.time();
+  let row: Record<string, any>;
+  let persons: Array<Record<string, any>> = [];
+  let processType: number = ProcessType.PERSON;
+  if (kind === 'car') {
+    const v = stripHiddenCargo(parsed, model);
+    const { carPersonList, cargo_info, dump_truck_file, ...rest } = v;
+    processType = vehicleProcessType(model!.name, v.cargo_type);
+    persons = ((carPersonList ?? []) as Array<Record<string, any>>).filter((p) => p.name || p.id_card || p.phone);
+    row = {
+      ...rest,
+      cargo_type: v.cargo_type ?? null,
+      cargo_name: v.cargo_name ?? '',
+      car_load: v.car_load ?? null,
+      // The hazardous-goods section exists only for cargo type 1 (spec 000 §4).
+      cargo_info: v.cargo_type === 1 && cargo_info ? JSON.stringify(cargo_info) : null,
+      dump_truck_file: hasAnyFile(dump_truck_file) ? JSON.stringify(dump_truck_file) : null,
+      process_type: processType,
+    };
+  } else {
+    row = { ...parsed };
+  }
+  row.in_black_list = (await blackListHit(trx, ctx, kind, row, persons)) ? 1 : 0;
+  row.update_user_name = auth.userName;
+  row.update_time = now;
+
+  let appId: number;
+  if (!current) {
+    const inserted = await anyDb(trx)
+      .insertInto(k.table)
+      // A unique placeholder until the id, which the number is made of, is known.
+      .values({ ...row, application_number: `TMP${randomUUID().replace(/-/g, '').slice(0, 28)}`, state: AppState.DRAFT, create_user_id: auth.userId, create_time: now })
+      .returning(k.key)
+      .executeTakeFirstOrThrow();
+    appId = inserted[k.key] as number;
+    await anyDb(trx).updateTable(k.table).set({ application_number: applicationNumber(k, appId, now) }).where(k.key, '=', appId).execute();
+  } else {
+    appId = id!;
+    const approvalChanged =
+      current.process_instance_id != null &&
+      ((kind === 'car' && current.process_type !== processType) || current.interviewee_depart_id !== row.interviewee_depart_id);
+    if (approvalChanged) Object.assign(row, { state: AppState.DRAFT, process_instance_id: null });
+    await anyDb(trx).updateTable(k.table).set(row).where(k.key, '=', appId).execute();
+  }
+
+  if (kind === 'car') {
+    if (current) await trx.deleteFrom('car_person').where('car_application_id', '=', appId).execute();
+    if (persons.length) {
+      await trx
+        .insertInto('car_person')
+        .values(
+          persons.map((p) => ({
+            car_application_id: appId,
+            name: p.name ?? '',
+            idcard_type: p.idcard_type ?? null,
+            id_card: p.id_card ?? '',
+            gender: p.gender ?? null,
+            phone: p.phone ?? '',
+            type: p.type ?? null,
+            face_photo: p.face_photo ?? '',
+            pqc_number: p.pqc_number ?? '',
+          })),
+        )
+        .execute();
+    }
+  }
+  return appId;
+}
+
+// ---------------------------------------------------------------- actions
+
+const touch = (auth: AuthContext, ctx: AppContext) => ({ update_user_name: auth.userName, update_time: ctx.time() });
+
+/** Soft delete of the caller's own application (state not 1 or 2). */
+export async function deleteApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number): Promise<void> {
+  const k = kinds[kind];
+  const row = await lockOwn(trx, ctx, auth, k, id);
+  assertState('delete', row.state);
+  await anyDb(trx).updateTable(k.table).set({ is_deleted: 1, ...touch(auth, ctx) }).where(k.key, '=', id).execute();
+}
+
+/** Re-runs the visit and model rules on a stored application (the spec's "submit checks"); dates may have passed since it was saved. */
+async function recheck(trx: Db, ctx: AppContext, k: KindDef, row: ApplicationRecord) {
+  const v = decode(k, { ...row });
+  const { errors } = await ruleErrors(trx, ctx, k, v);
+  if (errors.length) throw ruleFailure(errors, k.labels);
+}
+
+/** Updates in_black_list from the lists as they are now; answers the refusal message when listed. */
+async function refreshBlackList(trx: Db, ctx: AppContext, k: KindDef, row: ApplicationRecord): Promise<string | null> {
+  const persons = k.kind === 'car' ? await carPersons(trx, idOf(k, row)) : [];
+  const hit = await blackListHit(trx, ctx, k.kind, row, persons);
+  const flag = hit ? 1 : 0;
+  if (row.in_black_list !== flag) await anyDb(trx).updateTable(k.table).set({ in_black_list: flag }).where(k.key, '=', idOf(k, row)).execute();
+  return hit;
+}
+
+export type GuardedOutcome<T> = { ok: T } | { blackListed: string };
+
+/**
+ * Submit (state 0): rules re-checked, black lists re-checked, then the
+ * approval starts in the same transaction. A black-listed application is not
+ * thrown out of the transaction but answered, so that the caller commits the
+ * refreshed in_black_list flag before refusing with 409.
+ */
+export async function submitApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number): Promise<GuardedOutcome<number>> {
+  const k = kinds[kind];
+  const row = await lockOwn(trx, ctx, auth, k, id);
+  assertState('submit', row.state);
+  await recheck(trx, ctx, k, row);
+  const hit = await refreshBlackList(trx, ctx, k, row);
+  if (hit) return { blackListed: hit };
+  const instanceId = await startInstance(trx, ctx, {
+    processType: kind === 'car' ? row.process_type : ProcessType.PERSON,
+    refId: id,
+    applicantUserId: row.create_user_id,
+    intervieweeDepartId: row.interviewee_depart_id,
+  });
+  await anyDb(trx).updateTable(k.table).set({ process_instance_id: instanceId, revoke_reason: '', ...touch(auth, ctx) }).where(k.key, '=', id).execute();
+  return { ok: instanceId };
+}
+
+/** Which revoke: the applicant's own, from the department history, or from the all-history screen. */
+export type RevokeScope = 'own' | 'history' | 'all';
+const revokeAction: Record<RevokeScope, AppointmentAction> = { own: 'revoke', history: 'historyRevoke', all: 'allRevoke' };
+
+/** A row the caller may act on from a history screen; anything else reads as absent. */
+async function lockInScope(trx: Db, ctx: AppContext, auth: AuthContext, k: KindDef, id: number, scope: RevokeScope) {
+  if (scope === 'own') return lockOwn(trx, ctx, auth, k, id);
+  const row = await lockRow(trx, ctx, k, id);
+  if (scope === 'history' && (row.state === AppState.DRAFT || !(await inBranch(trx, auth, row.interviewee_depart_id)))) notFound(k.noun);
+  return row;
+}
+
+function instanceOf(row: ApplicationRecord, action: AppointmentAction): number {
+  if (row.process_instance_id == null) fail(ErrorCode.STATE_CONFLICT, stateConflictMessage(action, row.state));
+  return row.process_instance_id!;
+}
+
+/** Revoke (state 1 or 2) with a reason: open tasks close, state 4. */
+export async function revokeApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number, reason: string, scope: RevokeScope = 'own'): Promise<void> {
+  const k = kinds[kind];
+  const row = await lockInScope(trx, ctx, auth, k, id, scope);
+  const action = revokeAction[scope];
+  assertState(action, row.state);
+  await revokeInstance(trx, ctx, instanceOf(row, action));
+  await anyDb(trx).updateTable(k.table).set({ revoke_reason: reason, ...touch(auth, ctx) }).where(k.key, '=', id).execute();
+}
+
+/** Reject from the all-history screen (state 1): recorded as the caller's decision at the active node. */
+export async function rejectApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number, remark: string): Promise<void> {
+  const k = kinds[kind];
+  const row = await lockRow(trx, ctx, k, id);
+  assertState('reject', row.state);
+  await rejectInstance(trx, ctx, instanceOf(row, 'reject'), { userId: auth.userId, departId: auth.departId }, remark);
+  await anyDb(trx).updateTable(k.table).set(touch(auth, ctx)).where(k.key, '=', id).execute();
+}
+
+/** Continue approval (state 3 or 4) from the node where it stopped; the black lists are checked again first. */
+export async function resumeApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number): Promise<GuardedOutcome<null>> {
+  const k = kinds[kind];
+  const row = await lockRow(trx, ctx, k, id);
+  assertState('resume', row.state);
+  const instanceId = instanceOf(row, 'resume');
+  const hit = await refreshBlackList(trx, ctx, k, row);
+  if (hit) return { blackListed: hit };
+  await resumeInstance(trx, ctx, instanceId);
+  await anyDb(trx).updateTable(k.table).set(touch(auth, ctx)).where(k.key, '=', id).execute();
+  return { ok: null };
+}
+
+/**
+ * Delay of an approved application (state 2) of the caller's: the new range
+ * applies at once (no second approval) and is recorded with is_delayed and the
+ * reason, and in the operation log. The new end must be after today, and the
+ * span limit of the visitor type still holds, so a delay cannot turn a
+ * three-day visit into a year.
+ */
+export async function delayApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, body: unknown): Promise<void> {
+  const k = kinds[kind];
+  const v = parse(k.delayBody, body, k.labels) as Record<string, any>;
+  const row = await lockOwn(trx, ctx, auth, k, v.id);
+  assertState('delay', row.state);
+  const today = ctx.time();
+  const range = { begin: v[k.begin] as string, end: v[k.end] as string };
+  let errors = delayErrors(range, today, { begin: k.begin, end: k.end });
+  if (!errors.length) {
+    const span =
+      kind === 'car'
+        ? carVisitErrors({ visitor_type: row.visitor_type, visitor_begin_time: range.begin, visitor_end_time: range.end }, await vehicleModel(trx, row.vehicle_type_id), today)
+        : personVisitErrors({ visitor_type: row.visitor_type, visit_begin_time: range.begin, visit_end_time: range.end }, today);
+    // Only the span rules: the earliest-start rules are for new visits, a delay may start today.
+    errors = span.filter((e) => e.field === k.end);
+  }
+  if (errors.length) throw ruleFailure(errors, k.labels);
+  await anyDb(trx)
+    .updateTable(k.table)
+    .set({ [k.begin]: range.begin, [k.end]: range.end, is_delayed: 1, delay_reason: v.delay_reason, ...touch(auth, ctx) })
+    .where(k.key, '=', v.id)
+    .execute();
+}
+
+/** The approval process of an application the caller may read (state not 0). */
+export async function applicationProcess(db: Db, auth: AuthContext, kind: AppointmentKind, id: number) {
+  const row = (await loadReadable(db, auth, kind, id)) as unknown as ApplicationRecord;
+  if (!stateAllows('process', row.state) || row.process_instance_id == null) fail(ErrorCode.STATE_CONFLICT, stateConflictMessage('process', row.state));
+  return processInfo(db, row.process_instance_id!);
+}
+
+/** `{ <key>: id }` (or `{ id }`) of an edit body, parsed before the state check so that a forbidden edit answers 409. */
+export function editId(kind: AppointmentKind, body: unknown): number {
+  const k = kinds[kind];
+  const b = (body ?? {}) as Record<string, unknown>;
+  const schema = z.object({ [k.key]: idField(k.labels[k.key] ?? '申请ID') });
+  return (parse(schema, { [k.key]: b[k.key] ?? b.id }, k.labels) as Record<string, number>)[k.key];
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { queueNames, queues, TaskState } from '../../domain/appointments';
+import { ok } from '../core/errors';
+
+/** The approver's home: how many tasks wait in each queue the caller may list. */
+export async function approvalPendingRoutes(app: FastifyInstance) {
+  app.get('/approval/pending', { config: { permission: 'role' } }, async (req) => {
+    const auth = req.auth!;
+    const mine = queueNames.filter((q) => auth.permissions.has(queues[q].list));
+    if (mine.length === 0) return ok({ list: [] });
+    const counts = await app.ctx.db
+      .selectFrom('process_task')
+      .select(['queue', (eb) => eb.fn.countAll<number>().as('count')])
+      .where('user_id', '=', auth.userId)
+      .where('queue', 'in', mine)
+      .where('state', '=', TaskState.PENDING)
+      .groupBy('queue')
+      .execute();
+    const byQueue = new Map(counts.map((c) => [c.queue, Number(c.count)]));
+    return ok({ list: mine.map((q) => ({ queue: q, title: queues[q].title, route: queues[q].route, count: byQueue.get(q) ?? 0 })) });
+  });
+}

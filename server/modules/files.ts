@@ -1,0 +1,218 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { ErrorCode } from '../../domain/errors';
+import { authenticate, bearerToken } from '../core/auth';
+import { AppError, ok } from '../core/errors';
+import { fileStoreOf, isFileName } from '../core/storage';
+import type { DB } from '../db/schema';
+
+export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+export const DOCUMENT_MAX_BYTES = 20 * 1024 * 1024;
+/** How long a file access token (`?access=`) stays valid. */
+export const FILE_ACCESS_TTL_MS = 12 * 3600_000;
+
+const MSG_EMPTY = '请选择要上传的文件';
+const MSG_UNSUPPORTED = '不支持的文件类型，仅支持 JPG、PNG、WEBP、GIF、PDF、XLSX';
+const MSG_NOT_FOUND = '文件不存在';
+const tooLarge = (max: number) => `文件不能超过${max / 1024 / 1024}MB`;
+
+export interface FileType {
+  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'pdf' | 'xlsx';
+  mime: string;
+  image: boolean;
+}
+
+const TYPES: Record<FileType['ext'], FileType> = {
+  jpg: { ext: 'jpg', mime: 'image/jpeg', image: true },
+  png: { ext: 'png', mime: 'image/png', image: true },
+  webp: { ext: 'webp', mime: 'image/webp', image: true },
+  gif: { ext: 'gif', mime: 'image/gif', image: true },
+  pdf: { ext: 'pdf', mime: 'application/pdf', image: false },
+  xlsx: { ext: 'xlsx', mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', image: false },
+};
+
+const startsWith = (data: Buffer, bytes: number[] | string, at = 0) => {
+  const b = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.from(bytes);
+  return data.length >= at + b.length && data.subarray(at, at + b.length).equals(b);
+};
+
+/** True when the zip's central directory lists an entry under `xl/` (an Office Open XML workbook). */
+function zipHasWorkbook(data: Buffer): boolean {
+  const EOCD = 0x06054b50;
+  const CDH = 0x02014b50;
+  let eocd = -1;
+  for (let i = data.length - 22; i >= Math.max(0, data.length - 22 - 0xffff); i--) {
+    if (data.readUInt32LE(i) === EOCD) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return false;
+  const count = data.readUInt16LE(eocd + 10);
+  let p = data.readUInt32LE(eocd + 16);
+  for (let n = 0; n < count; n++) {
+    if (p + 46 > data.length || data.readUInt32LE(p) !== CDH) return false;
+    const nameLen = data.readUInt16LE(p + 28);
+    const extraLen = data.readUInt16LE(p + 30);
+    const commentLen = data.readUInt16LE(p + 32);
+    if (p + 46 + nameLen > data.length) return false;
+    if (data.toString('utf8', p + 46, p + 46 + nameLen).startsWith('xl/')) return true;
+    p += 46 + nameLen + extraLen + commentLen;
+  }
+  return false;
+}
+
+/**
+ * The type of an upload, from its content alone (never the name or the
+ * client's mime). `complete` is false when the upload was cut at the size
+ * limit: the family (image or document) is still known from the first
+ * bytes, so the right size message can be given.
+ */
+export function detectFileType(data: Buffer, complete = true): FileType | null {
+  if (startsWith(data, [0xff, 0xd8, 0xff])) return TYPES.jpg;
+  if (startsWith(data, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return TYPES.png;
+  if (startsWith(data, 'GIF87a') || startsWith(data, 'GIF89a')) return TYPES.gif;
+  if (startsWith(data, 'RIFF') && startsWith(data, 'WEBP', 8)) return TYPES.webp;
+  if (startsWith(data, '%PDF-')) return TYPES.pdf;
+  if (startsWith(data, 'PK\x03\x04') && (!complete || zipHasWorkbook(data))) return TYPES.xlsx;
+  return null;
+}
+
+// ---------- access tokens for <img> ----------
+
+const SECRET_KEY = 'file_access_secret';
+
+/** The HMAC key of file access tokens: made on first start, kept in sys_setting so every server of one database accepts the others' tokens. */
+export async function loadFileAccessSecret(db: Kysely<DB>): Promise<Buffer> {
+  const read = () => db.selectFrom('sys_setting').select('value').where('key', '=', SECRET_KEY).executeTakeFirst();
+  let row = await read();
+  if (!row) {
+    await db
+      .insertInto('sys_setting')
+      .values({ key: SECRET_KEY, value: randomBytes(32).toString('base64url') })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    row = await read();
+  }
+  return Buffer.from(row!.value, 'base64url');
+}
+
+export interface FileAccessClaims {
+  userId: number;
+  sessionId: number;
+  /** ms since the epoch, whole seconds. */
+  expiresAt: number;
+}
+
+const mac = (secret: Buffer, payload: string) => createHmac('sha256', secret).update(`file-access:${payload}`).digest('base64url');
+
+/** `userId.sessionId.expirySeconds.HMAC-SHA256` */
+export function signFileAccess(secret: Buffer, c: FileAccessClaims): string {
+  const payload = `${c.userId}.${c.sessionId}.${Math.floor(c.expiresAt / 1000)}`;
+  return `${payload}.${mac(secret, payload)}`;
+}
+
+/** The claims of a well-formed, correctly signed, unexpired token; else null. */
+export function verifyFileAccess(secret: Buffer, token: string, now = Date.now()): FileAccessClaims | null {
+  const m = /^(\d{1,15})\.(\d{1,15})\.(\d{1,13})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!m) return null;
+  const expected = Buffer.from(mac(secret, `${m[1]}.${m[2]}.${m[3]}`));
+  const given = Buffer.from(m[4]);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+  const claims = { userId: Number(m[1]), sessionId: Number(m[2]), expiresAt: Number(m[3]) * 1000 };
+  return claims.expiresAt > now ? claims : null;
+}
+
+/**
+ * May this request read files? Either a Bearer session (as every other route
+ * checks it) or `?access=`, a signed token an <img> can carry: correctly
+ * signed, unexpired, and its session still live and its user still enabled
+ * (signing out, a password change or disabling the user ends the token too).
+ * Throws 401 otherwise.
+ */
+async function assertFileReader(app: FastifyInstance, req: FastifyRequest<{ Querystring: { access?: unknown } }>, secret: Buffer): Promise<void> {
+  const token = bearerToken(req);
+  if (token && (await authenticate(app, token))) return;
+  const access = req.query.access;
+  if (typeof access === 'string' && access) {
+    const claims = verifyFileAccess(secret, access);
+    if (claims) {
+      const live = await app.ctx.db
+        .selectFrom('sys_session as s')
+        .innerJoin('sys_user as u', 'u.user_id', 's.user_id')
+        .select('s.session_id')
+        .where('s.session_id', '=', claims.sessionId)
+        .where('s.user_id', '=', claims.userId)
+        .where('s.expires_at', '>', Date.now())
+        .where('u.deleted', '=', 0)
+        .where('u.status', '=', 1)
+        .executeTakeFirst();
+      if (live) return;
+    }
+  }
+  throw new AppError(ErrorCode.UNAUTHENTICATED, token || access ? '登录已过期，请重新登录' : '请先登录');
+}
+
+export async function fileRoutes(app: FastifyInstance) {
+  const store = fileStoreOf(app.ctx.config.dataDir);
+  const secret = await loadFileAccessSecret(app.ctx.db);
+  // Scoped to this plugin: only the upload route parses multipart bodies.
+  await app.register(multipart, { limits: { fileSize: DOCUMENT_MAX_BYTES, files: 1, fields: 10, parts: 20 } });
+
+  const issueAccess = (req: FastifyRequest) => {
+    const expiresAt = Math.floor((Date.now() + FILE_ACCESS_TTL_MS) / 1000) * 1000;
+    const access = signFileAccess(secret, { userId: req.auth!.userId, sessionId: req.auth!.sessionId, expiresAt });
+    return { access, expiresAt, expiresIn: Math.round((expiresAt - Date.now()) / 1000) };
+  };
+
+  app.post('/file/accessToken', { config: { permission: 'signed-in' } }, async (req) => ok(issueAccess(req)));
+
+  app.post('/file/upload', { config: { permission: 'signed-in', operation: '上传文件' } }, async (req) => {
+    if (!req.isMultipart()) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
+    let data: Buffer;
+    let truncated: boolean;
+    let fileName = '';
+    try {
+      const part = await req.file({ throwFileSizeLimit: false });
+      if (!part) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
+      fileName = part.filename;
+      const chunks: Buffer[] = [];
+      for await (const chunk of part.file) chunks.push(chunk as Buffer);
+      data = Buffer.concat(chunks);
+      truncated = part.file.truncated;
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 413) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, '一次只能上传一个文件');
+      throw new AppError(ErrorCode.VALIDATION, '上传的内容不完整，请重试');
+    }
+    req.auditParams = { file: fileName, size: data.length };
+    if (data.length === 0) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
+    const type = detectFileType(data, !truncated);
+    if (!type) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA, MSG_UNSUPPORTED);
+    const max = type.image ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
+    if (truncated || data.length > max) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, tooLarge(max));
+    const name = await store.put(data, type.ext);
+    req.auditParams = { file: fileName, size: data.length, name };
+    return ok({ name, url: `/api/file/${name}?access=${encodeURIComponent(issueAccess(req).access)}`, size: data.length, type: type.mime }, '上传成功');
+  });
+
+  // 'public' to the guard because an <img> cannot send a header; assertFileReader is this route's own check.
+  // Its request lines stay out of the info log: the URL carries the access token.
+  app.get<{ Params: { name: string }; Querystring: { access?: unknown } }>('/file/:name', { config: { permission: 'public' }, logLevel: 'warn' }, async (req, reply) => {
+    await assertFileReader(app, req, secret);
+    const name = req.params.name;
+    const opened = isFileName(name) ? await store.open(name) : null;
+    if (!opened) throw new AppError(ErrorCode.NOT_FOUND, MSG_NOT_FOUND);
+    const ext = name.slice(name.lastIndexOf('.') + 1) as FileType['ext'];
+    return reply
+      .type(TYPES[ext]?.mime ?? 'application/octet-stream')
+      .header('Content-Length', opened.size)
+      .header('Cache-Control', 'private, max-age=31536000, immutable')
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Disposition', `inline; filename="${name}"`)
+      .send(opened.stream);
+  });
+}

@@ -1,0 +1,252 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Dialog, TextArea, Toast } from 'antd-mobile';
+import { ExclamationCircleFill } from 'antd-mobile-icons';
+import { useState, type ComponentType } from 'react';
+import { APPROVAL_NOTICE, APPROVED_TEXT, TaskResult, type QueueName } from '../../../../domain/appointments';
+import { enums } from '../../../../domain/enums';
+import { checkBody } from '../../../../domain/schemas/car-application';
+import { ChoiceRadio } from '../../../components/choice-radio';
+import { ApiError, get, post } from '../../../lib/http';
+import { useCan } from '../../../lib/me';
+import { useIsDesktop } from '../../../lib/use-media';
+import { failureText, ScreenModal, type ScreenModalProps } from '../../../list-screen';
+import { CarApplicationDetail, PersonApplicationDetail } from '../shared/application-detail';
+import { ProcessTimeline } from '../shared/process-timeline';
+import { queueOf, type Queue } from './queue-paths';
+import { reviewable, taskSubtitle, taskTitle, type TaskRow } from './task-row';
+import './approval.css';
+
+const OK_TEXT = '审核成功！';
+const FAIL_PREFIX = '审核错误：';
+
+interface Decision {
+  result: number;
+  remark: string;
+}
+
+/**
+ * The decision and its call (spec 000 §3 "approval payload", §4, §8): 同意 by
+ * default with the opinion '同意'; another result clears the opinion, which
+ * checkBody then requires. A task someone else already settled (409, or 404
+ * once it is gone) is said plainly and the list reloads.
+ */
+function useDecision(queue: Queue, rows: TaskRow[], onDone: () => void) {
+  const qc = useQueryClient();
+  const [value, setValue] = useState<Decision>({ result: TaskResult.APPROVE, remark: APPROVED_TEXT });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+
+  const setResult = (v: unknown) => {
+    const result = Number(v);
+    setValue({ result, remark: result === TaskResult.APPROVE ? APPROVED_TEXT : '' });
+    setErrors({});
+  };
+  const setRemark = (remark: string) => {
+    setValue((s) => ({ ...s, remark }));
+    setErrors((e) => (e.remark ? { ...e, remark: '' } : e));
+  };
+
+  const settled = () => {
+    // The application's process changed whatever the outcome: the timeline and other queues must not show the old one.
+    for (const r of rows) void qc.invalidateQueries({ queryKey: ['process-info', queue.kind, r.ref_id] });
+    void qc.invalidateQueries({ queryKey: ['home', 'approval-pending'] });
+    onDone();
+  };
+
+  const submit = async () => {
+    if (saving) return;
+    const body = { taskIds: rows.map((r) => r.process_task_id).join(','), result: value.result, remark: value.remark };
+    const parsed = checkBody.safeParse(body);
+    if (!parsed.success) {
+      const out: Record<string, string> = {};
+      for (const i of parsed.error.issues) {
+        const k = String(i.path[0] ?? '');
+        if (!out[k]) out[k] = i.message;
+      }
+      setErrors(out);
+      if (!out.remark && !out.result) Toast.show({ icon: 'fail', content: failureText(FAIL_PREFIX, Object.values(out)[0]) });
+      return;
+    }
+    setSaving(true);
+    try {
+      await post(queue.checkPath, { ...body, remark: parsed.data.remark });
+      Toast.show({ icon: 'success', content: OK_TEXT });
+      settled();
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 0, 0);
+      if (e.status === 409 || e.status === 404) {
+        await Dialog.alert({ title: '无法审核', content: failureText(FAIL_PREFIX, e.message), confirmText: '知道了' });
+        settled();
+        return;
+      }
+      const remarkError = e.fieldErrors.find((f) => f.field === 'remark');
+      if (remarkError) setErrors({ remark: remarkError.message });
+      Toast.show({ icon: 'fail', content: failureText(FAIL_PREFIX, e.message), duration: 3000 });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return { value, errors, saving, setResult, setRemark, submit };
+}
+
+type DecisionApi = ReturnType<typeof useDecision>;
+
+function DecisionFields({ d, withNotice }: { d: DecisionApi; withNotice: boolean }) {
+  const desktop = useIsDesktop();
+  const reject = d.value.result !== TaskResult.APPROVE;
+  return (
+    <section className="rv-card rv-decision" aria-label="审核意见">
+      {withNotice && (
+        <div className="rv-notice" role="note">
+          <ExclamationCircleFill className="rv-notice__icon" />
+          <span>{APPROVAL_NOTICE}</span>
+        </div>
+      )}
+      <div className={`ef pf-boxed ${desktop ? 'ef--horizontal' : 'ef--vertical'}`}>
+        <div className={`ef-item${d.errors.result ? ' ef-item--error' : ''}`}>
+          <span className="ef-label">
+            <span className="ef-req" aria-hidden>
+              *
+            </span>
+            审核结果
+          </span>
+          <div className="ef-control" role="radiogroup" aria-label="审核结果">
+            <ChoiceRadio value={d.value.result} onChange={d.setResult} options={enums.approvalResult} disabled={d.saving} />
+            {d.errors.result && (
+              <div className="ef-error" role="alert">
+                {d.errors.result}
+              </div>
+            )}
+          </div>
+        </div>
+        <div className={`ef-item${d.errors.remark ? ' ef-item--error' : ''}`}>
+          <label className="ef-label" htmlFor="rv-remark">
+            {reject && (
+              <span className="ef-req" aria-hidden>
+                *
+              </span>
+            )}
+            审批意见
+          </label>
+          <div className="ef-control">
+            <TextArea
+              id="rv-remark"
+              value={d.value.remark}
+              onChange={d.setRemark}
+              placeholder={reject ? '请输入驳回原因' : '请输入审批意见'}
+              autoSize={{ minRows: 3, maxRows: 6 }}
+              maxLength={200}
+              showCount
+              disabled={d.saving}
+            />
+            {d.errors.remark && (
+              <div className="ef-error" role="alert">
+                {d.errors.remark}
+              </div>
+            )}
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/** The read-only part of a single review: who and what, then the process so far. */
+function TaskSummary({ queue, row: listRow }: { queue: Queue; row: TaskRow }) {
+  // The list embeds the application without its drivers and passengers; the task detail carries all of it.
+  const detail = useQuery({
+    queryKey: ['approval', 'task-detail', queue.kind, listRow.process_task_id],
+    queryFn: () => get<TaskRow>(`${queue.prefix}/task/detail`, { id: listRow.process_task_id }),
+    staleTime: 30_000,
+    retry: false,
+  });
+  const row = detail.data ?? listRow;
+  return (
+    <>
+      <header className="rv-head">
+        <div className="rv-head__main">
+          <span className="rv-head__title">{taskTitle(queue.kind, row)}</span>
+          <span className="rv-head__sub">{taskSubtitle(queue.kind, row)}</span>
+        </div>
+        <div className="rv-head__meta">
+          {row.node_name && <span className="rv-chip">{row.node_name}</span>}
+          {row.submit_time && <span className="rv-head__time">提交于 {row.submit_time}</span>}
+        </div>
+      </header>
+      {queue.kind === 'car' ? (
+        row.carApplication ? <CarApplicationDetail row={row.carApplication} /> : <div className="rv-missing">未能获取车辆预约信息</div>
+      ) : row.personApplication ? (
+        <PersonApplicationDetail row={row.personApplication} />
+      ) : (
+        <div className="rv-missing">未能获取人员预约信息</div>
+      )}
+      <section className="rv-card" aria-label="审批记录">
+        <h3 className="rv-card__title">审批记录</h3>
+        <ProcessTimeline kind={queue.kind} id={row.ref_id} />
+      </section>
+    </>
+  );
+}
+
+function ReviewContent({ queue, rows, single, decide, d }: { queue: Queue; rows: TaskRow[]; single: boolean; decide: boolean; d: DecisionApi }) {
+  return (
+    <div className={`rv${single ? '' : ' rv--batch'}`}>
+      {single && <TaskSummary queue={queue} row={rows[0]} />}
+      {decide && <DecisionFields d={d} withNotice={single} />}
+    </div>
+  );
+}
+
+function ReviewFrame({ queue, rows, single, open, onClose, onDone }: { queue: Queue; rows: TaskRow[]; single: boolean; open: boolean; onClose: () => void; onDone: () => void }) {
+  const desktop = useIsDesktop();
+  const can = useCan();
+  const d = useDecision(queue, rows, onDone);
+  // Someone who may list the queue but not decide in it (or a task no longer pending) gets the same view, read-only.
+  const decide = can(queue.check) && (!single || reviewable(queue.kind, rows[0]!));
+  const reject = d.value.result !== TaskResult.APPROVE;
+  const title = single ? (decide ? '审核' : '详情') : `批量审核（${rows.length} 项）`;
+  return (
+    <ScreenModal
+      open={open}
+      title={title}
+      width={700}
+      onClose={onClose}
+      onOk={decide ? () => void d.submit() : undefined}
+      okText={desktop ? '确定' : reject ? '驳回' : '同意'}
+      okDanger={reject}
+      okLoading={d.saving}
+    >
+      <ReviewContent queue={queue} rows={rows} single={single} decide={decide} d={d} />
+    </ScreenModal>
+  );
+}
+
+const reviewModals = new Map<QueueName, ComponentType<ScreenModalProps<TaskRow>>>();
+const batchModals = new Map<QueueName, ComponentType<ScreenModalProps<TaskRow>>>();
+
+/** The 审核 row action's modal for a queue (one component per queue, so it keeps its identity). */
+export function ReviewModal(name: QueueName): ComponentType<ScreenModalProps<TaskRow>> {
+  let C = reviewModals.get(name);
+  if (!C) {
+    const queue = queueOf(name);
+    C = function QueueReviewModal({ open, row, onClose, onDone }: ScreenModalProps<TaskRow>) {
+      return <ReviewFrame queue={queue} rows={[row!]} single open={open} onClose={onClose} onDone={onDone} />;
+    };
+    reviewModals.set(name, C);
+  }
+  return C;
+}
+
+/** 批量审核: result and opinion only (spec 000 §2), for every selected task. */
+export function BatchReviewModal(name: QueueName): ComponentType<ScreenModalProps<TaskRow>> {
+  let C = batchModals.get(name);
+  if (!C) {
+    const queue = queueOf(name);
+    C = function QueueBatchReviewModal({ open, rows, onClose, onDone }: ScreenModalProps<TaskRow>) {
+      return <ReviewFrame queue={queue} rows={rows ?? []} single={false} open={open} onClose={onClose} onDone={onDone} />;
+    };
+    batchModals.set(name, C);
+  }
+  return C;
+}

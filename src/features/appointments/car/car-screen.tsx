@@ -1,0 +1,86 @@
+import { AddOutline, UploadOutline } from 'antd-mobile-icons';
+import { canDo, type AppointmentAction } from '../../../../domain/appointments';
+import type { CarApplicationRow } from '../../../../domain/schemas/car-application';
+import { get } from '../../../lib/http';
+import { defineScreen, type Can, type RowAction } from '../../../list-screen';
+import { revokeModalFor } from '../shared/action-modals';
+import { ApplicationDetailWithProcess } from '../shared/application-detail';
+import { CarDelayModal } from '../shared/delay-modal';
+import { carKind, visitRange } from '../shared/kinds';
+import { processDrawerFor } from '../shared/process-drawer';
+import { CarCopyModal, CarCreateModal, CarEditModal } from './car-form';
+import { CarImportModal, canImport } from './car-import';
+
+type R = CarApplicationRow;
+const { prefix, codes } = carKind;
+/** Each button shows with the same state rule the server refuses the call with (spec 000 §4). */
+const when = (action: AppointmentAction) => (r: R, can: Can) => canDo('car', action, r.state, can);
+
+const rowActions: RowAction<R>[] = [
+  { key: 'detail', label: '详情', type: 'detail' },
+  { key: 'edit', label: '编辑', type: 'modal', component: CarEditModal, permission: codes.edit, visible: when('edit') },
+  {
+    key: 'submit',
+    label: '提交',
+    type: 'call',
+    permission: codes.commit,
+    visible: when('submit'),
+    confirm: (r) => `确认提交车辆“${r.license_plate}”的预约申请？提交后将进入审批流程。`,
+    path: `${prefix}/push`,
+    body: (r) => ({ id: r.car_application_id }),
+    success: '提交成功！',
+    failure: '提交失败',
+  },
+  { key: 'copy', label: '复制', type: 'modal', component: CarCopyModal, permission: codes.add, visible: when('copy') },
+  { key: 'delay', label: '延期申请', type: 'modal', component: CarDelayModal, permission: codes.edit, visible: when('delay') },
+  { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>('car'), visible: when('process') },
+  { key: 'revoke', label: '撤销审核', type: 'modal', component: revokeModalFor<R>('car'), permission: codes.revoke, visible: when('revoke'), danger: true },
+  { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete'), path: `${prefix}/delete`, body: (r) => ({ id: r.car_application_id }) },
+];
+
+/** 园区企业车辆预约 (spec 000 §2 car application list): a wide table with a row number. */
+export const carApplicationsScreen = defineScreen<R>({
+  key: 'appointments.car',
+  title: '车辆预约列表',
+  list: { path: `${prefix}/list`, permission: codes.list },
+  rowKey: 'car_application_id',
+  rowNumber: true,
+  card: { title: 'license_plate', extra: 'state' },
+  // Order serves the table (status and validity before the details); the filters follow it.
+  fields: [
+    { name: 'application_number', label: '预约单号', kind: 'text', width: 180, ellipsis: true },
+    { name: 'license_plate', label: '车牌号', kind: 'text', width: 110 },
+    { name: 'state', label: '审核状态', kind: 'enum', options: 'applicationState', tag: true, width: 100 },
+    { name: 'visitor_type', label: '申请类型', kind: 'enum', options: 'carVisitorType', width: 90 },
+    {
+      name: 'visit_time',
+      label: '有效时间',
+      kind: 'dateRange',
+      width: 210,
+      search: { rangeKeys: ['begin_time', 'end_time'] },
+      render: (r) => visitRange(r.visitor_begin_time, r.visitor_end_time),
+    },
+    { name: 'vehicle_type_id', label: '车型', kind: 'text', hideInSearch: true, width: 130, ellipsis: true, render: (r) => r.vehicle_type_name ?? '-' },
+    { name: 'license_plate_color', label: '车牌颜色', kind: 'enum', options: 'plateColor', hideInSearch: true, hideInCard: true, width: 110 },
+    { name: 'applicant_name', label: '申请人', kind: 'text', width: 96, ellipsis: true, search: { placeholder: '请输入申请人姓名' } },
+    { name: 'applicant_phone', label: '手机号', kind: 'text', width: 130, hideInCard: true },
+    { name: 'applicant_idcard', label: '身份证号', kind: 'text', hideInTable: true },
+    { name: 'visitor_company', label: '来访单位', kind: 'text', width: 180, ellipsis: true },
+    { name: 'interviewee_name', label: '被访人', kind: 'text', width: 96, ellipsis: true, hideInCard: true, search: { placeholder: '请输入被访人姓名' } },
+    { name: 'interviewee_phone', label: '被访电话', kind: 'text', width: 130, hideInCard: true, search: { placeholder: '请输入被访人电话' } },
+    { name: 'visit_area', label: '园区', kind: 'enum', options: 'visitArea', width: 120, hideInCard: true },
+    { name: 'is_delayed', label: '是否延期', kind: 'enum', options: 'delayed', width: 86, hideInCard: true },
+    { name: 'create_time', label: '创建时间', kind: 'text', hideInSearch: true, hideInCard: true, width: 170 },
+  ],
+  toolbar: [
+    { key: 'add', label: '新增预约', type: 'modal', component: CarCreateModal, permission: codes.add, primary: true, icon: <AddOutline /> },
+    { key: 'import', label: '导入', type: 'modal', component: CarImportModal, visible: canImport, icon: <UploadOutline /> },
+  ],
+  rowActions,
+  detail: {
+    title: '车辆预约详情',
+    width: 920,
+    fetch: (r) => get<R>(`${prefix}/detail`, { id: r.car_application_id }),
+    render: (r) => <ApplicationDetailWithProcess kind="car" row={r} />,
+  },
+});

@@ -1,0 +1,399 @@
+import { Dialog, Selector, TextArea, Toast } from 'antd-mobile';
+import { useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
+import type { AppointmentKind } from '../../../../domain/appointments';
+import { enums, type EnumOption } from '../../../../domain/enums';
+import { MAX_LABEL_PHOTOS, labelBody, returnBody as carReturnBody, returnSubmitBody as carReturnSubmitBody, revokeBody } from '../../../../domain/schemas/car-application';
+import { returnBody as personReturnBody, returnSubmitBody as personReturnSubmitBody } from '../../../../domain/schemas/person-application';
+import { ChoiceRadio } from '../../../components/choice-radio';
+import { ImageUpload } from '../../../components/image-upload';
+import { ApiError, api, http } from '../../../lib/http';
+import { useIsDesktop } from '../../../lib/use-media';
+import { ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
+import { fieldErrorMap } from '../../../list-screen/conventions';
+import { applicationIdOf } from './process-drawer';
+import './process.css';
+
+const prefixOf = (kind: AppointmentKind) => (kind === 'car' ? '/carApplications' : '/personApplications');
+
+/**
+ * POST that also answers the reply's msg: the history screens show the
+ * server's own text on success (spec 000 §8), which `post` drops.
+ */
+export async function postForMessage<T>(url: string, data: unknown): Promise<{ data: T; msg: string }> {
+  let msg = '';
+  const base = http.defaults.transformResponse;
+  const chain = Array.isArray(base) ? base : base ? [base] : [];
+  const result = await api<T>({
+    method: 'POST',
+    url,
+    data,
+    transformResponse: [
+      ...chain,
+      (body: unknown) => {
+        if (body && typeof body === 'object' && 'msg' in body) msg = String((body as { msg?: unknown }).msg ?? '');
+        return body;
+      },
+    ],
+  });
+  return { data: result, msg };
+}
+
+/** A reply from the server (an envelope with a message), as opposed to a call that never got one. */
+const serverMessage = (e: unknown): string | undefined => (e instanceof ApiError && e.status > 0 ? e.message : undefined);
+const anyMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+const fail = (content: string) => Toast.show({ icon: 'fail', content, duration: 3000 });
+const done = (content: string) => Toast.show({ icon: 'success', content });
+
+/** What the modal acts on, so the person sees which application a reason is for. */
+function Subject({ kind, row }: { kind: AppointmentKind; row?: Row }) {
+  if (!row) return null;
+  const r = row as Record<string, unknown>;
+  const src = ((kind === 'car' ? r.carApplication : r.personApplication) as Record<string, unknown> | undefined) ?? r;
+  const main = kind === 'car' ? src.license_plate : src.visitor_name;
+  const sub = kind === 'car' ? [src.applicant_name, src.visitor_company] : [src.visitor_company, src.visitor_phone];
+  return (
+    <div className="am-subject">
+      <div className="am-subject__main">
+        <b>{String(main ?? '')}</b>
+        {src.application_number ? <span className="am-subject__no">{String(src.application_number)}</span> : null}
+      </div>
+      <div className="am-subject__meta">{sub.filter(Boolean).join(' · ')}</div>
+    </div>
+  );
+}
+
+function Item({ label, required, error, children, help, htmlFor }: { label: string; required?: boolean; error?: string; children: ReactNode; help?: string; htmlFor?: string }) {
+  return (
+    <div className={`ef-item${error ? ' ef-item--error' : ''}`}>
+      <label className="ef-label" htmlFor={htmlFor}>
+        {required && (
+          <span className="ef-req" aria-hidden>
+            *
+          </span>
+        )}
+        {label}
+      </label>
+      <div className="ef-control">
+        {children}
+        {error ? (
+          <div className="ef-error" role="alert">
+            {error}
+          </div>
+        ) : help ? (
+          <div className="ef-help">{help}</div>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+function FormFrame({ children }: { children: ReactNode }) {
+  const desktop = useIsDesktop();
+  return <div className={`ef pf-boxed am-form ${desktop ? 'ef--horizontal' : 'ef--vertical'}`}>{children}</div>;
+}
+
+interface ReasonModalProps {
+  open: boolean;
+  kind: AppointmentKind;
+  row?: Row;
+  title: string;
+  label: string;
+  placeholder: string;
+  okText?: string;
+  danger?: boolean;
+  notice?: string;
+  onClose: () => void;
+  /** Validates and sends; answers field errors to show, or null when done. */
+  submit: (text: string) => Promise<Record<string, string> | null>;
+  errorKey: string;
+}
+
+/** A reason (revoke) or an opinion (reject): one required text, the spec's message when empty. */
+function ReasonModal({ open, kind, row, title, label, placeholder, okText = '确定', danger, notice, onClose, submit, errorKey }: ReasonModalProps) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const go = async () => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      const errs = await submit(text);
+      if (errs) setError(errs[errorKey] ?? Object.values(errs)[0]);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <ScreenModal open={open} title={title} onClose={onClose} onOk={() => void go()} okText={okText} okLoading={busy} okDanger={danger}>
+      <Subject kind={kind} row={row} />
+      {notice && <div className="am-notice">{notice}</div>}
+      <FormFrame>
+        <Item label={label} required error={error} htmlFor="am-reason">
+          <TextArea
+            id="am-reason"
+            value={text}
+            onChange={(v) => {
+              setText(v);
+              setError(undefined);
+            }}
+            placeholder={placeholder}
+            autoSize={{ minRows: 3, maxRows: 8 }}
+            maxLength={200}
+            showCount
+          />
+        </Item>
+      </FormFrame>
+    </ScreenModal>
+  );
+}
+
+const cache = new Map<string, ComponentType<ScreenModalProps<Row>>>();
+function once<R extends Row>(key: string, make: () => ComponentType<ScreenModalProps<Row>>): ComponentType<ScreenModalProps<R>> {
+  let c = cache.get(key);
+  if (!c) {
+    c = make();
+    c.displayName = key;
+    cache.set(key, c);
+  }
+  return c as unknown as ComponentType<ScreenModalProps<R>>;
+}
+
+/**
+ * 撤销: a required reason, then POST {id, reason} to `{prefix}/revoke`, or to
+ * the given path (history screens: /revokeForHis, /revokeForAllHis), where the
+ * server's own message is shown on success.
+ */
+export function revokeModalFor<R extends Row = Row>(kind: AppointmentKind, path?: string): ComponentType<ScreenModalProps<R>> {
+  const url = path ?? `${prefixOf(kind)}/revoke`;
+  return once<R>(`RevokeModal(${kind},${url})`, () => (props: ScreenModalProps<Row>) => (
+    <ReasonModal
+      open={props.open}
+      kind={kind}
+      row={props.row}
+      title="撤销审核"
+      label="撤销理由"
+      placeholder="请输入撤销理由"
+      notice="撤销后，该申请的审批将终止，未处理的审批任务随之关闭。"
+      danger
+      errorKey="reason"
+      onClose={props.onClose}
+      submit={async (reason) => {
+        const parsed = revokeBody.safeParse({ id: applicationIdOf(kind, props.row), reason });
+        if (!parsed.success) return fieldErrorMap(parsed.error.issues);
+        try {
+          const { msg } = await postForMessage(url, parsed.data);
+          done(path ? msg || '撤销审核成功！' : '撤销审核成功！');
+          props.onDone();
+        } catch (e) {
+          fail(failureText('撤销审核失败', anyMessage(e)));
+        }
+        return null;
+      }}
+    />
+  ));
+}
+
+/** 驳回 (all-history, state 1): a required opinion, then POST …/return {carApplicationId|personApplicationId, remark}. */
+export function rejectModalFor<R extends Row = Row>(kind: AppointmentKind): ComponentType<ScreenModalProps<R>> {
+  return once<R>(`RejectModal(${kind})`, () => (props: ScreenModalProps<Row>) => (
+    <ReasonModal
+      open={props.open}
+      kind={kind}
+      row={props.row}
+      title="驳回"
+      label="审批意见"
+      placeholder="请输入审批意见"
+      notice="驳回后申请状态变为“已驳回”，可稍后“继续审批”从当前节点重新开始。"
+      okText="驳回"
+      danger
+      errorKey="remark"
+      onClose={props.onClose}
+      submit={async (remark) => {
+        const id = applicationIdOf(kind, props.row);
+        const parsed = kind === 'car' ? carReturnBody.safeParse({ carApplicationId: id, remark }) : personReturnBody.safeParse({ personApplicationId: id, remark });
+        if (!parsed.success) return fieldErrorMap(parsed.error.issues);
+        try {
+          await postForMessage(`${prefixOf(kind)}/return`, parsed.data);
+          done('驳回成功');
+          props.onDone();
+        } catch (e) {
+          const m = serverMessage(e);
+          fail(m === undefined ? '驳回失败，请重试' : m || '驳回失败');
+        }
+        return null;
+      }}
+    />
+  ));
+}
+
+/** 继续审批 (all-history, state 3 or 4): a confirm, then POST …/returnSubmit; the approval restarts where it stopped. */
+export function resumeModalFor<R extends Row = Row>(kind: AppointmentKind): ComponentType<ScreenModalProps<R>> {
+  return once<R>(`ResumeModal(${kind})`, () => (props: ScreenModalProps<Row>) => {
+    const id = applicationIdOf(kind, props.row);
+    return (
+      <Dialog
+        visible={props.open}
+        title="继续审批"
+        content={
+          <div className="am-confirm">
+            <Subject kind={kind} row={props.row} />
+            <p>确定继续审批该申请吗？审批将从撤销或驳回时所在的节点重新开始。</p>
+          </div>
+        }
+        closeOnMaskClick
+        onClose={props.onClose}
+        actions={[
+          [
+            { key: 'cancel', text: '取消', onClick: props.onClose },
+            {
+              key: 'ok',
+              text: '继续审批',
+              bold: true,
+              onClick: async () => {
+                const body = kind === 'car' ? carReturnSubmitBody.safeParse({ carApplicationId: id }) : personReturnSubmitBody.safeParse({ personApplicationId: id });
+                if (!body.success) {
+                  fail(body.error.issues[0]?.message ?? '操作失败');
+                  return;
+                }
+                try {
+                  await postForMessage(`${prefixOf(kind)}/returnSubmit`, body.data);
+                  done('操作成功');
+                  props.onDone();
+                } catch (e) {
+                  fail(anyMessage(e));
+                }
+              },
+            },
+          ],
+        ]}
+      />
+    );
+  });
+}
+
+// ---------------------------------------------------------------- flag (mark) vehicles
+
+interface FlagRow {
+  car_application_id: number;
+  license_plate?: string;
+  visitor_company?: string;
+  label_status?: number;
+}
+
+const SWATCH: Record<number, string> = { 1: '#ff3141', 2: '#faad14', 3: '#1677ff' };
+
+function ColourChoice({ value, onChange, options }: { value: number; onChange: (v: number) => void; options: EnumOption[] }) {
+  return (
+    <Selector
+      className="am-colours"
+      showCheckMark={false}
+      columns={options.length}
+      value={[value]}
+      onChange={(v) => v.length && onChange(Number(v[0]))}
+      options={options.map((o) => ({
+        value: o.value,
+        label: (
+          <span className="am-colour">
+            <i className="am-colour__dot" style={{ background: SWATCH[o.value as number] ?? '#999' }} aria-hidden />
+            {o.label}
+          </span>
+        ),
+      }))}
+    />
+  );
+}
+
+const choices = (table: EnumOption[]) => table.filter((o) => Number(o.value) >= 0);
+
+/** The plates being flagged; a long selection folds into "等 N 辆". */
+function Plates({ rows }: { rows: FlagRow[] }) {
+  const shown = rows.slice(0, 8);
+  return (
+    <div className="am-plates" aria-label="标记车辆">
+      {shown.map((r) => (
+        <span key={r.car_application_id} className={`am-plate${r.label_status === 1 ? ' am-plate--flagged' : ''}`} title={r.label_status === 1 ? '已标记' : undefined}>
+          {r.license_plate || `#${r.car_application_id}`}
+        </span>
+      ))}
+      {rows.length > shown.length && <span className="am-plates__more">等 {rows.length} 辆</span>}
+    </div>
+  );
+}
+
+function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) {
+  const picked = useMemo(() => ((rows?.length ? rows : row ? [row] : []) as unknown as FlagRow[]), [row, rows]);
+  const colours = choices(enums.markColor);
+  const types = choices(enums.markLabelType);
+  const alarms = choices(enums.markAlarmType);
+  const [values, setValues] = useState({ color_id: 2, label_type_id: 1, alarm_id: 3, remark: '', photo: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const warned = useRef(false);
+
+  useEffect(() => {
+    if (open && picked.length === 0 && !warned.current) {
+      warned.current = true;
+      Toast.show({ content: '请先选择要标记的车辆' });
+      onClose();
+    }
+  }, [open, picked.length, onClose]);
+
+  const set = <K extends keyof typeof values>(k: K, v: (typeof values)[K]) => {
+    setValues((s) => ({ ...s, [k]: v }));
+    setErrors((e) => (k in e ? Object.fromEntries(Object.entries(e).filter(([x]) => x !== k)) : e));
+  };
+
+  const submit = async () => {
+    if (busy) return;
+    if (picked.length === 0) return void Toast.show({ content: '请先选择要标记的车辆' });
+    const parsed = labelBody.safeParse({ ...values, car_application_ids: picked.map((r) => r.car_application_id).join(',') });
+    if (!parsed.success) {
+      const errs = fieldErrorMap(parsed.error.issues);
+      if (errs.car_application_ids) Toast.show({ content: errs.car_application_ids });
+      return setErrors(errs);
+    }
+    setBusy(true);
+    try {
+      // The wire takes the ids as a comma string (spec 000 §3), not the parsed array.
+      await postForMessage('/label/vehicle/label', { ...parsed.data, car_application_ids: parsed.data.car_application_ids.join(',') });
+      done('标记成功');
+      onDone();
+    } catch (e) {
+      fail(serverMessage(e) || '标记失败');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (picked.length === 0) return null;
+  return (
+    <ScreenModal open={open} title={picked.length > 1 ? `标记车辆（${picked.length}辆）` : '标记车辆'} onClose={onClose} onOk={() => void submit()} okText="标记" okLoading={busy} width={620}>
+      <FormFrame>
+        <Item label="标记车辆">
+          <Plates rows={picked} />
+        </Item>
+        <Item label="标记颜色" required error={errors.color_id}>
+          <ColourChoice value={values.color_id} onChange={(v) => set('color_id', v)} options={colours} />
+        </Item>
+        <Item label="标记类型" required error={errors.label_type_id}>
+          <ChoiceRadio value={values.label_type_id} onChange={(v) => set('label_type_id', Number(v))} options={types} />
+        </Item>
+        <Item label="报警方式" required error={errors.alarm_id}>
+          <ChoiceRadio value={values.alarm_id} onChange={(v) => set('alarm_id', Number(v))} options={alarms} />
+        </Item>
+        <Item label="标记原因" required error={errors.remark} htmlFor="am-flag-remark">
+          <TextArea id="am-flag-remark" value={values.remark} onChange={(v) => set('remark', v)} placeholder="请输入标记原因" autoSize={{ minRows: 3, maxRows: 8 }} maxLength={200} showCount />
+        </Item>
+        <Item label="现场照片" error={errors.photo} help={`最多${MAX_LABEL_PHOTOS}张`}>
+          <ImageUpload value={values.photo} onChange={(v) => set('photo', v)} max={MAX_LABEL_PHOTOS} />
+        </Item>
+      </FormFrame>
+    </ScreenModal>
+  );
+}
+
+/** 标记 (vehicles only): the selected rows of a batch, or the row of a row action. */
+export function flagModalFor<R extends Row = Row>(): ComponentType<ScreenModalProps<R>> {
+  return FlagModal as unknown as ComponentType<ScreenModalProps<R>>;
+}

@@ -1,0 +1,333 @@
+import { Tag } from 'antd-mobile';
+import type { ReactNode } from 'react';
+import { isDumpTruckModel, type AppointmentKind } from '../../../../domain/appointments';
+import { enums, enumLabel, type EnumName } from '../../../../domain/enums';
+import { dumpTruckFileKeys, dumpTruckFileLabels, type CarApplicationRow, type CarPersonRow } from '../../../../domain/schemas/car-application';
+import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
+import { ImageList } from '../../../components/image-upload';
+import { splitFileNames } from '../../../lib/files';
+import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
+import { ProcessTimeline } from './process-timeline';
+import { rowId, visitRange } from './kinds';
+import './application-detail.css';
+
+/**
+ * Read-only application views (spec 000 §2 detail, §4 review form): the list
+ * screens' detail, the review form and the history details all show an
+ * application through these, so it reads the same everywhere.
+ */
+
+/** The hazardous-goods fields of cargo_info (spec 000 §3) with the labels of a Chinese dangerous-goods waybill. */
+export const cargoInfoFields: Array<{ key: string; label: string; kind?: 'number' | 'phone' | 'date' | 'images' | 'unit' | 'plateColor'; unit?: string }> = [
+  { key: 'cargo_number', label: 'UN编号' },
+  { key: 'cargo_name', label: '货物名称' },
+  { key: 'cargo_quantity', label: '货物数量', kind: 'number' },
+  { key: 'cargo_unit', label: '货物单位', kind: 'unit' },
+  { key: 'enterprise', label: '托运企业' },
+  { key: 'unified_social_credit_code', label: '统一社会信用代码' },
+  { key: 'business_license_number', label: '道路运输经营许可证号' },
+  { key: 'contact_phone', label: '联系电话', kind: 'phone' },
+  { key: 'license_plate_color', label: '车牌颜色', kind: 'plateColor' },
+  { key: 'vehicle_transport_license', label: '车辆道路运输证号' },
+  { key: 'trailer_license', label: '挂车号牌' },
+  { key: 'trailer_trasport_license', label: '挂车道路运输证号' },
+  { key: 'tank_volume', label: '罐体容积', kind: 'number', unit: 'm³' },
+  { key: 'tank_report', label: '罐体检验报告编号' },
+  { key: 'driver', label: '驾驶员' },
+  { key: 'driver_qualification_certificate', label: '驾驶员从业资格证号' },
+  { key: 'driver_phone', label: '驾驶员电话', kind: 'phone' },
+  { key: 'supercargo', label: '押运员' },
+  { key: 'supercargo_qualification_certificate', label: '押运员从业资格证号' },
+  { key: 'supercargo_phone', label: '押运员电话', kind: 'phone' },
+  { key: 'shipper', label: '托运人' },
+  { key: 'shipper_phone', label: '托运人电话', kind: 'phone' },
+  { key: 'recipient', label: '收货人' },
+  { key: 'recipient_phone', label: '收货人电话', kind: 'phone' },
+  { key: 'carrier', label: '承运人' },
+  { key: 'carrier_phone', label: '承运人电话', kind: 'phone' },
+  { key: 'shipment_date', label: '起运日期', kind: 'date' },
+  { key: 'shipment_addr', label: '起运地' },
+  { key: 'destination', label: '目的地' },
+  { key: 'annex', label: '附件', kind: 'images' },
+];
+
+/** Units a hazardous load is counted in. */
+export const cargoUnits = ['吨', '千克', '升', '立方米', '件'];
+
+/** A JSON text column may reach the UI as text or as an object. */
+function asObject(v: unknown): Record<string, unknown> | null {
+  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  if (typeof v === 'string' && v.trim()) {
+    try {
+      const o = JSON.parse(v) as unknown;
+      return o && typeof o === 'object' ? (o as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+const blank = (v: unknown) => v === undefined || v === null || v === '';
+const EMPTY = <span className="ad-dash">-</span>;
+
+function Item({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
+  const empty = children === undefined || children === null || children === '' || children === false;
+  return (
+    <div className={`ad-item${wide ? ' ad-item--wide' : ''}`}>
+      <dt className="ad-label">{label}</dt>
+      <dd className="ad-value">{empty ? EMPTY : children}</dd>
+    </div>
+  );
+}
+
+function Section({ title, children, extra, long }: { title: string; children: ReactNode; extra?: ReactNode; long?: boolean }) {
+  return (
+    <section className={`ad-section${long ? ' ad-section--long' : ''}`} aria-label={title}>
+      <h4 className="ad-title">
+        <span>{title}</span>
+        {extra}
+      </h4>
+      <dl className="ad-grid">{children}</dl>
+    </section>
+  );
+}
+
+/** Thumbnails, or nothing (the line then shows its dash). */
+const photos = (value: unknown) => (splitFileNames(value).length ? <ImageList value={String(value)} /> : null);
+
+const label = (name: EnumName, v: unknown) => (blank(v) ? null : enumLabel(name, v as number));
+
+function StateTag({ state }: { state: number }) {
+  const o = enums.applicationState.find((s) => s.value === state);
+  return (
+    <Tag color={o?.color ?? 'default'} fill="outline" className="ad-tag">
+      {o?.label ?? String(state)}
+    </Tag>
+  );
+}
+
+function Department({ id, name }: { id: number | null | undefined; name?: string | null }) {
+  const { data } = useDepartments();
+  if (name) return <>{name}</>;
+  if (id === null || id === undefined) return null;
+  return <>{data?.find((d) => d.depart_id === id)?.name ?? String(id)}</>;
+}
+
+function VehicleTypeName({ id, name }: { id: number | null | undefined; name?: string | null }) {
+  const { data } = useVehicleTypes();
+  if (name) return <>{name}</>;
+  if (id === null || id === undefined) return null;
+  return <>{data?.find((t) => t.id === id)?.name ?? String(id)}</>;
+}
+
+/** The status lines every application has: state, delay, revoke reason, times. */
+function StatusSection({ number, numberLabel, row, typeName, typeTable }: { number: string; numberLabel: string; row: CarApplicationRow | PersonApplicationRow; typeName: string; typeTable: EnumName }) {
+  return (
+    <Section title="申请信息">
+      <Item label={numberLabel}>{number}</Item>
+      <Item label="审核状态">{row.state === undefined || row.state === null ? null : <StateTag state={row.state} />}</Item>
+      <Item label={typeName}>{label(typeTable, row.visitor_type)}</Item>
+      <Item label="园区">{label('visitArea', row.visit_area)}</Item>
+      <Item label="是否延期">{label('delayed', row.is_delayed)}</Item>
+      {row.is_delayed === 1 && <Item label="延期理由">{row.delay_reason}</Item>}
+      {row.revoke_reason && <Item label="撤销理由">{row.revoke_reason}</Item>}
+      {row.in_black_list === 1 && (
+        <Item label="黑名单">
+          <Tag color="danger" fill="outline" className="ad-tag">
+            在黑名单中
+          </Tag>
+        </Item>
+      )}
+      <Item label="创建时间">{row.create_time}</Item>
+      {row.update_user_name && <Item label="最后修改人">{row.update_user_name}</Item>}
+    </Section>
+  );
+}
+
+export function PersonApplicationDetail({ row }: { row: PersonApplicationRow }) {
+  return (
+    <div className="ad">
+      <StatusSection number={row.application_number} numberLabel="申请单号" row={row} typeName="申请类型" typeTable="personVisitorType" />
+      <Section title="访客信息">
+        <Item label="访客姓名">{row.visitor_name}</Item>
+        <Item label="性别">{label('gender', row.visitor_gender)}</Item>
+        <Item label="民族">{row.visitor_nation}</Item>
+        <Item label="手机号">{row.visitor_phone}</Item>
+        <Item label="来访单位">{row.visitor_company}</Item>
+        <Item label="地址">{row.visitor_address}</Item>
+        <Item label="证件类型">{label('idcardType', row.visitor_idcard_type)}</Item>
+        <Item label="证件号码">{row.visitor_idcard}</Item>
+        <Item label="人脸照片">{photos(row.visitor_face_photo)}</Item>
+        <Item label="证件人像面">{photos(row.visitor_idcard_photo1)}</Item>
+        <Item label="证件国徽面">{photos(row.visitor_idcard_photo2)}</Item>
+      </Section>
+      <Section title="来访信息">
+        <Item label="来访时间">{visitRange(row.visit_begin_time, row.visit_end_time)}</Item>
+        <Item label="来访事由" wide>
+          {row.visit_content}
+        </Item>
+      </Section>
+      <Section title="被访人信息">
+        <Item label="被访人姓名">{row.interviewee_name}</Item>
+        <Item label="被访人电话">{row.interviewee_phone}</Item>
+        <Item label="被访部门">
+          <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
+        </Item>
+      </Section>
+    </div>
+  );
+}
+
+function CarPersonCard({ p, index }: { p: CarPersonRow; index: number }) {
+  const faces = splitFileNames(p.face_photo);
+  return (
+    <li className="ad-person">
+      <div className="ad-person__head">
+        <span className="ad-person__name">{p.name || `司乘人员${index + 1}`}</span>
+        {!blank(p.type) && (
+          <Tag color="primary" fill="outline" className="ad-tag">
+            {enumLabel('driverType', p.type)}
+          </Tag>
+        )}
+        {!blank(p.gender) && <span className="ad-person__meta">{enumLabel('gender', p.gender)}</span>}
+      </div>
+      <div className="ad-person__body">
+        <dl className="ad-person__lines">
+          <div>
+            <dt>手机号</dt>
+            <dd>{p.phone || '-'}</dd>
+          </div>
+          <div>
+            <dt>{blank(p.idcard_type) ? '证件号码' : enumLabel('idcardType', p.idcard_type)}</dt>
+            <dd>{p.id_card || '-'}</dd>
+          </div>
+          <div>
+            <dt>从业资格证号</dt>
+            <dd>{p.pqc_number || '-'}</dd>
+          </div>
+        </dl>
+        {faces.length > 0 && <ImageList value={p.face_photo} className="ad-person__face" />}
+      </div>
+    </li>
+  );
+}
+
+function cargoValue(f: (typeof cargoInfoFields)[number], v: unknown): ReactNode {
+  if (blank(v)) return null;
+  if (f.kind === 'images') return photos(v);
+  if (f.kind === 'number' && f.unit) return `${String(v)} ${f.unit}`;
+  return String(v);
+}
+
+export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
+  const persons = row.carPersonList ?? [];
+  const cargo = asObject(row.cargo_info);
+  const dump = asObject(row.dump_truck_file);
+  const hasDump = !!dump && dumpTruckFileKeys.some((k) => splitFileNames(dump[k]).length > 0);
+  const showDump = isDumpTruckModel(row.vehicle_type_name) || hasDump;
+  const showCargo = !blank(row.cargo_type) || !blank(row.cargo_name) || !blank(row.car_load);
+  return (
+    <div className="ad">
+      <StatusSection number={row.application_number} numberLabel="预约单号" row={row} typeName="申请类型" typeTable="carVisitorType" />
+      <Section title="申请人信息">
+        <Item label="申请人姓名">{row.applicant_name}</Item>
+        <Item label="性别">{label('gender', row.applicant_gender)}</Item>
+        <Item label="证件类型">{label('idcardType', row.visitor_idcard_type)}</Item>
+        <Item label="证件号码">{row.applicant_idcard}</Item>
+        <Item label="手机号">{row.applicant_phone}</Item>
+        <Item label="人脸照片">{photos(row.applicant_face_photo)}</Item>
+      </Section>
+      {persons.length > 0 && (
+        <section className="ad-section" aria-label="司乘人员">
+          <h4 className="ad-title">
+            <span>司乘人员</span>
+            <span className="ad-count">{persons.length}人</span>
+          </h4>
+          <ul className="ad-persons">
+            {persons.map((p, i) => (
+              <CarPersonCard key={p.car_person_id ?? i} p={p} index={i} />
+            ))}
+          </ul>
+        </section>
+      )}
+      <Section title="来访信息">
+        <Item label="来访单位">{row.visitor_company}</Item>
+        <Item label="来访时间">{visitRange(row.visitor_begin_time, row.visitor_end_time)}</Item>
+        <Item label="被访人姓名">{row.interviewee_name}</Item>
+        <Item label="被访人电话">{row.interviewee_phone}</Item>
+        <Item label="被访部门">
+          <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
+        </Item>
+        <Item label="来访事由" wide>
+          {row.visitor_content}
+        </Item>
+      </Section>
+      <Section title="车辆信息">
+        <Item label="车牌号">{row.license_plate && <span className={`ad-plate ad-plate--${row.license_plate_color ?? 2}`}>{row.license_plate}</span>}</Item>
+        <Item label="车牌颜色">{label('plateColor', row.license_plate_color)}</Item>
+        <Item label="车型">
+          <VehicleTypeName id={row.vehicle_type_id} name={row.vehicle_type_name} />
+        </Item>
+        <Item label="行驶证号">{row.vehicle_license_number}</Item>
+        <Item label="发动机号">{row.engine_number}</Item>
+        <Item label="挂车牌照">{row.trailer_license}</Item>
+        {showCargo && (
+          <>
+            <Item label="货物类型">{blank(row.cargo_type) ? null : row.cargo_type === 1 ? '危险货物' : '普通货物'}</Item>
+            <Item label="货物名称">{row.cargo_name}</Item>
+            <Item label="载重">{blank(row.car_load) ? null : `${row.car_load} 吨`}</Item>
+          </>
+        )}
+        <Item label="备注" wide>
+          {row.remark}
+        </Item>
+        <Item label="车辆照片" wide>{photos(row.vehicle_img)}</Item>
+        <Item label="交管12123截图" wide>{photos(row.img12123)}</Item>
+        {splitFileNames(row.blind_video_photo).length > 0 && (
+          <Item label="盲区视频监控图片" wide>{photos(row.blind_video_photo)}</Item>
+        )}
+        {splitFileNames(row.register_record_photo).length > 0 && (
+          <Item label="备案登记照片" wide>{photos(row.register_record_photo)}</Item>
+        )}
+      </Section>
+      {row.cargo_type === 1 && (
+        <Section title="危险货物信息" long>
+          {cargoInfoFields.map((f) => (
+            <Item key={f.key} label={f.label} wide={f.kind === 'images'}>
+              {cargoValue(f, cargo?.[f.key])}
+            </Item>
+          ))}
+        </Section>
+      )}
+      {showDump && (
+        <Section title="自卸车资料">
+          {dumpTruckFileKeys.map((k) => (
+            <Item key={k} label={dumpTruckFileLabels[k]}>{photos(dump?.[k])}</Item>
+          ))}
+        </Section>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The list screens' detail: the application, then its approval process once
+ * it has one (spec 000 §4: not for drafts, state 0, nor withdrawn ones, state 4).
+ */
+export function ApplicationDetailWithProcess({ kind, row }: { kind: AppointmentKind; row: CarApplicationRow | PersonApplicationRow }) {
+  const showProcess = row.state !== 0 && row.state !== 4;
+  return (
+    <>
+      {kind === 'car' ? <CarApplicationDetail row={row as CarApplicationRow} /> : <PersonApplicationDetail row={row as PersonApplicationRow} />}
+      {showProcess && (
+        <section className="ad-section ad-process" aria-label="审批流程">
+          <h4 className="ad-title">
+            <span>审批流程</span>
+          </h4>
+          <ProcessTimeline kind={kind} id={rowId(kind, row)} />
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,52 @@
+import { useQuery } from '@tanstack/react-query';
+import { CheckShieldOutline, RightOutline } from 'antd-mobile-icons';
+import { Link } from 'react-router-dom';
+import { get } from '../../lib/http';
+import './pending-approvals.css';
+
+/** One queue the caller may list, with how many of its tasks wait for them (GET /approval/pending). */
+export interface PendingQueue {
+  queue: string;
+  title: string;
+  route: string;
+  count: number;
+}
+
+const pendingQuery = {
+  queryKey: ['home', 'approval-pending'],
+  queryFn: () => get<{ list: PendingQueue[] }>('/approval/pending'),
+  // An approver comes back to the home screen to see what is left: ask again on every visit and on focus.
+  staleTime: 0,
+  refetchOnMount: 'always' as const,
+  refetchOnWindowFocus: 'always' as const,
+};
+
+/** 待我审批: a row per approval queue with its pending count; hidden for people who approve nothing. */
+export function PendingApprovals() {
+  const { data } = useQuery(pendingQuery);
+  const list = data?.list ?? [];
+  if (list.length === 0) return null;
+  const total = list.reduce((n, q) => n + q.count, 0);
+  // What waits for the approver comes first; otherwise the queues keep the menu's order.
+  const rows = [...list.filter((q) => q.count > 0), ...list.filter((q) => q.count === 0)];
+  return (
+    <section className="pa" aria-label="待我审批">
+      <h3 className="section-title pa-title">
+        待我审批
+        <span className={`pa-total${total ? '' : ' pa-total--zero'}`}>{total ? `共 ${total} 件待办` : '暂无待办'}</span>
+      </h3>
+      <div className="card pa-card">
+        {rows.map((q) => (
+          <Link key={q.queue} to={q.route} className={`pa-row${q.count ? '' : ' pa-row--idle'}`} aria-label={`${q.title}，${q.count} 件待审批`}>
+            <span className="pa-icon" aria-hidden>
+              <CheckShieldOutline />
+            </span>
+            <span className="pa-name">{q.title}</span>
+            <span className={`pa-count${q.count ? '' : ' pa-count--zero'}`}>{q.count > 99 ? '99+' : q.count}</span>
+            <RightOutline className="pa-arrow" />
+          </Link>
+        ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,260 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Envelope } from '../../domain/envelope';
+import { loadFileAccessSecret, signFileAccess } from '../../server/modules/files';
+import { Client, dialects, readLog, startServer, type TestServer } from './harness';
+
+// ---------- tiny real files ----------
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (buf: Buffer) => {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+
+/** A valid 1×1 red PNG. */
+function tinyPng(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(1, 0);
+  ihdr.writeUInt32BE(1, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  const pixels = zlib.deflateSync(Buffer.from([0, 255, 0, 0]));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A stored (uncompressed) zip holding the given entries. */
+function zip(entries: Record<string, string>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(entries)) {
+    const nameBuf = Buffer.from(name, 'utf8');
+    const data = Buffer.from(text, 'utf8');
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBuf.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBuf.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBuf, data);
+    centrals.push(central, nameBuf);
+    offset += 30 + nameBuf.length + data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(Object.keys(entries).length, 8);
+  eocd.writeUInt16LE(Object.keys(entries).length, 10);
+  eocd.writeUInt32LE(cd.length, 12);
+  eocd.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, eocd]);
+}
+
+interface Uploaded {
+  name: string;
+  url: string;
+  size: number;
+  type: string;
+}
+
+for (const dialect of await dialects()) {
+  describe(`files on ${dialect}`, () => {
+    let server: TestServer;
+    let admin: Client;
+    const png = tinyPng();
+
+    const upload = async (c: Client | null, data: Buffer | null, filename = 'photo.png', mime = 'image/png', field = 'file') => {
+      const form = new FormData();
+      if (data) form.append(field, new Blob([new Uint8Array(data)], { type: mime }), filename);
+      else form.append('note', 'no file here');
+      const res = await fetch(`${server.base}/api/file/upload`, { method: 'POST', body: form, headers: c?.token ? { authorization: `Bearer ${c.token}` } : {} });
+      return { status: res.status, body: (await res.json()) as Envelope<Uploaded> };
+    };
+    const fetchFile = (urlPath: string, token?: string | null) => fetch(`${server.base}${urlPath}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const accessOf = async (c: Client) => (await c.post<{ access: string; expiresAt: number; expiresIn: number }>('/file/accessToken')).body.data;
+
+    beforeAll(async () => {
+      server = await startServer(dialect);
+      admin = await new Client(server).as('admin');
+    });
+    afterAll(async () => server?.close());
+
+    it('stores a PNG under a random name and serves it back with the Bearer header', async () => {
+      const r = await upload(admin, png, '../../evil.txt', 'text/plain');
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ success: true, code: 1000, data: { size: png.length, type: 'image/png' } });
+      const { name, url } = r.body.data;
+      expect(name).toMatch(/^[0-9a-f]{32}\.png$/);
+      expect(url).toMatch(new RegExp(`^/api/file/${name}\\?access=`));
+      expect(fs.existsSync(path.join(server.dataDir, 'files', name.slice(0, 2), name))).toBe(true);
+
+      const res = await fetchFile(`/api/file/${name}`, admin.token);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/png');
+      expect(res.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-disposition')).toMatch(/^inline/);
+      expect(Buffer.from(await res.arrayBuffer()).equals(png)).toBe(true);
+
+      // The url of the answer works as it is, as an <img> would use it.
+      const direct = await fetchFile(url);
+      expect(direct.status).toBe(200);
+      expect(Buffer.from(await direct.arrayBuffer()).equals(png)).toBe(true);
+
+      const ops = await server.app.ctx.db.selectFrom('sys_operation_log').select(['operation', 'result', 'params']).where('operation', '=', '上传文件').execute();
+      expect(ops.length).toBeGreaterThan(0);
+      expect(ops[0]).toMatchObject({ result: 1 });
+    });
+
+    it('serves a file to an <img> through ?access= and refuses it without any credential', async () => {
+      const { name } = (await upload(admin, png)).body.data;
+      const a = await accessOf(admin);
+      expect(a.access).toBeTruthy();
+      expect(a.expiresAt - Date.now()).toBeGreaterThan(11.9 * 3600_000);
+      expect(a.expiresAt - Date.now()).toBeLessThanOrEqual(12 * 3600_000);
+      const ok = await fetchFile(`/api/file/${name}?access=${encodeURIComponent(a.access)}`);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-type')).toBe('image/png');
+
+      const none = await fetchFile(`/api/file/${name}`);
+      expect(none.status).toBe(401);
+      expect(((await none.json()) as Envelope<unknown>).code).toBe(1002);
+      expect((await fetchFile(`/api/file/${name}`, 'not-a-session')).status).toBe(401);
+      expect((await upload(null, png)).status).toBe(401);
+      expect((await new Client(server).post('/file/accessToken')).status).toBe(401);
+
+      // The access token stays out of the log.
+      expect(readLog(server)).not.toContain(a.access);
+    });
+
+    it('refuses tampered, expired and revoked access tokens', async () => {
+      const { name } = (await upload(admin, png)).body.data;
+      const { access } = await accessOf(admin);
+      const [userId, sessionId] = access.split('.').map(Number);
+      const get = (t: string) => fetchFile(`/api/file/${name}?access=${encodeURIComponent(t)}`).then((r) => r.status);
+
+      const sig = access.slice(access.lastIndexOf('.') + 1);
+      const flipped = access.slice(0, -sig.length) + (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
+      expect(await get(flipped)).toBe(401);
+      // Another user's id under the same signature.
+      expect(await get(access.replace(/^\d+\./, `${userId + 1}.`))).toBe(401);
+      // A later expiry under the same signature.
+      const parts = access.split('.');
+      expect(await get([parts[0], parts[1], String(Number(parts[2]) + 3600), parts[3]].join('.'))).toBe(401);
+      expect(await get('garbage')).toBe(401);
+
+      // Correctly signed with the server's own key, but expired.
+      const secret = await loadFileAccessSecret(server.app.ctx.db);
+      expect(await get(signFileAccess(secret, { userId, sessionId, expiresAt: Date.now() + 60_000 }))).toBe(200);
+      expect(await get(signFileAccess(secret, { userId, sessionId, expiresAt: Date.now() - 1000 }))).toBe(401);
+
+      // A disabled user's tokens stop working, and work again once re-enabled.
+      const contact = await new Client(server).as('contact');
+      const c = await accessOf(contact);
+      expect(await get(c.access)).toBe(200);
+      const { db } = server.app.ctx;
+      const cUser = Number(c.access.split('.')[0]);
+      await db.updateTable('sys_user').set({ status: 0 }).where('user_id', '=', cUser).execute();
+      expect(await get(c.access)).toBe(401);
+      await db.updateTable('sys_user').set({ status: 1 }).where('user_id', '=', cUser).execute();
+      expect(await get(c.access)).toBe(200);
+      // Signing out ends the session's tokens.
+      expect((await contact.post('/user/logout')).status).toBe(200);
+      expect(await get(c.access)).toBe(401);
+    });
+
+    it('decides the type by content: a text file named .png is refused, PDF and XLSX pass, other zips do not', async () => {
+      const fake = await upload(admin, Buffer.from('just some text, not an image'), 'photo.png', 'image/png');
+      expect(fake.status).toBe(415);
+      expect(fake.body).toMatchObject({ success: false, code: 1011, msg: '不支持的文件类型，仅支持 JPG、PNG、WEBP、GIF、PDF、XLSX' });
+
+      const svg = await upload(admin, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'x.svg', 'image/svg+xml');
+      expect(svg.status).toBe(415);
+
+      const pdf = await upload(admin, Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1'), 'scan.jpg', 'image/jpeg');
+      expect(pdf.status).toBe(200);
+      expect(pdf.body.data).toMatchObject({ type: 'application/pdf' });
+      expect(pdf.body.data.name).toMatch(/\.pdf$/);
+      const pdfRes = await fetchFile(`/api/file/${pdf.body.data.name}`, admin.token);
+      expect(pdfRes.headers.get('content-type')).toBe('application/pdf');
+
+      const xlsx = await upload(admin, zip({ '[Content_Types].xml': '<Types/>', 'xl/workbook.xml': '<workbook/>' }), 'book.bin', 'application/octet-stream');
+      expect(xlsx.status).toBe(200);
+      expect(xlsx.body.data).toMatchObject({ type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+      expect(xlsx.body.data.name).toMatch(/\.xlsx$/);
+
+      const otherZip = await upload(admin, zip({ 'readme.txt': 'hello' }), 'book.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      expect(otherZip.status).toBe(415);
+    });
+
+    it('refuses images over 10 MB and documents over 20 MB', async () => {
+      const bigImage = Buffer.concat([png.subarray(0, 16), Buffer.alloc(10 * 1024 * 1024 + 1 - 16)]);
+      const r = await upload(admin, bigImage);
+      expect(r.status).toBe(413);
+      expect(r.body).toMatchObject({ success: false, code: 1010, msg: '文件不能超过10MB' });
+
+      const bigPdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(20 * 1024 * 1024 + 1 - 9)]);
+      const d = await upload(admin, bigPdf, 'big.pdf', 'application/pdf');
+      expect(d.status).toBe(413);
+      expect(d.body).toMatchObject({ code: 1010, msg: '文件不能超过20MB' });
+
+      // Nothing was stored for refused uploads: the server is still healthy and answers normally.
+      expect((await upload(admin, png)).status).toBe(200);
+    });
+
+    it('answers 400 to an empty upload or a request without a file', async () => {
+      const empty = await upload(admin, Buffer.alloc(0));
+      expect(empty.status).toBe(400);
+      expect(empty.body).toMatchObject({ code: 1001, msg: '请选择要上传的文件' });
+      const noFile = await upload(admin, null);
+      expect(noFile.status).toBe(400);
+      expect(noFile.body.msg).toBe('请选择要上传的文件');
+      const json = await admin.post('/file/upload', {});
+      expect(json.status).toBe(400);
+      expect(json.body.msg).toBe('请选择要上传的文件');
+    });
+
+    it('answers 404 to unknown names and refuses path traversal', async () => {
+      const unknown = await fetchFile(`/api/file/${'0'.repeat(32)}.png`, admin.token);
+      expect(unknown.status).toBe(404);
+      expect(((await unknown.json()) as Envelope<unknown>).msg).toBe('文件不存在');
+
+      // park.db (SQLite) and server.log sit in DATA_DIR, right above DATA_DIR/files.
+      for (const evil of ['..%2Fpark.db', '..%2F..%2Fserver.log', '%2E%2E%2F%2E%2E%2Fserver.log', '..%5C..%5Cserver.log', 'server.log', '%2Fetc%2Fpasswd', `${'a'.repeat(32)}.png%00.txt`, `${'A'.repeat(32)}.PNG`]) {
+        const res = await fetchFile(`/api/file/${evil}`, admin.token);
+        expect(res.status, evil).toBe(404);
+        const body = (await res.json()) as Envelope<unknown>;
+        expect(body.success, evil).toBe(false);
+      }
+      // The guard comes first: without a credential nothing is revealed about names.
+      expect((await fetchFile(`/api/file/${'0'.repeat(32)}.png`)).status).toBe(401);
+    });
+  });
+}

@@ -1,0 +1,116 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { formatInZone } from '../../domain/time';
+import { addDays } from '../../domain/visit-rules';
+import { shot, signInAs } from './support';
+
+const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
+const today = () => formatInZone(new Date()).slice(0, 10);
+const tag = () => (test.info().project.name === 'phone' ? 'P' : 'D');
+
+/** A form item by its label, as the appointment forms render it (the list framework's markup). */
+const field = (page: Page, label: string) => page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${label}\\s*[:：]?$`) }) }).first();
+const input = (page: Page, label: string) => field(page, label).locator('input, textarea').first();
+
+const row = (page: Page, text: string): Locator => (isPhone(page) ? page.locator('.cl-card', { hasText: text }) : page.locator('tbody tr', { hasText: text }));
+
+async function rowAction(page: Page, text: string, action: string) {
+  const r = row(page, text);
+  const direct = r.getByRole('button', { name: action, exact: true });
+  if (await direct.count()) return direct.click();
+  await r.getByRole('button', { name: /更多/ }).click();
+  await page.getByText(action, { exact: true }).last().click();
+}
+
+async function submitForm(page: Page) {
+  await page.getByRole('dialog').getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
+}
+
+/** One value of a select: the native select on desktop, the wheel picker on phones. */
+async function pick(page: Page, label: string, option: string) {
+  const f = field(page, label);
+  if (!isPhone(page)) return f.locator('select').selectOption({ label: option });
+  await f.locator('button.pf-trigger').click();
+  const item = page.locator('.adm-picker-view-column-item', { hasText: new RegExp(`^${option}$`) });
+  await item.dispatchEvent('click');
+  await expect(item).toHaveAttribute('data-selected', 'true');
+  await page.locator('.adm-picker-header-button', { hasText: '确定' }).click();
+  await expect(f.locator('.pf-trigger__text')).toHaveText(option);
+}
+
+test('a contact files a person appointment, fixes a visit-time error, saves and submits it', async ({ page }) => {
+  const name = `访客${tag()}${Date.now() % 100000}`;
+  await signInAs(page, 'contact');
+  await page.goto('/appointments/person');
+  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+
+  await page.getByRole('button', { name: /新增预约/ }).click();
+  await expect(page.getByRole('dialog').getByText('访客信息')).toBeVisible();
+  await input(page, '访客姓名').fill(name);
+  await field(page, '性别').getByText('男', { exact: true }).click();
+  await input(page, '手机号').fill('13800138000');
+  await input(page, '来访单位').fill('惠州市测试工程有限公司');
+  await input(page, '证件号码').fill('441302199001011231');
+  await field(page, '申请类型').getByText('临时访客', { exact: true }).click();
+  await expect(field(page, '申请类型')).toContainText('临时访客：最长10天');
+  await input(page, '来访开始时间').fill(addDays(today(), 1));
+  await input(page, '来访结束时间').fill(addDays(today(), 20));
+  await input(page, '来访事由').fill('设备检修技术交流');
+  await input(page, '被访人姓名').fill('王芳');
+  await input(page, '被访人电话').fill('13900139000');
+
+  await submitForm(page);
+  await expect(field(page, '来访结束时间').getByText('临时来访时间差不能超过10天')).toBeVisible();
+  await shot(page, 'person-form-error');
+  // Nothing typed is lost on an error.
+  await expect(input(page, '访客姓名')).toHaveValue(name);
+
+  await input(page, '来访结束时间').fill(addDays(today(), 5));
+  await submitForm(page);
+  await expect(page.getByText('创建成功！')).toBeVisible();
+  await expect(row(page, name)).toBeVisible();
+  await expect(row(page, name)).toContainText('草稿');
+
+  await rowAction(page, name, '提交');
+  await expect(page.getByText(/确认提交/)).toBeVisible();
+  await page.getByRole('button', { name: '确定' }).last().click();
+  await expect(page.getByText('提交成功！')).toBeVisible();
+  await expect(row(page, name)).toContainText('审核中');
+  await shot(page, 'person-applications');
+});
+
+test('a contact files a car appointment; the blind-video photo field follows the vehicle model', async ({ page }) => {
+  const plate = `粤L${tag() === 'P' ? 'P' : 'D'}${String(Date.now() % 10000).padStart(4, '0')}`;
+  await signInAs(page, 'contact');
+  await page.goto('/appointments/car');
+  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+
+  await page.getByRole('button', { name: /新增预约/ }).click();
+  await expect(page.getByRole('dialog').getByText('申请人信息')).toBeVisible();
+  await input(page, '申请人姓名').fill('李建国');
+  await field(page, '性别').getByText('男', { exact: true }).click();
+  await input(page, '证件号码').fill('441302199001011231');
+  await input(page, '手机号').fill('13800138001');
+  await field(page, '申请类型').getByText('临时', { exact: true }).click();
+  await input(page, '来访单位').fill('惠州市测试运输有限公司');
+  await input(page, '被访人姓名').fill('王芳');
+  await input(page, '被访人电话').fill('13900139000');
+  await input(page, '来访开始时间').fill(addDays(today(), 3));
+  await input(page, '来访结束时间').fill(addDays(today(), 4));
+  await input(page, '来访事由').fill('运送检修备件');
+  await input(page, '车牌号').fill(plate);
+
+  await pick(page, '车型', '小型汽车');
+  await expect(field(page, '盲区视频监控图片')).toHaveCount(0);
+  await pick(page, '车型', '中型客车');
+  await expect(field(page, '盲区视频监控图片')).toBeVisible();
+  await submitForm(page);
+  await expect(field(page, '盲区视频监控图片').getByText('请上传盲区视频监控图片')).toBeVisible();
+  await shot(page, 'car-form-blind-video');
+
+  await pick(page, '车型', '小型汽车');
+  await expect(field(page, '盲区视频监控图片')).toHaveCount(0);
+  await submitForm(page);
+  await expect(page.getByText('创建成功！')).toBeVisible();
+  await expect(row(page, plate)).toBeVisible();
+  await shot(page, 'car-applications');
+});

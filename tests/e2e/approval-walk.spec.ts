@@ -1,0 +1,228 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { E2E_DATA_DIR } from '../../playwright.config';
+import { signInViaApi } from '../../scripts/demo-login';
+import { formatInZone } from '../../domain/time';
+import { addDays } from '../../domain/visit-rules';
+import { base, DEMO_PASSWORD, shot, signInAs } from './support';
+
+/**
+ * The approval walk of spec 000 on a phone: each vehicle process type is
+ * filed and submitted by the enterprise contact through the API, then decided
+ * in the browser through the queue screens it travels: 企业审核 (reviewer) →
+ * 危化品安全管理部 (hazard, for dump trucks, buses and hazardous goods) →
+ * 石化大队终审 (squad). On the way: a rejection with an opinion and its
+ * resumption, an amended visit time, and one batch approval of two tasks.
+ */
+
+type Json = Record<string, unknown>;
+
+async function call<T>(token: string, url: string, body?: unknown, method = 'POST'): Promise<T> {
+  const res = await fetch(`${base}/api${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { success: boolean; msg: string; data: T };
+  if (!json.success) throw new Error(`${url}: ${json.msg}`);
+  return json.data;
+}
+
+// A 1x1 PNG: the upload endpoint checks the bytes, not only the name.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+async function upload(token: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([PNG], { type: 'image/png' }), 'photo.png');
+  const res = await fetch(`${base}/api/file/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+  const json = (await res.json()) as { success: boolean; msg: string; data: { name: string } };
+  if (!json.success) throw new Error(`upload: ${json.msg}`);
+  return json.data.name;
+}
+
+/** A resident ID number with a valid GB 11643 check character. */
+function idNumber(seq: number): string {
+  const body = `44130219900101${String(100 + seq).slice(-3)}`;
+  const w = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+  const sum = w.reduce((s, x, i) => s + x * Number(body[i]), 0);
+  return body + '10X98765432'[sum % 11];
+}
+
+const PLATE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
+const plate = () => `粤L${Array.from({ length: 5 }, () => PLATE_CHARS[Math.floor(Math.random() * PLATE_CHARS.length)]).join('')}`;
+
+interface Filed {
+  id: number;
+  plate: string;
+}
+
+const card = (page: Page, text: string): Locator => page.locator('.cl-card', { hasText: text });
+
+async function openQueue(page: Page, route: string) {
+  await page.goto(route);
+  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+}
+
+/** Decides one task in the open review sheet; the primary button reads 同意 or 驳回 on a phone. */
+async function decide(page: Page, verdict: '同意' | '驳回', opinion?: string) {
+  const sheet = page.getByRole('dialog').last();
+  if (verdict === '驳回') await sheet.getByText('驳回', { exact: true }).first().click();
+  if (opinion !== undefined) await sheet.locator('#rv-remark').fill(opinion);
+  await sheet.getByRole('button', { name: verdict, exact: true }).click();
+}
+
+async function approveInQueue(page: Page, route: string, app: Filed, via: 'tap' | 'button') {
+  await openQueue(page, route);
+  const c = card(page, app.plate);
+  await expect(c).toBeVisible();
+  if (via === 'tap') await c.locator('.cl-main').click();
+  else await c.getByRole('button', { name: '审核', exact: true }).click();
+  const sheet = page.getByRole('dialog').last();
+  await expect(sheet.getByText(app.plate).first()).toBeVisible();
+  await expect(sheet.getByText('审批记录')).toBeVisible();
+  // 同意 is the default and fills the opinion.
+  await expect(sheet.locator('#rv-remark')).toHaveValue('同意');
+  await decide(page, '同意');
+  await expect(page.getByText('审核成功！')).toBeVisible();
+  await expect(card(page, app.plate)).toHaveCount(0);
+}
+
+test('vehicle appointments walk through every queue to approval', async ({ page }, testInfo) => {
+  test.skip(testInfo.project.name !== 'phone', 'the walk runs once, on the phone layout');
+  test.setTimeout(300_000);
+
+  const contact = await signInViaApi(base, E2E_DATA_DIR, 'contact', DEMO_PASSWORD);
+  const squadToken = await signInViaApi(base, E2E_DATA_DIR, 'squad', DEMO_PASSWORD);
+  const models = (await call<{ list: Array<{ id: number; name: string }> }>(contact, '/vehicleType/page', { size: 100, pn: 1 })).list;
+  const modelId = (name: string) => {
+    const m = models.find((x) => x.name === name);
+    if (!m) throw new Error(`no vehicle model ${name}`);
+    return m.id;
+  };
+  const departs = await call<Array<{ depart_id: number; name: string; code?: string }>>(contact, '/depart/all', {});
+  const shell = departs.find((d) => d.code === 'CNOOC_SHELL' || d.name.startsWith('中海壳牌'))!;
+  const photo = await upload(contact);
+  const today = formatInZone(new Date());
+  const day = addDays(today, 3);
+
+  let seq = 0;
+  const file = async (model: string, extra: Json = {}): Promise<Filed> => {
+    seq += 1;
+    const p = plate();
+    const { id } = await call<{ id: number }>(contact, '/v2/carApplications/save', {
+      license_plate: p,
+      license_plate_color: 2,
+      vehicle_type_id: modelId(model),
+      applicant_name: `测试司机${seq}`,
+      applicant_idcard: idNumber(seq),
+      applicant_gender: 0,
+      applicant_phone: `1390000${String(1000 + seq).slice(-4)}`,
+      visitor_idcard_type: 1,
+      visit_area: 1,
+      visitor_type: 3,
+      visitor_company: '惠州测试物流有限公司',
+      visitor_content: '审批流程端到端测试',
+      visitor_begin_time: `${day} 09:00:00`,
+      visitor_end_time: `${day} 18:00:00`,
+      interviewee_name: '李强',
+      interviewee_phone: '13800000003',
+      interviewee_depart_id: shell.depart_id,
+      ...extra,
+    });
+    await call(contact, '/carApplications/push', { id });
+    return { id, plate: p };
+  };
+  const stateOf = async (a: Filed) => (await call<{ state: number }>(contact, `/carApplications/detail?id=${a.id}`, undefined, 'GET')).state;
+
+  const general = await file('小型汽车');
+  const general2 = await file('小型汽车');
+  const dump = await file('重型自卸货车', {
+    blind_video_photo: photo,
+    register_record_photo: photo,
+    dump_truck_file: { driver_license: photo, driving_license: photo, compulsory_insurance: photo, commercial_insurance: photo, excess_insurance: photo, commitment_letter: photo },
+    carPersonList: [{ name: '张师傅', idcard_type: 1, id_card: idNumber(90), gender: 0, phone: '13900009090', type: 1 }],
+  });
+  const bus = await file('中型客车', { blind_video_photo: photo });
+  const hazardous = await file('危险化学品运输车', {
+    blind_video_photo: photo,
+    register_record_photo: photo,
+    cargo_type: 1,
+    cargo_name: '液化石油气',
+    car_load: 20,
+    cargo_info: { cargo_name: '液化石油气', cargo_quantity: 18, cargo_unit: '吨', enterprise: '惠州测试危化运输有限公司', driver: '王师傅', driver_phone: '13900008888' },
+  });
+  for (const a of [general, general2, dump, bus, hazardous]) expect(await stateOf(a)).toBe(1);
+
+  // ---------------------------------------------------------------- reviewer: the visited enterprise
+  await signInAs(page, 'reviewer');
+  await page.goto('/');
+  await expect(page.getByRole('region', { name: '待我审批' })).toBeVisible();
+  await shot(page, 'approval-home');
+
+  // A rejection needs an opinion; the empty one is refused with the spec's message.
+  await openQueue(page, '/approval/car');
+  await shot(page, 'approval-queue');
+  await card(page, general.plate).locator('.cl-main').click();
+  let sheet = page.getByRole('dialog').last();
+  await expect(sheet.getByText('审核通过即表示')).toBeVisible();
+  await sheet.getByText('驳回', { exact: true }).first().click();
+  await expect(sheet.locator('#rv-remark')).toHaveValue('');
+  await sheet.getByRole('button', { name: '驳回', exact: true }).click();
+  await expect(sheet.getByText('请输入审批意见')).toBeVisible();
+  await shot(page, 'approval-reject-error');
+  await decide(page, '驳回', '来访事由不清楚，请补充说明');
+  await expect(page.getByText('审核成功！')).toBeVisible();
+  await expect(card(page, general.plate)).toHaveCount(0);
+  expect(await stateOf(general)).toBe(3);
+
+  // Continue approval (all-history, squad): the task is back with the reviewer.
+  await call(squadToken, '/carApplications/returnSubmit', { carApplicationId: general.id });
+  expect(await stateOf(general)).toBe(1);
+
+  // Batch: both general vehicles at once.
+  await openQueue(page, '/approval/car');
+  await expect(page.getByRole('button', { name: '批量审核' })).toHaveCount(0);
+  for (const a of [general, general2]) await card(page, a.plate).locator('.cl-head .adm-checkbox').click();
+  await expect(page.getByText('已选 2 项')).toBeVisible();
+  await page.getByRole('button', { name: '批量审核' }).click();
+  sheet = page.getByRole('dialog').last();
+  await expect(sheet.getByText('批量审核（2 项）')).toBeVisible();
+  await expect(sheet.getByText('审批记录')).toHaveCount(0);
+  await shot(page, 'approval-batch');
+  await sheet.getByRole('button', { name: '同意', exact: true }).click();
+  await expect(page.getByText('审核成功！')).toBeVisible();
+  for (const a of [general, general2]) await expect(card(page, a.plate)).toHaveCount(0);
+
+  // The dump truck and the bus go through their own queues; the amend check offers 修改来访时间 on a pending task.
+  await approveInQueue(page, '/approval/heavy-tipper', dump, 'tap');
+  await openQueue(page, '/approval/medium-large');
+  // The button appears once the per-row can-amend answer is in.
+  await card(page, bus.plate).getByRole('button', { name: '修改来访时间' }).click();
+  sheet = page.getByRole('dialog').last();
+  await expect(sheet.getByText('当前来访时间')).toBeVisible();
+  await sheet.getByLabel('来访时间结束').fill(`${day}T17:00:00`);
+  await sheet.getByRole('button', { name: '保存' }).click();
+  await expect(page.getByText('编辑成功！')).toBeVisible();
+  expect((await call<{ visitor_end_time: string }>(contact, `/carApplications/detail?id=${bus.id}`, undefined, 'GET')).visitor_end_time).toBe(`${day} 17:00:00`);
+  await approveInQueue(page, '/approval/medium-large', bus, 'button');
+  await approveInQueue(page, '/approval/chemicals', hazardous, 'tap');
+
+  // ---------------------------------------------------------------- hazard: 危化品安全管理部
+  await signInAs(page, 'hazard');
+  await approveInQueue(page, '/approval/heavy-tipper', dump, 'button');
+  await approveInQueue(page, '/approval/medium-large', bus, 'tap');
+  await openQueue(page, '/approval/chemicals');
+  await card(page, hazardous.plate).locator('.cl-main').click();
+  sheet = page.getByRole('dialog').last();
+  // Hazardous cargo is shown for cargo type 1, and the process so far lists the reviewer's approval.
+  await expect(sheet.getByText('液化石油气').first()).toBeVisible();
+  await expect(sheet.getByText('被访企业审核').first()).toBeVisible();
+  await shot(page, 'approval-review');
+  await decide(page, '同意');
+  await expect(page.getByText('审核成功！')).toBeVisible();
+
+  // ---------------------------------------------------------------- squad: final review
+  await signInAs(page, 'squad');
+  for (const [i, a] of [general, general2, dump, bus, hazardous].entries()) await approveInQueue(page, '/approval/car-final', a, i % 2 ? 'tap' : 'button');
+
+  for (const a of [general, general2, dump, bus, hazardous]) expect(await stateOf(a)).toBe(2);
+});
