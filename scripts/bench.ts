@@ -82,42 +82,27 @@ async function main() {
   const pages = Array.from({ length: 50 }, (_, i) => 1 + ((i * 7919) % 2000));
   const rawPage = raw.prepare('select u.user_id, u.user_name, u.account, u.gender, u.phone, u.depart_id, d.name as depart_name, u.status, u.uuid, u.create_time from sys_user u left join sys_department d on d.depart_id = u.depart_id where u.deleted = 0 order by u.user_id desc limit 10 offset ?');
   const rawCount = raw.prepare('select count(*) as total from sys_user where deleted = 0');
-  const rawTimes: number[] = [];
-  for (let i = 0; i < REQUESTS; i += 1) {
-    const s = performance.now();
+  const baseline = rawLoad((i) => {
     rawCount.get();
-    rawPage.all((pages[i % pages.length] - 1) * 10);
-    rawTimes.push(performance.now() - s);
-  }
+    rawPage.all((pages[i % pages.length]! - 1) * 10);
+  });
   raw.close();
 
   app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const token = await signInViaApi(origin, dataDir, 'admin', password);
-  const times: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < REQUESTS) {
-        const i = next++;
-        const s = performance.now();
-        const res = await fetch(`${origin}/api/user/page`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ size: 10, pn: pages[i % pages.length] }) });
-        if (!res.ok) throw new Error(`user/page answered ${res.status}`);
-        await res.arrayBuffer();
-        times.push(performance.now() - s);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const api = await load(async (i) => {
+    const res = await fetch(`${origin}/api/user/page`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ size: 10, pn: pages[i % pages.length] }) });
+    if (!res.ok) throw new Error(`user/page answered ${res.status}`);
+    await res.arrayBuffer();
+  });
   await app.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 
   console.log(`\nPOST /api/user/page over ${USERS.toLocaleString()} users, ${REQUESTS} requests, ${CONCURRENCY} concurrent, signed in`);
-  console.log(`  API (HTTP + session + JSON)   ${(REQUESTS / seconds).toFixed(0).padStart(7)} req/s   p95 ${p95(times).toFixed(2)} ms`);
-  const rawTotal = rawTimes.reduce((a, b) => a + b, 0) / 1000;
-  console.log(`  baseline: raw better-sqlite3  ${(REQUESTS / rawTotal).toFixed(0).padStart(7)} pages/s p95 ${p95(rawTimes).toFixed(2)} ms`);
+  console.log(row('API (HTTP + session + JSON)', api));
+  console.log(row('  baseline: raw better-sqlite3', baseline, 'pages/s'));
 
   await benchAppointments();
 }

@@ -19,6 +19,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Database_ {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle client dropped by the server (restart, admin kill, a dropped test database) is replaced on next use; unhandled, it would crash the process.
+    pool.on('error', (err) => console.error('PostgreSQL idle client error:', err.message));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }

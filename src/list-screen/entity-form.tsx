@@ -5,6 +5,7 @@ import { encryptContent } from '../lib/crypto';
 import { ApiError, post } from '../lib/http';
 import { useIsDesktop } from '../lib/use-media';
 import { failureText, fieldErrorMap, formFields, formValuesToBody, MESSAGES, rowToFormValues } from './conventions';
+import { FormItem } from './form-item';
 import { FieldInput } from './field-input';
 import { ScreenModal } from './screen-modal';
 import type { FieldDef, FormDef, FormMode, Row, Values } from './types';
@@ -114,22 +115,9 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
           const isRequired = f.form?.required ?? required.has(f.name);
           const readOnly = mode === 'edit' && f.form?.readOnlyOnEdit;
           return (
-            <div key={f.name} className={`ef-item${err ? ' ef-item--error' : ''}`}>
-              <label className="ef-label" htmlFor={id}>
-                {isRequired && <span className="ef-req" aria-hidden>*</span>}
-                {f.form?.label ?? f.label}
-              </label>
-              <div className="ef-control">
-                <FieldInput field={f} value={values[f.name]} onChange={(v) => set(f.name, v)} purpose="form" mode={mode} id={id} disabled={!!readOnly} onEnter={() => void submit()} />
-                {err ? (
-                  <div className="ef-error" role="alert">
-                    {err}
-                  </div>
-                ) : f.form?.help ? (
-                  <div className="ef-help">{f.form.help}</div>
-                ) : null}
-              </div>
-            </div>
+            <FormItem key={f.name} label={f.form?.label ?? f.label} required={isRequired} error={err} help={f.form?.help} htmlFor={id}>
+              <FieldInput field={f} value={values[f.name]} onChange={(v) => set(f.name, v)} purpose="form" mode={mode} id={id} disabled={!!readOnly} onEnter={() => void submit()} />
+            </FormItem>
           );
         })}
         <button type="submit" hidden aria-hidden tabIndex={-1} />

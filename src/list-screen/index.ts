@@ -3,3 +3,4 @@ export { ScreenModal, type ScreenModalProps as ScreenModalFrameProps } from './s
 export { defineScreen } from './types';
 export type { BatchAction, Can, FieldDef, FieldKind, FormDef, FormMode, Row, RowAction, ScreenDef, ScreenModalProps, ToolbarAction, Values } from './types';
 export { MESSAGES, failureText } from './conventions';
+export { FormItem, type FormItemProps } from './form-item';

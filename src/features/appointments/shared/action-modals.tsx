@@ -8,7 +8,7 @@ import { ChoiceRadio } from '../../../components/choice-radio';
 import { ImageUpload } from '../../../components/image-upload';
 import { ApiError, api, http } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
-import { ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
+import { FormItem, ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
 import { fieldErrorMap } from '../../../list-screen/conventions';
 import { applicationIdOf } from './process-drawer';
 import './process.css';
@@ -63,30 +63,6 @@ function Subject({ kind, row }: { kind: AppointmentKind; row?: Row }) {
   );
 }
 
-function Item({ label, required, error, children, help, htmlFor }: { label: string; required?: boolean; error?: string; children: ReactNode; help?: string; htmlFor?: string }) {
-  return (
-    <div className={`ef-item${error ? ' ef-item--error' : ''}`}>
-      <label className="ef-label" htmlFor={htmlFor}>
-        {required && (
-          <span className="ef-req" aria-hidden>
-            *
-          </span>
-        )}
-        {label}
-      </label>
-      <div className="ef-control">
-        {children}
-        {error ? (
-          <div className="ef-error" role="alert">
-            {error}
-          </div>
-        ) : help ? (
-          <div className="ef-help">{help}</div>
-        ) : null}
-      </div>
-    </div>
-  );
-}
 
 function FormFrame({ children }: { children: ReactNode }) {
   const desktop = useIsDesktop();
@@ -129,7 +105,7 @@ function ReasonModal({ open, kind, row, title, label, placeholder, okText = '确
       <Subject kind={kind} row={row} />
       {notice && <div className="am-notice">{notice}</div>}
       <FormFrame>
-        <Item label={label} required error={error} htmlFor="am-reason">
+        <FormItem label={label} required error={error} htmlFor="am-reason">
           <TextArea
             id="am-reason"
             value={text}
@@ -142,7 +118,7 @@ function ReasonModal({ open, kind, row, title, label, placeholder, okText = '确
             maxLength={200}
             showCount
           />
-        </Item>
+        </FormItem>
       </FormFrame>
     </ScreenModal>
   );
@@ -370,24 +346,24 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
   return (
     <ScreenModal open={open} title={picked.length > 1 ? `标记车辆（${picked.length}辆）` : '标记车辆'} onClose={onClose} onOk={() => void submit()} okText="标记" okLoading={busy} width={620}>
       <FormFrame>
-        <Item label="标记车辆">
+        <FormItem label="标记车辆">
           <Plates rows={picked} />
-        </Item>
-        <Item label="标记颜色" required error={errors.color_id}>
+        </FormItem>
+        <FormItem label="标记颜色" required error={errors.color_id}>
           <ColourChoice value={values.color_id} onChange={(v) => set('color_id', v)} options={colours} />
-        </Item>
-        <Item label="标记类型" required error={errors.label_type_id}>
+        </FormItem>
+        <FormItem label="标记类型" required error={errors.label_type_id}>
           <ChoiceRadio value={values.label_type_id} onChange={(v) => set('label_type_id', Number(v))} options={types} />
-        </Item>
-        <Item label="报警方式" required error={errors.alarm_id}>
+        </FormItem>
+        <FormItem label="报警方式" required error={errors.alarm_id}>
           <ChoiceRadio value={values.alarm_id} onChange={(v) => set('alarm_id', Number(v))} options={alarms} />
-        </Item>
-        <Item label="标记原因" required error={errors.remark} htmlFor="am-flag-remark">
+        </FormItem>
+        <FormItem label="标记原因" required error={errors.remark} htmlFor="am-flag-remark">
           <TextArea id="am-flag-remark" value={values.remark} onChange={(v) => set('remark', v)} placeholder="请输入标记原因" autoSize={{ minRows: 3, maxRows: 8 }} maxLength={200} showCount />
-        </Item>
-        <Item label="现场照片" error={errors.photo} help={`最多${MAX_LABEL_PHOTOS}张`}>
+        </FormItem>
+        <FormItem label="现场照片" error={errors.photo} help={`最多${MAX_LABEL_PHOTOS}张`}>
           <ImageUpload value={values.photo} onChange={(v) => set('photo', v)} max={MAX_LABEL_PHOTOS} />
-        </Item>
+        </FormItem>
       </FormFrame>
     </ScreenModal>
   );

@@ -4,7 +4,7 @@ import { useCallback, useRef, useState, type ReactNode } from 'react';
 import type { EnumName, EnumOption } from '../../../../domain/enums';
 import { ApiError, get, post } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
-import { MESSAGES, ScreenModal, failureText, type FieldDef, type FieldKind, type Values } from '../../../list-screen';
+import { FormItem as SharedFormItem, MESSAGES, ScreenModal, failureText, type FieldDef, type FieldKind, type Values } from '../../../list-screen';
 import { FieldInput } from '../../../list-screen/field-input';
 import type { KindInfo } from './kinds';
 import './appointments.css';
@@ -95,29 +95,8 @@ export interface FormItemProps {
   children: ReactNode;
 }
 
-export function FormItem({ label, required, error, help, wide, htmlFor, children }: FormItemProps) {
-  return (
-    <div className={`ef-item${error ? ' ef-item--error' : ''}${wide ? ' af-wide' : ''}`}>
-      <label className="ef-label" htmlFor={htmlFor}>
-        {required && (
-          <span className="ef-req" aria-hidden>
-            *
-          </span>
-        )}
-        {label}
-      </label>
-      <div className="ef-control">
-        {children}
-        {error ? (
-          <div className="ef-error" role="alert">
-            {error}
-          </div>
-        ) : help ? (
-          <div className="ef-help">{help}</div>
-        ) : null}
-      </div>
-    </div>
-  );
+export function FormItem({ wide, ...item }: FormItemProps) {
+  return <SharedFormItem {...item} className={wide ? 'af-wide' : undefined} />;
 }
 
 export interface FieldProps {
