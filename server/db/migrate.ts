@@ -2,12 +2,14 @@ import { Migrator, type Migration } from 'kysely';
 import type { Database_ } from './index';
 import { foundation } from './migrations/001-foundation';
 import { appointments } from './migrations/002-appointments';
+import { historyIndex } from './migrations/003-history-index';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
   const migrations: Record<string, Migration> = {
     '001-foundation': foundation(dialect),
     '002-appointments': appointments(dialect),
+    '003-history-index': historyIndex(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
