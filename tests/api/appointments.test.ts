@@ -6,6 +6,7 @@ import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { readableBy } from '../../server/modules/appointments/service';
 import { decide } from '../../server/workflow/engine';
+import { carApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 type Row = Record<string, any>;
@@ -43,23 +44,7 @@ for (const dialect of await dialects()) {
 
     const plate = () => `粤A${String(++seq).padStart(5, '0')}`;
     const carBody = (o: Row = {}): Row => ({
-      license_plate: plate(),
-      license_plate_color: 2,
-      vehicle_type_id: model['小型汽车'],
-      applicant_name: '测试司机',
-      applicant_idcard: idNumber(++seq),
-      applicant_gender: 0,
-      applicant_phone: '13900002222',
-      visitor_idcard_type: 1,
-      visit_area: 1,
-      visitor_type: 3,
-      visitor_company: '惠州测试物流有限公司',
-      visitor_content: '送货',
-      visitor_begin_time: addDays(today, 4),
-      visitor_end_time: addDays(today, 5),
-      interviewee_name: '李强',
-      interviewee_phone: '13800000003',
-      interviewee_depart_id: depart.CNOOC_SHELL,
+      ...carApplicationBody({ today, license_plate: plate(), applicant_idcard: idNumber(++seq), vehicle_type_id: model['小型汽车']!, interviewee_depart_id: depart.CNOOC_SHELL! }),
       ...o,
     });
     const personBody = (o: Row = {}): Row => ({

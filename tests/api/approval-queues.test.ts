@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../domain/visit-rules';
+import { carApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 /** The approval queues, visit-date amend and vehicle flags over HTTP, with the seeded demo accounts and processes. */
@@ -72,23 +73,13 @@ for (const dialect of await dialects()) {
     };
 
     const carBody = (modelName: keyof typeof extras, extra: Record<string, unknown> = {}) => ({
-      license_plate: `粤L${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'P'}`,
-      license_plate_color: 2,
-      vehicle_type_id: model[modelName],
-      applicant_name: '赵六',
-      applicant_idcard: '441302199001011231',
-      applicant_gender: 0,
-      applicant_phone: '13900001111',
-      visitor_idcard_type: 1,
-      visit_area: 1,
-      visitor_type: 3,
-      visitor_company: '惠州测试物流有限公司',
-      visitor_content: '送货',
-      visitor_begin_time: addDays(today, 4),
-      visitor_end_time: addDays(today, 5),
-      interviewee_name: '李强',
-      interviewee_phone: '13800000003',
-      interviewee_depart_id: depart.CNOOC_SHELL,
+      ...carApplicationBody({
+        today,
+        license_plate: `粤L${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'P'}`,
+        applicant_idcard: '441302199001011231',
+        vehicle_type_id: model[modelName]!,
+        interviewee_depart_id: depart.CNOOC_SHELL!,
+      }),
       ...extras[modelName]!(),
       ...extra,
     });
@@ -191,7 +182,7 @@ for (const dialect of await dialects()) {
       expect(byPlate.list.map((t) => t.ref_id)).toEqual([second.id]);
       expect((await page('reviewer', 'car_task', { application_number: second.number.toLowerCase() })).body.data.list.map((t) => t.ref_id)).toEqual([second.id]);
       expect((await page('reviewer', 'car_task', { application_number: car.number, visit_area: 2 })).body.data.total).toBe(0);
-      expect((await page('reviewer', 'car_task', { application_number: car.number, visitor_type: 3, applicant_name: '赵', begin_time: today })).body.data.total).toBe(1);
+      expect((await page('reviewer', 'car_task', { application_number: car.number, visitor_type: 3, applicant_name: '测试', begin_time: today })).body.data.total).toBe(1);
       expect((await page('reviewer', 'car_task', { application_number: car.number, end_time: addDays(today, -1) })).body.data.total).toBe(0);
     });
 

@@ -1,0 +1,28 @@
+import { addDays } from '../../domain/visit-rules';
+
+/**
+ * A valid vehicle application body for the API suites: a temporary visit to
+ * the given department starting four days from `today` (vehicles must start
+ * after the day after tomorrow). Callers give what must differ per row.
+ */
+export function carApplicationBody(v: { today: string; license_plate: string; applicant_idcard: string; vehicle_type_id: number; interviewee_depart_id: number }) {
+  return {
+    license_plate: v.license_plate,
+    license_plate_color: 2,
+    vehicle_type_id: v.vehicle_type_id,
+    applicant_name: '测试司机',
+    applicant_idcard: v.applicant_idcard,
+    applicant_gender: 0,
+    applicant_phone: '13900002222',
+    visitor_idcard_type: 1,
+    visit_area: 1,
+    visitor_type: 3,
+    visitor_company: '惠州测试物流有限公司',
+    visitor_content: '送货',
+    visitor_begin_time: addDays(v.today, 4),
+    visitor_end_time: addDays(v.today, 5),
+    interviewee_name: '李强',
+    interviewee_phone: '13800000003',
+    interviewee_depart_id: v.interviewee_depart_id,
+  };
+}
