@@ -40,6 +40,13 @@ const crud = (prefix: string, what: string, extra: Array<[string, string]> = [])
   ...extra.map(([c, n]) => p(`${prefix}:${c}`, n)),
 ];
 
+/**
+ * The scan screen and its lookup need the vehicle-marks list code: the
+ * existing code that patrols and security leads hold for their field work
+ * (no code in the spec names scanning).
+ */
+export const SCAN_PERMISSION = 'carMark:list';
+
 export const permissionTree: PermissionSeed[] = [
   dir('dir:appointment', '预约管理', 'CalendarOutline', [
     menu('menu:personApply', '人员预约', '/appointments/person', 'UserAddOutline', crud('personApply', '人员预约', [['commit', '提交人员预约'], ['revoke', '撤销人员预约']])),
@@ -144,6 +151,8 @@ export const permissionTree: PermissionSeed[] = [
     menu('menu:carRoute', '行车路线', '/vehicles/routes', 'EnvironmentOutline', crud('carRoute', '行车路线', [['bind', '绑定部门']])),
   ]),
   dir('dir:security', '安防管理', 'ExclamationShieldOutline', [
+    // Patrols' field screen: verifies a pass offline and looks up what it names (the lookup itself asks for carMark:list).
+    menu('menu:scan', '扫码核验', '/scan', 'ScanningOutline'),
     menu('menu:strandedManagementPerson', '人员滞留告警', '/security/stranded-person', 'ExclamationCircleOutline', [
       p('strandedManagementPerson:list', '人员滞留查询'),
       p('strandedManagementPerson:deal', '处理人员滞留告警'),

@@ -12,6 +12,7 @@ import { seed } from './db/seed';
 import { registerGuards } from './core/auth';
 import type { AppContext } from './core/context';
 import { loadServerKeys } from './core/crypto';
+import { registerIdempotency } from './core/idempotency';
 import { AppError, failure } from './core/errors';
 import { logRedactPaths } from './core/redact';
 import { createSmsSender } from './core/sms';
@@ -21,13 +22,15 @@ import { authRoutes } from './modules/auth';
 import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
 import { fileRoutes } from './modules/files';
+import { passRoutes } from './modules/passes';
 import { roleRoutes } from './modules/roles';
+import { notificationRoutes } from './modules/notifications';
 import { pushRoutes } from './modules/push';
 import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes, pushRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, passRoutes];
 
 /** `logFile` sends the log to a file instead of stdout (tests read it back to prove nothing secret is logged). */
 export async function buildApp(config: Config, opts: { logFile?: string } = {}): Promise<FastifyInstance> {
@@ -91,6 +94,8 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
   });
 
   registerGuards(app);
+  // After the guards (the key is scoped to the signed-in user) and before the areas, so it covers every route.
+  registerIdempotency(app);
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
     if (err instanceof AppError) {

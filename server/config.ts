@@ -44,7 +44,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionMaxMs: 30 * 24 * 3600_000,
     seedDemo: env.SEED_DEMO !== '0',
     captchaCooldownSeconds: env.CAPTCHA_COOLDOWN_SECONDS !== undefined ? Number(env.CAPTCHA_COOLDOWN_SECONDS) : CAPTCHA_COOLDOWN_SECONDS,
-    rateLimits: { captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 },
+    rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,
   };
+}
+
+/**
+ * SIGN_IN_RATE_LIMIT_FACTOR multiplies every sign-in limit: a test rig signs
+ * every account in dozens of times an hour from one address, which the
+ * production limits rightly refuse. Anything not a number ≥ 1 keeps them.
+ */
+function scaleLimits(limits: Config['rateLimits'], factor: string | undefined): Config['rateLimits'] {
+  const f = Number(factor);
+  if (!Number.isFinite(f) || f < 1) return limits;
+  return Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, Math.round(v * f)])) as Config['rateLimits'];
 }

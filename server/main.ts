@@ -1,12 +1,14 @@
 import { loadConfig } from './config';
 import { buildApp } from './app';
 import { startOvertimeJob } from './jobs/overtime';
+import { startIdempotencyCleanupJob } from './jobs/idempotency-cleanup';
 
 const config = loadConfig();
 const app = await buildApp(config);
 
 let closing = false;
 let stopOvertimeJob = () => {};
+let stopIdempotencyCleanupJob = () => {};
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
@@ -14,6 +16,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();
   stopOvertimeJob();
+  stopIdempotencyCleanupJob();
   await app.close();
   process.exit(0);
 }
@@ -22,4 +25,5 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
 stopOvertimeJob = startOvertimeJob(app);
+stopIdempotencyCleanupJob = startIdempotencyCleanupJob(app);
 app.log.info(`园区出入管理系统 listening on http://localhost:${config.port} (${app.ctx.dialect})`);

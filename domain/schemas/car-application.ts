@@ -14,36 +14,11 @@ import type { PersonApplicationRow } from './person-application';
 
 // ---------------------------------------------------------------- shared field builders
 
-export const MOBILE_PATTERN = /^1[3-9]\d{9}$/;
-/** Landline or mobile, as interviewee and cargo contact numbers may be either. */
-export const TELEPHONE_PATTERN = /^[0-9][0-9-]{5,19}$/;
-const PROVINCES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼使领';
-/** Province + letter + 5 (ordinary) or 6 (new energy) letters/digits; a 5-character tail may end in 挂/学/警/港/澳. */
-export const PLATE_PATTERN = new RegExp(`^[${PROVINCES}][A-Z](?:[A-Z0-9]{5,6}|[A-Z0-9]{4}[挂学警港澳])$`);
-export const OTHER_DOCUMENT_PATTERN = /^[A-Za-z0-9]{5,30}$/;
+export { MOBILE_PATTERN, OTHER_DOCUMENT_PATTERN, PLATE_PATTERN, TELEPHONE_PATTERN, idNumberError, isMainlandIdNumber } from '../identity';
+import { MOBILE_PATTERN, OTHER_DOCUMENT_PATTERN, PLATE_PATTERN, TELEPHONE_PATTERN, idNumberError, isMainlandIdNumber } from '../identity';
 export const MAX_IMAGES = 20;
 export const MAX_LABEL_PHOTOS = 9;
 export const MAX_CAR_PERSONS = 10;
-
-const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-const ID_CHECK = '10X98765432';
-
-/** 18-character resident ID (GB 11643): 17 digits, a real birth date and the ISO 7064 check character. */
-export function isMainlandIdNumber(value: string): boolean {
-  const v = value.toUpperCase();
-  if (!/^\d{17}[\dX]$/.test(v)) return false;
-  const y = +v.slice(6, 10), m = +v.slice(10, 12), d = +v.slice(12, 14);
-  const birth = new Date(Date.UTC(y, m - 1, d));
-  if (y < 1900 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== m - 1 || birth.getUTCDate() !== d) return false;
-  const sum = ID_WEIGHTS.reduce((s, w, i) => s + w * +v[i], 0);
-  return ID_CHECK[sum % 11] === v[17];
-}
-
-/** The message for a document number of the given type, or null when it is well-formed. */
-export function idNumberError(idcardType: number | null | undefined, value: string): string | null {
-  if (idcardType === 1 || idcardType == null) return isMainlandIdNumber(value) ? null : '身份证号格式不正确';
-  return OTHER_DOCUMENT_PATTERN.test(value) ? null : '证件号码格式不正确';
-}
 
 const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
 /** Makes a field optional where '' and null also mean "not given". */
@@ -100,6 +75,13 @@ export const visitTimeField = (edge: 'begin' | 'end', required = '请选择来�
 export const filterTimeField = (edge: 'begin' | 'end') => optionalField(visitTimeField(edge, '时间格式不正确', '时间格式不正确'));
 
 /**
+ * A photo still only on the device: the image field keeps an object URL in
+ * its value while offline (src/lib/files.ts). Only the outbox can send those.
+ */
+export const isLocalPhoto = (part: string): boolean => part.startsWith('blob:');
+export const PHOTOS_NOT_UPLOADED = '有照片尚未上传，请联网后重试';
+
+/**
  * Uploaded file names joined by ';' (spec 000 §3). Arrays are accepted and
  * joined; empty parts are dropped. The result is '' when nothing is uploaded.
  */
@@ -110,6 +92,7 @@ export const imagesField = (max = MAX_IMAGES) =>
       z.string({ error: '图片格式不正确' }),
     )
     .transform((s) => s.split(';').map((p) => p.trim()).filter(Boolean))
+    .refine((parts) => !parts.some(isLocalPhoto), { error: PHOTOS_NOT_UPLOADED })
     .refine((parts) => parts.length <= max, { error: `最多上传${max}张图片` })
     .refine((parts) => parts.every((p) => p.length <= 255), { error: '图片文件名过长' })
     .transform((parts) => parts.join(';'));

@@ -120,6 +120,8 @@ export function registerGuards(app: FastifyInstance) {
   app.addHook('onResponse', async (req, reply) => {
     const operation = req.routeOptions.config?.operation;
     if (!operation || !req.url.startsWith('/api')) return;
+    // A replayed Idempotency-Key did nothing new: the first send is already in the log.
+    if (reply.getHeader('idempotent-replayed')) return;
     const auth = req.auth;
     try {
       await app.ctx.db

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { withTransactionHooks } from '../core/transactions';
 import type { DB } from './schema';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -21,7 +22,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client dropped by the server (restart, admin kill, a dropped test database) is replaced on next use; unhandled, it would crash the process.
     pool.on('error', (err) => console.error('PostgreSQL idle client error:', err.message));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = withTransactionHooks(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }));
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
@@ -31,6 +32,6 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = withTransactionHooks(new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) }));
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

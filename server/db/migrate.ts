@@ -3,6 +3,8 @@ import type { Database_ } from './index';
 import { foundation } from './migrations/001-foundation';
 import { appointments } from './migrations/002-appointments';
 import { historyIndex } from './migrations/003-history-index';
+import { idempotency } from './migrations/004-idempotency';
+import { notifications } from './migrations/005-notifications';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -10,6 +12,8 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '001-foundation': foundation(dialect),
     '002-appointments': appointments(dialect),
     '003-history-index': historyIndex(),
+    '004-idempotency': idempotency(),
+    '005-notifications': notifications(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -118,16 +118,24 @@ export interface VehicleTypeTable {
   update_time: string;
   deleted: Generated<number>;
 }
+/** One Idempotency-Key of one user (migration 004, server/core/idempotency.ts). */
 export interface IdempotencyKeyTable {
   user_id: number;
   idem_key: string;
+  /** Method and path, e.g. 'POST /api/label/vehicle/label'. */
   route: string;
   body_hash: string;
-  status: string;
+  /** 'claimed' | 'committed' | 'done' */
+  state: string;
+  /** Random token of the request holding the claim. */
+  owner: string;
   http_status: number | null;
+  /** The JSON answer replayed for the same key. */
   response: string | null;
+  /** Epoch ms of the claim; the key is kept 7 days from here. */
   created_at: number;
-  expires_at: number;
+  /** Epoch ms of the last state change; the lease of a claim runs from here. */
+  updated_at: number;
 }
 export interface SettingTable {
   key: string;
@@ -368,6 +376,36 @@ export interface VehicleMarkTable {
   deleted: Generated<number>;
 }
 
+export interface NotificationTable {
+  notification_id: Generated<number>;
+  user_id: number;
+  kind: string;
+  title: string;
+  body: string;
+  url: string;
+  tag: string;
+  create_time: string;
+  created_at: number;
+  read_at: string | null;
+  push_state: D<number>;
+  push_lease: D<number>;
+  push_attempts: D<number>;
+}
+export interface PushSubscriptionTable {
+  push_subscription_id: Generated<number>;
+  user_id: number;
+  session_id: number;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  device_label: string;
+  user_agent: D<string>;
+  create_time: string;
+  update_time: string;
+  last_push_time: string | null;
+  last_push_error: string | null;
+}
+
 export interface DB {
   sys_department: DepartmentTable;
   sys_role: RoleTable;
@@ -395,4 +433,6 @@ export interface DB {
   car_black_white_list: CarBlackWhiteListTable;
   person_black_white_list: PersonBlackWhiteListTable;
   vehicle_mark: VehicleMarkTable;
+  notification: NotificationTable;
+  push_subscription: PushSubscriptionTable;
 }

@@ -88,12 +88,12 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
   },
   {
     code: 'patrol', name: '巡逻员', remark: '现场巡查、标记车辆、查看过闸记录',
-    codes: ['carMark:list', 'carMark:add', 'carMark:edit', 'allCarApplyHistory:list', 'allCarApplyHistory:label', 'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'strandedManagementCar:list', 'strandedManagementPerson:list'],
+    codes: ['menu:scan', 'carMark:list', 'carMark:add', 'carMark:edit', 'allCarApplyHistory:list', 'allCarApplyHistory:label', 'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'strandedManagementCar:list', 'strandedManagementPerson:list'],
   },
   {
     code: 'security_lead', name: '安保负责人', remark: '接收并处理滞留告警，查看设备与记录',
     codes: [
-      'strandedManagementPerson:list', 'strandedManagementPerson:deal', 'strandedManagementCar:list', 'strandedManagementCar:deal',
+      'menu:scan', 'strandedManagementPerson:list', 'strandedManagementPerson:deal', 'strandedManagementCar:list', 'strandedManagementCar:deal',
       'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'carMark:list', 'carMark:add', 'carMark:edit', 'carMark:delete',
       'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allPersonApplyHistory:list',
       'gateDevice:list', 'bumpingPostDevice:list', 'tireBreakerDevice:list', 'securityLaneIDevice:list', 'carScaleSystemDevice:list', 'carFaceDevice:list',

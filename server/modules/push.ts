@@ -1,9 +1,61 @@
 import type { FastifyInstance } from 'fastify';
+import { pushLabels, pushSubscribeBody, pushUnsubscribeBody } from '../../domain/schemas/notifications';
+import { startDispatcher } from '../../server-push/dispatch';
+import { listSubscriptions, removeSubscription, upsertSubscription } from '../../server-push/subscriptions';
 import { loadVapidKeys } from '../../server-push/vapid';
 import { ok } from '../core/errors';
+import { onNotified } from '../core/notify';
+import { parse } from '../core/validate';
 
+/**
+ * An endpoint and its keys are a capability to reach and read one device's
+ * pushes: the operation log keeps the push service's host and the label only,
+ * also when the body is refused.
+ */
+function auditOf(body: unknown) {
+  const b = (body ?? {}) as { endpoint?: unknown; device_label?: unknown; push_subscription_id?: unknown };
+  let host: string | undefined;
+  try {
+    host = typeof b.endpoint === 'string' ? new URL(b.endpoint).host : undefined;
+  } catch {
+    host = undefined;
+  }
+  return { push_service: host, device_label: b.device_label, push_subscription_id: b.push_subscription_id };
+}
+
+/** Web Push (DESIGN.md §2 server-push/): the key, each person's devices, and the dispatcher that sends. */
 export async function pushRoutes(app: FastifyInstance) {
-  const keys = await loadVapidKeys(app.ctx.db);
+  const { ctx } = app;
+  const keys = await loadVapidKeys(ctx.db);
+  const dispatcher = startDispatcher({ db: ctx.db, dialect: ctx.dialect, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log });
+  const unlisten = onNotified(ctx.db, () => dispatcher.kick());
+  app.addHook('preClose', async () => {
+    unlisten();
+    dispatcher.stop();
+    await dispatcher.idle();
+  });
+
   // Subscribing a device needs the application server key; any signed-in user may opt in.
   app.get('/push/vapidPublicKey', { config: { permission: 'signed-in' } }, async () => ok({ publicKey: keys.publicKey }));
+
+  app.get('/push/subscriptions', { config: { permission: 'signed-in' } }, async (req) => {
+    const auth = req.auth!;
+    const list = await listSubscriptions(ctx.db, auth);
+    return ok({ list, total: list.length });
+  });
+
+  app.post('/push/subscribe', { config: { permission: 'signed-in', operation: '开启推送通知' } }, async (req) => {
+    req.auditParams = auditOf(req.body);
+    const body = parse(pushSubscribeBody, req.body, pushLabels);
+    const id = await upsertSubscription(ctx.db, req.auth!, body, String(req.headers['user-agent'] ?? ''), ctx.time());
+    return ok({ push_subscription_id: id }, '已开启本机推送');
+  });
+
+  app.post('/push/unsubscribe', { config: { permission: 'signed-in', operation: '关闭推送通知' } }, async (req) => {
+    req.auditParams = auditOf(req.body);
+    const body = parse(pushUnsubscribeBody, req.body, pushLabels);
+    // Removing a device that is already gone is what the caller wanted: answer success either way.
+    const removed = await removeSubscription(ctx.db, req.auth!.userId, body);
+    return ok({ removed }, '已关闭推送');
+  });
 }

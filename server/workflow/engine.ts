@@ -5,6 +5,7 @@ import { ErrorCode } from '../../domain/errors';
 import type { AppContext } from '../core/context';
 import { AppError, fail } from '../core/errors';
 import type { DB, ProcessInstanceTable } from '../db/schema';
+import { notifyDecided, notifyTasksAssigned } from './notifications';
 
 /**
  * The approval engine of DESIGN.md §4. An instance walks a definition's
@@ -146,7 +147,7 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
   const now = ctx.time();
   const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
   const queue = queueFor(inst.process_type, !last);
-  await trx
+  const created = await trx
     .insertInto('process_task')
     .values(
       candidates.map((c) => ({
@@ -165,8 +166,10 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
         due_at: dueAt,
       })),
     )
+    .returning(['process_task_id', 'user_id'])
     .execute();
   await trx.updateTable('process_instance').set({ current_sort: sort, state: InstanceState.RUNNING, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
+  await notifyTasksAssigned(trx, ctx, inst, queue, created);
   return candidates.length;
 }
 
@@ -224,6 +227,7 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
     await closePending(trx, ctx, inst.process_instance_id, '审批已被驳回');
     await trx.updateTable('process_instance').set({ state: InstanceState.REJECTED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
     await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REJECTED);
+    await notifyDecided(trx, ctx, inst, false, d.remark);
     return 'rejected';
   }
 
@@ -257,6 +261,7 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
   if (!next) {
     await trx.updateTable('process_instance').set({ state: InstanceState.APPROVED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
     await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.APPROVED);
+    await notifyDecided(trx, ctx, inst, true);
     return 'approved';
   }
   await activateNode(trx, ctx, inst, next.sort);
@@ -308,6 +313,7 @@ export async function rejectInstance(trx: Db, ctx: AppContext, instanceId: numbe
     .execute();
   await trx.updateTable('process_instance').set({ state: InstanceState.REJECTED, update_time: now }).where('process_instance_id', '=', instanceId).execute();
   await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REJECTED);
+  await notifyDecided(trx, ctx, inst, false, remark);
 }
 
 /** Continue approval from 3 or 4: the node where the instance stopped gets fresh tasks. */

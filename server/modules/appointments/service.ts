@@ -17,7 +17,8 @@ import type { PersonApplicationRow } from '../../../domain/schemas/person-applic
 import { carVisitErrors, dateOf, delayErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../../core/context';
 import { AppError, fail, notFound } from '../../core/errors';
-import { contains, pageOf } from '../../core/paging';
+import { contains, pageOf, rememberedTotal, tableChanged } from '../../core/paging';
+import { afterCommit } from '../../core/transactions';
 import { parse } from '../../core/validate';
 import type { DB } from '../../db/schema';
 import { processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance } from '../../workflow/engine';
@@ -201,14 +202,24 @@ export async function listFilter(db: Db, kind: AppointmentKind, scope: ListScope
   };
 }
 
+function hasFilters(k: (typeof kinds)[AppointmentKind], q: Record<string, unknown>): boolean {
+  return (
+    k.textFilters.some((f) => typeof q[f.field] === 'string' && q[f.field] !== '') ||
+    k.intFilters.some((f) => typeof q[f] === 'number') ||
+    typeof q.begin_time === 'string' ||
+    typeof q.end_time === 'string'
+  );
+}
+
 /** One page of a list: { list, total }, newest first. */
 export async function listApplications(db: Db, auth: AuthContext, kind: AppointmentKind, scope: ListScope, body: unknown) {
   const k = kinds[kind];
   const q = parse(k.listQuery, body, k.labels) as Record<string, unknown> & { size: number; pn: number };
   const filter = await listFilter(db, kind, scope, auth, q);
+  const count = () => filter(anyDb(db).selectFrom(`${k.table} as a`)).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst() as Promise<{ total: number }>;
   return pageOf(
     q,
-    () => filter(anyDb(db).selectFrom(`${k.table} as a`)).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst() as Promise<{ total: number }>,
+    scope === 'all' && !hasFilters(k, q) ? rememberedTotal(k.table, count) : count,
     async (limit, offset) => {
       const rows = await filter(selectWithNames(db, k)).orderBy(`a.${k.key}`, 'desc').limit(limit).offset(offset).execute();
       return rows.map((r) => decode(k, r));
@@ -364,6 +375,7 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
 
   let appId: number;
   if (!current) {
+    afterCommit(trx, () => tableChanged(k.table));
     const inserted = await anyDb(trx)
       .insertInto(k.table)
       // A unique placeholder until the id, which the number is made of, is known.
@@ -414,6 +426,7 @@ export async function deleteApplication(trx: Db, ctx: AppContext, auth: AuthCont
   const k = kinds[kind];
   const row = await lockOwn(trx, ctx, auth, k, id);
   assertState('delete', row.state);
+  afterCommit(trx, () => tableChanged(k.table));
   await anyDb(trx).updateTable(k.table).set({ is_deleted: 1, ...touch(auth, ctx) }).where(k.key, '=', id).execute();
 }
 

@@ -1,0 +1,33 @@
+/**
+ * Phone, plate and document-number rules, free of zod: the form schemas use
+ * them, and so do the pass verifier and the plate keyboard, which must not
+ * pull the schema library into the screens that load them.
+ */
+
+export const MOBILE_PATTERN = /^1[3-9]\d{9}$/;
+/** Landline or mobile, as interviewee and cargo contact numbers may be either. */
+export const TELEPHONE_PATTERN = /^[0-9][0-9-]{5,19}$/;
+const PROVINCES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼使领';
+/** Province + letter + 5 (ordinary) or 6 (new energy) letters/digits; a 5-character tail may end in 挂/学/警/港/澳. */
+export const PLATE_PATTERN = new RegExp(`^[${PROVINCES}][A-Z](?:[A-Z0-9]{5,6}|[A-Z0-9]{4}[挂学警港澳])$`);
+export const OTHER_DOCUMENT_PATTERN = /^[A-Za-z0-9]{5,30}$/;
+
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+const ID_CHECK = '10X98765432';
+
+/** 18-character resident ID (GB 11643): 17 digits, a real birth date and the ISO 7064 check character. */
+export function isMainlandIdNumber(value: string): boolean {
+  const v = value.toUpperCase();
+  if (!/^\d{17}[\dX]$/.test(v)) return false;
+  const y = +v.slice(6, 10), m = +v.slice(10, 12), d = +v.slice(12, 14);
+  const birth = new Date(Date.UTC(y, m - 1, d));
+  if (y < 1900 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== m - 1 || birth.getUTCDate() !== d) return false;
+  const sum = ID_WEIGHTS.reduce((s, w, i) => s + w * +v[i], 0);
+  return ID_CHECK[sum % 11] === v[17];
+}
+
+/** The message for a document number of the given type, or null when it is well-formed. */
+export function idNumberError(idcardType: number | null | undefined, value: string): string | null {
+  if (idcardType === 1 || idcardType == null) return isMainlandIdNumber(value) ? null : '身份证号格式不正确';
+  return OTHER_DOCUMENT_PATTERN.test(value) ? null : '证件号码格式不正确';
+}

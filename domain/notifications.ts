@@ -1,0 +1,47 @@
+
+/** What a notification reports; each kind has its own push urgency and lifetime on the server. */
+export const NotificationKind = {
+  TASK_ASSIGNED: 'task_assigned',
+  APPLICATION_DECIDED: 'application_decided',
+  STRANDED_ALARM: 'stranded_alarm',
+} as const;
+export type NotificationKindValue = (typeof NotificationKind)[keyof typeof NotificationKind];
+
+/** The Web Push payload the service worker shows (sw/sw.ts): the tag replaces an older notification of the same subject. */
+export interface PushPayload {
+  title: string;
+  body: string;
+  url: string;
+  tag: string;
+}
+
+/** One row of the notification centre as the API answers it. */
+export interface NotificationItem extends PushPayload {
+  notification_id: number;
+  kind: NotificationKindValue;
+  create_time: string;
+  read_at: string | null;
+}
+
+/** One device that receives Web Push for the caller. */
+export interface PushDevice {
+  push_subscription_id: number;
+  endpoint: string;
+  device_label: string;
+  create_time: string;
+  update_time: string;
+  last_push_time: string | null;
+  last_push_error: string | null;
+  /** Subscribed from the session making the call. */
+  current: boolean;
+}
+
+/** Events of GET /api/notifications/stream (text/event-stream). */
+export const StreamEvent = { UNREAD: 'unread', NOTIFICATION: 'notification' } as const;
+export interface UnreadEvent {
+  count: number;
+}
+export interface NotificationEvent extends NotificationItem {
+  /** The recipient's unread count right after this notification. */
+  unread: number;
+}

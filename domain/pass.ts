@@ -1,0 +1,337 @@
+/**
+ * Signed visit passes (issue 4 item 5): the QR an approved visitor shows at
+ * the gate, which a patrol's phone verifies without a network.
+ *
+ * Format: 'PK1.' + base64url(JSON payload) + '.' + base64url(signature), the
+ * signature being ECDSA P-256 with SHA-256 (IEEE P1363 r‖s, WebCrypto's own
+ * output) over the ASCII text 'PK1.' + base64url(JSON payload), as JWS does.
+ * The server signs; the app verifies with the public key it cached while
+ * online. WebCrypto (`crypto.subtle`) exists in Node ≥ 20 and browsers, so
+ * one implementation serves both; this module does no I/O.
+ */
+import type { AppointmentKind } from './appointments';
+import { PLATE_PATTERN, isMainlandIdNumber } from './identity';
+
+export const PASS_PREFIX = 'PK1.';
+export { SCAN_PERMISSION } from './permissions';
+export const PASS_KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const SIGNATURE_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' } as const;
+/** The signature of P-256 in P1363 form: r and s, 32 bytes each. */
+const SIGNATURE_BYTES = 64;
+
+/** What a pass states about its holder. Times are park time, 'YYYY-MM-DD HH:mm:ss'. */
+export interface PassPayload {
+  /** Application number (CA… / PA…). */
+  number: string;
+  kind: AppointmentKind;
+  /** Vehicle passes: the plate and its colour (enums.plateColor), which a patrol compares too. */
+  plate?: string;
+  plateColor?: number;
+  /** Person passes: the visitor's name and masked ID number. */
+  name?: string;
+  idMasked?: string;
+  begin: string;
+  end: string;
+  issuedAt: string;
+  /** Which signing key made it (see passKeyId), so a pass from another park or an old key reads as such, not as forged. */
+  kid: string;
+}
+
+/** Short keys on the wire keep the QR small enough to read off a phone screen. */
+const wireKeys = { number: 'n', kind: 'k', plate: 'p', plateColor: 'c', name: 'm', idMasked: 'd', begin: 'b', end: 'e', issuedAt: 'i', kid: 'kid' } as const satisfies Record<keyof PassPayload, string>;
+
+// ---------------------------------------------------------------- bytes (no DOM or Node types in domain/)
+
+type Bytes = Uint8Array;
+interface TextCodecs {
+  TextEncoder: new () => { encode(text: string): Bytes };
+  TextDecoder: new (label?: string, options?: { fatal?: boolean }) => { decode(bytes: Bytes): string };
+}
+/** The parts of SubtleCrypto this module uses; keys stay opaque. */
+export type PassKey = object;
+interface Subtle {
+  importKey(format: 'spki', data: Bytes, algorithm: object, extractable: boolean, usages: string[]): Promise<PassKey>;
+  sign(algorithm: object, key: PassKey, data: Bytes): Promise<ArrayBuffer>;
+  verify(algorithm: object, key: PassKey, signature: Bytes, data: Bytes): Promise<boolean>;
+  digest(algorithm: string, data: Bytes): Promise<ArrayBuffer>;
+}
+const runtime = globalThis as unknown as TextCodecs & { crypto?: { subtle?: Subtle } };
+function subtle(): Subtle {
+  const s = runtime.crypto?.subtle;
+  // Browsers hide crypto.subtle outside secure contexts (plain http on a LAN address).
+  if (!s) throw new Error('此环境不支持签名校验（需要 HTTPS 或 localhost）');
+  return s;
+}
+const utf8 = (text: string) => new runtime.TextEncoder().encode(text);
+const fromUtf8 = (bytes: Bytes) => new runtime.TextDecoder('utf-8', { fatal: true }).decode(bytes);
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const B64_INDEX = new Map([...B64].map((c, i) => [c, i]));
+
+export function toBase64Url(bytes: Bytes): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const chars = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
+    for (let j = 0; j < chars; j++) out += B64[(n >> (18 - 6 * j)) & 63];
+  }
+  return out;
+}
+
+/** Strict: anything outside the base64url alphabet, or a length no encoder makes, is null. */
+export function fromBase64Url(text: string): Bytes | null {
+  if (text.length % 4 === 1) return null;
+  const out = new Uint8Array(Math.floor((text.length * 6) / 8));
+  let bits = 0;
+  let acc = 0;
+  let o = 0;
+  for (const c of text) {
+    const v = B64_INDEX.get(c);
+    if (v === undefined) return null;
+    acc = ((acc << 6) | v) & 0xffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  // Leftover bits must be zero, so that each pass has exactly one spelling.
+  if (acc & ((1 << bits) - 1)) return null;
+  return out;
+}
+
+// ---------------------------------------------------------------- payload
+
+/** Resident ID numbers keep the region (6) and the last 4; shorter documents keep 2 and 2. */
+export function maskIdNumber(id: string): string {
+  const v = id.trim().toUpperCase();
+  if (v.length >= 15) return v.slice(0, 6) + '*'.repeat(v.length - 10) + v.slice(-4);
+  if (v.length > 4) return v.slice(0, 2) + '*'.repeat(v.length - 4) + v.slice(-2);
+  return '*'.repeat(v.length);
+}
+
+const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const text = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
+
+/** The payload's JSON as the wire carries it. */
+export function payloadToJson(p: PassPayload): string {
+  const wire: Record<string, string | number> = {};
+  for (const [field, key] of Object.entries(wireKeys) as Array<[keyof PassPayload, string]>) {
+    const v = p[field];
+    if (v !== undefined) wire[key] = v;
+  }
+  return JSON.stringify(wire);
+}
+
+/** The payload from its wire JSON, or null when any field is missing, malformed or of the wrong kind. */
+export function payloadFromJson(json: string): PassPayload | null {
+  let wire: unknown;
+  try {
+    wire = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!wire || typeof wire !== 'object' || Array.isArray(wire)) return null;
+  const w = wire as Record<string, unknown>;
+  const p: Record<string, unknown> = {};
+  for (const [field, key] of Object.entries(wireKeys)) if (w[key] !== undefined) p[field] = w[key];
+  const base =
+    text(p.number, 32) && (p.kind === 'car' || p.kind === 'person') && text(p.kid, 64) &&
+    [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
+  if (!base) return null;
+  if (p.kind === 'car' && !text(p.plate, 16)) return null;
+  if (p.plateColor !== undefined && !(Number.isInteger(p.plateColor) && (p.plateColor as number) > 0 && (p.plateColor as number) < 100)) return null;
+  if (p.kind === 'person' && !(text(p.name, 60) && text(p.idMasked, 40))) return null;
+  return p as unknown as PassPayload;
+}
+
+// ---------------------------------------------------------------- keys
+
+/** The first 12 bytes of SHA-256 over the SPKI bytes, base64url (16 characters). */
+export async function passKeyId(spki: Bytes): Promise<string> {
+  const hash = new Uint8Array(await subtle().digest('SHA-256', spki));
+  return toBase64Url(hash.slice(0, 12));
+}
+
+/** A verifying key from the SPKI bytes the server publishes (base64url). */
+export async function importPassPublicKey(spkiBase64Url: string): Promise<PassKey> {
+  const spki = fromBase64Url(spkiBase64Url);
+  if (!spki) throw new Error('签名公钥格式不正确');
+  return subtle().importKey('spki', spki, PASS_KEY_ALGORITHM, false, ['verify']);
+}
+
+// ---------------------------------------------------------------- sign, parse, verify
+
+/** Signs a payload with an ECDSA P-256 private key (a WebCrypto CryptoKey with usage 'sign'). */
+export async function signPass(payload: PassPayload, privateKey: PassKey): Promise<string> {
+  const body = PASS_PREFIX + toBase64Url(utf8(payloadToJson(payload)));
+  const signature = new Uint8Array(await subtle().sign(SIGNATURE_ALGORITHM, privateKey, utf8(body)));
+  return `${body}.${toBase64Url(signature)}`;
+}
+
+export const looksLikePass = (scanned: string) => scanned.trim().startsWith(PASS_PREFIX);
+
+interface ParsedPass {
+  payload: PassPayload;
+  signedText: string;
+  signature: Bytes;
+}
+
+/** The parts of a pass, or null when the text is not a well-formed pass (whatever its signature). */
+export function parsePass(scanned: string): ParsedPass | null {
+  const t = scanned.trim();
+  if (!t.startsWith(PASS_PREFIX)) return null;
+  const parts = t.slice(PASS_PREFIX.length).split('.');
+  if (parts.length !== 2) return null;
+  const body = fromBase64Url(parts[0]);
+  const signature = fromBase64Url(parts[1]);
+  if (!body || !signature || signature.length !== SIGNATURE_BYTES) return null;
+  let json: string;
+  try {
+    json = fromUtf8(body);
+  } catch {
+    return null;
+  }
+  const payload = payloadFromJson(json);
+  return payload ? { payload, signedText: PASS_PREFIX + parts[0], signature } : null;
+}
+
+/** Where `now` falls against the validity; both in park time. */
+export type Validity = 'valid' | 'not-yet' | 'expired';
+export function validityAt(begin: string, end: string, now: string): Validity {
+  if (now < begin) return 'not-yet';
+  if (now > end) return 'expired';
+  return 'valid';
+}
+
+/**
+ * What a scanned pass proves. `forged`: the signature does not match the text
+ * (altered or made up); `unknown-key`: signed by a key this device does not
+ * hold (another park, or a key changed since the device last went online);
+ * `malformed`: not a pass at all. Only the first three carry a payload that
+ * can be believed.
+ */
+export type PassStatus = Validity | 'forged' | 'unknown-key' | 'malformed';
+export interface PassCheck {
+  status: PassStatus;
+  /** Present when the signature holds. */
+  payload?: PassPayload;
+}
+
+export interface PassVerifyKey {
+  kid: string;
+  key: PassKey;
+}
+
+export async function verifyPass(scanned: string, key: PassVerifyKey, now: string): Promise<PassCheck> {
+  const parsed = parsePass(scanned);
+  if (!parsed) return { status: 'malformed' };
+  if (parsed.payload.kid !== key.kid) return { status: 'unknown-key' };
+  const genuine = await subtle().verify(SIGNATURE_ALGORITHM, key.key, parsed.signature, utf8(parsed.signedText));
+  if (!genuine) return { status: 'forged' };
+  return { status: validityAt(parsed.payload.begin, parsed.payload.end, now), payload: parsed.payload };
+}
+
+/** The headline a patrol reads first. */
+export const passStatusText: Record<PassStatus, string> = {
+  valid: '通行码有效',
+  'not-yet': '通行码未到有效期',
+  expired: '通行码已过期',
+  forged: '伪造或被篡改的通行码',
+  'unknown-key': '无法核验：签名密钥未知',
+  malformed: '不是园区通行码',
+};
+
+// ---------------------------------------------------------------- what a scan or typed text is
+
+export type ScanTarget = { type: 'pass'; text: string } | { type: 'idcard'; idcard: string } | { type: 'plate'; plate: string } | { type: 'unknown'; text: string };
+
+/**
+ * A scanned or typed text: a pass, an ID QR (the 18-character resident ID
+ * number, as ID-reading apps encode it), a plate, or something else.
+ */
+export function classifyScan(raw: string): ScanTarget {
+  const t = raw.trim();
+  if (looksLikePass(t)) return { type: 'pass', text: t };
+  const upper = t.toUpperCase().replace(/\s+/g, '');
+  if (isMainlandIdNumber(upper)) return { type: 'idcard', idcard: upper };
+  if (PLATE_PATTERN.test(upper)) return { type: 'plate', plate: upper };
+  return { type: 'unknown', text: t };
+}
+
+// ---------------------------------------------------------------- the API's answers
+
+/** GET /api/pass/publicKey */
+export interface PassPublicKey {
+  alg: 'ES256';
+  kid: string;
+  /** SPKI DER, base64url. */
+  publicKey: string;
+}
+
+/** GET /api/carApplications/pass, /api/personApplications/pass */
+export interface IssuedPass {
+  pass: string;
+  payload: PassPayload;
+  validity: Validity;
+}
+
+/** One application as the scan screen shows it; person ID numbers masked. */
+export interface LookupApplication {
+  kind: AppointmentKind;
+  id: number;
+  application_number: string;
+  state: number;
+  begin: string;
+  end: string;
+  validity: Validity;
+  /** Applicant (vehicle) or visitor (person). */
+  name: string;
+  idcard_masked: string;
+  visitor_company: string;
+  interviewee_name: string;
+  interviewee_depart_name: string | null;
+  is_delayed: number;
+  in_black_list: number;
+  license_plate?: string;
+  license_plate_color?: number;
+  vehicle_type_name?: string | null;
+  label_status?: number;
+  label_remark?: string;
+}
+
+/** A black (type 1) or white (type 2) list entry in force today. */
+export interface LookupListEntry {
+  id: number;
+  type: number;
+  in_reason: string;
+  start_time: string | null;
+  end_time: string | null;
+}
+
+/** A live vehicle flag (vehicle_mark, status 1). */
+export interface LookupFlag {
+  id: number;
+  car_application_id: number | null;
+  remark: string;
+  color_id: number;
+  label_type_id: number;
+  alarm_id: number;
+  photo: string;
+  create_time: string;
+  create_user_name: string | null;
+}
+
+/** GET /api/pass/lookup: what the park knows about a scanned pass, plate or ID number. */
+export interface PassLookup {
+  /** Only for a pass: the server's own verdict on it. */
+  pass?: PassCheck;
+  subject: { kind: 'car'; license_plate: string } | { kind: 'person'; idcard_masked: string; name: string | null } | null;
+  /** The pass's application; for a plate or ID, the one in force, else the next, else the newest. */
+  application: LookupApplication | null;
+  /** Submitted applications of the subject, newest first (at most 5). */
+  applications: LookupApplication[];
+  lists: LookupListEntry[];
+  flags: LookupFlag[];
+  checkedAt: string;
+}

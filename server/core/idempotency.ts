@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely, Transaction } from 'kysely';
+import { ErrorCode } from '../../domain/errors';
+import type { DB } from '../db/schema';
+import { sha256 } from './crypto';
+import { AppError, ok } from './errors';
+import { currentRequestScope, requestScope } from './transactions';
+
+/**
+ * Idempotency keys (DESIGN.md §3, Stripe's model, IETF draft
+ * "The Idempotency-Key HTTP Header Field").
+ *
+ * A key lives in one row of `idempotency_key`, unique per (user, key):
+ *
+ *   claimed ──(business transaction commits, same COMMIT)──▶ committed ──(answer known)──▶ done
+ *      └──(5xx / 401 / 429 before committing)──▶ row deleted: the client may retry
+ *
+ * - The claim is an INSERT that the primary key decides, so of many concurrent
+ *   sends (also from several servers on one PostgreSQL) exactly one goes on.
+ * - "committed" is written by beforeCommit work inside every transaction of the
+ *   request, so the change and the mark commit or roll back together. Its
+ *   UPDATE is conditioned on the claim's owner token: a request whose key was
+ *   taken over (its lease ran out) rolls its own change back instead of acting
+ *   a second time.
+ * - The answer (status and JSON) is stored once the reply is known; a crash
+ *   between COMMIT and that store leaves "committed", which replays as
+ *   "already done".
+ * - A "claimed" row older than the lease belongs to a request that died before
+ *   committing (nothing of it is in the database), so a new request takes it over.
+ * Routes that write with single autocommitted statements (no transaction) are
+ * still protected by the claim, but a crash after such a write and before the
+ * answer is stored lets a retry after the lease act again.
+ */
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Set on an answer that was not computed now but replayed from the first request. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+/** How long a key is remembered (an outbox may wait this long); older rows count as absent. */
+export const KEY_RETENTION_MS = 7 * 24 * 3600_000;
+/** A claim not committed or finished within this time belongs to a request that died. */
+export const CLAIM_LEASE_MS = 60_000;
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+// Visible ASCII and space; HTTP parsers already trim surrounding whitespace.
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+const INVALID_KEY_MESSAGE = '请求头 Idempotency-Key 不正确：须为1到255个可打印的ASCII字符';
+const MISMATCH_MESSAGE = '请求头 Idempotency-Key 已用于另一个请求（接口或提交内容不同），新的操作请使用新的键';
+const IN_PROGRESS_MESSAGE = '相同的请求（同一 Idempotency-Key）正在处理中，请稍后重试';
+const TAKEN_OVER_MESSAGE = '相同的请求（同一 Idempotency-Key）已由另一次提交处理，本次未生效，请稍后重试以获取结果';
+const ALREADY_DONE_MESSAGE = '该操作已完成（首次提交的结果未能保存，请刷新后查看）';
+
+type KeyState = 'claimed' | 'committed' | 'done';
+
+interface Claim {
+  userId: number;
+  key: string;
+  /** Random per claim: whoever holds it may commit under the key. */
+  owner: string;
+  /** Set once the reply is being stored; later transactions of the request leave the row alone. */
+  finished: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency?: Claim;
+  }
+}
+
+/** JSON with object keys sorted at every level, so the same body hashes the same whatever its key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
+/** Hash of a parsed JSON request: its body and query string. */
+export function jsonFingerprint(body: unknown, query: unknown = {}): string {
+  return sha256(canonicalJson({ body: body ?? null, query: query ?? {} }));
+}
+
+/**
+ * What identifies the request's content. A multipart upload is read by its
+ * handler after this check, so only what is known before parsing counts: the
+ * media type and the length. The boundary is left out because browsers draw a
+ * new one per send; its length is fixed per browser, so the same files re-sent
+ * from the same device give the same length.
+ */
+export function requestFingerprint(req: FastifyRequest): string {
+  const media = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (media === 'multipart/form-data') return sha256(`multipart:${req.headers['content-length'] ?? 'chunked'}:${canonicalJson(req.query ?? {})}`);
+  if (Buffer.isBuffer(req.body)) return sha256(`raw:${media}:${sha256(req.body.toString('latin1'))}:${canonicalJson(req.query ?? {})}`);
+  return jsonFingerprint(req.body, req.query);
+}
+
+export type ClaimOutcome =
+  | { kind: 'claimed'; owner: string }
+  | { kind: 'replay'; status: number; response: string }
+  | { kind: 'already-done' }
+  | { kind: 'in-progress' }
+  | { kind: 'mismatch' };
+
+const changed = (r: { numInsertedOrUpdatedRows?: bigint; numUpdatedRows?: bigint; numDeletedRows?: bigint } | undefined) =>
+  Number(r?.numInsertedOrUpdatedRows ?? r?.numUpdatedRows ?? r?.numDeletedRows ?? 0);
+
+/** Claims (user, key) for a request, or says what the earlier request with that key decides. Autocommitted, outside any transaction. */
+export async function claimKey(db: Kysely<DB>, k: { userId: number; key: string; route: string; hash: string }, now: number): Promise<ClaimOutcome> {
+  const byKey = <Q extends { where: (...a: any[]) => any }>(q: Q) => q.where('user_id', '=', k.userId).where('idem_key', '=', k.key) as Q;
+  // Each pass either decides or saw the row change under it (released, purged, taken over); a few passes settle any race.
+  for (let pass = 0; pass < 5; pass++) {
+    const owner = randomUUID();
+    const inserted = await db
+      .insertInto('idempotency_key')
+      .values({ user_id: k.userId, idem_key: k.key, route: k.route, body_hash: k.hash, state: 'claimed', owner, http_status: null, response: null, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doNothing())
+      .executeTakeFirst();
+    if (changed(inserted) === 1) return { kind: 'claimed', owner };
+
+    const row = await byKey(db.selectFrom('idempotency_key').selectAll()).executeTakeFirst();
+    if (!row) continue;
+    if (row.created_at <= now - KEY_RETENTION_MS) {
+      // Expired but not yet purged: as if absent.
+      await byKey(db.deleteFrom('idempotency_key')).where('owner', '=', row.owner).execute();
+      continue;
+    }
+    if (row.route !== k.route || row.body_hash !== k.hash) return { kind: 'mismatch' };
+    const state = row.state as KeyState;
+    if (state === 'done') return row.response !== null && row.http_status !== null ? { kind: 'replay', status: row.http_status, response: row.response } : { kind: 'already-done' };
+    if (row.updated_at > now - CLAIM_LEASE_MS) return { kind: 'in-progress' };
+    // Committed long ago without an answer: the process died after COMMIT.
+    if (state === 'committed') return { kind: 'already-done' };
+    // Claimed long ago and never committed: the first request died before changing anything.
+    const taken = await byKey(db.updateTable('idempotency_key'))
+      .set({ owner, created_at: now, updated_at: now })
+      .where('owner', '=', row.owner)
+      .where('state', '=', 'claimed')
+      .executeTakeFirst();
+    if (changed(taken) === 1) return { kind: 'claimed', owner };
+  }
+  return { kind: 'in-progress' };
+}
+
+/** Marks the key committed inside the business transaction; refuses (rolling the change back) when the key is no longer this request's. */
+async function markCommitted(trx: Transaction<DB>, claim: Claim, now: number): Promise<void> {
+  if (claim.finished) return;
+  const r = await trx
+    .updateTable('idempotency_key')
+    .set({ state: 'committed', updated_at: now })
+    .where('user_id', '=', claim.userId)
+    .where('idem_key', '=', claim.key)
+    .where('owner', '=', claim.owner)
+    .where('state', 'in', ['claimed', 'committed'])
+    .executeTakeFirst();
+  if (changed(r) !== 1) throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, TAKEN_OVER_MESSAGE);
+}
+
+/**
+ * Stores the answer of a finished request. 5xx, 401 and 429 say "try again
+ * later", so when nothing committed the claim is released for that retry;
+ * every other answer (success, validation, state conflict) is what a replay
+ * gets. An answer that is not JSON (a file stream) cannot be replayed: the
+ * claim is released, or, when the request committed, kept as "already done".
+ */
+async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload: unknown, now: number): Promise<void> {
+  const mine = <Q extends { where: (...a: any[]) => any }>(q: Q) =>
+    q.where('user_id', '=', claim.userId).where('idem_key', '=', claim.key).where('owner', '=', claim.owner) as Q;
+  const storable = typeof payload === 'string';
+  if (!storable || status >= 500 || status === 401 || status === 429) {
+    const released = await mine(db.deleteFrom('idempotency_key')).where('state', '=', 'claimed').executeTakeFirst();
+    if (changed(released) === 1) return;
+    await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: null, response: null, updated_at: now }).execute();
+    return;
+  }
+  await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: status, response: payload, updated_at: now }).execute();
+}
+
+/** Deletes keys older than the retention; answers how many. */
+export async function purgeIdempotencyKeys(db: Kysely<DB>, now: number): Promise<number> {
+  const r = await db.deleteFrom('idempotency_key').where('created_at', '<=', now - KEY_RETENTION_MS).executeTakeFirst();
+  return changed(r);
+}
+
+/**
+ * Hooks every mutating call under /api. The preHandler is callback-style on
+ * purpose: the rest of the request runs inside `requestScope(..., done)`, and
+ * AsyncLocalStorage.run around Fastify's done() carries the scope into the
+ * handler, where enterWith from an async hook does not reliably.
+ */
+export function registerIdempotency(app: FastifyInstance): void {
+  const { db } = app.ctx;
+
+  app.addHook('preHandler', (req, reply, done) => {
+    const raw = req.headers[IDEMPOTENCY_HEADER];
+    // Without a signed-in user (sign-in, captcha) there is nobody to scope the key to: it is ignored, never shared.
+    if (raw === undefined || !req.auth || !MUTATING.has(req.method) || !req.url.startsWith('/api')) return done();
+    const key = Array.isArray(raw) ? raw.join(', ') : raw;
+    if (!VALID_KEY.test(key)) {
+      return done(new AppError(ErrorCode.VALIDATION, INVALID_KEY_MESSAGE, { errors: [{ field: 'Idempotency-Key', label: '请求头 Idempotency-Key', message: '须为1到255个可打印的ASCII字符' }] }));
+    }
+    const userId = req.auth.userId;
+    const route = `${req.method} ${req.url.split('?')[0]}`;
+    claimKey(db, { userId, key, route, hash: requestFingerprint(req) }, app.ctx.now()).then(
+      (outcome) => {
+        switch (outcome.kind) {
+          case 'claimed': {
+            const claim: Claim = { userId, key, owner: outcome.owner, finished: false };
+            req.idempotency = claim;
+            const work = (trx: Transaction<any>) => markCommitted(trx as Transaction<DB>, claim, app.ctx.now());
+            const scope = currentRequestScope();
+            if (scope) {
+              scope.beforeCommit.push(work);
+              done();
+            } else {
+              requestScope({ beforeCommit: [work] }, () => done());
+            }
+            return;
+          }
+          case 'replay':
+            reply.code(outcome.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(outcome.response);
+            return;
+          case 'already-done':
+            reply.code(200).header(REPLAYED_HEADER, 'true').send(ok(null, ALREADY_DONE_MESSAGE));
+            return;
+          case 'in-progress':
+            return done(new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE));
+          case 'mismatch':
+            return done(new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE));
+        }
+      },
+      (err: unknown) => done(err as Error),
+    );
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const claim = req.idempotency;
+    if (!claim || claim.finished) return payload;
+    claim.finished = true;
+    try {
+      await finishClaim(db, claim, reply.statusCode, payload, app.ctx.now());
+    } catch (err) {
+      // The answer still goes out; the row stays claimed or committed and the lease or "already done" covers a replay.
+      req.log.error({ err }, 'storing the idempotent answer failed');
+    }
+    return payload;
+  });
+}

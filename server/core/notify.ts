@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { NotificationKindValue } from '../../domain/notifications';
+import type { DB } from '../db/schema';
+import type { AppContext } from './context';
+import { afterCommit } from './transactions';
+
+export interface NewNotification {
+  userId: number;
+  kind: NotificationKindValue;
+  title: string;
+  body: string;
+  url: string;
+  tag: string;
+}
+
+type Listener = (userIds: number[]) => void;
+/** Per database: the push dispatcher and the live streams of this process listen; other servers find the rows by polling. */
+const listeners = new WeakMap<object, Set<Listener>>();
+
+export function onNotified(db: Kysely<DB>, fn: Listener): () => void {
+  let set = listeners.get(db);
+  if (!set) listeners.set(db, (set = new Set()));
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
+/** Tells this process's listeners that rows of these users changed (new, or read). */
+export function signalNotified(db: Kysely<DB>, userIds: number[]): void {
+  for (const fn of listeners.get(db) ?? []) {
+    try {
+      fn(userIds);
+    } catch (err) {
+      console.error('notification listener failed:', err);
+    }
+  }
+}
+
+const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
+
+/**
+ * Stores notifications in the caller's transaction, so an event never exists
+ * without its notification (nor a notification without its event), and wakes
+ * delivery once that transaction has committed.
+ */
+export async function notify(trx: Kysely<DB>, ctx: AppContext, items: NewNotification[]): Promise<void> {
+  if (items.length === 0) return;
+  const createTime = ctx.time();
+  const createdAt = ctx.now();
+  const rows = items.map((n) => ({
+    user_id: n.userId,
+    kind: n.kind,
+    title: clip(n.title, 60),
+    body: clip(n.body, 300),
+    url: clip(n.url, 300),
+    tag: clip(n.tag, 100),
+    create_time: createTime,
+    created_at: createdAt,
+    read_at: null,
+  }));
+  for (let i = 0; i < rows.length; i += 200) await trx.insertInto('notification').values(rows.slice(i, i + 200)).execute();
+  const users = [...new Set(items.map((n) => n.userId))];
+  afterCommit(trx, () => signalNotified(ctx.db, users));
+}

@@ -1,0 +1,89 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
+
+/**
+ * Hooks around every `db.transaction().execute(fn)` of the server, so that
+ * cross-cutting work joins the business change without each service knowing:
+ *
+ * - `beforeCommit` work registered for the current request (via
+ *   `requestScope`) runs inside each transaction of that request, after the
+ *   service's own statements and before COMMIT: the idempotency record of
+ *   DESIGN.md §3 is marked done atomically with the change it guards.
+ * - `afterCommit(trx, fn)` runs fn once that transaction has committed, and
+ *   never when it rolls back: signals such as "notifications are waiting" or
+ *   "a cached total is stale" must not fire for a change that did not happen.
+ */
+
+export interface RequestScope {
+  /** Runs inside each transaction of the request, just before COMMIT. */
+  beforeCommit: Array<(trx: Transaction<any>) => Promise<void>>;
+}
+
+const requests = new AsyncLocalStorage<RequestScope>();
+const committed = new WeakMap<object, Array<() => void>>();
+
+/** Runs fn with a request scope; transactions started inside it run the scope's beforeCommit work. */
+export function requestScope<T>(scope: RequestScope, fn: () => T): T {
+  return requests.run(scope, fn);
+}
+
+/** The scope of the request being served, if any (enterWith keeps it for the rest of a Fastify hook chain). */
+export function enterRequestScope(scope: RequestScope): void {
+  requests.enterWith(scope);
+}
+
+export function currentRequestScope(): RequestScope | undefined {
+  return requests.getStore();
+}
+
+/**
+ * Calls fn after trx commits. Outside a transaction opened through a hooked
+ * database (a plain Kysely, or the db itself), fn runs at once: the write
+ * that preceded it was already autocommitted.
+ */
+export function afterCommit(trx: Kysely<any>, fn: () => void): void {
+  const list = committed.get(trx);
+  if (list) list.push(fn);
+  else queueMicrotask(fn);
+}
+
+function runQuietly(fns: Array<() => void>) {
+  for (const fn of fns) {
+    try {
+      // Detached from the request: work it starts (a delivery pass) must not join that request's before-commit work.
+      requests.exit(fn);
+    } catch (err) {
+      // A signal that fails must not turn a committed change into an error answer.
+      console.error('after-commit hook failed:', err);
+    }
+  }
+}
+
+function hookBuilder<DB>(builder: TransactionBuilder<DB>): TransactionBuilder<DB> {
+  const execute = builder.execute.bind(builder);
+  const setAccessMode = builder.setAccessMode.bind(builder);
+  const setIsolationLevel = builder.setIsolationLevel.bind(builder);
+  return Object.assign(builder, {
+    setAccessMode: (mode: Parameters<typeof setAccessMode>[0]) => hookBuilder(setAccessMode(mode)),
+    setIsolationLevel: (level: Parameters<typeof setIsolationLevel>[0]) => hookBuilder(setIsolationLevel(level)),
+    async execute<T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+      const after: Array<() => void> = [];
+      const result = await execute(async (trx) => {
+        committed.set(trx, after);
+        const value = await callback(trx);
+        const scope = requests.getStore();
+        if (scope) for (const work of scope.beforeCommit) await work(trx);
+        return value;
+      });
+      runQuietly(after);
+      return result;
+    },
+  });
+}
+
+/** Makes every transaction of db run the hooks above. Called once where the database is opened. */
+export function withTransactionHooks<DB>(db: Kysely<DB>): Kysely<DB> {
+  const transaction = db.transaction.bind(db);
+  (db as { transaction: () => TransactionBuilder<DB> }).transaction = () => hookBuilder(transaction());
+  return db;
+}

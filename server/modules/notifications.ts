@@ -1,0 +1,270 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely, Selectable } from 'kysely';
+import { StreamEvent, type NotificationItem } from '../../domain/notifications';
+import { notificationLabels, notificationPageQuery, notificationReadBody } from '../../domain/schemas/notifications';
+import { ok } from '../core/errors';
+import { onNotified, signalNotified } from '../core/notify';
+import { pageOf } from '../core/paging';
+import { parse } from '../core/validate';
+import type { DB, NotificationTable } from '../db/schema';
+
+/**
+ * The in-app notification centre (DESIGN.md §5): each person's rows, the
+ * unread count, marking read, and a live text/event-stream while the app is
+ * open.
+ *
+ * The stream is read by the page with fetch() and the Bearer header, not by
+ * EventSource: EventSource cannot send Authorization, and a token in the
+ * query string would land in proxy and access logs. The guard of every other
+ * route therefore applies unchanged.
+ */
+
+const columns = ['notification_id', 'kind', 'title', 'body', 'url', 'tag', 'create_time', 'read_at'] as const;
+const toItem = (r: Pick<Selectable<NotificationTable>, (typeof columns)[number]>): NotificationItem => ({ ...r, kind: r.kind as NotificationItem['kind'] });
+
+export async function unreadCount(db: Kysely<DB>, userId: number): Promise<number> {
+  const r = await db
+    .selectFrom('notification')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('read_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+/** How far back a stream looks for rows it has not sent: longer than any business transaction, plus clock skew between servers. */
+const RECENT_MS = 2 * 60_000;
+/** Rows committed by another server show within this. */
+const POLL_MS = 3_000;
+/** A comment line keeps proxies from closing an idle stream; the session is checked at the same pace. */
+const PING_MS = 20_000;
+const MAX_STREAMS_PER_USER = 8;
+
+interface Stream {
+  userId: number;
+  sessionId: number;
+  raw: ServerResponse;
+  /** Ids already sent (or present when the stream opened), with their created_at for pruning. */
+  sent: Map<number, number>;
+  ping: NodeJS.Timeout;
+}
+
+function write(s: Stream, event: string, data: unknown, id?: number) {
+  if (s.raw.writableEnded || s.raw.destroyed) return;
+  s.raw.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+/**
+ * The streams of this process. A commit here signals at once; every few
+ * seconds (while any stream is open) one query for the open streams' users
+ * finds rows committed by other servers. Each stream remembers the ids it
+ * sent rather than keeping a cursor, because on PostgreSQL a lower id can
+ * commit after a higher one.
+ */
+class StreamHub {
+  private streams = new Map<number, Set<Stream>>();
+  private timer: NodeJS.Timeout | null = null;
+  private polling: Promise<void> | null = null;
+  private again = false;
+  private counts = new Set<number>();
+
+  constructor(
+    private db: Kysely<DB>,
+    private now: () => number,
+    private sessionLive: (s: Stream) => Promise<boolean>,
+    private log: FastifyInstance['log'],
+  ) {}
+
+  get size() {
+    let n = 0;
+    for (const set of this.streams.values()) n += set.size;
+    return n;
+  }
+
+  async open(s: Stream, lastEventId: number | null) {
+    let set = this.streams.get(s.userId);
+    if (!set) this.streams.set(s.userId, (set = new Set()));
+    // A person with many tabs or phones keeps the newest streams; the oldest reconnect if still open.
+    if (set.size >= MAX_STREAMS_PER_USER) this.close([...set][0]!);
+    set.add(s);
+    const since = this.now() - RECENT_MS;
+    const recent = await this.db.selectFrom('notification').select(['notification_id', 'created_at']).where('user_id', '=', s.userId).where('created_at', '>', since).execute();
+    // What exists when the stream opens is in the count and the centre already; only what comes later is an event.
+    for (const r of recent) s.sent.set(r.notification_id, r.created_at);
+    if (lastEventId !== null) {
+      // A reconnect after a network drop: what arrived meanwhile is replayed.
+      const missed = await this.db.selectFrom('notification').select(columns).where('user_id', '=', s.userId).where('notification_id', '>', lastEventId).orderBy('notification_id').limit(50).execute();
+      const unread = await unreadCount(this.db, s.userId);
+      for (const r of missed) write(s, StreamEvent.NOTIFICATION, { ...toItem(r), unread }, r.notification_id);
+    }
+    write(s, StreamEvent.UNREAD, { count: await unreadCount(this.db, s.userId) });
+    // The client may have gone while the queries above ran.
+    if (s.raw.destroyed) return this.close(s);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.poke(), POLL_MS);
+      this.timer.unref();
+    }
+  }
+
+  close(s: Stream) {
+    clearInterval(s.ping);
+    const set = this.streams.get(s.userId);
+    set?.delete(s);
+    if (set && set.size === 0) this.streams.delete(s.userId);
+    if (!s.raw.writableEnded) s.raw.end();
+    if (this.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  closeAll() {
+    for (const set of [...this.streams.values()]) for (const s of [...set]) this.close(s);
+  }
+
+  /** Something changed for these users (a read mark): send them their count. Without users: look for new rows. */
+  poke(countsFor: number[] = []) {
+    for (const u of countsFor) if (this.streams.has(u)) this.counts.add(u);
+    if (this.polling) {
+      this.again = true;
+      return;
+    }
+    this.polling = this.poll()
+      .catch((err) => this.log.error({ err }, 'notification stream poll failed'))
+      .finally(() => {
+        this.polling = null;
+        if (this.again) {
+          this.again = false;
+          this.poke();
+        }
+      });
+  }
+
+  private async poll() {
+    const users = [...this.streams.keys()];
+    const countsFor = new Set(this.counts);
+    this.counts.clear();
+    if (users.length === 0) return;
+    const since = this.now() - RECENT_MS;
+    const rows: Array<Pick<Selectable<NotificationTable>, (typeof columns)[number] | 'user_id' | 'created_at'>> = [];
+    for (let i = 0; i < users.length; i += 500) {
+      rows.push(
+        ...(await this.db
+          .selectFrom('notification')
+          .select([...columns, 'user_id', 'created_at'])
+          .where('created_at', '>', since)
+          .where('user_id', 'in', users.slice(i, i + 500))
+          .orderBy('notification_id')
+          .execute()),
+      );
+    }
+    const byUser = new Map<number, typeof rows>();
+    for (const r of rows) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
+    for (const userId of new Set([...byUser.keys(), ...countsFor])) {
+      const set = this.streams.get(userId);
+      if (!set) continue;
+      const mine = byUser.get(userId) ?? [];
+      const fresh = [...set].map((s) => ({ s, news: mine.filter((r) => !s.sent.has(r.notification_id)) }));
+      if (!countsFor.has(userId) && fresh.every((f) => f.news.length === 0)) continue;
+      const unread = await unreadCount(this.db, userId);
+      for (const { s, news } of fresh) {
+        for (const r of news) {
+          s.sent.set(r.notification_id, r.created_at);
+          const { user_id: _u, created_at: _c, ...item } = r;
+          write(s, StreamEvent.NOTIFICATION, { ...toItem(item), unread }, r.notification_id);
+        }
+        if (news.length === 0) write(s, StreamEvent.UNREAD, { count: unread });
+      }
+    }
+    for (const set of this.streams.values()) {
+      for (const s of set) for (const [id, at] of s.sent) if (at < since - RECENT_MS) s.sent.delete(id);
+    }
+  }
+
+  async heartbeat(s: Stream) {
+    if (!(await this.sessionLive(s).catch(() => true))) {
+      write(s, 'end', { reason: '登录已过期，请重新登录' });
+      this.close(s);
+      return;
+    }
+    if (!s.raw.writableEnded) s.raw.write(': ping\n\n');
+  }
+}
+
+export async function notificationRoutes(app: FastifyInstance) {
+  const { ctx } = app;
+  const db = ctx.db;
+  const hub = new StreamHub(
+    db,
+    () => ctx.now(),
+    async (s) => {
+      const row = await db.selectFrom('sys_session').select('expires_at').where('session_id', '=', s.sessionId).executeTakeFirst();
+      return !!row && row.expires_at > Date.now();
+    },
+    app.log,
+  );
+  const unlisten = onNotified(db, (users) => hub.poke(users));
+  // Open streams would keep the server from closing.
+  app.addHook('preClose', async () => {
+    unlisten();
+    hub.closeAll();
+  });
+
+  app.post('/notifications/page', { config: { permission: 'signed-in' } }, async (req) => {
+    const q = parse(notificationPageQuery, req.body, notificationLabels);
+    const userId = req.auth!.userId;
+    const base = () => {
+      let b = db.selectFrom('notification').where('user_id', '=', userId);
+      if (q.unread) b = b.where('read_at', 'is', null);
+      return b;
+    };
+    const page = await pageOf(
+      q,
+      () => base().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+      (limit, offset) => base().select(columns).orderBy('created_at', 'desc').orderBy('notification_id', 'desc').limit(limit).offset(offset).execute(),
+    );
+    return ok({ list: page.list.map(toItem), total: page.total });
+  });
+
+  app.get('/notifications/unreadCount', { config: { permission: 'signed-in' } }, async (req) => ok({ count: await unreadCount(db, req.auth!.userId) }));
+
+  app.post('/notifications/read', { config: { permission: 'signed-in', operation: '消息标为已读' } }, async (req) => {
+    const body = parse(notificationReadBody, req.body, notificationLabels);
+    const userId = req.auth!.userId;
+    // Another person's ids match nothing: the update is bound to the caller.
+    await db.updateTable('notification').set({ read_at: ctx.time() }).where('user_id', '=', userId).where('notification_id', 'in', body.ids).where('read_at', 'is', null).execute();
+    signalNotified(db, [userId]);
+    return ok({ count: await unreadCount(db, userId) });
+  });
+
+  app.post('/notifications/readAll', { config: { permission: 'signed-in', operation: '消息全部已读' } }, async (req) => {
+    const userId = req.auth!.userId;
+    await db.updateTable('notification').set({ read_at: ctx.time() }).where('user_id', '=', userId).where('read_at', 'is', null).execute();
+    signalNotified(db, [userId]);
+    return ok({ count: 0 }, '已全部标为已读');
+  });
+
+  app.get('/notifications/stream', { config: { permission: 'signed-in' } }, async (req, reply) => {
+    const auth = req.auth!;
+    const last = Number(req.headers['last-event-id']);
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      // nginx would otherwise buffer the stream until it closes.
+      'X-Accel-Buffering': 'no',
+    });
+    raw.flushHeaders();
+    const stream: Stream = { userId: auth.userId, sessionId: auth.sessionId, raw, sent: new Map(), ping: setInterval(() => void hub.heartbeat(stream), PING_MS) };
+    raw.on('close', () => hub.close(stream));
+    try {
+      await hub.open(stream, Number.isInteger(last) && last > 0 ? last : null);
+    } catch (err) {
+      req.log.error({ err }, 'notification stream failed to open');
+      hub.close(stream);
+    }
+  });
+}

@@ -1,0 +1,289 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NotificationEvent, NotificationItem } from '../../domain/notifications';
+import { buildApp } from '../../server/app';
+import { raiseStrandedAlarmNotifications } from '../../server/core/stranded-alarm';
+import { carApplicationBody } from './fixtures';
+import { Client, dialects, startServer, type TestServer } from './harness';
+
+/** The notification centre: the live stream, unread counts, read marks, and the stranded-alarm sender. */
+
+interface SseEvent {
+  event: string;
+  id?: string;
+  data: unknown;
+}
+
+/** Reads GET /api/notifications/stream the way the PWA does: fetch with the Bearer header, parsing text/event-stream. */
+class EventStream {
+  readonly events: SseEvent[] = [];
+  status = 0;
+  contentType = '';
+  private controller = new AbortController();
+  private waiters: Array<() => void> = [];
+  private done: Promise<void> = Promise.resolve();
+
+  async open(base: string, token: string | null, headers: Record<string, string> = {}) {
+    const res = await fetch(`${base}/api/notifications/stream`, { headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, signal: this.controller.signal });
+    this.status = res.status;
+    this.contentType = res.headers.get('content-type') ?? '';
+    if (!res.ok || !res.body) return this;
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    this.done = (async () => {
+      let buf = '';
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += decoder.decode(value, { stream: true });
+          let cut: number;
+          while ((cut = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, cut);
+            buf = buf.slice(cut + 2);
+            const e: SseEvent = { event: 'message', data: null };
+            let data = '';
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) continue;
+              const [field, ...rest] = line.split(':');
+              const value = rest.join(':').replace(/^ /, '');
+              if (field === 'event') e.event = value;
+              else if (field === 'id') e.id = value;
+              else if (field === 'data') data += value;
+            }
+            if (!data) continue;
+            e.data = JSON.parse(data);
+            this.events.push(e);
+            this.waiters.splice(0).forEach((w) => w());
+          }
+        }
+      } catch {
+        // aborted by close()
+      }
+    })();
+    return this;
+  }
+
+  /** The first event (from `from` on) that matches, or a failure after the timeout. */
+  async next<T>(match: (e: SseEvent) => boolean, timeoutMs = 8000, from = 0): Promise<SseEvent & { data: T }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = this.events.slice(from).find(match);
+      if (hit) return hit as SseEvent & { data: T };
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async close() {
+    this.controller.abort();
+    await this.done;
+  }
+}
+
+for (const dialect of await dialects()) {
+  describe(`notification centre (${dialect})`, () => {
+    let server: TestServer;
+    const as: Record<string, Client> = {};
+    let seq = 0;
+    let today = '';
+    let modelId = 0;
+    let departId = 0;
+    const streams: EventStream[] = [];
+    const stream = async (token: string | null, base = server.base, headers: Record<string, string> = {}) => {
+      const s = await new EventStream().open(base, token, headers);
+      streams.push(s);
+      return s;
+    };
+
+    beforeAll(async () => {
+      server = await startServer(dialect);
+      for (const a of ['contact', 'reviewer', 'squad', 'lead']) as[a] = await new Client(server).as(a);
+      const { db } = server.app.ctx;
+      modelId = (await db.selectFrom('vehicle_type').select('id').where('name', '=', '小型汽车').executeTakeFirstOrThrow()).id;
+      departId = (await db.selectFrom('sys_department').select('depart_id').where('code', '=', 'CNOOC_SHELL').executeTakeFirstOrThrow()).depart_id;
+      today = server.app.ctx.time().slice(0, 10);
+    });
+    afterAll(async () => {
+      for (const s of streams) await s.close();
+      await server?.close();
+    });
+
+    async function submitCar(client = as.contact!) {
+      const plate = `粤N${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'G'}`;
+      const saved = await client.post<{ id: number }>('/v2/carApplications/save', carApplicationBody({ today, license_plate: plate, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId }));
+      expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
+      const id = typeof saved.body.data === 'number' ? (saved.body.data as number) : saved.body.data.id;
+      const pushed = await client.post('/carApplications/push', { id });
+      expect(pushed.body, JSON.stringify(pushed.body)).toMatchObject({ success: true });
+      return server.app.ctx.db.selectFrom('car_application').select(['car_application_id', 'application_number', 'license_plate']).where('car_application_id', '=', id).executeTakeFirstOrThrow();
+    }
+    const unread = async (c: Client) => (await c.get<{ count: number }>('/notifications/unreadCount')).body.data.count;
+    const page = async (c: Client, body: Record<string, unknown> = {}) => (await c.post<{ list: NotificationItem[]; total: number }>('/notifications/page', { size: 10, pn: 1, ...body })).body.data;
+
+    it('streams a task-assigned event to the candidate within seconds of a submission', async () => {
+      const s = await stream(as.reviewer!.token);
+      expect(s.status).toBe(200);
+      expect(s.contentType).toMatch(/^text\/event-stream/);
+      const first = await s.next<{ count: number }>((e) => e.event === 'unread');
+      expect(first.data.count).toBe(await unread(as.reviewer!));
+
+      const started = Date.now();
+      const car = await submitCar();
+      const e = await s.next<NotificationEvent>((x) => x.event === 'notification', 5000);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(e.data).toMatchObject({ kind: 'task_assigned', title: '新的审批任务', body: `车辆预约审核：${car.license_plate}（${car.application_number}）待您审核`, url: '/approval/car', read_at: null });
+      expect(e.id).toBe(String(e.data.notification_id));
+      expect(e.data.unread).toBe(first.data.count + 1);
+      expect(e.data.unread).toBe(await unread(as.reviewer!));
+      // The applicant's stream stays quiet: the task is not theirs.
+      const mineOnly = await stream(as.contact!.token);
+      await mineOnly.next((x) => x.event === 'unread');
+      await submitCar();
+      await s.next((x) => x.event === 'notification', 5000, s.events.indexOf(e) + 1);
+      expect(mineOnly.events.filter((x) => x.event === 'notification')).toEqual([]);
+    });
+
+    it('refuses a stream without a session', async () => {
+      const s = await stream(null);
+      expect(s.status).toBe(401);
+      expect((await stream('not-a-token')).status).toBe(401);
+    });
+
+    it('replays what arrived while a stream was away, from Last-Event-ID', async () => {
+      const { notification_id: last } = (await page(as.reviewer!)).list[0]!;
+      const car = await submitCar();
+      const s = await stream(as.reviewer!.token, server.base, { 'last-event-id': String(last) });
+      const e = await s.next<NotificationEvent>((x) => x.event === 'notification');
+      expect(e.data.body).toContain(car.license_plate);
+      await s.close();
+    });
+
+    it('counts unread, marks one and all read, and lists newest first with the unread filter', async () => {
+      const c = as.reviewer!;
+      await submitCar();
+      const all = await page(c, { size: 100 });
+      expect(all.total).toBeGreaterThan(1);
+      const times = all.list.map((n) => n.create_time);
+      expect(times).toEqual([...times].sort().reverse());
+      const before = await unread(c);
+      expect(before).toBe(all.list.filter((n) => !n.read_at).length);
+      expect((await page(c, { unread: true, size: 100 })).total).toBe(before);
+
+      const target = all.list.find((n) => !n.read_at)!;
+      const r = await c.post<{ count: number }>('/notifications/read', { ids: [target.notification_id] });
+      expect(r.body).toMatchObject({ success: true, data: { count: before - 1 } });
+      expect((await page(c, { size: 100 })).list.find((n) => n.notification_id === target.notification_id)!.read_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+
+      // The live stream follows read marks made from another device.
+      const s = await stream(c.token);
+      await s.next((x) => x.event === 'unread');
+      const from = s.events.length;
+      expect((await c.post('/notifications/readAll', {})).body).toMatchObject({ success: true, data: { count: 0 } });
+      expect(await unread(c)).toBe(0);
+      expect((await s.next<{ count: number }>((x) => x.event === 'unread', 5000, from)).data.count).toBe(0);
+      expect((await page(c, { unread: true })).total).toBe(0);
+    });
+
+    it('refuses bad read marks and page parameters with the field named', async () => {
+      const empty = await as.reviewer!.post('/notifications/read', { ids: [] });
+      expect(empty.status).toBe(400);
+      expect(empty.body.msg).toBe('消息ID：请提供要标为已读的消息');
+      const bad = await as.reviewer!.post('/notifications/read', { ids: ['x'] });
+      expect(bad.body.msg).toBe('消息ID必须是数字');
+      const pn = await as.reviewer!.post('/notifications/page', { size: 10, pn: 0 });
+      expect(pn.status).toBe(400);
+      expect(pn.body.msg).toBe('页码从1开始');
+    });
+
+    it('shows and marks only the caller’s own notifications', async () => {
+      await submitCar();
+      const reviewers = await page(as.reviewer!, { unread: true });
+      expect(reviewers.total).toBeGreaterThan(0);
+      const theirs = reviewers.list[0]!;
+      const contactIds = (await page(as.contact!, { size: 1000 })).list.map((n) => n.notification_id);
+      expect(contactIds).not.toContain(theirs.notification_id);
+      const r = await as.contact!.post('/notifications/read', { ids: [theirs.notification_id] });
+      expect(r.body.success).toBe(true);
+      expect((await page(as.reviewer!, { unread: true })).list.map((n) => n.notification_id)).toContain(theirs.notification_id);
+      // readAll is the caller's too.
+      await as.contact!.post('/notifications/readAll', {});
+      expect(await unread(as.reviewer!)).toBe(reviewers.total);
+    });
+
+    it('raises a stranded alarm: a notification to each holder of the deal permission and an SMS to each phone', async () => {
+      const { ctx } = server.app;
+      const outbox = path.join(server.dataDir, 'sms-outbox.jsonl');
+      const linesBefore = fs.existsSync(outbox) ? fs.readFileSync(outbox, 'utf8').trim().split('\n').length : 0;
+      const leadStream = await stream(as.lead!.token);
+      await leadStream.next((x) => x.event === 'unread');
+
+      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9001, subject: '粤L88888', visitArea: 1, alarmTime: '2026-05-01 08:30:00' }));
+      // admin holds every permission, lead is the security lead; nobody else may deal with vehicle alarms.
+      expect(fields).toEqual({
+        phones: '13800000001,13800000007',
+        sms_send: 1,
+        sms_content: '【园区出入管理】车辆滞留告警：车辆粤L88888在化工区滞留超时（告警时间 2026-05-01 08:30:00），请及时处理。',
+        sms_error_response: null,
+      });
+      const lines = fs.readFileSync(outbox, 'utf8').trim().split('\n').slice(linesBefore).map((l) => JSON.parse(l) as { phone: string; account: string; text: string; time: string });
+      expect(lines.map((l) => [l.phone, l.account]).sort()).toEqual([['13800000001', 'admin'], ['13800000007', 'lead']]);
+      for (const l of lines) expect(l.text).toBe(fields.sms_content);
+
+      const e = await leadStream.next<NotificationEvent>((x) => x.event === 'notification');
+      expect(e.data).toMatchObject({ kind: 'stranded_alarm', title: '车辆滞留告警', url: '/security/stranded-car', tag: 'stranded-car-9001' });
+      const rows = await ctx.db.selectFrom('notification as n').innerJoin('sys_user as u', 'u.user_id', 'n.user_id').select('u.account').where('n.tag', '=', 'stranded-car-9001').execute();
+      expect(rows.map((r) => r.account).sort()).toEqual(['admin', 'lead']);
+    });
+
+    it('records the SMS provider’s error on the alarm fields, and still notifies in the centre', async () => {
+      const { ctx } = server.app;
+      const failing = { ...ctx, sms: { send: async (m: { phone: string }) => Promise.reject(new Error(m.phone === '13800000007' ? '短信网关返回 500：余额不足' : 'unreachable')) } };
+      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, failing, { kind: 'person', alarmId: 77, subject: '孙七', alarmTime: '2026-05-01 09:00:00' }));
+      expect(fields.sms_send).toBe(0);
+      expect(fields.phones).toBe('13800000001,13800000007');
+      expect(fields.sms_content).toContain('人员孙七在园区滞留超时');
+      expect(fields.sms_error_response).toBe('13800000001：unreachable；13800000007：短信网关返回 500：余额不足');
+      expect((await page(as.lead!)).list[0]).toMatchObject({ title: '人员滞留告警', url: '/security/stranded-person', tag: 'stranded-person-77' });
+    });
+
+    it('rolls the notifications back with the transaction that raised them', async () => {
+      const { ctx } = server.app;
+      const before = await unread(as.lead!);
+      await expect(
+        ctx.db.transaction().execute(async (trx) => {
+          await raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9002, subject: '粤L99999', alarmTime: '2026-05-01 10:00:00' });
+          throw new Error('the alarm row could not be stored');
+        }),
+      ).rejects.toThrow('could not be stored');
+      expect(await unread(as.lead!)).toBe(before);
+    });
+
+    if (dialect === 'postgres') {
+      it('delivers a row committed through another server to a stream held by this one', async () => {
+        const other = await buildApp({ ...server.app.ctx.config, seedDemo: false, logLevel: 'warn' });
+        await other.listen({ port: 0, host: '127.0.0.1' });
+        try {
+          const addr = other.server.address();
+          const otherBase = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+          const s = await stream(as.reviewer!.token, otherBase);
+          await s.next((x) => x.event === 'unread');
+          const car = await submitCar();
+          const e = await s.next<NotificationEvent>((x) => x.event === 'notification', 8000);
+          expect(e.data.body).toContain(car.license_plate);
+          await s.close();
+        } finally {
+          await other.close();
+        }
+      });
+    }
+  });
+}
