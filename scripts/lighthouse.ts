@@ -52,6 +52,11 @@ export async function lighthousePerformance(pages: Array<{ name: string; url: st
       const run = await lighthouse(p.url, { port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], disableStorageReset: true });
       const lhr = run?.lhr;
       if (!lhr) throw new Error(`Lighthouse returned nothing for ${p.url}`);
+      // For finding what a score lost: the full report of each page (long tasks, boot-up time by script…).
+      if (process.env.LIGHTHOUSE_REPORT_DIR) {
+        fs.mkdirSync(process.env.LIGHTHOUSE_REPORT_DIR, { recursive: true });
+        fs.writeFileSync(path.join(process.env.LIGHTHOUSE_REPORT_DIR, `${results.length}.json`), JSON.stringify(lhr));
+      }
       results.push({
         name: p.name,
         url: p.url,

@@ -1,9 +1,11 @@
 /// <reference lib="webworker" />
 import { clientsClaim } from 'workbox-core';
-import { ExpirationPlugin } from 'workbox-expiration';
+import type { RouteHandlerCallbackOptions } from 'workbox-core/types';
+import { CacheExpiration, ExpirationPlugin } from 'workbox-expiration';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { StaleWhileRevalidate } from 'workbox-strategies';
+import { CACHED_AT_HEADER, isCachedRead, isStorableAnswer, OFFLINE_FROM_HEADER, READ_CACHE, READ_MAX_AGE_MS, readCacheKey } from './cache-key';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> };
 
@@ -15,12 +17,76 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL('/index.html'), { deny
 
 // Code tables change rarely: answer from cache at once, refresh behind (DESIGN.md §5).
 registerRoute(
-  ({ url, request }) => request.method === 'GET' && url.origin === self.location.origin && url.pathname.startsWith('/api/common/enum/'),
+  ({ url, request }) =>
+    request.method === 'GET' && url.origin === self.location.origin && (url.pathname.startsWith('/api/common/enum/') || url.pathname === '/api/common/enums'),
   new StaleWhileRevalidate({
     cacheName: 'api-enums',
     plugins: [new ExpirationPlugin({ maxEntries: 100, maxAgeSeconds: 30 * 24 * 60 * 60 })],
   }),
 );
+
+// ------------------------------------------------------------------ list and detail reads
+
+/** Past this a slow answer gives way to the kept one (a train between masts rarely answers at all). */
+const NETWORK_TIMEOUT_MS = 4000;
+const readExpiration = new CacheExpiration(READ_CACHE, { maxEntries: 300, maxAgeSeconds: READ_MAX_AGE_MS / 1000 });
+
+async function keep(key: string, response: Response): Promise<void> {
+  const text = await response.text();
+  if (!isStorableAnswer(response.status, response.headers.get('Content-Type'), text)) return;
+  const headers = new Headers({ 'Content-Type': response.headers.get('Content-Type')!, [CACHED_AT_HEADER]: new Date().toISOString() });
+  const cache = await caches.open(READ_CACHE);
+  await cache.put(key, new Response(text, { status: 200, headers }));
+  await readExpiration.updateTimestamp(key);
+  await readExpiration.expireEntries();
+}
+
+async function kept(key: string): Promise<Response | undefined> {
+  const hit = await caches.open(READ_CACHE).then((c) => c.match(key));
+  const cachedAt = hit?.headers.get(CACHED_AT_HEADER);
+  if (!hit || !cachedAt || Date.now() - Date.parse(cachedAt) > READ_MAX_AGE_MS) return undefined;
+  const headers = new Headers(hit.headers);
+  headers.set(OFFLINE_FROM_HEADER, cachedAt);
+  return new Response(hit.body, { status: hit.status, headers });
+}
+
+/** A proxy's "server unreachable" is as good as no network: fall back as for a failed fetch. */
+const unreachable = (r: Response) => r.status === 502 || r.status === 503 || r.status === 504;
+
+/**
+ * Network first with a short timeout, then the last answer this session kept
+ * (marked with X-Offline-From so the screen says so). With nothing kept, the
+ * network's own outcome stands: the late answer, or the failure the screen
+ * already reports as 网络连接失败.
+ */
+async function networkFirstRead({ request, event }: RouteHandlerCallbackOptions): Promise<Response> {
+  const key = await readCacheKey({
+    method: request.method,
+    url: request.url,
+    body: request.method === 'GET' ? '' : await request.clone().text(),
+    authorization: request.headers.get('Authorization'),
+  });
+  const fromNetwork = fetch(request);
+  if (!key) return fromNetwork;
+  const keeping = fromNetwork.then((r) => keep(key, r.clone())).catch(() => undefined);
+  (event as ExtendableEvent | undefined)?.waitUntil(keeping);
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const first = await Promise.race([
+    fromNetwork.then(
+      (response) => ({ response }),
+      () => ({ response: undefined }),
+    ),
+    new Promise<{ response: undefined }>((resolve) => (timer = setTimeout(() => resolve({ response: undefined }), NETWORK_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (first.response && !unreachable(first.response)) return first.response;
+  return (await kept(key)) ?? first.response ?? fromNetwork;
+}
+
+for (const method of ['GET', 'POST'] as const) {
+  registerRoute(({ url, request }) => url.origin === self.location.origin && isCachedRead(request.method, url.pathname), networkFirstRead, method);
+}
 
 // The page asks for activation only after the person accepts the update prompt.
 self.addEventListener('message', (event: ExtendableMessageEvent) => {
@@ -28,6 +94,29 @@ self.addEventListener('message', (event: ExtendableMessageEvent) => {
 });
 // Once a new worker does activate, it serves every open page at once.
 clientsClaim();
+
+// ------------------------------------------------------------------ background sync
+
+/** Background Sync is not in TypeScript's worker lib (Chromium only). */
+interface SyncEvent extends ExtendableEvent {
+  readonly tag: string;
+}
+
+/**
+ * The outbox lives in the page (dexie) and the page drains it (DESIGN.md §5);
+ * the browser's sync only says "the network is back", so every open window is
+ * told to drain. No window open: nothing to do until the app next starts,
+ * which drains on start anyway.
+ */
+self.addEventListener('sync', ((event: SyncEvent) => {
+  if (event.tag !== 'outbox') return;
+  event.waitUntil(
+    (async () => {
+      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      for (const w of windows) w.postMessage({ type: 'OUTBOX_DRAIN' });
+    })(),
+  );
+}) as EventListener);
 
 interface PushPayload {
   title?: string;

@@ -1,6 +1,6 @@
-import { QueryClientProvider } from '@tanstack/react-query';
+import { PersistQueryClientProvider } from '@tanstack/react-query-persist-client';
 import { Button, ErrorBlock } from 'antd-mobile';
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { ErrorCode } from '../../domain/errors';
 import ForbiddenPage from '../features/errors/forbidden-page';
@@ -16,16 +16,20 @@ import { grantedRoutes } from './menu';
 import { MobileLayout } from './mobile-layout';
 import { PageLoading } from './page-loading';
 import { prefetchAfterSignIn } from './prefetch';
-import { queryClient } from './query-client';
+import { persistOptionsFor, queryClient } from './query-client';
+import { startOutbox } from '../lib/outbox';
 import { loginPath } from './require-auth';
+import { requestPersistentStorage } from './sw-register';
 
 /** The signed-in area: data layer, session watch, the /user/info gate and the responsive layout. */
 export function AppShell() {
+  // The shell mounts once per session (sign-out leaves it for /login), so this session's persistence is fixed here.
+  const [persistOptions] = useState(() => persistOptionsFor(session.token()));
   return (
-    <QueryClientProvider client={queryClient}>
+    <PersistQueryClientProvider client={queryClient} persistOptions={persistOptions}>
       <SessionWatcher />
       <SignedInGate />
-    </QueryClientProvider>
+    </PersistQueryClientProvider>
   );
 }
 
@@ -57,6 +61,11 @@ function SignedInGate() {
   const ready = !!me && !noRole;
 
   useEffect(() => (ready ? prefetchAfterSignIn(queryClient) : undefined), [ready]);
+  // The outbox drains for the person /user/info names (and, before it answers, for the one this token was bound to).
+  useEffect(() => startOutbox(me?.user.user_id), [me?.user.user_id]);
+  useEffect(() => {
+    if (ready) requestPersistentStorage();
+  }, [ready]);
 
   if (isPending) return <PageLoading />;
   // A role-less person would bounce between home and 403 forever, so they stay here with a way out.

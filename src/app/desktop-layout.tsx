@@ -1,6 +1,9 @@
 import { AppOutline, DownOutline, InformationCircleOutline, LeftOutline, RightOutline } from 'antd-mobile-icons';
 import { Suspense, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { OfflineBanner } from '../components/offline-banner';
+import { NotificationBell } from '../features/notifications/notification-bell';
+import { OutboxBadge } from '../features/outbox/outbox-badge';
 import { useMe } from '../lib/me';
 import { toggled } from '../lib/toggled';
 import { confirmLogout } from './logout';
@@ -91,6 +94,8 @@ export function DesktopLayout() {
             <span className="d-crumb-current">{pathname === '/' ? '首页' : title}</span>
           </div>
           <div className="d-header-right">
+            <OutboxBadge variant="desktop" />
+            <NotificationBell />
             <Link to="/about" className="d-header-link">
               <InformationCircleOutline /> 版本信息
             </Link>
@@ -106,6 +111,7 @@ export function DesktopLayout() {
             </button>
           </div>
         </header>
+        <OfflineBanner />
         <main className="d-content">
           <Suspense fallback={<PageLoading />}>
             <Outlet />

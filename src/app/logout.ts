@@ -12,6 +12,8 @@ export async function logout(): Promise<void> {
   } catch {
     // nothing to do: the token is dropped below either way
   }
+  // Passes saved for offline display name people and plates: they leave with the person who signed out.
+  await import('../lib/pass-key').then((m) => m.forgetSavedPasses()).catch(() => undefined);
   session.end();
 }
 

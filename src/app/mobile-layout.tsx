@@ -2,6 +2,9 @@ import { NavBar, TabBar } from 'antd-mobile';
 import { AppOutline, AppstoreOutline, UserOutline } from 'antd-mobile-icons';
 import { Suspense } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { OfflineBanner } from '../components/offline-banner';
+import { NotificationBell } from '../features/notifications/notification-bell';
+import { OutboxBadge } from '../features/outbox/outbox-badge';
 import { useMe } from '../lib/me';
 import { titleFor } from './menu';
 import { PageLoading } from './page-loading';
@@ -28,9 +31,15 @@ export function MobileLayout() {
 
   return (
     <div className="m-layout">
-      <NavBar className="m-navbar" back={isTab ? null : ''} backIcon={!isTab} onBack={back}>
+      <NavBar className="m-navbar" back={isTab ? null : ''} backIcon={!isTab} onBack={back} right={
+          <div className="m-navbar-right">
+            <OutboxBadge variant="phone" />
+            <NotificationBell />
+          </div>
+        }>
         {pathname === '/' ? PRODUCT_NAME : title}
       </NavBar>
+      <OfflineBanner />
       <main className={isTab ? 'm-content has-tabbar' : 'm-content'}>
         <Suspense fallback={<PageLoading />}>
           <Outlet />

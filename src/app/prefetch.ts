@@ -1,6 +1,9 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { enumNames, type EnumName, type EnumOption } from '../../domain/enums';
+import { SCAN_PERMISSION } from '../../domain/permissions';
+import { afterFirstScreen } from '../lib/after-first-screen';
 import { get } from '../lib/http';
+import { meQuery } from '../lib/me';
 import { departmentsQuery, userOptionsQuery, vehicleTypesQuery } from '../lib/preloads';
 import { enumQuery } from './enum-queries';
 
@@ -20,10 +23,22 @@ export function prefetchAfterSignIn(client: QueryClient): () => void {
       .then((all) => enumNames.forEach((name) => all[name] && client.setQueryData(enumQuery(name).queryKey, all[name])))
       .catch(() => undefined);
   };
+  // The pass-verification key, so a patrol's phone can check passes offline even if /scan was never opened online.
+  const cancelPassKey = afterFirstScreen(() => {
+    if (client.getQueryData(meQuery.queryKey)?.permissions.includes(SCAN_PERMISSION)) {
+      void import('../lib/pass-key').then((m) => m.refreshPassKey()).catch(() => undefined);
+    }
+  });
   if ('requestIdleCallback' in window) {
     const id = window.requestIdleCallback(run, { timeout: 3000 });
-    return () => window.cancelIdleCallback(id);
+    return () => {
+      window.cancelIdleCallback(id);
+      cancelPassKey();
+    };
   }
   const id = setTimeout(run, 300);
-  return () => clearTimeout(id);
+  return () => {
+    clearTimeout(id);
+    cancelPassKey();
+  };
 }

@@ -21,6 +21,18 @@ export const appRoutes: AppRoute[] = [
   { path: '/workbench', title: '工作台', page: lazy(() => import('../features/workbench/workbench-page')), open: true, tab: true },
   { path: '/profile', title: '个人中心', page: lazy(() => import('../features/profile/profile-page')), open: true, tab: true },
   { path: '/about', title: '版本信息', page: lazy(() => import('../features/about/about-page')), open: true },
+  { path: '/notifications', title: '消息中心', page: lazy(() => import('../features/notifications/notifications-page')), open: true },
+  { path: '/notifications/push', title: '推送设置', page: lazy(() => import('../features/notifications/push-settings-page')), open: true },
+  { path: '/outbox', title: '待发送', page: lazy(() => import('../features/outbox/outbox-page')), open: true },
+  // Reached from the 扫码核验 menu (patrols, security leads); the page also asks for SCAN_PERMISSION. The flag action of
+  // the appointments feature is handed in here, since features do not import each other.
+  {
+    path: '/scan',
+    title: '扫码核验',
+    page: lazy(() =>
+      Promise.all([import('../features/scan/scan-page'), import('../features/appointments/shared/action-modals')]).then(([scan, modals]) => ({ default: scan.scanPageWith({ FlagModal: modals.flagModalFor() }) })),
+    ),
+  },
   { path: '/system/users', title: '用户管理', page: lazy(() => import('../features/users/users-page')) },
   { path: '/system/vehicle-types', title: '车型管理', page: lazy(() => import('../features/vehicle-types/vehicle-types-page')) },
   { path: '/appointments/person', title: '人员预约', page: lazy(() => import('../features/appointments/person/person-page')) },

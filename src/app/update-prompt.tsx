@@ -4,23 +4,87 @@ import { Workbox } from 'workbox-window';
 import '../styles/update-prompt.css';
 
 const HOUR = 60 * 60_000;
+/** A new worker normally takes over within a second of 立即更新; past this the page reloads itself (see below). */
+const TAKEOVER_WAIT_MS = 3000;
+/** Reloads one acceptance may cost before the page stops trying and leaves the update to the next start. */
+const MAX_TAKEOVER_RELOADS = 3;
+/** Per tab: the person accepted the update and the reloads it took so far. */
+const ACCEPTED_KEY = 'park.update.accepted';
+
+const storedReloads = (): number | null => {
+  try {
+    const v = sessionStorage.getItem(ACCEPTED_KEY);
+    return v === null ? null : Number(v) || 0;
+  } catch {
+    return null;
+  }
+};
+const storeReloads = (n: number | null) => {
+  try {
+    if (n === null) sessionStorage.removeItem(ACCEPTED_KEY);
+    else sessionStorage.setItem(ACCEPTED_KEY, String(n));
+  } catch {
+    // storage refused (private window): the fallback reload then simply asks again
+  }
+};
 
 /**
- * DESIGN.md §5: a new version is offered, never forced. The reload happens
- * only after the person accepts, so a half-filled form is never lost.
+ * DESIGN.md §5: a new version is offered, never forced. The page reloads only
+ * after the person accepts, so a half-filled form is never lost.
+ *
+ * Accepting tells the waiting worker to skipWaiting; the browser then stops
+ * the old worker as soon as it is idle and activates the new one, whose
+ * clientsClaim fires controllerchange here, and the page reloads. Chromium
+ * forgets that "stop as soon as idle" if a request from this page restarts
+ * the old worker while it is stopping (StartWorkerInternal resets the flag);
+ * the new worker then waits for the old one's ordinary idle timeout, or for
+ * ever while DevTools is attached. A navigation asks again, so after a short
+ * wait the page reloads itself once the person has accepted, keeps that
+ * acceptance for the tab, and the reloaded page finishes the switch without
+ * asking (at most MAX_TAKEOVER_RELOADS times).
  */
 export function startUpdateFlow(): void {
   const wb = new Workbox('/sw.js');
+  const resumed = storedReloads();
   let shown = false;
+  let takingOver = false;
+  const activateWaiting = () => void navigator.serviceWorker.getRegistration().then((r) => r?.waiting?.postMessage({ type: 'SKIP_WAITING' }));
+
+  const takeOver = (reloads: number) => {
+    // Whatever worker waits now, or starts waiting later (a newer build found meanwhile), is told to take over.
+    activateWaiting();
+    if (takingOver) return;
+    takingOver = true;
+    storeReloads(reloads);
+    navigator.serviceWorker.addEventListener(
+      'controllerchange',
+      () => {
+        storeReloads(null);
+        window.location.reload();
+      },
+      { once: true },
+    );
+    setTimeout(() => {
+      if (reloads >= MAX_TAKEOVER_RELOADS) return storeReloads(null);
+      storeReloads(reloads + 1);
+      window.location.reload();
+    }, TAKEOVER_WAIT_MS);
+  };
+
   wb.addEventListener('waiting', () => {
+    if (takingOver) return activateWaiting();
+    if (resumed !== null) {
+      showPrompt(() => undefined, true);
+      return takeOver(resumed);
+    }
     if (shown) return;
     shown = true;
-    showPrompt(() => {
-      wb.addEventListener('controlling', () => window.location.reload());
-      wb.messageSkipWaiting();
-    });
+    showPrompt(() => takeOver(0), false);
   });
-  void wb.register();
+  void wb.register().then((registration) => {
+    // Accepted earlier in this tab and nothing waits any more: the switch is done.
+    if (resumed !== null && !registration?.waiting && !registration?.installing) storeReloads(null);
+  });
   // Long-lived installed PWAs rarely navigate, so look for updates now and then.
   setInterval(() => void wb.update(), HOUR);
   document.addEventListener('visibilitychange', () => {
@@ -28,7 +92,7 @@ export function startUpdateFlow(): void {
   });
 }
 
-function showPrompt(onAccept: () => void) {
+function showPrompt(onAccept: () => void, updating: boolean) {
   const host = document.createElement('div');
   document.body.appendChild(host);
   const root = createRoot(host);
@@ -36,11 +100,11 @@ function showPrompt(onAccept: () => void) {
     root.unmount();
     host.remove();
   };
-  root.render(<UpdatePrompt onAccept={onAccept} onLater={close} />);
+  root.render(<UpdatePrompt onAccept={onAccept} onLater={close} updating={updating} />);
 }
 
-function UpdatePrompt({ onAccept, onLater }: { onAccept: () => void; onLater: () => void }) {
-  const [busy, setBusy] = useState(false);
+function UpdatePrompt({ onAccept, onLater, updating }: { onAccept: () => void; onLater: () => void; updating: boolean }) {
+  const [busy, setBusy] = useState(updating);
   return (
     <div className="update-prompt" role="status" aria-live="polite">
       <div className="update-prompt-text">

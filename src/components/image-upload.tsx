@@ -1,8 +1,27 @@
 import { ImageViewer } from 'antd-mobile';
-import { AddOutline, CloseOutline, PictureOutline, PictureWrongOutline, RedoOutline } from 'antd-mobile-icons';
-import { useEffect, useRef, useState, type ChangeEvent, type MouseEvent } from 'react';
-import { DEFAULT_MAX_IMAGES, IMAGE_MAX_BYTES, fileSrc, getFileAccess, joinFileNames, splitFileNames, uploadFile, useFileAccess } from '../lib/files';
+import { AddOutline, CameraOutline, ClockCircleOutline, CloseOutline, PictureOutline, PictureWrongOutline, PicturesOutline, RedoOutline } from 'antd-mobile-icons';
+import { useEffect, useRef, useState, useSyncExternalStore, type ChangeEvent, type MouseEvent } from 'react';
+import { compressImage } from '../lib/compress-image';
+import {
+  DEFAULT_MAX_IMAGES,
+  IMAGE_MAX_BYTES,
+  admitPhotos,
+  fileSrc,
+  forgetLocalPhotos,
+  getFileAccess,
+  isLocalPhoto,
+  isNetworkFailure,
+  joinFileNames,
+  keepLocalPhoto,
+  localPhotoBlob,
+  photoLimitMessage,
+  settleLocalPhoto,
+  splitFileNames,
+  uploadFile,
+  useFileAccess,
+} from '../lib/files';
 import { toast } from '../lib/toast';
+import { onlineNow, useOnline } from '../lib/use-online';
 import './image-upload.css';
 
 /** Full-screen preview of stored images; mounted on first open only, so a list of cells stays light. */
@@ -28,6 +47,9 @@ function Thumb({ src, label, onOpen }: { src?: string; label: string; onOpen: ()
   );
 }
 
+/** Where to show a part of a field's value: a local photo is its own object URL. */
+const srcOf = (part: string, access: string | undefined): string | undefined => (isLocalPhoto(part) ? part : access ? fileSrc(part, access) : undefined);
+
 export interface ImageListProps {
   /** Stored file names joined by ';'. */
   value?: string | null;
@@ -40,7 +62,7 @@ export function ImageList({ value, className }: ImageListProps) {
   const access = useFileAccess();
   const viewer = useViewer();
   if (names.length === 0) return null;
-  const urls = access ? names.map((n) => fileSrc(n, access)) : [];
+  const urls = names.map((n) => srcOf(n, access));
   return (
     <div className={`iu iu--readonly${className ? ` ${className}` : ''}`}>
       <div className="iu-grid">
@@ -50,7 +72,7 @@ export function ImageList({ value, className }: ImageListProps) {
           </div>
         ))}
       </div>
-      <Viewer images={urls} view={viewer.view} onClose={viewer.close} />
+      <Viewer images={urls.filter((u): u is string => !!u)} view={viewer.view} onClose={viewer.close} />
     </div>
   );
 }
@@ -65,7 +87,7 @@ export function ImageCount({ value }: { value?: string | null }) {
     e.stopPropagation();
     try {
       const access = await getFileAccess();
-      setUrls(names.map((n) => fileSrc(n, access)));
+      setUrls(names.map((n) => srcOf(n, access)!));
       viewer.open(0);
     } catch (err) {
       toast(err instanceof Error ? err.message : '图片加载失败', 'fail');
@@ -82,171 +104,303 @@ export function ImageCount({ value }: { value?: string | null }) {
   );
 }
 
-interface Pending {
-  id: number;
-  file: File;
-  preview: string;
+// ---------------------------------------------------------------- the editable field
+
+/**
+ * What happens to a photo still on the device: being compressed, being sent,
+ * waiting for the network ('待上传', kept in the value), or refused by the
+ * server (kept out of the value until the person retries or removes it).
+ */
+type Stage = 'compressing' | 'uploading' | 'waiting' | 'failed';
+interface LocalState {
+  stage: Stage;
   percent: number;
   error?: string;
-  abort: AbortController;
 }
 
+
+/** Phones and tablets offer the camera and the gallery; a mouse gets the one file chooser. */
+const COARSE = '(pointer: coarse)';
+const useTouch = () =>
+  useSyncExternalStore(
+    (cb) => {
+      const mq = window.matchMedia(COARSE);
+      mq.addEventListener('change', cb);
+      return () => mq.removeEventListener('change', cb);
+    },
+    () => window.matchMedia(COARSE).matches,
+    () => false,
+  );
+
+/** Two uploads at a time: quicker than one by one, gentler on a mobile uplink than all at once. */
+const PARALLEL_UPLOADS = 2;
+
 export interface ImageUploadProps {
-  /** Stored file names joined by ';'. */
+  /**
+   * Stored file names joined by ';'. While a photo is not uploaded yet (still
+   * sending, or no network) its place holds a blob: URL: the flag form hands
+   * those to the outbox (splitLocalPhotos), other forms refuse to save them.
+   */
   value?: string | null;
   onChange?: (value: string) => void;
-  /** Most images the field takes (spec 000: 20). */
+  /** Most images the field takes (spec 000: 20 per document field, 9 flag photos). */
   max?: number;
   /** Read-only: thumbnails only. */
   disabled?: boolean;
 }
 
-let nextId = 1;
-
 /**
- * The one photo field of every form: thumbnails, add (camera on phones),
- * upload progress, delete, tap to preview. The value changes as each upload
- * completes; photos still uploading are not in it yet.
+ * The one photo field of every form: camera or gallery, compression in a
+ * worker, thumbnails at once from the local photo, upload with progress,
+ * photos kept on the device while offline (uploaded when the network is back),
+ * retry, delete, tap to preview.
  */
 export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disabled }: ImageUploadProps) {
-  const names = splitFileNames(value);
-  const namesRef = useRef(names);
-  namesRef.current = names;
+  const parts = splitFileNames(value);
+  // Uploads finish after renders: they edit the latest value, not the one they started with.
+  const partsRef = useRef(parts);
+  partsRef.current = parts;
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
-  const [pending, setPending] = useState<Pending[]>([]);
-  const pendingRef = useRef(pending);
-  pendingRef.current = pending;
+  const [local, setLocal] = useState<Record<string, LocalState>>({});
+  const localRef = useRef(local);
+  localRef.current = local;
+  /** Photos uploaded here keep showing from the device instead of loading again. */
+  const [previews, setPreviews] = useState<Record<string, string>>({});
+  const previewsRef = useRef(previews);
+  previewsRef.current = previews;
+  const aborts = useRef(new Map<string, AbortController>());
+  const queue = useRef<string[]>([]);
+  const active = useRef(0);
+  const mounted = useRef(true);
+  const online = useOnline();
+  const touch = useTouch();
   const access = useFileAccess();
   const viewer = useViewer();
 
-  // Leaving the form cancels uploads in flight and frees the local previews.
-  useEffect(
-    () => () => {
-      for (const p of pendingRef.current) {
-        p.abort.abort();
-        URL.revokeObjectURL(p.preview);
-      }
-    },
-    [],
-  );
-
-  if (disabled) return names.length ? <ImageList value={value} /> : <span className="iu-none">暂无图片</span>;
-
-  const patch = (pid: number, change: Partial<Pending>) => setPending((list) => list.map((p) => (p.id === pid ? { ...p, ...change } : p)));
-  const drop = (pid: number) =>
-    setPending((list) => {
-      const hit = list.find((p) => p.id === pid);
-      if (hit) URL.revokeObjectURL(hit.preview);
-      return list.filter((p) => p.id !== pid);
+  const commit = (next: string[]) => {
+    partsRef.current = next;
+    onChangeRef.current?.(joinFileNames(next));
+  };
+  const patch = (url: string, change: Partial<LocalState>) =>
+    setLocal((m) => {
+      const next = { ...m, [url]: { ...(m[url] ?? { stage: 'waiting', percent: 0 }), ...change } };
+      localRef.current = next;
+      return next;
+    });
+  const unset = (url: string) =>
+    setLocal((m) => {
+      if (!(url in m)) return m;
+      const { [url]: _gone, ...rest } = m;
+      localRef.current = rest;
+      return rest;
     });
 
-  const send = async (p: Pending) => {
+  const send = async (url: string) => {
+    if (!partsRef.current.includes(url)) return;
+    if (!onlineNow()) return patch(url, { stage: 'waiting', percent: 0, error: undefined });
+    const abort = new AbortController();
+    aborts.current.set(url, abort);
     try {
-      const name = await uploadFile(p.file, (percent) => patch(p.id, { percent }), p.abort.signal);
-      if (p.abort.signal.aborted) return;
-      const next = [...namesRef.current, name];
-      namesRef.current = next;
-      onChangeRef.current?.(joinFileNames(next));
-      drop(p.id);
+      patch(url, { stage: 'compressing', percent: 0, error: undefined });
+      const blob = await localPhotoBlob(url);
+      if (abort.signal.aborted) return;
+      if (blob.size > IMAGE_MAX_BYTES) throw new Error(`图片压缩后仍超过${IMAGE_MAX_BYTES / 1024 / 1024}MB，请换一张`);
+      patch(url, { stage: 'uploading' });
+      const name = await uploadFile(blob, (percent) => mounted.current && patch(url, { percent }), abort.signal);
+      if (abort.signal.aborted) return;
+      const at = partsRef.current.indexOf(url);
+      if (at < 0) return; // removed while it was being sent
+      settleLocalPhoto(url);
+      setPreviews((p) => ({ ...p, [name]: url }));
+      commit(partsRef.current.map((p, i) => (i === at ? name : p)));
+      unset(url);
     } catch (err) {
-      if (p.abort.signal.aborted) return;
+      if (abort.signal.aborted || !mounted.current) return;
+      if (isNetworkFailure(err)) {
+        patch(url, { stage: 'waiting', percent: 0 });
+        return;
+      }
+      // The server refused this photo: it leaves the value (a form must not save it), the tile stays to retry or remove.
       const message = err instanceof Error ? err.message : '上传失败';
-      patch(p.id, { error: message, percent: 0 });
+      commit(partsRef.current.filter((p) => p !== url));
+      patch(url, { stage: 'failed', percent: 0, error: message });
       toast(message, 'fail');
+    } finally {
+      if (aborts.current.get(url) === abort) aborts.current.delete(url);
     }
   };
 
-  const retry = (p: Pending) => {
-    const again = { ...p, error: undefined, percent: 0, abort: new AbortController() };
-    setPending((list) => list.map((x) => (x.id === p.id ? again : x)));
-    void send(again);
+  const pump = () => {
+    while (active.current < PARALLEL_UPLOADS && queue.current.length) {
+      const url = queue.current.shift()!;
+      active.current++;
+      void send(url).finally(() => {
+        active.current--;
+        if (mounted.current) pump();
+      });
+    }
+  };
+  const schedule = (urls: string[]) => {
+    const fresh = urls.filter((u) => !queue.current.includes(u) && !aborts.current.has(u));
+    if (!fresh.length) return;
+    queue.current.push(...fresh);
+    pump();
   };
 
-  const pick = async (e: ChangeEvent<HTMLInputElement>) => {
+  // Local photos the field did not add itself (a value handed back to a remounted field) wait like any other.
+  const unknownLocal = parts.filter((p) => isLocalPhoto(p) && !(p in local));
+  useEffect(() => {
+    if (!unknownLocal.length) return;
+    for (const url of unknownLocal) patch(url, { stage: 'waiting', percent: 0 });
+    if (onlineNow()) schedule(unknownLocal);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [unknownLocal.join(';')]);
+
+  // Back online: send what waited.
+  useEffect(() => {
+    if (!online) return;
+    schedule(partsRef.current.filter((p) => isLocalPhoto(p) && localRef.current[p]?.stage === 'waiting'));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [online]);
+
+  // Leaving the form cancels uploads in flight (the photos stay in the value, as local ones)
+  // and frees the previews of photos already stored.
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+      for (const a of aborts.current.values()) a.abort();
+      aborts.current.clear();
+      queue.current = [];
+      for (const url of Object.values(previewsRef.current)) URL.revokeObjectURL(url);
+    };
+  }, []);
+
+  if (disabled) return parts.length ? <ImageList value={value} /> : <span className="iu-none">暂无图片</span>;
+
+  const failed = Object.entries(local).filter(([url, s]) => s.stage === 'failed' && !parts.includes(url));
+  const count = parts.length + failed.length;
+
+  const pick = (e: ChangeEvent<HTMLInputElement>) => {
     const files = Array.from(e.target.files ?? []);
     e.target.value = '';
-    const room = max - names.length - pendingRef.current.length;
-    if (files.length > room) toast(`最多上传${max}张图片`);
-    const accepted: Pending[] = [];
-    for (const file of files.slice(0, Math.max(room, 0))) {
-      if (file.type && !file.type.startsWith('image/')) {
-        toast('请选择图片文件', 'fail');
-        continue;
-      }
-      if (file.size > IMAGE_MAX_BYTES) {
-        toast(`文件不能超过${IMAGE_MAX_BYTES / 1024 / 1024}MB`, 'fail');
-        continue;
-      }
-      accepted.push({ id: nextId++, file, preview: URL.createObjectURL(file), percent: 0, abort: new AbortController() });
+    if (!files.length) return;
+    const images = files.filter((f) => !f.type || f.type.startsWith('image/'));
+    if (images.length < files.length) toast('请选择图片文件', 'fail');
+    const { accept, message } = admitPhotos(count, images.length, max);
+    if (message) toast(message);
+    const added: string[] = [];
+    for (const file of images.slice(0, accept)) {
+      // The thumbnail shows the photo as taken at once; compression runs in a worker behind it.
+      const url = keepLocalPhoto(file, compressImage(file));
+      added.push(url);
+      patch(url, { stage: onlineNow() ? 'compressing' : 'waiting', percent: 0 });
     }
-    if (!accepted.length) return;
-    setPending((list) => [...list, ...accepted]);
-    // Two at a time: quicker than one by one, gentler on a mobile uplink than all at once.
-    const queue = [...accepted];
-    const worker = async () => {
-      for (let p = queue.shift(); p; p = queue.shift()) await send(p);
-    };
-    await Promise.all([worker(), worker()]);
+    if (!added.length) return;
+    commit([...partsRef.current, ...added]);
+    if (onlineNow()) schedule(added);
+    else toast('当前无网络，照片已保存在本机，联网后自动上传');
   };
 
-  const remove = (index: number) => onChange?.(joinFileNames(names.filter((_, i) => i !== index)));
-  const count = names.length + pending.length;
-  const urls = access ? names.map((n) => fileSrc(n, access)) : [];
+  const remove = (part: string) => {
+    aborts.current.get(part)?.abort();
+    queue.current = queue.current.filter((u) => u !== part);
+    if (partsRef.current.includes(part)) commit(partsRef.current.filter((p) => p !== part));
+    if (isLocalPhoto(part)) {
+      unset(part);
+      forgetLocalPhotos([part]);
+    }
+    const preview = previewsRef.current[part];
+    if (preview) {
+      URL.revokeObjectURL(preview);
+      setPreviews(({ [part]: _gone, ...rest }) => rest);
+    }
+  };
+
+  const retry = (url: string) => {
+    if (!onlineNow()) return void toast('当前无网络，联网后自动上传');
+    if (!partsRef.current.includes(url)) commit([...partsRef.current, url]);
+    patch(url, { stage: 'compressing', percent: 0, error: undefined });
+    schedule([url]);
+  };
+
+  const shown = [...parts, ...failed.map(([url]) => url)];
+  const srcs = shown.map((p) => previews[p] ?? srcOf(p, access));
+  const viewable = srcs.filter((u): u is string => !!u);
+  /** The viewer holds only the images it can show; a tile opens its own among them. */
+  const openAt = (i: number) => viewer.open(srcs.slice(0, i).filter(Boolean).length);
+  const waiting = parts.filter((p) => isLocalPhoto(p) && local[p]?.stage === 'waiting').length;
+  const limitReached = count >= max;
 
   return (
     <div className="iu">
       <div className="iu-grid">
-        {names.map((n, i) => (
-          <div className="iu-tile" key={`${n}-${i}`}>
-            <Thumb src={urls[i]} label={`查看第${i + 1}张图片`} onOpen={() => viewer.open(i)} />
-            <button type="button" className="iu-del" onClick={() => remove(i)} aria-label={`删除第${i + 1}张图片`} title="删除">
-              <CloseOutline />
-            </button>
-          </div>
-        ))}
-        {pending.map((p) => (
-          <div className={`iu-tile iu-tile--pending${p.error ? ' iu-tile--failed' : ''}`} key={p.id}>
-            <img className="iu-preview" src={p.preview} alt="" />
-            {p.error ? (
-              <button type="button" className="iu-mask iu-mask--failed" onClick={() => retry(p)} title={p.error}>
-                <RedoOutline aria-hidden />
-                <span>重新上传</span>
+        {shown.map((part, i) => {
+          const state = isLocalPhoto(part) ? (local[part] ?? { stage: 'waiting' as const, percent: 0 }) : undefined;
+          const busy = state && (state.stage === 'compressing' || state.stage === 'uploading');
+          return (
+            <div className={`iu-tile${state ? ` iu-tile--${state.stage}` : ''}`} key={part}>
+              <Thumb src={srcs[i]} label={`查看第${i + 1}张图片`} onOpen={() => openAt(i)} />
+              {busy && (
+                <div className="iu-mask" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={state.percent} aria-label={`第${i + 1}张图片上传进度`}>
+                  <span className="iu-percent">{state.stage === 'compressing' ? '压缩中' : `${state.percent}%`}</span>
+                  <span className="iu-bar">
+                    <span style={{ width: `${state.stage === 'compressing' ? 0 : state.percent}%` }} />
+                  </span>
+                </div>
+              )}
+              {state?.stage === 'waiting' && (
+                <button type="button" className="iu-wait" onClick={() => retry(part)} title={online ? '立即上传' : '联网后自动上传'}>
+                  <ClockCircleOutline aria-hidden />
+                  待上传
+                </button>
+              )}
+              {state?.stage === 'failed' && (
+                <button type="button" className="iu-mask iu-mask--failed" onClick={() => retry(part)} title={state.error}>
+                  <RedoOutline aria-hidden />
+                  <span>重新上传</span>
+                </button>
+              )}
+              <button type="button" className="iu-del" onClick={() => remove(part)} aria-label={busy ? `取消上传第${i + 1}张图片` : `删除第${i + 1}张图片`} title={busy ? '取消' : '删除'}>
+                <CloseOutline />
               </button>
-            ) : (
-              <div className="iu-mask" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={p.percent} aria-label="上传进度">
-                <span className="iu-percent">{p.percent}%</span>
-                <span className="iu-bar">
-                  <span style={{ width: `${p.percent}%` }} />
+            </div>
+          );
+        })}
+        {!limitReached &&
+          (touch ? (
+            <>
+              <label className="iu-add" title="拍照">
+                <input type="file" accept="image/*" capture="environment" onChange={pick} aria-label="拍照" />
+                <CameraOutline className="iu-add__icon" aria-hidden />
+                <span className="iu-add__text">
+                  拍照 {count}/{max}
                 </span>
-              </div>
-            )}
-            <button
-              type="button"
-              className="iu-del"
-              onClick={() => {
-                p.abort.abort();
-                drop(p.id);
-              }}
-              aria-label="取消上传"
-              title="取消"
-            >
-              <CloseOutline />
-            </button>
-          </div>
-        ))}
-        {count < max && (
-          <label className="iu-add" title="添加图片">
-            <input type="file" accept="image/*" capture="environment" multiple onChange={(e) => void pick(e)} />
-            <AddOutline className="iu-add__icon" aria-hidden />
-            <span className="iu-add__text">
-              {count}/{max}
-            </span>
-          </label>
-        )}
+              </label>
+              <label className="iu-add" title="从相册选择">
+                <input type="file" accept="image/*" multiple onChange={pick} aria-label="从相册选择" />
+                <PicturesOutline className="iu-add__icon" aria-hidden />
+                <span className="iu-add__text">相册</span>
+              </label>
+            </>
+          ) : (
+            <label className="iu-add" title="添加图片">
+              <input type="file" accept="image/*" multiple onChange={pick} aria-label="添加图片" />
+              <AddOutline className="iu-add__icon" aria-hidden />
+              <span className="iu-add__text">
+                {count}/{max}
+              </span>
+            </label>
+          ))}
       </div>
-      {count >= max && <div className="iu-note">最多上传{max}张图片</div>}
-      <Viewer images={urls} view={viewer.view} onClose={viewer.close} />
+      {waiting > 0 && (
+        <div className="iu-note iu-note--waiting" role="status">
+          {waiting}张照片待上传{online ? '' : '，联网后自动上传'}
+        </div>
+      )}
+      {limitReached && <div className="iu-note">{photoLimitMessage(max)}，已达上限</div>}
+      <Viewer images={viewable} view={viewer.view} onClose={viewer.close} />
     </div>
   );
 }

@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
-import { api, post } from './http';
+import { isLocalPhoto } from '../../domain/schemas/car-application';
+import { ApiError, api, post } from './http';
 import { session } from './session';
+
+export { isLocalPhoto, PHOTOS_NOT_UPLOADED } from '../../domain/schemas/car-application';
 
 /** Application fields hold stored file names joined by ';' (spec 000: up to 20 images per field). */
 export const FILE_SEPARATOR = ';';
@@ -15,6 +18,85 @@ export const splitFileNames = (value: unknown): string[] =>
         .filter(Boolean)
     : [];
 export const joinFileNames = (names: string[]): string => names.join(FILE_SEPARATOR);
+
+export const photoLimitMessage = (max: number) => `最多上传${max}张图片`;
+
+/**
+ * How many of `picked` photos a field with `taken` of `max` still takes, and
+ * what to tell the person when some are left out.
+ */
+export function admitPhotos(taken: number, picked: number, max: number): { accept: number; message?: string } {
+  const room = Math.max(max - taken, 0);
+  if (picked <= room) return { accept: picked };
+  if (room === 0) return { accept: 0, message: `${photoLimitMessage(max)}，已达上限` };
+  return { accept: room, message: `${photoLimitMessage(max)}，已添加前${room}张` };
+}
+
+// ---------- photos kept on the device ----------
+//
+// A photo that could not be uploaded yet (offline, or still uploading) sits in
+// the field's value as a blob: object URL in its place among the stored names,
+// so the value keeps its order and its count. The flag form hands those Blobs
+// to the outbox; every other form refuses to save them (PHOTOS_NOT_UPLOADED).
+
+/** The blob to upload for each local photo: the compressed one once compression has finished. */
+const localPhotos = new Map<string, Promise<Blob>>();
+
+/** Keeps `preview` (the photo as taken) for the field; `upload` is what to send, when it is ready. */
+export function keepLocalPhoto(preview: Blob, upload?: Promise<Blob>): string {
+  const url = URL.createObjectURL(preview);
+  // A failed compression still sends the photo as taken.
+  localPhotos.set(url, upload ? upload.catch(() => preview) : Promise.resolve(preview));
+  return url;
+}
+
+/** Points a local photo at the blob to send (compression done). */
+export function replaceLocalPhoto(url: string, upload: Blob): void {
+  if (localPhotos.has(url)) localPhotos.set(url, Promise.resolve(upload));
+}
+
+/** The blob a local photo stands for: from this page's registry, else read back through its URL. */
+export async function localPhotoBlob(url: string): Promise<Blob> {
+  const known = localPhotos.get(url);
+  if (known) return known;
+  const res = await fetch(url);
+  if (!res.ok) throw new Error('本地照片已失效，请重新选择');
+  return res.blob();
+}
+
+/** The photo is stored now: forget its blob, but keep the URL alive as a preview (its field revokes it). */
+export function settleLocalPhoto(url: string): void {
+  localPhotos.delete(url);
+}
+
+/** Frees local photos that are no longer needed (uploaded, removed, or handed to the outbox). */
+export function forgetLocalPhotos(urls: Iterable<string>): void {
+  for (const url of urls) {
+    if (!isLocalPhoto(url)) continue;
+    localPhotos.delete(url);
+    URL.revokeObjectURL(url);
+  }
+}
+
+/** Stored names and local photos of a field value, each in order. */
+export function partitionPhotos(value: unknown): { names: string[]; local: string[] } {
+  const names: string[] = [];
+  const local: string[] = [];
+  for (const part of splitFileNames(value)) (isLocalPhoto(part) ? local : names).push(part);
+  return { names, local };
+}
+
+/**
+ * A field value as the outbox needs it: the stored names (';'-joined, what the
+ * server may receive) and the Blobs of the photos still on this device.
+ */
+export async function splitLocalPhotos(value: unknown): Promise<{ names: string; blobs: Blob[] }> {
+  const { names, local } = partitionPhotos(value);
+  return { names: joinFileNames(names), blobs: await Promise.all(local.map(localPhotoBlob)) };
+}
+
+/** A failure that says nothing about the photo: no network (or it dropped), so try again later. */
+export const isNetworkFailure = (err: unknown): boolean => err instanceof ApiError && err.status === 0;
 
 // ---------- access token for <img> ----------
 
@@ -136,6 +218,9 @@ export function useFileAccess(): string | undefined {
 
 // ---------- upload ----------
 
+/** A name for a Blob without one (a photo kept offline), with the extension of its type. */
+export const uploadNameFor = (type: string): string => `photo.${({ 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'image/gif': 'gif' } as Record<string, string>)[type] ?? 'bin'}`;
+
 export interface UploadedFile {
   name: string;
   url: string;
@@ -146,15 +231,17 @@ export interface UploadedFile {
 /**
  * Uploads one file (multipart field `file`) and answers its stored name.
  * `onProgress` gets 0–100. The server decides the type from the content.
+ * An `idempotencyKey` makes a resend (the outbox's) answer the first stored name.
  */
-export async function uploadFile(file: Blob, onProgress?: (percent: number) => void, signal?: AbortSignal): Promise<string> {
+export async function uploadFile(file: Blob, onProgress?: (percent: number) => void, signal?: AbortSignal, idempotencyKey?: string): Promise<string> {
   const form = new FormData();
-  form.append('file', file, (file as File).name || 'upload');
+  form.append('file', file, (file as File).name || uploadNameFor(file.type));
   const r = await api<UploadedFile>({
     method: 'POST',
     url: '/file/upload',
     data: form,
     signal,
+    headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,
     // A 10 MB photo over a weak mobile link takes far longer than the default 15 s.
     timeout: 5 * 60_000,
     onUploadProgress: onProgress ? (e) => onProgress(e.total ? Math.min(99, Math.round((e.loaded / e.total) * 100)) : 0) : undefined,

@@ -1,6 +1,8 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
 import type { Envelope } from '../../domain/envelope';
 import { ErrorCode } from '../../domain/errors';
+import { OFFLINE_FROM_HEADER } from '../../sw/cache-key';
+import { stampOfflineAnswer } from './offline-reads';
 import { session } from './session';
 
 /** A failed call: the server's code and Chinese message, plus field errors when it was a validation failure. */
@@ -43,7 +45,8 @@ export async function api<T>(config: AxiosRequestConfig): Promise<T> {
   try {
     const res = await http.request<Envelope<T>>(config);
     if (!res.data.success) throw new ApiError(res.data.msg, res.data.code, res.status);
-    return res.data.data;
+    // An answer from the service worker's offline copy says so; the screen then shows from when.
+    return stampOfflineAnswer(res.data.data, res.headers[OFFLINE_FROM_HEADER.toLowerCase()] as string | undefined);
   } catch (err) {
     const e = toApiError(err);
     if (e.code === ErrorCode.UNAUTHENTICATED) session.expire();

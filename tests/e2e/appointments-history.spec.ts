@@ -1,8 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import ExcelJS from 'exceljs';
-import { base, shot, signInAs } from './support';
+import { base, isPhone, shot, showOnly, signInAs } from './support';
 
-const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
 
 interface CarRow {
   car_application_id: number;
@@ -27,16 +26,6 @@ const rowOf = (page: Page, number?: string): Locator => {
   const rows = isPhone(page) ? page.locator('.cl-card') : page.locator('.dtb tbody tr');
   return number ? rows.filter({ hasText: number }) : rows;
 };
-
-/** Narrows the list to one application by its reservation number (the filter sheet on phones). */
-async function showOnly(page: Page, number: string) {
-  if (isPhone(page)) await page.getByRole('button', { name: /筛选/ }).click();
-  const item = page.locator('.ff-item', { has: page.locator('.ff-label', { hasText: /^预约单号$/ }) });
-  await item.locator('input').fill(number);
-  await page.locator('.ff').getByRole('button', { name: '查询' }).click();
-  // Phone cards leave the reservation number out: the single card left is the one.
-  await expect(page.getByText('共 1 条').first()).toBeVisible();
-}
 
 /** A row action: inline when the row shows it, else under 更多 (desktop menu, phone action sheet). */
 async function rowAction(page: Page, row: Locator, action: string) {

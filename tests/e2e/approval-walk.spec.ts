@@ -3,7 +3,9 @@ import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { base, DEMO_PASSWORD, shot, signInAs } from './support';
+import { base, call, DEMO_PASSWORD, idNumber, shot, signInAs, upload } from './support';
+
+type Json = Record<string, unknown>;
 
 /**
  * The approval walk of spec 000 on a phone: each vehicle process type is
@@ -13,39 +15,6 @@ import { base, DEMO_PASSWORD, shot, signInAs } from './support';
  * 石化大队终审 (squad). On the way: a rejection with an opinion and its
  * resumption, an amended visit time, and one batch approval of two tasks.
  */
-
-type Json = Record<string, unknown>;
-
-async function call<T>(token: string, url: string, body?: unknown, method = 'POST'): Promise<T> {
-  const res = await fetch(`${base}/api${url}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { success: boolean; msg: string; data: T };
-  if (!json.success) throw new Error(`${url}: ${json.msg}`);
-  return json.data;
-}
-
-// A 1x1 PNG: the upload endpoint checks the bytes, not only the name.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
-
-async function upload(token: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([PNG], { type: 'image/png' }), 'photo.png');
-  const res = await fetch(`${base}/api/file/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
-  const json = (await res.json()) as { success: boolean; msg: string; data: { name: string } };
-  if (!json.success) throw new Error(`upload: ${json.msg}`);
-  return json.data.name;
-}
-
-/** A resident ID number with a valid GB 11643 check character. */
-function idNumber(seq: number): string {
-  const body = `44130219900101${String(100 + seq).slice(-3)}`;
-  const w = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-  const sum = w.reduce((s, x, i) => s + x * Number(body[i]), 0);
-  return body + '10X98765432'[sum % 11];
-}
 
 const PLATE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
 const plate = () => `粤L${Array.from({ length: 5 }, () => PLATE_CHARS[Math.floor(Math.random() * PLATE_CHARS.length)]).join('')}`;

@@ -26,3 +26,96 @@ export async function shot(page: Page, name: string) {
   const project = (page.viewportSize()?.width ?? 0) < 768 ? 'phone' : 'desktop';
   await page.screenshot({ path: `${shotDir}/${name}-${project}.png`, fullPage: false });
 }
+
+/** One API call as a signed-in user; throws with the server's message when it fails. */
+export async function call<T>(token: string, url: string, body?: unknown, method = 'POST'): Promise<T> {
+  const res = await fetch(`${base}/api${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { success: boolean; msg: string; data: T };
+  if (!json.success) throw new Error(`${url}: ${json.msg}`);
+  return json.data;
+}
+
+// A 1x1 PNG: the upload endpoint checks the bytes, not only the name.
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+export async function upload(token: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([PNG], { type: 'image/png' }), 'photo.png');
+  const res = await fetch(`${base}/api/file/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+  const json = (await res.json()) as { success: boolean; msg: string; data: { name: string } };
+  if (!json.success) throw new Error(`upload: ${json.msg}`);
+  return json.data.name;
+}
+
+/** A resident ID number with a valid GB 11643 check character. */
+export function idNumber(seq: number): string {
+  const body = `44130219900101${String(100 + seq).slice(-3)}`;
+  const w = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+  const sum = w.reduce((s, x, i) => s + x * Number(body[i]), 0);
+  return body + '10X98765432'[sum % 11];
+}
+
+export const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
+
+/** The visited enterprise of every filed test appointment: 中海壳牌, whose reviewer is 李强. */
+export async function shellDepartment(token: string): Promise<number> {
+  const departs = await call<Array<{ depart_id: number; name: string; code?: string }>>(token, '/depart/all', {});
+  return departs.find((d) => d.code === 'CNOOC_SHELL' || d.name.startsWith('中海壳牌'))!.depart_id;
+}
+
+/** Files and submits a one-day person appointment visiting 中海壳牌 as `contact`; `seq` keeps phone and ID numbers apart. */
+export async function fileVisitor(contact: string, v: { name: string; seq: number; day: string; phonePrefix?: string }): Promise<number> {
+  const { id } = await call<{ id: number }>(contact, '/personApplications/save', {
+    visitor_name: v.name,
+    visitor_gender: 1,
+    visitor_phone: `${v.phonePrefix ?? '1390001'}${String(1000 + v.seq).slice(-4)}`,
+    visitor_company: '惠州测试服务有限公司',
+    visitor_type: 4,
+    visitor_idcard_type: 1,
+    visitor_idcard: idNumber(v.seq),
+    visit_content: '商务洽谈',
+    visit_begin_time: v.day,
+    visit_end_time: v.day,
+    visit_area: 1,
+    interviewee_name: '李强',
+    interviewee_phone: '13800000003',
+    interviewee_depart_id: await shellDepartment(contact),
+  });
+  await call(contact, '/personApplications/push', { id });
+  return id;
+}
+
+/** Narrows an appointment list to one application by its reservation number (the filter sheet on phones). */
+export async function showOnly(page: Page, number: string) {
+  if (isPhone(page)) await page.getByRole('button', { name: /筛选/ }).click();
+  const item = page.locator('.ff-item', { has: page.locator('.ff-label', { hasText: /^预约单号$/ }) });
+  await item.locator('input').fill(number);
+  await page.locator('.ff').getByRole('button', { name: '查询' }).click();
+  // Phone cards leave the reservation number out: the single card left is the one.
+  await expect(page.getByText('共 1 条').first()).toBeVisible();
+}
+
+/** Every outbox item as stored in the browser's IndexedDB (what a reload finds); photo Blobs come back as their sizes in bytes. */
+export function storedOutbox<T = Record<string, unknown>>(page: Page): Promise<T[]> {
+  return page.evaluate(
+    () =>
+      new Promise<T[]>((resolve, reject) => {
+        const open = indexedDB.open('park-outbox');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction('items').objectStore('items').getAll();
+          all.onsuccess = () => {
+            open.result.close();
+            const items = all.result as Array<Record<string, unknown> & { photos?: Record<string, Blob[]> }>;
+            // Blobs cannot leave the page: each photo is reported by its size.
+            resolve(items.map((i) => (i.photos ? { ...i, photos: Object.fromEntries(Object.entries(i.photos).map(([f, list]) => [f, list.map((b) => b.size)])) } : i)) as T[]);
+          };
+          all.onerror = () => reject(all.error);
+        };
+      }),
+  );
+}

@@ -1,9 +1,11 @@
 import { Tag } from 'antd-mobile';
+import type { ReactNode } from 'react';
 import type { AppointmentKind, QueueName } from '../../../../domain/appointments';
 import { enums } from '../../../../domain/enums';
 import { QUEUE_DEFAULT_AREA } from '../../../../domain/schemas/car-application';
 import { optionLabel } from '../../../components/enum-options';
 import { defineScreen, type FieldDef, type ScreenDef } from '../../../list-screen';
+import { stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds } from '../../../lib/outbox';
 import { AmendVisitModal } from './amend-visit-modal';
 import { queueOf, type Queue } from './queue-paths';
 import { BatchReviewModal, ReviewModal } from './review-modal';
@@ -27,14 +29,29 @@ const timeRange = (kind: AppointmentKind) => (r: TaskRow) => {
     </span>
   );
 };
+/** A task whose decision waits in the outbox stays listed, marked 待发送 (or 发送失败 / 有冲突) beside its plate or visitor, never as decided. */
+function OutboxMark({ taskId }: { taskId: number }) {
+  const item = waitingItemOfTask(taskId, useOutbox());
+  if (!item) return null;
+  const state = item.state === 'sending' ? 'pending' : item.state;
+  return (
+    <Tag color={state === 'pending' ? 'warning' : 'danger'} fill="solid" className="ls-tag aq-outbox-tag">
+      {stateLabels[state]}
+    </Tag>
+  );
+}
+
 const taskState = (r: TaskRow) => (
   <Tag color={enums.processTaskState.find((o) => o.value === r.state)?.color ?? 'default'} fill="outline" className="ls-tag">
     {optionLabel(enums.processTaskState, r.state)}
   </Tag>
 );
-const withSub = (main: unknown, sub: unknown) => (
+const withSub = (main: unknown, sub: unknown, mark?: ReactNode) => (
   <span className="aq-two">
-    <span>{dash(main)}</span>
+    <span>
+      {dash(main)}
+      {mark}
+    </span>
     {sub ? <span className="aq-two__sub">{String(sub)}</span> : null}
   </span>
 );
@@ -58,7 +75,7 @@ function carFields(showDept: boolean): F[] {
     filter({ name: 'visit_area', label: '园区', kind: 'enum', options: 'visitArea', search: areaDefault }),
     timeFilter,
 
-    column({ name: 'plate', label: '车牌号', width: 130, fixed: 'left', render: (r) => withSub(carOf(r).license_plate, carOf(r).vehicle_type_name) }),
+    column({ name: 'plate', label: '车牌号', width: 130, fixed: 'left', render: (r) => withSub(carOf(r).license_plate, carOf(r).vehicle_type_name, <OutboxMark taskId={r.process_task_id} />) }),
     column({ name: 'applicant', label: '申请人', width: 120, render: (r) => withSub(carOf(r).applicant_name, carOf(r).applicant_phone) }),
     column({ name: 'company', label: '来访单位', width: 150, ellipsis: true, render: (r) => dash(carOf(r).visitor_company) }),
     column({ name: 'interviewee', label: '被访人', width: 150, render: (r) => withSub(carOf(r).interviewee_name, carOf(r).interviewee_depart_name) }),
@@ -83,7 +100,7 @@ function personFields(showDept: boolean): F[] {
     filter({ name: 'visit_area', label: '来访区域', kind: 'enum', options: 'visitArea', search: areaDefault }),
     timeFilter,
 
-    column({ name: 'visitor', label: '访客', width: 130, fixed: 'left', render: (r) => withSub(personOf(r).visitor_name, personOf(r).visitor_phone) }),
+    column({ name: 'visitor', label: '访客', width: 130, fixed: 'left', render: (r) => withSub(personOf(r).visitor_name, personOf(r).visitor_phone, <OutboxMark taskId={r.process_task_id} />) }),
     column({ name: 'company', label: '来访单位', width: 150, ellipsis: true, render: (r) => dash(personOf(r).visitor_company) }),
     column({ name: 'interviewee', label: '被访人', width: 150, render: (r) => withSub(personOf(r).interviewee_name, personOf(r).interviewee_depart_name) }),
     column({ name: 'type', label: '申请类型', width: 90, hideInCard: true, render: (r) => dash(optionLabel(enums.personVisitorType, personOf(r).visitor_type)) }),
@@ -122,7 +139,7 @@ export function queueScreen(name: QueueName, { fields, amendable }: QueueScreenO
     card: { title: queue.kind === 'car' ? 'plate' : 'visitor', extra: 'state' },
     fields,
     rowActions: [
-      { key: 'review', label: '审核', type: 'modal', permission: queue.check, visible: (r) => reviewable(queue.kind, r), component: ReviewModal(name) },
+      { key: 'review', label: '审核', type: 'modal', permission: queue.check, visible: (r) => reviewable(queue.kind, r) && !waitingTaskIds().has(r.process_task_id), component: ReviewModal(name) },
       { key: 'amend', label: '修改来访时间', type: 'modal', visible: amendable, component: AmendVisitModal(name) },
     ],
     batch: [{ key: 'batch', label: '批量审核', type: 'modal', permission: queue.batch, component: BatchReviewModal(name) }],

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Dialog, TextArea, Toast } from 'antd-mobile';
-import { ExclamationCircleFill } from 'antd-mobile-icons';
+import { ClockCircleOutline, ExclamationCircleFill } from 'antd-mobile-icons';
 import { useState, type ComponentType } from 'react';
 import { APPROVAL_NOTICE, APPROVED_TEXT, TaskResult, type QueueName } from '../../../../domain/appointments';
 import { enums } from '../../../../domain/enums';
@@ -8,6 +8,7 @@ import { checkBody } from '../../../../domain/schemas/car-application';
 import { ChoiceRadio } from '../../../components/choice-radio';
 import { ApiError, get, post } from '../../../lib/http';
 import { useCan } from '../../../lib/me';
+import { discard, drain, enqueue, outboxItem, stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds, type OutboxItem } from '../../../lib/outbox';
 import { useIsDesktop } from '../../../lib/use-media';
 import { failureText, ScreenModal, type ScreenModalProps } from '../../../list-screen';
 import { CarApplicationDetail, PersonApplicationDetail } from '../shared/application-detail';
@@ -18,17 +19,33 @@ import './approval.css';
 
 const OK_TEXT = '审核成功！';
 const FAIL_PREFIX = '审核错误：';
+const QUEUED_TEXT = '已加入待发送队列，联网后自动发送';
+/** How long an online decision waits for its send before the modal lets go and leaves it to the outbox. */
+const SEND_WAIT_MS = 15_000;
 
 interface Decision {
   result: number;
   remark: string;
 }
 
+/** The outbox line of a decision: '审核 粤L12345 同意', or '批量审核 3 项（粤L1、粤L2、粤L3）同意'. */
+function decisionTitle(queue: Queue, rows: TaskRow[], result: number): string {
+  const verdict = enums.approvalResult.find((o) => o.value === result)?.label ?? '';
+  const names = rows.map((r) => taskTitle(queue.kind, r));
+  if (rows.length === 1) return `审核 ${names[0]} ${verdict}`;
+  const shown = names.length > 3 ? `${names.slice(0, 3).join('、')} 等` : names.join('、');
+  return `批量审核 ${rows.length} 项（${shown}）${verdict}`;
+}
+
+const sleep = (ms: number) => new Promise<undefined>((r) => setTimeout(r, ms));
+
 /**
  * The decision and its call (spec 000 §3 "approval payload", §4, §8): 同意 by
  * default with the opinion '同意'; another result clears the opinion, which
- * checkBody then requires. A task someone else already settled (409, or 404
- * once it is gone) is said plainly and the list reloads.
+ * checkBody then requires. The decision goes through the outbox (DESIGN.md §5)
+ * and is sent at once: online it reads as before; offline, or while the send is
+ * slow, it is said to wait, never to be done. A task someone else already
+ * settled (409, or 404 once it is gone) is said plainly and the list reloads.
  */
 function useDecision(queue: Queue, rows: TaskRow[], onDone: () => void) {
   const qc = useQueryClient();
@@ -53,6 +70,34 @@ function useDecision(queue: Queue, rows: TaskRow[], onDone: () => void) {
     onDone();
   };
 
+  const refused = async (message: string, status: number, fieldErrors: ApiError['fieldErrors'] = []) => {
+    if (status === 409 || status === 404) {
+      await Dialog.alert({ title: '无法审核', content: failureText(FAIL_PREFIX, message), confirmText: '知道了' });
+      settled();
+      return;
+    }
+    const remarkError = fieldErrors.find((f) => f.field === 'remark');
+    if (remarkError) setErrors({ remark: remarkError.message });
+    Toast.show({ icon: 'fail', content: failureText(FAIL_PREFIX, message), duration: 3000 });
+  };
+
+  const waiting = () => {
+    Toast.show({ icon: <ClockCircleOutline />, content: QUEUED_TEXT, duration: 3000 });
+    settled();
+  };
+
+  /** Without a usable IndexedDB (some private windows) the decision is made directly, as before the outbox. */
+  const direct = async (body: Record<string, unknown>) => {
+    try {
+      await post(queue.checkPath, body);
+      Toast.show({ icon: 'success', content: OK_TEXT });
+      settled();
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 0, 0);
+      await refused(e.message, e.status, e.fieldErrors);
+    }
+  };
+
   const submit = async () => {
     if (saving) return;
     const body = { taskIds: rows.map((r) => r.process_task_id).join(','), result: value.result, remark: value.remark };
@@ -69,19 +114,31 @@ function useDecision(queue: Queue, rows: TaskRow[], onDone: () => void) {
     }
     setSaving(true);
     try {
-      await post(queue.checkPath, { ...body, remark: parsed.data.remark });
-      Toast.show({ icon: 'success', content: OK_TEXT });
-      settled();
-    } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 0, 0);
-      if (e.status === 409 || e.status === 404) {
-        await Dialog.alert({ title: '无法审核', content: failureText(FAIL_PREFIX, e.message), confirmText: '知道了' });
-        settled();
-        return;
+      const payload = { ...body, remark: parsed.data.remark };
+      let item: OutboxItem;
+      try {
+        item = await enqueue({
+          kind: rows.length > 1 ? 'batchApproval' : 'approval',
+          url: queue.checkPath,
+          body: payload,
+          title: decisionTitle(queue, rows, value.result),
+          meta: { taskIds: rows.map((r) => r.process_task_id), queue: queue.name, refIds: rows.map((r) => r.ref_id) },
+        });
+      } catch {
+        return await direct(payload);
       }
-      const remarkError = e.fieldErrors.find((f) => f.field === 'remark');
-      if (remarkError) setErrors({ remark: remarkError.message });
-      Toast.show({ icon: 'fail', content: failureText(FAIL_PREFIX, e.message), duration: 3000 });
+      if (!navigator.onLine) return waiting();
+      const sent = await Promise.race([drain().then(() => outboxItem(item.id)), sleep(SEND_WAIT_MS)]);
+      if (sent?.state === 'done') {
+        Toast.show({ icon: 'success', content: OK_TEXT });
+        return settled();
+      }
+      if (sent && (sent.state === 'conflict' || (sent.state === 'failed' && !sent.transient))) {
+        // Refused while the person is still here: they read why (and may decide again), so the outbox need not keep it.
+        await discard(item.id);
+        return await refused(sent.error ?? '', sent.status ?? 0);
+      }
+      waiting();
     } finally {
       setSaving(false);
     }
@@ -189,21 +246,45 @@ function TaskSummary({ queue, row: listRow }: { queue: Queue; row: TaskRow }) {
   );
 }
 
-function ReviewContent({ queue, rows, single, decide, d }: { queue: Queue; rows: TaskRow[]; single: boolean; decide: boolean; d: DecisionApi }) {
+/** A decision on these tasks already waits in the outbox: say so, and where to follow it. */
+function WaitingNotice({ taskIds, skipped }: { taskIds: number[]; skipped?: number }) {
+  const box = useOutbox();
+  const item = taskIds.map((id) => waitingItemOfTask(id, box)).find(Boolean);
+  const text = skipped
+    ? `已选的任务中有 ${skipped} 项的审核已在待发送队列中，本次将跳过这些任务。`
+    : item
+      ? `此任务的审核（${item.title}）已在待发送队列中：${stateLabels[item.state]}${item.error ? `，${item.error}` : ''}。可在“待发送”中查看、重试或放弃。`
+      : '此任务的审核已发送，请刷新列表。';
+  return (
+    <div className="rv-notice rv-notice--waiting" role="note">
+      <ClockCircleOutline className="rv-notice__icon" />
+      <span>{text}</span>
+    </div>
+  );
+}
+
+function ReviewContent({ queue, rows, single, decide, d, held, skipped }: { queue: Queue; rows: TaskRow[]; single: boolean; decide: boolean; d: DecisionApi; held: boolean; skipped: number }) {
   return (
     <div className={`rv${single ? '' : ' rv--batch'}`}>
+      {held && <WaitingNotice taskIds={rows.map((r) => r.process_task_id)} />}
+      {skipped > 0 && <WaitingNotice taskIds={[]} skipped={skipped} />}
       {single && <TaskSummary queue={queue} row={rows[0]} />}
       {decide && <DecisionFields d={d} withNotice={single} />}
     </div>
   );
 }
 
-function ReviewFrame({ queue, rows, single, open, onClose, onDone }: { queue: Queue; rows: TaskRow[]; single: boolean; open: boolean; onClose: () => void; onDone: () => void }) {
+function ReviewFrame({ queue, rows: picked, single, open, onClose, onDone }: { queue: Queue; rows: TaskRow[]; single: boolean; open: boolean; onClose: () => void; onDone: () => void }) {
   const desktop = useIsDesktop();
   const can = useCan();
+  // Tasks whose decision already waits in the outbox when the modal opens: not decided twice. Read once, so the
+  // decision this modal itself queues does not turn it read-only while it is being sent.
+  const [waitingAtOpen] = useState(() => waitingTaskIds());
+  const rows = single ? picked : picked.filter((r) => !waitingAtOpen.has(r.process_task_id));
+  const held = single && waitingAtOpen.has(picked[0]!.process_task_id);
   const d = useDecision(queue, rows, onDone);
   // Someone who may list the queue but not decide in it (or a task no longer pending) gets the same view, read-only.
-  const decide = can(queue.check) && (!single || reviewable(queue.kind, rows[0]!));
+  const decide = can(queue.check) && !held && rows.length > 0 && (!single || reviewable(queue.kind, rows[0]!));
   const reject = d.value.result !== TaskResult.APPROVE;
   const title = single ? (decide ? '审核' : '详情') : `批量审核（${rows.length} 项）`;
   return (
@@ -217,7 +298,7 @@ function ReviewFrame({ queue, rows, single, open, onClose, onDone }: { queue: Qu
       okDanger={reject}
       okLoading={d.saving}
     >
-      <ReviewContent queue={queue} rows={rows} single={single} decide={decide} d={d} />
+      <ReviewContent queue={queue} rows={rows.length ? rows : picked} single={single} decide={decide} d={d} held={held} skipped={picked.length - rows.length} />
     </ScreenModal>
   );
 }

@@ -1,4 +1,5 @@
 import { Dialog, Selector, TextArea, Toast } from 'antd-mobile';
+import { ClockCircleOutline } from 'antd-mobile-icons';
 import { useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { enums, type EnumOption } from '../../../../domain/enums';
@@ -6,6 +7,7 @@ import { MAX_LABEL_PHOTOS, labelBody, returnBody as carReturnBody, returnSubmitB
 import { returnBody as personReturnBody, returnSubmitBody as personReturnSubmitBody } from '../../../../domain/schemas/person-application';
 import { ChoiceRadio } from '../../../components/choice-radio';
 import { ImageUpload } from '../../../components/image-upload';
+import { forgetLocalPhotos, photoLimitMessage, splitFileNames, splitLocalPhotos } from '../../../lib/files';
 import { ApiError, api, http } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
 import { FormItem, ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
@@ -297,6 +299,18 @@ function Plates({ rows }: { rows: FlagRow[] }) {
   );
 }
 
+/** The outbox line of a flag: the plates, folded when many ('标记 粤L12345、粤B67890 等5辆'). */
+function flagTitle(plates: string[]): string {
+  const shown = plates.slice(0, 2).join('、');
+  return plates.length > 2 ? `标记 ${shown} 等${plates.length}辆` : `标记 ${shown}`;
+}
+
+/** How long an online flag waits for its send before the modal lets go and leaves it to the outbox. */
+const SEND_WAIT_MS = 20_000;
+
+const WAITING_OFFLINE = '当前无网络，标记已保存，联网后自动发送';
+const WAITING_SLOW = '网络不稳定，标记已保存，将自动重新发送';
+
 function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) {
   const picked = useMemo(() => ((rows?.length ? rows : row ? [row] : []) as unknown as FlagRow[]), [row, rows]);
   const colours = choices(enums.markColor);
@@ -306,6 +320,8 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const warned = useRef(false);
+  const photoRef = useRef(values.photo);
+  photoRef.current = values.photo;
 
   useEffect(() => {
     if (open && picked.length === 0 && !warned.current) {
@@ -315,6 +331,9 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
     }
   }, [open, picked.length, onClose]);
 
+  // Photos still on the device belong to this modal: once it closes (sent to the outbox or abandoned) they go.
+  useEffect(() => () => forgetLocalPhotos(splitFileNames(photoRef.current)), []);
+
   const set = <K extends keyof typeof values>(k: K, v: (typeof values)[K]) => {
     setValues((s) => ({ ...s, [k]: v }));
     setErrors((e) => (k in e ? Object.fromEntries(Object.entries(e).filter(([x]) => x !== k)) : e));
@@ -323,20 +342,51 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
   const submit = async () => {
     if (busy) return;
     if (picked.length === 0) return void Toast.show({ content: '请先选择要标记的车辆' });
-    const parsed = labelBody.safeParse({ ...values, car_application_ids: picked.map((r) => r.car_application_id).join(',') });
-    if (!parsed.success) {
-      const errs = fieldErrorMap(parsed.error.issues);
-      if (errs.car_application_ids) Toast.show({ content: errs.car_application_ids });
-      return setErrors(errs);
-    }
     setBusy(true);
     try {
+      // Photos not uploaded yet (offline, or still sending) travel with the flag as Blobs; the outbox uploads them first.
+      let local: { names: string; blobs: Blob[] };
+      try {
+        local = await splitLocalPhotos(values.photo);
+      } catch (e) {
+        return setErrors({ photo: anyMessage(e) });
+      }
+      const parsed = labelBody.safeParse({ ...values, photo: local.names, car_application_ids: picked.map((r) => r.car_application_id).join(',') });
+      if (!parsed.success) {
+        const errs = fieldErrorMap(parsed.error.issues);
+        if (errs.car_application_ids) Toast.show({ content: errs.car_application_ids });
+        return setErrors(errs);
+      }
+      const total = splitFileNames(parsed.data.photo).length + local.blobs.length;
+      if (total > MAX_LABEL_PHOTOS) return setErrors({ photo: photoLimitMessage(MAX_LABEL_PHOTOS) });
+      const { enqueue, drain, outboxItem, discard } = await import('../../../lib/outbox');
       // The wire takes the ids as a comma string (spec 000 §3), not the parsed array.
-      await postForMessage('/label/vehicle/label', { ...parsed.data, car_application_ids: parsed.data.car_application_ids.join(',') });
-      done('标记成功');
-      onDone();
+      const item = await enqueue({
+        kind: 'flag',
+        url: '/label/vehicle/label',
+        body: { ...parsed.data, car_application_ids: parsed.data.car_application_ids.join(',') },
+        title: flagTitle(picked.map((r) => r.license_plate || `#${r.car_application_id}`)),
+        ...(local.blobs.length ? { photos: { photo: local.blobs } } : {}),
+        meta: { carApplicationIds: parsed.data.car_application_ids },
+      });
+      if (!navigator.onLine) {
+        Toast.show({ icon: <ClockCircleOutline />, content: WAITING_OFFLINE, duration: 3000 });
+        return onClose();
+      }
+      const sent = await Promise.race([drain().then(() => outboxItem(item.id)), new Promise<undefined>((r) => setTimeout(r, SEND_WAIT_MS))]);
+      if (sent?.state === 'done') {
+        done('标记成功');
+        return onDone();
+      }
+      if (sent && (sent.state === 'failed' || sent.state === 'conflict') && !sent.transient) {
+        // Refused while the person is still here: they read why and fix it in the modal, so the outbox need not keep it.
+        await discard(item.id);
+        return fail(sent.error || '标记失败');
+      }
+      Toast.show({ icon: <ClockCircleOutline />, content: WAITING_SLOW, duration: 3000 });
+      onClose();
     } catch (e) {
-      fail(serverMessage(e) || '标记失败');
+      fail(serverMessage(e) || anyMessage(e) || '标记失败');
     } finally {
       setBusy(false);
     }
@@ -361,7 +411,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
         <FormItem label="标记原因" required error={errors.remark} htmlFor="am-flag-remark">
           <TextArea id="am-flag-remark" value={values.remark} onChange={(v) => set('remark', v)} placeholder="请输入标记原因" autoSize={{ minRows: 3, maxRows: 8 }} maxLength={200} showCount />
         </FormItem>
-        <FormItem label="现场照片" error={errors.photo} help={`最多${MAX_LABEL_PHOTOS}张`}>
+        <FormItem label="现场照片" error={errors.photo} help={`最多${MAX_LABEL_PHOTOS}张，无网络时先保存在本机`}>
           <ImageUpload value={values.photo} onChange={(v) => set('photo', v)} max={MAX_LABEL_PHOTOS} />
         </FormItem>
       </FormFrame>

@@ -1,12 +1,13 @@
 import { Tag } from 'antd-mobile';
 import type { ReactNode } from 'react';
-import { isDumpTruckModel, type AppointmentKind } from '../../../../domain/appointments';
+import { AppState, isDumpTruckModel, type AppointmentKind } from '../../../../domain/appointments';
 import { enums, enumLabel, type EnumName } from '../../../../domain/enums';
 import { dumpTruckFileKeys, dumpTruckFileLabels, type CarApplicationRow, type CarPersonRow } from '../../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
 import { ImageList } from '../../../components/image-upload';
 import { splitFileNames } from '../../../lib/files';
 import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
+import { PassCard } from './pass-card';
 import { ProcessTimeline } from './process-timeline';
 import { rowId, visitRange } from './kinds';
 import './application-detail.css';
@@ -312,13 +313,15 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
 }
 
 /**
- * The list screens' detail: the application, then its approval process once
+ * The list screens' detail: an approved application's pass first (what its
+ * visitor needs at the gate), the application, then its approval process once
  * it has one (spec 000 §4: not for drafts, state 0, nor withdrawn ones, state 4).
  */
 export function ApplicationDetailWithProcess({ kind, row }: { kind: AppointmentKind; row: CarApplicationRow | PersonApplicationRow }) {
   const showProcess = row.state !== 0 && row.state !== 4;
   return (
     <>
+      {row.state === AppState.APPROVED && <PassCard kind={kind} id={rowId(kind, row)} />}
       {kind === 'car' ? <CarApplicationDetail row={row as CarApplicationRow} /> : <PersonApplicationDetail row={row as PersonApplicationRow} />}
       {showProcess && (
         <section className="ad-section ad-process" aria-label="审批流程">

@@ -1,0 +1,383 @@
+import { Button, Input, Toast } from 'antd-mobile';
+import { PictureOutline, ScanningOutline } from 'antd-mobile-icons';
+import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
+import { appointmentCodes } from '../../../domain/appointments';
+import { SCAN_PERMISSION, classifyScan, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
+import { isMainlandIdNumber } from '../../../domain/identity';
+import { PlateInput } from '../../components/plate-keyboard';
+import { ApiError, get } from '../../lib/http';
+import { useCan, useMe } from '../../lib/me';
+import { cachedPassKey, refreshPassKey, verifyPassOffline } from '../../lib/pass-key';
+import type { Row, ScreenModalProps } from '../../list-screen';
+import { ParkRecord, SignedContent, Verdict, verdictOf, type LookupState, type Scanned } from './scan-result';
+import './scan.css';
+
+/**
+ * The patrol's scan screen (/scan, issue 4 item 5): reads a pass QR, an ID
+ * QR or a typed plate; a pass is verified on the device first, with the
+ * park's public key cached while online, then the park's records are looked
+ * up when there is a network.
+ */
+
+const CAMERA_ID = 'scan-camera';
+const FILE_ID = 'scan-file';
+
+/** The flag action comes from the appointments feature; the app router hands it in (features do not import each other). */
+export interface ScanDeps {
+  FlagModal?: ComponentType<ScreenModalProps<Row>>;
+}
+
+type CameraState = { status: 'idle' } | { status: 'starting' } | { status: 'running' } | { status: 'error'; message: string };
+
+function cameraMessage(e: unknown): string {
+  const name = (e as { name?: string })?.name ?? '';
+  const text = String((e as { message?: string })?.message ?? e);
+  if (!window.isSecureContext || !navigator.mediaDevices) return '当前连接不是 HTTPS，浏览器不允许使用摄像头。';
+  if (name === 'NotAllowedError' || /Permission|NotAllowed/i.test(text)) return '摄像头权限被拒绝，请在浏览器设置中允许本网站使用摄像头。';
+  if (name === 'NotFoundError' || /not found|NotFound|no camera|OverconstrainedError/i.test(text)) return '未找到可用的摄像头。';
+  if (name === 'NotReadableError' || /NotReadable|in use/i.test(text)) return '摄像头正被其他应用使用。';
+  return '未能打开摄像头。';
+}
+
+/** The live camera reader; html5-qrcode is loaded only here, only on this route. */
+function Camera({ active, onText }: { active: boolean; onText: (text: string) => void }) {
+  const [state, setState] = useState<CameraState>({ status: 'idle' });
+  const onTextRef = useRef(onText);
+  onTextRef.current = onText;
+
+  useEffect(() => {
+    if (!active) return;
+    let cancelled = false;
+    let scanner: import('html5-qrcode').Html5Qrcode | null = null;
+    let read = false;
+    setState({ status: 'starting' });
+    void (async () => {
+      try {
+        const { Html5Qrcode, Html5QrcodeSupportedFormats } = await import('html5-qrcode');
+        if (cancelled) return;
+        scanner = new Html5Qrcode(CAMERA_ID, { formatsToSupport: [Html5QrcodeSupportedFormats.QR_CODE], useBarCodeDetectorIfSupported: true, verbose: false });
+        await scanner.start(
+          { facingMode: 'environment' },
+          {
+            fps: 10,
+            aspectRatio: 1,
+            qrbox: (w, h) => {
+              const side = Math.max(120, Math.floor(Math.min(w, h) * 0.72));
+              return { width: side, height: side };
+            },
+          },
+          (text) => {
+            // The library reports every frame that decodes; one read is enough.
+            if (read) return;
+            read = true;
+            onTextRef.current(text);
+          },
+          () => undefined,
+        );
+        if (cancelled) await scanner.stop();
+        else setState({ status: 'running' });
+      } catch (e) {
+        if (!cancelled) setState({ status: 'error', message: cameraMessage(e) });
+      }
+    })();
+    return () => {
+      cancelled = true;
+      const s = scanner;
+      if (s?.isScanning) void s.stop().then(() => s.clear()).catch(() => undefined);
+      setState({ status: 'idle' });
+    };
+  }, [active]);
+
+  return (
+    <div className={`scan-camera scan-camera--${state.status}`}>
+      <div id={CAMERA_ID} className="scan-camera__view" />
+      {state.status === 'starting' && <div className="scan-camera__note">正在打开摄像头…</div>}
+      {state.status === 'error' && (
+        <div className="scan-camera__note scan-camera__note--error" role="status">
+          <ScanningOutline aria-hidden />
+          <span>{state.message}可点“选择图片”识别通行码的照片或截图，或在下方手动输入。</span>
+        </div>
+      )}
+      {state.status === 'running' && <div className="scan-camera__hint">将二维码放入框内，自动识别</div>}
+    </div>
+  );
+}
+
+/** The image on a white canvas with a quiet zone, its longest side at most `longest` pixels. */
+function drawn(image: ImageBitmap, longest: number): { data: Uint8ClampedArray; width: number; height: number } {
+  const pad = 32;
+  const factor = Math.min(1, longest / Math.max(image.width, image.height));
+  const w = Math.max(1, Math.round(image.width * factor));
+  const h = Math.max(1, Math.round(image.height * factor));
+  const canvas = document.createElement('canvas');
+  canvas.width = w + 2 * pad;
+  canvas.height = h + 2 * pad;
+  const g = canvas.getContext('2d', { willReadFrequently: true })!;
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  g.drawImage(image, pad, pad, w, h);
+  return { data: g.getImageData(0, 0, canvas.width, canvas.height).data, width: canvas.width, height: canvas.height };
+}
+
+/**
+ * Reads a QR from a photo or screenshot: the fallback for devices without a
+ * camera. Html5Qrcode.scanFile comes first (it uses the platform's
+ * BarcodeDetector where there is one). Its zxing decoder misses many clean
+ * images of a pass (22 of 60 random codes of this size; TRY_HARDER and the
+ * other binarizer do not help), which a camera makes up for with the next
+ * frame and an image cannot; jsQR, which read all 60, then looks again.
+ */
+async function decodeImage(file: File): Promise<string> {
+  const { Html5Qrcode, Html5QrcodeSupportedFormats } = await import('html5-qrcode');
+  const reader = new Html5Qrcode(FILE_ID, { formatsToSupport: [Html5QrcodeSupportedFormats.QR_CODE], useBarCodeDetectorIfSupported: true, verbose: false });
+  try {
+    return await reader.scanFile(file, false);
+  } catch (first) {
+    const [{ default: jsQR }, image] = await Promise.all([import('jsqr'), createImageBitmap(file)]);
+    try {
+      // A phone photo may be 4000 px across: jsQR needs far fewer, and is slow on that many.
+      for (const longest of [1600, 800]) {
+        const { data, width, height } = drawn(image, longest);
+        const found = jsQR(data, width, height, { inversionAttempts: 'attemptBoth' });
+        if (found?.data) return found.data;
+      }
+    } finally {
+      image.close();
+    }
+    throw first;
+  } finally {
+    reader.clear();
+  }
+}
+
+const lookupParams = (s: Scanned) => (s.type === 'pass' ? { pass: s.text } : s.type === 'plate' ? { license_plate: s.plate } : { idcard: s.idcard });
+
+function ScanPage({ FlagModal }: ScanDeps) {
+  const { data: me } = useMe();
+  const can = useCan();
+  const [scanned, setScanned] = useState<Scanned | null>(null);
+  const [unknown, setUnknown] = useState<string | null>(null);
+  const [local, setLocal] = useState<PassCheck | null>(null);
+  const [lookup, setLookup] = useState<LookupState>({ status: 'loading' });
+  const [key, setKey] = useState(cachedPassKey);
+  const [plate, setPlate] = useState('');
+  const [idcard, setIdcard] = useState('');
+  const [idError, setIdError] = useState<string>();
+  const [flagRow, setFlagRow] = useState<Row | null>(null);
+  const [decoding, setDecoding] = useState(false);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const seq = useRef(0);
+
+  useEffect(() => {
+    void refreshPassKey().then(setKey);
+    // The image decoder's fallback is fetched now, while there is a network, so choosing an image works offline later.
+    void import('jsqr').catch(() => undefined);
+  }, []);
+
+  const runLookup = useCallback(async (s: Scanned) => {
+    const mine = ++seq.current;
+    if (!navigator.onLine) return setLookup({ status: 'offline' });
+    setLookup({ status: 'loading' });
+    try {
+      const data = await get<PassLookup>('/pass/lookup', lookupParams(s));
+      if (mine === seq.current) setLookup({ status: 'done', data });
+    } catch (e) {
+      if (mine !== seq.current) return;
+      if (e instanceof ApiError && e.status === 0) setLookup({ status: 'offline' });
+      else setLookup({ status: 'error', message: e instanceof Error ? e.message : String(e) });
+    }
+  }, []);
+
+  // Back online: what waited for the network is asked now.
+  useEffect(() => {
+    const again = () => {
+      if (scanned && lookup.status === 'offline') void runLookup(scanned);
+      void refreshPassKey().then(setKey);
+    };
+    window.addEventListener('online', again);
+    return () => window.removeEventListener('online', again);
+  }, [scanned, lookup.status, runLookup]);
+
+  const handle = useCallback(
+    async (text: string) => {
+      const target = classifyScan(text);
+      setLocal(null);
+      if (target.type === 'unknown') {
+        setScanned(null);
+        setUnknown(target.text);
+        return;
+      }
+      setUnknown(null);
+      setScanned(target);
+      if (target.type === 'pass') {
+        try {
+          setLocal(await verifyPassOffline(target.text));
+        } catch {
+          setLocal(null);
+        }
+      }
+      void runLookup(target);
+    },
+    [runLookup],
+  );
+
+  const chooseImage = async (file: File | undefined) => {
+    if (!file) return;
+    setDecoding(true);
+    try {
+      await handle(await decodeImage(file));
+    } catch {
+      Toast.show({ icon: 'fail', content: '未能在图片中识别到二维码，请换一张清晰、完整的照片' });
+    } finally {
+      setDecoding(false);
+      if (fileRef.current) fileRef.current.value = '';
+    }
+  };
+
+  const lookIdUp = () => {
+    const v = idcard.trim().toUpperCase();
+    if (!v) return setIdError('请输入身份证号');
+    if (!isMainlandIdNumber(v)) return setIdError('身份证号格式不正确');
+    setIdError(undefined);
+    void handle(v);
+  };
+
+  const reset = () => {
+    seq.current++;
+    setScanned(null);
+    setUnknown(null);
+    setLocal(null);
+  };
+
+  if (me && !can(SCAN_PERMISSION)) {
+    return (
+      <div className="page scan">
+        <div className="card scan-denied">没有访问权限：扫码核验需要“车辆标记查询”权限，请联系管理员。</div>
+      </div>
+    );
+  }
+
+  const hasResult = !!scanned || !!unknown;
+  const verdict = scanned?.type === 'pass' ? verdictOf(local, lookup) : null;
+  const trustedPayload = verdict?.payload;
+  const mayFlag = !!FlagModal && can(appointmentCodes.car.label);
+  const flag = (a: LookupApplication) => setFlagRow({ car_application_id: a.id, license_plate: a.license_plate, visitor_company: a.visitor_company, label_status: a.label_status });
+
+  return (
+    <div className={`page scan${hasResult ? ' scan--result' : ''}`}>
+      <section className="card scan-reader" aria-label="扫码">
+        <h2 className="scan-reader__title">扫描通行码或身份证二维码</h2>
+        <Camera active={!hasResult} onText={(t) => void handle(t)} />
+        <div id={FILE_ID} className="scan-file" aria-hidden />
+        <div className="scan-actions">
+          {hasResult && (
+            <Button color="primary" onClick={reset}>
+              <ScanningOutline /> 继续扫码
+            </Button>
+          )}
+          <Button onClick={() => fileRef.current?.click()} loading={decoding} loadingText="识别中">
+            <PictureOutline /> 选择图片
+          </Button>
+          <input ref={fileRef} type="file" accept="image/*" className="scan-file-input" aria-label="选择二维码图片" onChange={(e) => void chooseImage(e.target.files?.[0])} />
+        </div>
+        <div className="scan-manual">
+          <div className="scan-manual__item">
+            <label className="scan-manual__label">车牌号</label>
+            <PlateInput
+              value={plate}
+              onChange={setPlate}
+              onConfirm={(p) => void handle(p)}
+            />
+          </div>
+          <div className="scan-manual__item">
+            <label className="scan-manual__label" htmlFor="scan-idcard">
+              身份证号
+            </label>
+            <div className="scan-manual__row">
+              <Input
+                id="scan-idcard"
+                className="scan-manual__input"
+                value={idcard}
+                onChange={(v) => {
+                  setIdcard(v);
+                  setIdError(undefined);
+                }}
+                onEnterPress={lookIdUp}
+                maxLength={18}
+                placeholder="输入18位身份证号"
+                clearable
+              />
+              <Button size="small" color="primary" fill="outline" onClick={lookIdUp}>
+                查询
+              </Button>
+            </div>
+            {idError && <div className="scan-manual__error">{idError}</div>}
+          </div>
+        </div>
+        <div className={`scan-key${key ? '' : ' scan-key--missing'}`}>
+          {key ? `离线核验已就绪：园区签名公钥更新于 ${key.fetchedAt.slice(0, 16)}` : '离线核验未就绪：尚未保存园区签名公钥，联网后自动获取'}
+        </div>
+      </section>
+
+      <section className="scan-result" aria-label="扫描结果" aria-live="polite">
+        {!hasResult && <div className="card scan-empty">扫描或输入后，结果显示在这里</div>}
+        {unknown !== null && (
+          <div className="sr-verdict sr-verdict--bad" role="status" aria-label="核验结果">
+            <div>
+              <div className="sr-verdict__title">无法识别的二维码</div>
+              <div className="sr-verdict__detail">内容既不是园区通行码，也不是身份证号或车牌号：{unknown.length > 60 ? `${unknown.slice(0, 60)}…` : unknown}</div>
+            </div>
+          </div>
+        )}
+        {scanned && (
+          <>
+            {verdict && <Verdict status={verdict.status} payload={verdict.payload} />}
+            {scanned.type !== 'pass' && (
+              <div className="scan-query">{scanned.type === 'plate' ? `查询车牌 ${scanned.plate}` : `查询身份证号 ${scanned.idcard.slice(0, 6)}********${scanned.idcard.slice(-4)}`}</div>
+            )}
+            {trustedPayload && <SignedContent payload={trustedPayload} />}
+            {lookup.status === 'loading' && <div className="card scan-note">正在查询园区记录…</div>}
+            {lookup.status === 'offline' && (
+              <div className="card scan-note scan-note--offline" role="status">
+                <b>当前无网络</b>
+                <span>
+                  {trustedPayload
+                    ? '以上为通行码签名所证明的内容。预约是否已撤销、黑白名单状态和车辆标记需要联网后查询。'
+                    : '黑白名单状态、预约和车辆标记需要联网后查询。'}
+                </span>
+                <Button size="mini" fill="outline" onClick={() => void runLookup(scanned)}>
+                  重新查询
+                </Button>
+              </div>
+            )}
+            {lookup.status === 'error' && (
+              <div className="card scan-note scan-note--error" role="alert">
+                {lookup.message}
+              </div>
+            )}
+            {lookup.status === 'done' && <ParkRecord data={lookup.data} onFlag={mayFlag ? flag : undefined} />}
+          </>
+        )}
+      </section>
+
+      {FlagModal && (
+        <FlagModal
+          open={!!flagRow}
+          row={flagRow ?? undefined}
+          onClose={() => setFlagRow(null)}
+          onDone={() => {
+            setFlagRow(null);
+            if (scanned) void runLookup(scanned);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The route's page with what the app router hands in. */
+export function scanPageWith(deps: ScanDeps): ComponentType {
+  const Page = () => <ScanPage {...deps} />;
+  Page.displayName = 'ScanPage';
+  return Page;
+}
