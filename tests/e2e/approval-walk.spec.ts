@@ -3,7 +3,7 @@ import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { base, call, DEMO_PASSWORD, idNumber, shot, signInAs, upload } from './support';
+import { base, call, DEMO_PASSWORD, fileVehicle, idNumber, shot, signInAs, upload, type FiledVehicle } from './support';
 
 type Json = Record<string, unknown>;
 
@@ -16,13 +16,7 @@ type Json = Record<string, unknown>;
  * resumption, an amended visit time, and one batch approval of two tasks.
  */
 
-const PLATE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
-const plate = () => `粤L${Array.from({ length: 5 }, () => PLATE_CHARS[Math.floor(Math.random() * PLATE_CHARS.length)]).join('')}`;
-
-interface Filed {
-  id: number;
-  plate: string;
-}
+type Filed = FiledVehicle;
 
 const card = (page: Page, text: string): Locator => page.locator('.cl-card', { hasText: text });
 
@@ -63,44 +57,13 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
 
   const contact = await signInViaApi(base, E2E_DATA_DIR, 'contact', DEMO_PASSWORD);
   const squadToken = await signInViaApi(base, E2E_DATA_DIR, 'squad', DEMO_PASSWORD);
-  const models = (await call<{ list: Array<{ id: number; name: string }> }>(contact, '/vehicleType/page', { size: 100, pn: 1 })).list;
-  const modelId = (name: string) => {
-    const m = models.find((x) => x.name === name);
-    if (!m) throw new Error(`no vehicle model ${name}`);
-    return m.id;
-  };
-  const departs = await call<Array<{ depart_id: number; name: string; code?: string }>>(contact, '/depart/all', {});
-  const shell = departs.find((d) => d.code === 'CNOOC_SHELL' || d.name.startsWith('中海壳牌'))!;
   const photo = await upload(contact);
-  const today = formatInZone(new Date());
-  const day = addDays(today, 3);
+  const day = addDays(formatInZone(new Date()), 3);
 
   let seq = 0;
-  const file = async (model: string, extra: Json = {}): Promise<Filed> => {
+  const file = (model: string, extra: Json = {}): Promise<Filed> => {
     seq += 1;
-    const p = plate();
-    const { id } = await call<{ id: number }>(contact, '/v2/carApplications/save', {
-      license_plate: p,
-      license_plate_color: 2,
-      vehicle_type_id: modelId(model),
-      applicant_name: `测试司机${seq}`,
-      applicant_idcard: idNumber(seq),
-      applicant_gender: 0,
-      applicant_phone: `1390000${String(1000 + seq).slice(-4)}`,
-      visitor_idcard_type: 1,
-      visit_area: 1,
-      visitor_type: 3,
-      visitor_company: '惠州测试物流有限公司',
-      visitor_content: '审批流程端到端测试',
-      visitor_begin_time: `${day} 09:00:00`,
-      visitor_end_time: `${day} 18:00:00`,
-      interviewee_name: '李强',
-      interviewee_phone: '13800000003',
-      interviewee_depart_id: shell.depart_id,
-      ...extra,
-    });
-    await call(contact, '/carApplications/push', { id });
-    return { id, plate: p };
+    return fileVehicle(contact, { model, seq, day, driver: `测试司机${seq}`, company: '惠州测试物流有限公司', content: '审批流程端到端测试', phonePrefix: '1390000', extra });
   };
   const stateOf = async (a: Filed) => (await call<{ state: number }>(contact, `/carApplications/detail?id=${a.id}`, undefined, 'GET')).state;
 

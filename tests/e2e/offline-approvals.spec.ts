@@ -3,7 +3,7 @@ import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { base, call, DEMO_PASSWORD, idNumber, shot, signInAs, storedOutbox } from './support';
+import { base, call, DEMO_PASSWORD, fileVehicle, shot, signInAs, storedOutbox, type FiledVehicle } from './support';
 
 /**
  * The issue's train ride (issue 4, DESIGN.md §5): a reviewer with no signal
@@ -13,13 +13,7 @@ import { base, call, DEMO_PASSWORD, idNumber, shot, signInAs, storedOutbox } fro
  * task the same reviewer settles meanwhile on another device is shown in words.
  */
 
-const PLATE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
-const plate = () => `粤L${Array.from({ length: 5 }, () => PLATE_CHARS[Math.floor(Math.random() * PLATE_CHARS.length)]).join('')}`;
-
-interface Filed {
-  id: number;
-  plate: string;
-}
+type Filed = FiledVehicle;
 
 interface ProcessTask {
   process_task_id: number;
@@ -73,36 +67,11 @@ async function storedWaiting(page: Page): Promise<Array<{ id: string; state: str
 }
 
 /** Files and submits general vehicle appointments visiting 中海壳牌 as the enterprise contact; n keeps ID numbers apart. */
-async function filer(contact: string, seqBase: number): Promise<(n: number) => Promise<Filed>> {
-  const models = (await call<{ list: Array<{ id: number; name: string }> }>(contact, '/vehicleType/page', { size: 100, pn: 1 })).list;
-  const small = models.find((m) => m.name === '小型汽车')!.id;
-  const departs = await call<Array<{ depart_id: number; name: string; code?: string }>>(contact, '/depart/all', {});
-  const shell = departs.find((d) => d.code === 'CNOOC_SHELL' || d.name.startsWith('中海壳牌'))!;
+/** Files ordinary-car appointments for the reviewer's queue; `seqBase` keeps the two screen sizes' numbers apart. */
+function filer(contact: string, seqBase: number): (n: number) => Promise<Filed> {
   const day = addDays(formatInZone(new Date()), 3);
-  return async (n) => {
-    const p = plate();
-    const { id } = await call<{ id: number }>(contact, '/v2/carApplications/save', {
-      license_plate: p,
-      license_plate_color: 2,
-      vehicle_type_id: small,
-      applicant_name: `离线司机${n}`,
-      applicant_idcard: idNumber(seqBase + n),
-      applicant_gender: 0,
-      applicant_phone: `1390001${String(1000 + seqBase + n).slice(-4)}`,
-      visitor_idcard_type: 1,
-      visit_area: 1,
-      visitor_type: 3,
-      visitor_company: '惠州离线测试物流有限公司',
-      visitor_content: '离线审批端到端测试',
-      visitor_begin_time: `${day} 09:00:00`,
-      visitor_end_time: `${day} 18:00:00`,
-      interviewee_name: '李强',
-      interviewee_phone: '13800000003',
-      interviewee_depart_id: shell.depart_id,
-    });
-    await call(contact, '/carApplications/push', { id });
-    return { id, plate: p };
-  };
+  return (n) =>
+    fileVehicle(contact, { model: '小型汽车', seq: seqBase + n, day, driver: `离线司机${n}`, company: '惠州离线测试物流有限公司', content: '离线审批端到端测试', phonePrefix: '1390001' });
 }
 
 async function goOffline(context: BrowserContext, page: Page) {
@@ -115,7 +84,7 @@ test('approvals made offline wait in the outbox, survive a reload and are sent e
 
   // ------------------------------------------------------------ seven vehicle tasks and one for the conflict, filed through the API
   const contact = await signInViaApi(base, E2E_DATA_DIR, 'contact', DEMO_PASSWORD);
-  const file = await filer(contact, isDesktop(page) ? 40 : 20);
+  const file = filer(contact, isDesktop(page) ? 40 : 20);
   const apps: Filed[] = [];
   for (let n = 1; n <= 8; n++) apps.push(await file(n));
   const singles = apps.slice(0, 5);
@@ -235,7 +204,7 @@ test('approvals made offline wait in the outbox, survive a reload and are sent e
 test('a session that ended while offline keeps the queued decision until the same reviewer signs in again', async ({ page, context }) => {
   test.setTimeout(120_000);
   const contact = await signInViaApi(base, E2E_DATA_DIR, 'contact', DEMO_PASSWORD);
-  const app = await (await filer(contact, isDesktop(page) ? 70 : 60))(1);
+  const app = await filer(contact, isDesktop(page) ? 70 : 60)(1);
   const decisions = async () => (await call<{ processTaskList: ProcessTask[] }>(contact, '/v2/carApplications/check/process/info', { id: app.id })).processTaskList.filter((t) => t.result !== null);
 
   await signInAs(page, 'reviewer');

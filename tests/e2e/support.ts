@@ -89,6 +89,52 @@ export async function fileVisitor(contact: string, v: { name: string; seq: numbe
   return id;
 }
 
+const PLATE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
+/** A random ordinary Huizhou plate (粤L + 5), so reruns against one database never file the same vehicle twice. */
+export const randomPlate = () => `粤L${Array.from({ length: 5 }, () => PLATE_CHARS[Math.floor(Math.random() * PLATE_CHARS.length)]).join('')}`;
+
+export interface FiledVehicle {
+  id: number;
+  plate: string;
+}
+
+/**
+ * Files and submits a one-day vehicle appointment visiting 中海壳牌 as
+ * `contact`, of the vehicle model named `model`; `seq` keeps ID and phone
+ * numbers apart, `extra` adds or overrides fields (photos, cargo, drivers).
+ */
+export async function fileVehicle(
+  contact: string,
+  v: { model: string; seq: number; day: string; driver: string; company: string; content: string; phonePrefix: string; extra?: Record<string, unknown> },
+): Promise<FiledVehicle> {
+  const models = (await call<{ list: Array<{ id: number; name: string }> }>(contact, '/vehicleType/page', { size: 100, pn: 1 })).list;
+  const model = models.find((m) => m.name === v.model);
+  if (!model) throw new Error(`no vehicle model ${v.model}`);
+  const plate = randomPlate();
+  const { id } = await call<{ id: number }>(contact, '/v2/carApplications/save', {
+    license_plate: plate,
+    license_plate_color: 2,
+    vehicle_type_id: model.id,
+    applicant_name: v.driver,
+    applicant_idcard: idNumber(v.seq),
+    applicant_gender: 0,
+    applicant_phone: `${v.phonePrefix}${String(1000 + v.seq).slice(-4)}`,
+    visitor_idcard_type: 1,
+    visit_area: 1,
+    visitor_type: 3,
+    visitor_company: v.company,
+    visitor_content: v.content,
+    visitor_begin_time: `${v.day} 09:00:00`,
+    visitor_end_time: `${v.day} 18:00:00`,
+    interviewee_name: '李强',
+    interviewee_phone: '13800000003',
+    interviewee_depart_id: await shellDepartment(contact),
+    ...v.extra,
+  });
+  await call(contact, '/carApplications/push', { id });
+  return { id, plate };
+}
+
 /** Narrows an appointment list to one application by its reservation number (the filter sheet on phones). */
 export async function showOnly(page: Page, number: string) {
   if (isPhone(page)) await page.getByRole('button', { name: /筛选/ }).click();
