@@ -18,6 +18,7 @@ import { PageLoading } from './page-loading';
 import { prefetchAfterSignIn } from './prefetch';
 import { persistOptionsFor, queryClient } from './query-client';
 import { startOutbox } from '../lib/outbox';
+import { refreshWhenOutboxSends } from './outbox-refresh';
 import { loginPath } from './require-auth';
 import { requestPersistentStorage } from './sw-register';
 
@@ -63,6 +64,7 @@ function SignedInGate() {
   useEffect(() => (ready ? prefetchAfterSignIn(queryClient) : undefined), [ready]);
   // The outbox drains for the person /user/info names (and, before it answers, for the one this token was bound to).
   useEffect(() => startOutbox(me?.user.user_id), [me?.user.user_id]);
+  useEffect(() => refreshWhenOutboxSends(queryClient), []);
   useEffect(() => {
     if (ready) requestPersistentStorage();
   }, [ready]);

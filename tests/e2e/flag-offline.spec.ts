@@ -178,8 +178,17 @@ test('a patrol with no signal flags a vehicle with three photos; it is sent once
   expect(kept[0]).toMatchObject({ state: 'pending', blobs: 3 });
   expect(kept[0]!.bytes).toBeGreaterThan(0);
 
+  // Back on the list, still offline (the worker's copy of the filtered read): when the signal returns and the flag
+  // lands, the open list shows the vehicle red without a reload or waiting for its 60 s refresh.
+  await page.goBack();
+  await showOnly(page, target!.application_number);
+  const row = rowOf(page).first();
+  await expect(row).toContainText(target!.license_plate);
+  await expect(row).not.toHaveClass(/ah-flagged/);
+
   await context.setOffline(false);
   await expect(badge).toHaveAttribute('aria-label', '待发送：无', { timeout: 30_000 });
+  await expect(row).toHaveClass(/ah-flagged/, { timeout: 15_000 });
   await expect.poll(async () => (await marksOf(token, target!.car_application_id)).filter((m) => m.remark === remark).length, { timeout: 30_000 }).toBe(1);
   // Give a duplicate every chance to show up: there is none.
   await page.waitForTimeout(1500);
