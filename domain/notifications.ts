@@ -45,3 +45,11 @@ export interface NotificationEvent extends NotificationItem {
   /** The recipient's unread count right after this notification. */
   unread: number;
 }
+
+/**
+ * A notification opens the record it is about, not only its screen: the list
+ * screen at `route` opens the row whose key is `id` once its page has loaded
+ * (src/list-screen/list-screen.tsx reads OPEN_PARAM).
+ */
+export const OPEN_PARAM = 'open';
+export const recordLink = (route: string, id: number): string => `${route}?${OPEN_PARAM}=${id}`;

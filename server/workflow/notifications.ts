@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { queues, type QueueName } from '../../domain/appointments';
-import { NotificationKind } from '../../domain/notifications';
+import { NotificationKind, recordLink } from '../../domain/notifications';
 import type { AppContext } from '../core/context';
 import { notify } from '../core/notify';
 import type { DB } from '../db/schema';
@@ -50,7 +50,7 @@ export async function notifyTasksAssigned(
       kind: NotificationKind.TASK_ASSIGNED,
       title: '新的审批任务',
       body: `${q ? `${q.title}：` : ''}${what}待您审核`,
-      url: q?.route ?? '/workbench',
+      url: q ? recordLink(q.route, t.process_task_id) : '/workbench',
       tag: `task-${t.process_task_id}`,
     })),
   );
@@ -74,7 +74,7 @@ export async function notifyDecided(
       kind: NotificationKind.APPLICATION_DECIDED,
       title: approved ? '预约已通过' : '预约被驳回',
       body: approved ? `${label} ${numbered(subject)} 已审核通过` : `${label} ${numbered(subject)} 被驳回${reason}`,
-      url: subject.url,
+      url: recordLink(subject.url, inst.ref_id),
       tag: `application-${subject.kind}-${inst.ref_id}`,
     },
   ]);

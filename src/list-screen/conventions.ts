@@ -222,6 +222,7 @@ export const MESSAGES = {
   deleteFail: '删除失败',
   detailFail: '获取详情失败',
   empty: '暂无数据',
+  openMissing: '未在当前列表中找到该记录，可能已处理或不符合当前筛选条件',
 } as const;
 
 /** '删除失败' + message reads as one sentence; a trailing colon already separates. */

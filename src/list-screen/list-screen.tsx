@@ -3,6 +3,8 @@ import { ActionSheet, Badge, Button, Dialog, Empty, ErrorBlock, Popup, Skeleton,
 import { AddOutline, FilterOutline, RedoOutline } from 'antd-mobile-icons';
 import { useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import type { Page } from '../../domain/envelope';
+import { OPEN_PARAM } from '../../domain/notifications';
+import { useSearchParams } from 'react-router-dom';
 import { ApiError, post } from '../lib/http';
 import { useCan } from '../lib/me';
 import { useIsDesktop } from '../lib/use-media';
@@ -169,6 +171,25 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   const setSize = (size: number) => setState((s) => ({ ...s, size, pn: 1 }));
   const toggle = (k: unknown) => setSelected((s) => toggled(s, k));
   const toggleAll = (on: boolean) => setSelected(on ? new Set(rows.map((r) => (r as Record<string, unknown>)[def.rowKey])) : new Set());
+
+  // A link to one record (a notification's url, OPEN_PARAM): open it once its page is here, then drop the parameter
+  // so going back or reloading does not open it again.
+  const [linkParams, setLinkParams] = useSearchParams();
+  const wanted = linkParams.get(OPEN_PARAM);
+  useEffect(() => {
+    if (!wanted || !query.data || query.isPlaceholderData) return;
+    setLinkParams(
+      (p) => {
+        p.delete(OPEN_PARAM);
+        return p;
+      },
+      { replace: true },
+    );
+    const row = query.data.list.find((r) => String((r as Record<string, unknown>)[def.rowKey]) === wanted);
+    if (row && onOpen) onOpen(row);
+    else Toast.show({ content: MESSAGES.openMissing, duration: 3000 });
+    // onOpen is rebuilt on every render; the link is acted on once, when the data for it arrives.
+  }, [wanted, query.data, query.isPlaceholderData]);
 
   if (!canList) {
     return (

@@ -140,7 +140,10 @@ for (const dialect of await dialects()) {
       const car = await submitCar();
       const e = await s.next<NotificationEvent>((x) => x.event === 'notification', 5000);
       expect(Date.now() - started).toBeLessThan(5000);
-      expect(e.data).toMatchObject({ kind: 'task_assigned', title: '新的审批任务', body: `车辆预约审核：${car.license_plate}（${car.application_number}）待您审核`, url: '/approval/car', read_at: null });
+      expect(e.data).toMatchObject({ kind: 'task_assigned', title: '新的审批任务', body: `车辆预约审核：${car.license_plate}（${car.application_number}）待您审核`, read_at: null });
+      // The url opens that very task in its queue.
+      const task = await server.app.ctx.db.selectFrom('process_task').innerJoin('sys_user', 'sys_user.user_id', 'process_task.user_id').select('process_task_id').where('ref_id', '=', car.car_application_id).where('process_type', '=', 2).where('sys_user.account', '=', 'reviewer').executeTakeFirst();
+      expect(e.data.url).toBe(`/approval/car?open=${task?.process_task_id}`);
       expect(e.id).toBe(String(e.data.notification_id));
       expect(e.data.unread).toBe(first.data.count + 1);
       expect(e.data.unread).toBe(await unread(as.reviewer!));

@@ -92,7 +92,7 @@ for (const dialect of await dialects()) {
 
       const payload = JSON.parse(decryptPush(phone, push.body)) as PushPayload;
       const task = await server.app.ctx.db.selectFrom('process_task').select('process_task_id').where('ref_id', '=', car.id).where('process_type', '=', 2).where('user_id', '=', await userId('reviewer')).executeTakeFirstOrThrow();
-      expect(payload).toEqual({ title: '新的审批任务', body: `车辆预约审核：${car.plate}（${car.number}）待您审核`, url: '/approval/car', tag: `task-${task.process_task_id}` });
+      expect(payload).toEqual({ title: '新的审批任务', body: `车辆预约审核：${car.plate}（${car.number}）待您审核`, url: `/approval/car?open=${task.process_task_id}`, tag: `task-${task.process_task_id}` });
       // The device list shows when it last got one.
       expect((await devices(as.reviewer!)).find((d) => d.endpoint === phone.endpoint)!.last_push_time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     });
@@ -111,7 +111,7 @@ for (const dialect of await dialects()) {
       const push = await service.next('/push/contact-phone');
       expect(push.headers.urgency).toBe('normal');
       expect(push.headers.ttl).toBe(String(3 * 24 * 3600));
-      expect(JSON.parse(decryptPush(phone, push.body))).toEqual({ title: '预约已通过', body: `车辆预约 ${car.plate}（${car.number}） 已审核通过`, url: '/appointments/car', tag: `application-car-${car.id}` });
+      expect(JSON.parse(decryptPush(phone, push.body))).toEqual({ title: '预约已通过', body: `车辆预约 ${car.plate}（${car.number}） 已审核通过`, url: `/appointments/car?open=${car.id}`, tag: `application-car-${car.id}` });
     });
 
     it('deletes a subscription the push service answers 410 or 404 to, and keeps one that failed for now', async () => {

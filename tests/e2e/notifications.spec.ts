@@ -105,10 +105,12 @@ test('the bell counts a task assigned while the app is open, and the centre open
   await expect(first).toHaveClass(/is-unread/);
   await shot(page, 'notifications-centre');
 
-  // A tap opens the queue the task is in and marks it read.
+  // A tap opens the task itself in its queue (the link's ?open= is dropped once used) and marks it read.
   const beforeTap = await bellCount(page);
   await first.click();
   await expect(page).toHaveURL(/\/approval\/person$/);
+  await expect(page.getByRole('dialog').last()).toContainText(name);
+  await shot(page, 'notification-opens-task');
   await expect.poll(() => bellCount(page), { timeout: 15_000 }).toBe(beforeTap - 1);
 
   // The count on the next open is the server's, not a leftover.
