@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { queueNames, queues, TaskState } from '../../domain/appointments';
+import { listableQueues, queues, TaskState } from '../../domain/appointments';
 import { ok } from '../core/errors';
 
 /** The approver's home: how many tasks wait in each queue the caller may list. */
 export async function approvalPendingRoutes(app: FastifyInstance) {
   app.get('/approval/pending', { config: { permission: 'role' } }, async (req) => {
     const auth = req.auth!;
-    const mine = queueNames.filter((q) => auth.permissions.has(queues[q].list));
+    const mine = listableQueues(auth.permissions);
     if (mine.length === 0) return ok({ list: [] });
     const counts = await app.ctx.db
       .selectFrom('process_task')

@@ -89,7 +89,13 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
   // ---------------------------------------------------------------- reviewer: the visited enterprise
   await signInAs(page, 'reviewer');
   await page.goto('/');
-  await expect(page.getByRole('region', { name: '待我审批' })).toBeVisible();
+  const pending = page.getByRole('region', { name: '待我审批' });
+  await expect(pending).toBeVisible();
+  // The rows are drawn from the reviewer's permissions at once; the counts are the server's.
+  const reviewerToken = await page.evaluate(() => localStorage.getItem('park.token'));
+  const counts = (await call<{ list: Array<{ title: string; count: number }> }>(reviewerToken!, '/approval/pending', undefined, 'GET')).list;
+  expect(counts.map((q) => q.title)).toEqual(['车辆预约审核', '重型自卸货车审核', '中大型客车审核', '危化品车辆审核', '人员预约审核']);
+  for (const q of counts) await expect(pending.getByRole('link', { name: `${q.title}，${q.count} 件待审批` })).toBeVisible();
   await shot(page, 'approval-home');
 
   // A rejection needs an opinion; the empty one is refused with the spec's message.

@@ -3,6 +3,7 @@ import {
   AppState,
   ProcessType,
   canDo,
+  listableQueues,
   queueFor,
   stateAllows,
   stateConflictMessage,
@@ -653,6 +654,14 @@ describe('vehicle process and queues', () => {
     expect(vehicleProcessType('中型客车', null)).toBe(ProcessType.BUS);
     expect(vehicleProcessType('小型轿车', undefined)).toBe(ProcessType.CAR);
     expect(vehicleProcessType(null, null)).toBe(ProcessType.CAR);
+  });
+
+  it('lists the queues whose list code is held, in menu order (the home rows before the counts come)', () => {
+    expect(listableQueues(new Set())).toEqual([]);
+    expect(listableQueues(new Set(['personAppyApproval:list', 'carApplyApproval:list', 'carApplyApproval:check']))).toEqual(['car_task', 'person_task']);
+    // Queues listed by their check code: holding only the batch code lists nothing.
+    expect(listableQueues(new Set(['carShddFinalCheck:check', 'personShddFinalCheck:check']))).toEqual(['car_final', 'person_final']);
+    expect(listableQueues(new Set(['carApplyApproval:batch']))).toEqual([]);
   });
 
   it('routes a task to the queue of its process, the last node to the final review', () => {

@@ -1,7 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { CheckShieldOutline, RightOutline } from 'antd-mobile-icons';
+import { useMemo } from 'react';
 import { Link } from 'react-router-dom';
+import { listableQueues, queues } from '../../../domain/appointments';
 import { get } from '../../lib/http';
+import { useMe } from '../../lib/me';
 import './pending-approvals.css';
 
 /** One queue the caller may list, with how many of its tasks wait for them (GET /approval/pending). */
@@ -24,7 +27,15 @@ const pendingQuery = {
 /** 待我审批: a row per approval queue with its pending count; hidden for people who approve nothing. */
 export function PendingApprovals() {
   const { data } = useQuery(pendingQuery);
-  const list = data?.list ?? [];
+  const permissions = useMe().data?.permissions;
+  // Until the counts come, the rows the person will see are drawn from their permissions (the server's own rule),
+  // so the section does not appear later and push the rest of the home screen down.
+  const expected = useMemo(
+    () => listableQueues(new Set(permissions ?? [])).map((q): PendingQueue => ({ queue: q, title: queues[q].title, route: queues[q].route, count: 0 })),
+    [permissions],
+  );
+  const loading = !data;
+  const list = data?.list ?? expected;
   if (list.length === 0) return null;
   const total = list.reduce((n, q) => n + q.count, 0);
   // What waits for the approver comes first; otherwise the queues keep the menu's order.
@@ -33,16 +44,16 @@ export function PendingApprovals() {
     <section className="pa" aria-label="待我审批">
       <h3 className="section-title pa-title">
         待我审批
-        <span className={`pa-total${total ? '' : ' pa-total--zero'}`}>{total ? `共 ${total} 件待办` : '暂无待办'}</span>
+        <span className={`pa-total${total ? '' : ' pa-total--zero'}`}>{loading ? '' : total ? `共 ${total} 件待办` : '暂无待办'}</span>
       </h3>
       <div className="card pa-card">
         {rows.map((q) => (
-          <Link key={q.queue} to={q.route} className={`pa-row${q.count ? '' : ' pa-row--idle'}`} aria-label={`${q.title}，${q.count} 件待审批`}>
+          <Link key={q.queue} to={q.route} className={`pa-row${q.count || loading ? '' : ' pa-row--idle'}`} aria-label={loading ? q.title : `${q.title}，${q.count} 件待审批`}>
             <span className="pa-icon" aria-hidden>
               <CheckShieldOutline />
             </span>
             <span className="pa-name">{q.title}</span>
-            <span className={`pa-count${q.count ? '' : ' pa-count--zero'}`}>{q.count > 99 ? '99+' : q.count}</span>
+            {loading ? <span className="pa-count pa-count--loading" aria-hidden /> : <span className={`pa-count${q.count ? '' : ' pa-count--zero'}`}>{q.count > 99 ? '99+' : q.count}</span>}
             <RightOutline className="pa-arrow" />
           </Link>
         ))}
