@@ -344,6 +344,23 @@ for (const dialect of await dialects()) {
       expect((await as.patrol!.post('/label/vehicle/queryRemark', {})).status).toBe(400);
     });
 
+    it('counts the caller’s pending tasks in each queue they may list (GET /approval/pending)', async () => {
+      type Pending = { list: Array<{ queue: string; title: string; route: string; count: number }> };
+      const pending = async (who: string) => {
+        const r = await as[who]!.get<Pending>('/approval/pending');
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        return r.body.data.list;
+      };
+      expect(await pending('patrol')).toEqual([]);
+      const before = await pending('reviewer');
+      expect(before.map((q) => q.queue)).toEqual(['car_task', 'car_zxzxc', 'car_bus', 'car_chemicals', 'person_task']);
+      expect(before.find((q) => q.queue === 'person_task')).toMatchObject({ title: '人员预约审核', route: '/approval/person' });
+      await newPerson();
+      const after = await pending('reviewer');
+      for (const q of after) expect(q.count, q.queue).toBe(before.find((b) => b.queue === q.queue)!.count + (q.queue === 'person_task' ? 1 : 0));
+      expect((await pending('squad')).map((q) => q.queue)).toEqual(expect.arrayContaining(['car_final', 'person_final']));
+    });
+
     it('walks a person application through the person queue and the person final queue', async () => {
       const p = await newPerson();
       const t = await taskOf('reviewer', 'person_task', p.number);
