@@ -1,4 +1,4 @@
-import type { QueryClient } from '@tanstack/react-query';
+import { notifyManager, type QueryClient } from '@tanstack/react-query';
 import { enumNames, type EnumName, type EnumOption } from '../../domain/enums';
 import { SCAN_PERMISSION } from '../../domain/permissions';
 import { afterFirstScreen } from '../lib/after-first-screen';
@@ -20,7 +20,8 @@ export function prefetchAfterSignIn(client: QueryClient): () => void {
     void client.prefetchQuery(userOptionsQuery);
     // One call for all code tables, written into each table's own query.
     void get<Record<EnumName, EnumOption[]>>('/common/enums')
-      .then((all) => enumNames.forEach((name) => all[name] && client.setQueryData(enumQuery(name).queryKey, all[name])))
+      // One batch: each table written alone would wake every cache listener (banner, persister) once per table.
+      .then((all) => notifyManager.batch(() => enumNames.forEach((name) => all[name] && client.setQueryData(enumQuery(name).queryKey, all[name]))))
       .catch(() => undefined);
   };
   // The pass-verification key, so a patrol's phone can check passes offline even if /scan was never opened online.
