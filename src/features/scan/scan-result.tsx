@@ -6,6 +6,7 @@ import { enumLabel, enums } from '../../../domain/enums';
 import type { LookupApplication, LookupFlag, LookupListEntry, PassCheck, PassLookup, PassPayload, PassStatus, Validity } from '../../../domain/pass';
 import { ImageList } from '../../components/image-upload';
 import { splitFileNames } from '../../lib/files';
+import { PlateBadge } from '../../components/plate-badge';
 
 /**
  * What a scan found, in the order a patrol at a gate needs it: the verdict
@@ -79,9 +80,6 @@ function Line({ label, children }: { label: string; children: ReactNode }) {
 
 const range = (begin: string, end: string) => `${begin.slice(0, 16)} 至 ${end.slice(0, 16)}`;
 
-export function Plate({ plate, color }: { plate: string; color?: number | null }) {
-  return <span className={`sr-plate sr-plate--${color ?? 2}`}>{plate}</span>;
-}
 
 const VALIDITY: Record<Validity, [string, 'success' | 'primary' | 'warning']> = {
   valid: ['有效期内', 'success'],
@@ -116,7 +114,7 @@ export function SignedContent({ payload }: { payload: PassPayload }) {
         <Line label="类型">{payload.kind === 'car' ? '车辆预约' : '人员预约'}</Line>
         {payload.kind === 'car' ? (
           <Line label="车牌号">
-            <Plate plate={payload.plate ?? ''} color={payload.plateColor} />
+            <PlateBadge className="sr-plate" plate={payload.plate ?? ''} color={payload.plateColor} />
           </Line>
         ) : (
           <>
@@ -268,7 +266,7 @@ export function ParkRecord({ data, onFlag }: ParkProps) {
         </h3>
         <div className="sr-subject">
           {s.kind === 'car' ? (
-            <Plate plate={s.license_plate} color={a?.license_plate_color} />
+            <PlateBadge className="sr-plate" plate={s.license_plate} color={a?.license_plate_color} />
           ) : (
             <span className="sr-subject__name">
               {s.name ?? '未知姓名'} <span className="sr-muted">{s.idcard_masked}</span>

@@ -11,6 +11,7 @@ import { PassCard } from './pass-card';
 import { ProcessTimeline } from './process-timeline';
 import { rowId, visitRange } from './kinds';
 import './application-detail.css';
+import { PlateBadge } from '../../../components/plate-badge';
 
 /**
  * Read-only application views (spec 000 §2 detail, §4 review form): the list
@@ -265,7 +266,7 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
         </Item>
       </Section>
       <Section title="车辆信息">
-        <Item label="车牌号">{row.license_plate && <span className={`ad-plate ad-plate--${row.license_plate_color ?? 2}`}>{row.license_plate}</span>}</Item>
+        <Item label="车牌号">{row.license_plate && <PlateBadge plate={row.license_plate} color={row.license_plate_color} />}</Item>
         <Item label="车牌颜色">{label('plateColor', row.license_plate_color)}</Item>
         <Item label="车型">
           <VehicleTypeName id={row.vehicle_type_id} name={row.vehicle_type_name} />
