@@ -21,5 +21,9 @@ export interface PageQuery {
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const PAGE_SIZE_OPTIONS = [10, 20, 50, 100] as const;
-/** Large preloads (users 999999, vehicle models MAX_SAFE_INTEGER) are capped here on the server. */
-export const MAX_PAGE_SIZE = 1_000_000;
+/**
+ * The largest page any list answers: the largest the UI offers. A larger
+ * `size` (the spec's preloads ask for 999999) is served as this; preloads
+ * and exports have routes of their own.
+ */
+export const MAX_PAGE_SIZE = PAGE_SIZE_OPTIONS[PAGE_SIZE_OPTIONS.length - 1];

@@ -22,6 +22,9 @@ export const ErrorCode = {
   DECRYPT_FAILED: 1015,
   ACCOUNT_DISABLED: 1016,
   IN_USE: 1017,
+  URI_TOO_LONG: 1018,
+  HEADERS_TOO_LARGE: 1019,
+  TIMEOUT: 1020,
   INTERNAL: 1500,
 } as const;
 
@@ -52,5 +55,8 @@ export const errorTable: Record<Exclude<ErrorCodeValue, 1000>, Omit<ErrorCodeInf
   [ErrorCode.DECRYPT_FAILED]: { status: 400, message: '加密内容无法解析，请刷新页面后重试' },
   [ErrorCode.ACCOUNT_DISABLED]: { status: 403, message: '帐号已停用，请联系管理员' },
   [ErrorCode.IN_USE]: { status: 409, message: '记录正在被使用，不能删除' },
+  [ErrorCode.URI_TOO_LONG]: { status: 414, message: '请求地址过长' },
+  [ErrorCode.HEADERS_TOO_LARGE]: { status: 431, message: '请求头或查询参数过长，请缩短后重试' },
+  [ErrorCode.TIMEOUT]: { status: 408, message: '请求超时，请检查网络后重试' },
   [ErrorCode.INTERNAL]: { status: 500, message: '服务器内部错误，请稍后重试' },
 };

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { ErrorCode } from '../domain/errors';
@@ -14,6 +14,9 @@ import type { AppContext } from './core/context';
 import { loadServerKeys } from './core/crypto';
 import { registerIdempotency } from './core/idempotency';
 import { AppError, failure } from './core/errors';
+import { transientDbConflict } from './core/db-errors';
+import { clientErrorHandler, frameworkFailure } from './core/framework-errors';
+import { parseJsonBody } from './core/json-body';
 import { logRedactPaths } from './core/redact';
 import { createSmsSender } from './core/sms';
 import { approvalPendingRoutes } from './modules/approval-pending';
@@ -32,6 +35,29 @@ import { vehicleTypeRoutes } from './modules/vehicle-types';
 /** Area plugins, each registering its own routes under /api. */
 const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, passRoutes];
 
+/** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
+function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error) {
+  if (err instanceof AppError) {
+    if (err.status >= 500) req.log.error({ err }, err.message);
+    return reply.status(err.status).send(failure(err.code, err.message, err.data));
+  }
+  // A last resort: the lock order (server/workflow/engine.ts) keeps deadlocks away; if the database still aborts a transaction, the client may retry.
+  const transient = transientDbConflict(err);
+  if (transient) {
+    req.log.warn({ err }, 'transaction aborted by the database');
+    return reply.status(transient.status).send(failure(transient.code, transient.message));
+  }
+  // A unique index caught a race that the service's own check missed.
+  const dbCode = (err as { code?: string }).code;
+  if (dbCode === '23505' || dbCode === 'SQLITE_CONSTRAINT_UNIQUE' || dbCode === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return reply.status(409).send(failure(ErrorCode.DUPLICATE, '记录已存在，请勿重复提交'));
+  }
+  const framework = frameworkFailure(err as FastifyError);
+  if (framework) return reply.status(framework.status).send(failure(framework.code, framework.message));
+  req.log.error({ err }, 'unhandled error');
+  return reply.status(500).send(failure(ErrorCode.INTERNAL, '服务器内部错误，请稍后重试'));
+}
+
 /** `logFile` sends the log to a file instead of stdout (tests read it back to prove nothing secret is logged). */
 export async function buildApp(config: Config, opts: { logFile?: string } = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -41,7 +67,11 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
       ...(opts.logFile ? { file: opts.logFile } : {}),
     },
     bodyLimit: 2 * 1024 * 1024,
-    trustProxy: true,
+    // Forwarded addresses are believed only from the proxies named in TRUST_PROXY: from anyone else,
+    // X-Forwarded-For would let a client pick a new address per request and walk past every per-address limit.
+    trustProxy: config.trustProxy,
+    clientErrorHandler,
+    frameworkErrors: (err, req, reply) => sendFailure(req, reply, err),
   });
 
   const database: Database_ = openDatabase(config);
@@ -61,15 +91,12 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
   app.addHook('onClose', async () => database.close());
   if (config.seedDemo) await seed(ctx, app.log);
 
-  // An empty JSON body reads as {}: list calls from older clients post nothing.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body).trim();
-    if (!text) return done(null, {});
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new AppError(ErrorCode.VALIDATION, '请求体不是有效的JSON'), undefined);
+      done(null, parseJsonBody(String(body)));
+    } catch (err) {
+      done(err as Error, undefined);
     }
   });
 
@@ -97,23 +124,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
   // After the guards (the key is scoped to the signed-in user) and before the areas, so it covers every route.
   registerIdempotency(app);
 
-  app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
-    if (err instanceof AppError) {
-      if (err.status >= 500) req.log.error({ err }, err.message);
-      return reply.status(err.status).send(failure(err.code, err.message, err.data));
-    }
-    // A unique index caught a race that the service's own check missed.
-    const dbCode = (err as { code?: string }).code;
-    if (dbCode === '23505' || dbCode === 'SQLITE_CONSTRAINT_UNIQUE' || dbCode === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      return reply.status(409).send(failure(ErrorCode.DUPLICATE, '记录已存在，请勿重复提交'));
-    }
-    const status = err.statusCode ?? 500;
-    if (status === 413) return reply.status(413).send(failure(ErrorCode.PAYLOAD_TOO_LARGE, '提交的内容过大，请压缩后重试'));
-    if (status === 415) return reply.status(415).send(failure(ErrorCode.UNSUPPORTED_MEDIA, '不支持的内容类型，请以JSON提交'));
-    if (status >= 400 && status < 500) return reply.status(400).send(failure(ErrorCode.VALIDATION, `请求不正确：${err.message}`));
-    req.log.error({ err }, 'unhandled error');
-    return reply.status(500).send(failure(ErrorCode.INTERNAL, '服务器内部错误，请稍后重试'));
-  });
+  app.setErrorHandler((err: FastifyError | AppError, req, reply) => sendFailure(req, reply, err));
 
   for (const area of areas) await app.register(area, { prefix: '/api' });
 

@@ -21,7 +21,16 @@ export interface Config {
   seedDemo: boolean;
   /** Seconds before the same account may ask for another SMS code (answered as expireOfSeconds). */
   captchaCooldownSeconds: number;
-  /** Hits per window: captcha per hour, login attempts per 15 minutes. */
+  /**
+   * Proxies whose X-Forwarded-For is believed (TRUST_PROXY): false (the default) believes nobody, so
+   * req.ip is the connecting peer; otherwise the proxies' addresses or CIDRs, comma-separated.
+   */
+  trustProxy: false | string;
+  /**
+   * Sign-in limits: codes per address per hour; codes per account per hour before the wait between
+   * codes grows; sign-in attempts per address per 15 minutes; wrong passwords (typed with a correct
+   * code) per account per 15 minutes before it is locked for the rest of that window.
+   */
   rateLimits: { captchaPerAccount: number; captchaPerIp: number; loginPerAccount: number; loginPerIp: number };
 }
 
@@ -43,10 +52,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionIdleMs: 7 * 24 * 3600_000,
     sessionMaxMs: 30 * 24 * 3600_000,
     seedDemo: env.SEED_DEMO !== '0',
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     captchaCooldownSeconds: env.CAPTCHA_COOLDOWN_SECONDS !== undefined ? Number(env.CAPTCHA_COOLDOWN_SECONDS) : CAPTCHA_COOLDOWN_SECONDS,
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,
   };
+}
+
+/**
+ * TRUST_PROXY: a comma-separated list of proxy addresses or CIDRs (also
+ * proxy-addr's names loopback, linklocal, uniquelocal). `true` (believe
+ * anyone) is refused: it would let any client choose its own address and so
+ * walk past every per-address limit.
+ */
+function parseTrustProxy(value: string | undefined): Config['trustProxy'] {
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || /^\d+$/.test(v)) throw new Error(`TRUST_PROXY must name the proxies' addresses or CIDRs, got '${v}'`);
+  return v;
 }
 
 /**

@@ -1,14 +1,14 @@
 import { loadConfig } from './config';
 import { buildApp } from './app';
 import { startOvertimeJob } from './jobs/overtime';
-import { startIdempotencyCleanupJob } from './jobs/idempotency-cleanup';
+import { startCleanupJob } from './jobs/cleanup';
 
 const config = loadConfig();
 const app = await buildApp(config);
 
 let closing = false;
 let stopOvertimeJob = () => {};
-let stopIdempotencyCleanupJob = () => {};
+let stopCleanupJob = () => {};
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
@@ -16,7 +16,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();
   stopOvertimeJob();
-  stopIdempotencyCleanupJob();
+  stopCleanupJob();
   await app.close();
   process.exit(0);
 }
@@ -25,5 +25,5 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
 stopOvertimeJob = startOvertimeJob(app);
-stopIdempotencyCleanupJob = startIdempotencyCleanupJob(app);
+stopCleanupJob = startCleanupJob(app);
 app.log.info(`园区出入管理系统 listening on http://localhost:${config.port} (${app.ctx.dialect})`);

@@ -7,9 +7,10 @@
  */
 import { z } from 'zod';
 import { APPROVED_TEXT, TaskResult, isDumpTruckModel } from '../appointments';
+import { MAX_PAGE_SIZE } from '../envelope';
 import { enums, type EnumName } from '../enums';
 import { normaliseVisitTime, type FieldError } from '../visit-rules';
-import { choice01, idField, intField, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
+import { choice01, idField, idNumber, intField, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
 import type { PersonApplicationRow } from './person-application';
 
 // ---------------------------------------------------------------- shared field builders
@@ -109,7 +110,8 @@ export const idListField = (empty: string) =>
       // One bad part fails the whole list, so the message lands on the field itself.
       return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
     },
-    z.array(z.number({ error: empty }).int({ error: empty }).min(1, { error: empty }), { error: empty }).min(1, { error: empty }),
+    // A batch is chosen from one page of a list, so it is never longer than the largest page.
+    z.array(idNumber(empty), { error: empty }).min(1, { error: empty }).max(MAX_PAGE_SIZE, { error: `一次最多选择${MAX_PAGE_SIZE}条` }),
   );
 
 /** A JSON-encoded object is accepted as well (the column stores it as text). */

@@ -22,12 +22,24 @@ export const optionalText = (max: number, maxMsg: string) =>
     .nullable()
     .transform((v) => v ?? '');
 
+/**
+ * The integer range both databases store (PostgreSQL `integer`). A value
+ * outside it would reach the database and fail there, so every integer the
+ * API takes is checked against it first.
+ */
+export const INT_MIN = -2147483648;
+export const INT_MAX = 2147483647;
+export const OUT_OF_RANGE_MSG = `超出允许的范围（${INT_MIN}至${INT_MAX}）`;
+
+/** An integer column's value: `message` for anything that is not a whole number, the range rule for one too large to store. */
+const storedInt = (message: string) => z.number({ error: message }).int({ error: message }).min(INT_MIN, { error: OUT_OF_RANGE_MSG }).max(INT_MAX, { error: OUT_OF_RANGE_MSG });
+
 /** Numbers arrive from forms as numbers or digit strings. */
 export const intField = (required: string) =>
-  z.preprocess(
-    (v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
-    z.number({ error: required }).int({ error: required }),
-  );
+  z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), storedInt(required));
+
+/** A row id inside a list or array: a whole number from 1 to INT_MAX, `message` otherwise. */
+export const idNumber = (message: string) => z.number({ error: message }).int({ error: message }).min(1, { error: message }).max(INT_MAX, { error: message });
 
 export const choice01 = (required: string) =>
   z.preprocess(
@@ -53,11 +65,12 @@ export const pageQuery = z.object({
 /** Optional filter: absent, '' and -1 ("all") mean no filter. */
 export const optionalFilterInt = z.preprocess(
   (v) => (v === undefined || v === null || v === '' || Number(v) === -1 ? undefined : Number(v)),
-  z.number({ error: '筛选条件必须是数字' }).int().optional(),
+  storedInt('筛选条件必须是整数').optional(),
 );
 export const optionalFilterText = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined), z.string().max(100, { error: '筛选条件不能超过100个字符' }).optional());
 
-export const idField = (label: string) => intField(`请提供${label}`).pipe(z.number().min(1, { error: `${label}不正确` }));
+/** A row id: ids of either database are 1..INT_MAX, so anything else is "not a valid id" (400), never a query. */
+export const idField = (label: string) => intField(`请提供${label}`).pipe(idNumber(`${label}不正确`));
 
 /** Human labels of wire fields, used to prefix server messages with the field they concern. */
 export type FieldLabels = Record<string, string>;

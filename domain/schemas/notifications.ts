@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from './common';
+import { idNumber, pageQuery } from './common';
 
 /**
  * Request bodies of the push and notification-centre routes. Kept apart from
@@ -58,7 +58,7 @@ export type PushSubscribeBody = z.infer<typeof pushSubscribeBody>;
 export const pushUnsubscribeBody = z
   .object({
     endpoint: z.string().trim().max(1000, { error: '推送地址不能超过1000个字符' }).optional(),
-    push_subscription_id: z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'string' ? Number(v) : v), z.number({ error: '设备ID必须是数字' }).int({ error: '设备ID必须是整数' }).min(1, { error: '设备ID不正确' }).optional()),
+    push_subscription_id: z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'string' ? Number(v) : v), idNumber('设备ID必须是正整数').optional()),
   })
   .refine((v) => !!v.endpoint || v.push_subscription_id !== undefined, { error: '请提供推送地址或设备ID' });
 
@@ -70,7 +70,7 @@ export const notificationPageQuery = pageQuery.extend({
 
 export const notificationReadBody = z.object({
   ids: z
-    .array(z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.number({ error: '消息ID必须是数字' }).int({ error: '消息ID必须是整数' }).min(1, { error: '消息ID不正确' })), { error: '请提供要标为已读的消息' })
+    .array(z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), idNumber('消息ID必须是正整数')), { error: '请提供要标为已读的消息' })
     .min(1, { error: '请提供要标为已读的消息' })
     .max(500, { error: '一次最多标记500条消息' }),
 });

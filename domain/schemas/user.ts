@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CODE_PATTERN, CODE_PATTERN_MSG, choice01, idField, intField, optionalFilterInt, optionalFilterText, pageQuery, requiredText } from './common';
+import { CODE_PATTERN, CODE_PATTERN_MSG, choice01, idField, idNumber, intField, optionalFilterInt, optionalFilterText, pageQuery, requiredText } from './common';
 
 export const PHONE_PATTERN = /^1\d{10}$/;
 export const PASSWORD_RULE = { min: 8, max: 64 };
@@ -51,7 +51,7 @@ export const userRolesQuery = z.object({ userId: idField('用户ID') });
 export const userBindRole = z.object({
   userId: idField('用户ID'),
   roleIds: z
-    .preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean).map(Number) : v), z.array(z.number().int().min(1), { error: '请选择角色' }))
+    .preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean).map(Number) : v), z.array(idNumber('角色不正确'), { error: '请选择角色' }))
     .default([]),
 });
 

@@ -47,21 +47,36 @@ async function codesOfRoles(app: FastifyInstance, roleIds: number[]): Promise<st
   return codes;
 }
 
+const sessionColumns = ['s.session_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.user_id', 'u.account', 'u.user_name', 'u.depart_id', 'u.status', 'u.deleted'] as const;
+const sessionsWithUser = (app: FastifyInstance) => app.ctx.db.selectFrom('sys_session as s').innerJoin('sys_user as u', 'u.user_id', 's.user_id').select(sessionColumns);
+type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsWithUser>['executeTakeFirstOrThrow']>>;
+const live = (row: SessionRow | undefined, now: number): row is SessionRow => !!row && row.expires_at > now && !row.deleted && row.status === 1;
+
 /** Loads the session behind a token, renewing its idle expiry at most once a minute. */
 export async function authenticate(app: FastifyInstance, token: string): Promise<AuthContext | null> {
   const { db, config } = app.ctx;
   const now = Date.now();
-  const row = await db
-    .selectFrom('sys_session as s')
-    .innerJoin('sys_user as u', 'u.user_id', 's.user_id')
-    .select(['s.session_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.user_id', 'u.account', 'u.user_name', 'u.depart_id', 'u.status', 'u.deleted'])
-    .where('s.token_hash', '=', sha256(token))
-    .executeTakeFirst();
-  if (!row || row.expires_at <= now || row.deleted || row.status !== 1) return null;
+  const row = await sessionsWithUser(app).where('s.token_hash', '=', sha256(token)).executeTakeFirst();
+  if (!live(row, now)) return null;
   if (now - row.last_seen_at > RENEW_AFTER_MS) {
     const expires = Math.min(row.created_at + config.sessionMaxMs, now + config.sessionIdleMs);
     await db.updateTable('sys_session').set({ last_seen_at: now, expires_at: expires }).where('session_id', '=', row.session_id).execute();
   }
+  return authContextOf(app, row);
+}
+
+/**
+ * The caller behind a session named by id (a signed file-access token an
+ * <img> carries), without renewing it: showing a picture is not activity.
+ */
+export async function authenticateSession(app: FastifyInstance, sessionId: number, userId: number): Promise<AuthContext | null> {
+  const row = await sessionsWithUser(app).where('s.session_id', '=', sessionId).where('s.user_id', '=', userId).executeTakeFirst();
+  return live(row, Date.now()) ? authContextOf(app, row) : null;
+}
+
+/** The user's enabled roles and the codes they grant (plus the open codes of anyone holding a role). */
+async function authContextOf(app: FastifyInstance, row: SessionRow): Promise<AuthContext> {
+  const { db } = app.ctx;
   const roles = await db
     .selectFrom('sys_user_role as ur')
     .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')

@@ -158,9 +158,19 @@ async function markCommitted(trx: Transaction<DB>, claim: Claim, now: number): P
   if (changed(r) !== 1) throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, TAKEN_OVER_MESSAGE);
 }
 
+/** A 409 with code 1008 says "try again later" (a transaction the database aborted, a claim taken over), not "settled". */
+function retryLater(status: number, payload: string): boolean {
+  if (status !== 409) return false;
+  try {
+    return (JSON.parse(payload) as { code?: unknown }).code === ErrorCode.IDEMPOTENCY_IN_PROGRESS;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Stores the answer of a finished request. 5xx, 401 and 429 say "try again
- * later", so when nothing committed the claim is released for that retry;
+ * Stores the answer of a finished request. 5xx, 401, 429 and a retry-later
+ * 409 say "try again later", so when nothing committed the claim is released for that retry;
  * every other answer (success, validation, state conflict) is what a replay
  * gets. An answer that is not JSON (a file stream) cannot be replayed: the
  * claim is released, or, when the request committed, kept as "already done".
@@ -169,7 +179,7 @@ async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload
   const mine = <Q extends { where: (...a: any[]) => any }>(q: Q) =>
     q.where('user_id', '=', claim.userId).where('idem_key', '=', claim.key).where('owner', '=', claim.owner) as Q;
   const storable = typeof payload === 'string';
-  if (!storable || status >= 500 || status === 401 || status === 429) {
+  if (!storable || status >= 500 || status === 401 || status === 429 || retryLater(status, payload)) {
     const released = await mine(db.deleteFrom('idempotency_key')).where('state', '=', 'claimed').executeTakeFirst();
     if (changed(released) === 1) return;
     await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: null, response: null, updated_at: now }).execute();

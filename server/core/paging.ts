@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Page } from '../../domain/envelope';
 
 /** Runs a list's count and page queries (both built from the same filters) and answers { list, total }. */
@@ -41,5 +42,11 @@ export function rememberedTotal(
   };
 }
 
-/** LIKE pattern for "contains", with the user's own % and _ taken literally. */
-export const contains = (s: string) => `%${s.replace(/[\\%_]/g, (m) => '\\' + m)}%`;
+/**
+ * "Column contains text", the same on both databases: the user's own % and _
+ * are escaped, and the ESCAPE clause says so (SQLite has no default escape
+ * character, so without it an escaped pattern matches nothing); both sides are
+ * lower-cased because SQLite's LIKE ignores ASCII case and PostgreSQL's does not.
+ */
+export const containsText = (column: string, text: string) =>
+  sql<boolean>`lower(${sql.ref(column)}) like lower(${`%${text.replace(/[\\%_]/g, (m) => '\\' + m)}%`}) escape '\\'`;

@@ -1,6 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ErrorCode } from '../../domain/errors';
 import { AppError } from './errors';
+
+// zod's own messages (for rules a schema gives no message of its own) in Chinese, like every other answer.
+// Only here: the PWA bundle does not need the locale, its forms carry the spec's messages.
+z.config(z.locales.zhCN());
 
 /**
  * Parses a body with the schema shared with the UI. The reply names the first
@@ -12,6 +16,8 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, labels: Re
   if (res.success) return res.data;
   const errors = res.error.issues.map((i) => {
     const field = String(i.path[0] ?? '');
+    // A body that is not an object at all (a number, an array) has no field to name.
+    if (i.path.length === 0) return { field: '', label: '请求体', message: i.code === 'invalid_type' ? '请求体必须是JSON对象' : i.message };
     const label = labels[field] ?? field;
     return { field, label, message: i.message };
   });

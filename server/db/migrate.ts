@@ -5,6 +5,9 @@ import { appointments } from './migrations/002-appointments';
 import { historyIndex } from './migrations/003-history-index';
 import { idempotency } from './migrations/004-idempotency';
 import { notifications } from './migrations/005-notifications';
+import { rateCounters } from './migrations/006-rate-counters';
+import { fileAccess } from './migrations/007-file-access';
+import { contactRoles } from './migrations/008-contact-roles';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -14,6 +17,9 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '003-history-index': historyIndex(),
     '004-idempotency': idempotency(),
     '005-notifications': notifications(dialect),
+    '006-rate-counters': rateCounters(),
+    '007-file-access': fileAccess(),
+    '008-contact-roles': contactRoles(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

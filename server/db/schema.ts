@@ -82,6 +82,12 @@ export interface CaptchaTable {
   attempts: Generated<number>;
   used: Generated<number>;
 }
+export interface RateCounterTable {
+  bucket: string;
+  count: number;
+  /** ms since the epoch when the bucket's window ends. */
+  reset_at: number;
+}
 export interface LoginLogTable {
   id: Generated<number>;
   user_id: number | null;
@@ -415,6 +421,7 @@ export interface DB {
   sys_role_permission: RolePermissionTable;
   sys_session: SessionTable;
   sys_captcha: CaptchaTable;
+  rate_counter: RateCounterTable;
   sys_login_log: LoginLogTable;
   sys_operation_log: OperationLogTable;
   vehicle_type: VehicleTypeTable;
@@ -435,4 +442,25 @@ export interface DB {
   vehicle_mark: VehicleMarkTable;
   notification: NotificationTable;
   push_subscription: PushSubscriptionTable;
+}
+
+// ---------------------------------------------------------------- file access (migration 007)
+
+/** Who uploaded a stored file (server/modules/files.ts); the uploader may read it before any record holds it. */
+export interface FileObjectTable {
+  name: string;
+  uploader_user_id: number;
+  /** Epoch ms. */
+  created_at: number;
+}
+/** One record holding one stored file (server/core/file-refs.ts); reading the file follows the record's read rule. */
+export interface FileRefTable {
+  file_name: string;
+  record_kind: string;
+  record_id: number;
+}
+// Merged into DB above, so this block stays in one place.
+export interface DB {
+  file_object: FileObjectTable;
+  file_ref: FileRefTable;
 }

@@ -4,6 +4,7 @@ import { TaskResult, TaskState, type AppointmentKind } from '../../domain/appoin
 import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
+import { recordFileRefs } from '../core/file-refs';
 import { fileStoreOf } from '../core/storage';
 import { delayApplication, revokeApplication, saveApplication, submitApplication } from '../modules/appointments/service';
 import { decide } from '../workflow/engine';
@@ -316,10 +317,13 @@ export async function seedDemoAppointments(ctx: AppContext): Promise<void> {
       await runSteps(trx, ctx, start, 'car', owner, id, s.steps, s.ago, async (remark) => {
         const at = clockAt(ctx, start, 30).time();
         await trx.updateTable('car_application').set({ label_status: 1, label_remark: remark, update_time: at }).where('car_application_id', '=', id).execute();
-        await trx
+        const mark = await trx
           .insertInto('vehicle_mark')
           .values({ car_application_id: id, license_plate: s.plate, vehicle_type_id: model.id, visitor_company: s.company, remark, color_id: 2, label_type_id: 1, alarm_id: 3, status: 1, photo, create_user_id: patrol.userId, update_user_id: patrol.userId, create_time: at, update_time: at })
-          .execute();
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        // As the flag route does: the flag's photo is read through the flag.
+        await recordFileRefs(trx, 'vehicle_mark', mark.id, [photo]);
       });
     }
 

@@ -38,27 +38,34 @@ export const demoDepartments: DepartSeed[] = [
   },
 ];
 
-/** Roles of DESIGN.md §3 with the spec codes each one works with; menu and directory codes are added from the tree. */
+/**
+ * Roles of DESIGN.md §3 with the spec codes each one works with; menu and
+ * directory codes are added from the tree. Who sees whose visits: a contact
+ * handles the appointments the contact filed (the own lists, no history
+ * codes); reading and revoking visits that others filed belongs to the
+ * visited enterprise's reviewer (department history, its branch) and the
+ * squad (all-history). Bound on the first seed only: migration 008 brings
+ * older databases' seeded contact and reviewer roles in line.
+ */
 export const demoRoles: Array<{ code: string; name: string; remark: string; codes: string[] | 'all' }> = [
   { code: 'admin', name: '系统管理员', remark: '拥有全部权限', codes: 'all' },
   {
-    code: 'enterprise_contact', name: '企业联系人', remark: '填报人员、车辆预约及备案',
+    code: 'enterprise_contact', name: '企业联系人', remark: '填报并处理本人的人员、车辆预约及备案',
     codes: [
       'personApply:list', 'personApply:add', 'personApply:edit', 'personApply:delete', 'personApply:commit', 'personApply:revoke',
       'carApply:list', 'carApply:add', 'carApply:edit', 'carApply:delete', 'carApply:commit', 'carApply:revoke', 'carApply:proprietorImport', 'carApply:buildImport',
-      'personApplyHistory:list', 'personApplyHis:revoke', 'carApplyHistory:list', 'carApplyHis:revoke',
       'personBatchApply:list', 'personBatchApply:add', 'personBatchApply:edit', 'personBatchApply:commit', 'personBatchApply:delete',
       'carRegistration:list', 'carRegistration:add', 'carRegistration:edit', 'carRegistration:delete', 'carRegistration:commit', 'carRegistration:revoke',
       'carRegistrationHistory:list', 'carRegistrationHistory:revoke', 'transportListHis:revoke',
     ],
   },
   {
-    code: 'enterprise_reviewer', name: '企业审核员', remark: '审核来访本企业的人员和车辆预约',
+    code: 'enterprise_reviewer', name: '企业审核员', remark: '审核、查看和撤销来访本企业的人员和车辆预约',
     codes: [
       'carApplyApproval:list', 'carApplyApproval:check', 'carApplyApproval:batch',
       'heavytipperApproval:check', 'mediumlargeApproval:check', 'chemicalsCarApproval:list', 'chemicalsCarApproval:check',
       'personAppyApproval:list', 'personAppyApproval:check', 'personAppyApproval:batch',
-      'personApplyHistory:list', 'carApplyHistory:list',
+      'personApplyHistory:list', 'personApplyHis:revoke', 'carApplyHistory:list', 'carApplyHis:revoke',
     ],
   },
   {
@@ -108,14 +115,14 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
 
 export const demoUsers: Array<{ account: string; name: string; gender: number; phone: string; depart: string; role?: string; can: string }> = [
   { account: 'admin', name: '系统管理员', gender: 0, phone: '13800000001', depart: 'INFO_CENTER', role: 'admin', can: '全部功能' },
-  { account: 'contact', name: '王芳', gender: 1, phone: '13800000002', depart: 'CNOOC_SHELL', role: 'enterprise_contact', can: '填报人员、车辆预约与车辆备案' },
-  { account: 'reviewer', name: '李强', gender: 0, phone: '13800000003', depart: 'CNOOC_SHELL', role: 'enterprise_reviewer', can: '审核来访中海壳牌的预约' },
+  { account: 'contact', name: '王芳', gender: 1, phone: '13800000002', depart: 'CNOOC_SHELL', role: 'enterprise_contact', can: '填报、提交、撤销本人的人员与车辆预约，车辆备案' },
+  { account: 'reviewer', name: '李强', gender: 0, phone: '13800000003', depart: 'CNOOC_SHELL', role: 'enterprise_reviewer', can: '审核来访中海壳牌的预约，查看与撤销其预约记录' },
   { account: 'squad', name: '陈刚', gender: 0, phone: '13800000004', depart: 'SQUAD', role: 'squad_reviewer', can: '石化大队终审、名单与运单审核' },
   { account: 'hazard', name: '刘洋', gender: 0, phone: '13800000005', depart: 'HAZMAT', role: 'hazard_reviewer', can: '危化品、自卸货车、客车专项审核' },
   { account: 'patrol', name: '张伟', gender: 0, phone: '13800000006', depart: 'SQUAD', role: 'patrol', can: '巡查、标记车辆、过闸记录' },
   { account: 'lead', name: '赵敏', gender: 1, phone: '13800000007', depart: 'SQUAD', role: 'security_lead', can: '处理滞留告警、设备与公告' },
   { account: 'auditor', name: '孙丽', gender: 1, phone: '13800000008', depart: 'PARK_ADMIN', role: 'auditor', can: '查看日志、记录与报表' },
-  { account: 'portcontact', name: '黄磊', gender: 0, phone: '13800000009', depart: 'HZ_PORT', role: 'enterprise_contact', can: '港区企业联系人' },
+  { account: 'portcontact', name: '黄磊', gender: 0, phone: '13800000009', depart: 'HZ_PORT', role: 'enterprise_contact', can: '港区企业联系人：本人的人员与车辆预约' },
   { account: 'norole', name: '周杰', gender: 0, phone: '13800000010', depart: 'HZ_PORT', can: '未分配角色：只能看到403页面' },
 ];
 

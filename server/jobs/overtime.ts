@@ -4,11 +4,13 @@ import { startPeriodic } from './periodic';
 
 /**
  * Timer of the overtime nodes (DESIGN.md §4). Every server runs it; the
- * engine's conditional updates make concurrent runs on one PostgreSQL safe.
+ * engine locks each task's application before deciding and decides with a
+ * conditional update, so concurrent runs on one PostgreSQL approve each task
+ * once. One run walks the whole backlog (after downtime too).
  */
 export function startOvertimeJob(app: FastifyInstance, everyMs = 60_000): () => void {
   return startPeriodic(app, 'overtime auto review', everyMs, async () => {
-    // Drain in batches so a backlog after downtime clears in one tick.
-    for (let n = await approveOverdue(app.ctx); n > 0; n = await approveOverdue(app.ctx)) app.log.info({ approved: n }, '超时自动通过');
+    const approved = await approveOverdue(app.ctx);
+    if (approved > 0) app.log.info({ approved }, '超时自动通过');
   });
 }

@@ -6,21 +6,36 @@ import { CAPTCHA_TTL_SECONDS, authLabels, captchaPayload, encryptedBody, loginPa
 import { bearerToken } from '../core/auth';
 import { decryptContent, newToken, sha256, verifyPassword } from '../core/crypto';
 import { AppError, ok } from '../core/errors';
-import { RateLimiter } from '../core/rate-limit';
+import { clear, hit, limitHits, minutesUntil, peek } from '../core/rate-limit';
 import { parse } from '../core/validate';
 import { userSummary } from './users';
 
-const MAX_CODE_ATTEMPTS = 5;
+/** Wrong tries one address may make at one code; the code then stops answering that address (docs/decisions.md). */
+export const MAX_CODE_ATTEMPTS = 5;
+/** The wait between codes once an account has had its hourly share (rateLimits.captchaPerAccount). */
+export const SLOW_CAPTCHA_COOLDOWN_SECONDS = 600;
+const HOUR_MS = 3600_000;
+const LOGIN_WINDOW_MS = 15 * 60_000;
 const maskPhone = (p: string) => (p.length >= 7 ? `${p.slice(0, 3)}****${p.slice(-4)}` : '****');
+
+/**
+ * Sign-in limits (docs/decisions.md, "Sign-in limits"), all counted in the
+ * database so that several servers share them. Nothing an attacker can do
+ * without the SMS code counts against the account: wrong codes count per
+ * code and address, wrong passwords only after a correct code.
+ */
+const bucket = {
+  captchaIp: (ip: string) => `captcha:ip:${ip}`,
+  captchaAccount: (account: string) => `captcha:acct:${account}`,
+  captchaCooldown: (account: string) => `captcha:wait:${account}`,
+  loginIp: (ip: string) => `login:ip:${ip}`,
+  codeTries: (captchaId: number, ip: string) => `login:code:${captchaId}:${ip}`,
+  wrongPasswords: (account: string) => `login:password:${account}`,
+};
 
 export async function authRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;
   const limits = config.rateLimits;
-  const cooldownMs = config.captchaCooldownSeconds * 1000;
-  const captchaByAccount = new RateLimiter(limits.captchaPerAccount, 3600_000);
-  const captchaByIp = new RateLimiter(limits.captchaPerIp, 3600_000);
-  const loginByAccount = new RateLimiter(limits.loginPerAccount, 15 * 60_000);
-  const loginByIp = new RateLimiter(limits.loginPerIp, 15 * 60_000);
 
   const decrypt = async (req: FastifyRequest) => decryptContent(app.ctx.keys, parse(encryptedBody, req.body, authLabels).content);
 
@@ -29,13 +44,17 @@ export async function authRoutes(app: FastifyInstance) {
   app.post('/user/captcha', { config: { permission: 'public' } }, async (req) => {
     const { account } = parse(captchaPayload, await decrypt(req), authLabels);
     const now = Date.now();
-    const last = await db.selectFrom('sys_captcha').select('created_at').where('account', '=', account).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-    if (last && now - last.created_at < cooldownMs) {
-      const wait = Math.ceil((last.created_at + cooldownMs - now) / 1000);
+    await limitHits(db, bucket.captchaIp(req.ip), limits.captchaPerIp, HOUR_MS, '获取验证码', now);
+    // Throttled, never blocked: past its hourly share an account waits longer between codes, so texts
+    // cannot be sent to its phone in bulk, yet its owner can always get one (every code reaches that phone).
+    const sentThisHour = (await peek(db, bucket.captchaAccount(account), now))?.count ?? 0;
+    const cooldownSeconds = sentThisHour >= limits.captchaPerAccount ? Math.max(SLOW_CAPTCHA_COOLDOWN_SECONDS, config.captchaCooldownSeconds) : config.captchaCooldownSeconds;
+    const cooldown = await hit(db, bucket.captchaCooldown(account), cooldownSeconds * 1000, now);
+    if (cooldown.count > 1) {
+      const wait = Math.max(1, Math.ceil((cooldown.resetAt - now) / 1000));
       throw new AppError(ErrorCode.RATE_LIMITED, `验证码已发送，请${wait}秒后再获取`, { expireOfSeconds: wait });
     }
-    captchaByIp.hit(`ip:${req.ip}`, '获取验证码');
-    captchaByAccount.hit(`acct:${account}`, '获取验证码');
+    await hit(db, bucket.captchaAccount(account), HOUR_MS, now);
     const user = await db.selectFrom('sys_user').select(['phone', 'status']).where('account', '=', account).where('deleted', '=', 0).executeTakeFirst();
     // An unknown or disabled account gets the same answer, so the endpoint does not reveal which accounts exist.
     if (user && user.status === 1) {
@@ -53,7 +72,7 @@ export async function authRoutes(app: FastifyInstance) {
     } else {
       await db.insertInto('sys_captcha').values({ account, code_hash: '-', created_at: now, expires_at: now, used: 1 }).execute();
     }
-    return ok({ expireOfSeconds: config.captchaCooldownSeconds }, '验证码发送成功');
+    return ok({ expireOfSeconds: cooldownSeconds }, '验证码发送成功');
   });
 
   app.post('/user/v2login', { config: { permission: 'public' } }, async (req) => {
@@ -70,46 +89,49 @@ export async function authRoutes(app: FastifyInstance) {
         .insertInto('sys_login_log')
         .values({ user_id: user?.user_id ?? null, user_name: user?.user_name ?? '', account, depart_id: user?.depart_id ?? null, ip: req.ip, result, login_time: app.ctx.time(), remark })
         .execute();
-    try {
-      loginByIp.hit(`ip:${req.ip}`, '登录尝试');
-      loginByAccount.hit(`acct:${account}`, '登录尝试');
-    } catch (e) {
-      await logAttempt(0, '登录尝试过于频繁，已限制');
-      throw e;
+    const now = Date.now();
+    /** Logs the failed attempt and answers the error to throw. */
+    const refuse = async (remark: string, err: AppError): Promise<AppError> => {
+      await logAttempt(0, remark);
+      return err;
+    };
+    const fromIp = await hit(db, bucket.loginIp(req.ip), LOGIN_WINDOW_MS, now);
+    if (fromIp.count > limits.loginPerIp) {
+      throw await refuse('登录尝试过于频繁，已限制', new AppError(ErrorCode.RATE_LIMITED, `登录尝试过于频繁，请${minutesUntil(fromIp.resetAt, now)}分钟后再试`));
+    }
+    // Only wrong passwords typed with a correct code count here, and only the phone's holder has codes.
+    const wrongPasswords = await peek(db, bucket.wrongPasswords(account), now);
+    if (wrongPasswords && wrongPasswords.count >= limits.loginPerAccount) {
+      throw await refuse('密码错误次数过多，已锁定', new AppError(ErrorCode.RATE_LIMITED, `密码错误次数过多，请${minutesUntil(wrongPasswords.resetAt, now)}分钟后再试`));
     }
 
-    const now = Date.now();
     const code = await db
       .selectFrom('sys_captcha')
-      .selectAll()
+      .select(['captcha_id', 'code_hash'])
       .where('account', '=', account)
       .where('used', '=', 0)
       .where('expires_at', '>', now)
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (!code || code.code_hash !== sha256(`${account}:${captcha}`)) {
-      if (code) {
-        const attempts = code.attempts + 1;
-        await db.updateTable('sys_captcha').set({ attempts, used: attempts >= MAX_CODE_ATTEMPTS ? 1 : 0 }).where('captcha_id', '=', code.captcha_id).execute();
-      }
-      await logAttempt(0, code ? '验证码错误' : '验证码已过期或未获取');
-      throw new AppError(ErrorCode.CAPTCHA_INVALID, code ? '验证码错误，请重新输入' : '验证码已过期或未获取，请重新获取');
+    if (!code) throw await refuse('验证码已过期或未获取', new AppError(ErrorCode.CAPTCHA_INVALID, '验证码已过期或未获取，请重新获取'));
+    // Counted before the comparison, atomically: of any number of concurrent tries from one address, five are compared.
+    const tries = await hit(db, bucket.codeTries(code.captcha_id, req.ip), CAPTCHA_TTL_SECONDS * 1000, now);
+    await db.updateTable('sys_captcha').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('captcha_id', '=', code.captcha_id).execute();
+    if (tries.count > MAX_CODE_ATTEMPTS) {
+      throw await refuse('验证码错误次数过多', new AppError(ErrorCode.CAPTCHA_INVALID, '验证码错误次数过多，请重新获取'));
+    }
+    if (code.code_hash !== sha256(`${account}:${captcha}`)) {
+      throw await refuse('验证码错误', new AppError(ErrorCode.CAPTCHA_INVALID, '验证码错误，请重新输入'));
     }
     // A code is good for one attempt: consume it before the password check so one code cannot test many passwords.
     const consumed = await db.updateTable('sys_captcha').set({ used: 1 }).where('captcha_id', '=', code.captcha_id).where('used', '=', 0).executeTakeFirst();
-    if (Number(consumed.numUpdatedRows) !== 1) {
-      await logAttempt(0, '验证码已被使用');
-      throw new AppError(ErrorCode.CAPTCHA_INVALID, '验证码已被使用，请重新获取');
-    }
+    if (Number(consumed.numUpdatedRows) !== 1) throw await refuse('验证码已被使用', new AppError(ErrorCode.CAPTCHA_INVALID, '验证码已被使用，请重新获取'));
     if (!user || !(await verifyPassword(password, user.password_hash))) {
-      await logAttempt(0, user ? '密码错误' : '账号不存在');
-      throw new AppError(ErrorCode.BAD_CREDENTIALS);
+      if (user) await hit(db, bucket.wrongPasswords(account), LOGIN_WINDOW_MS, now);
+      throw await refuse(user ? '密码错误' : '账号不存在', new AppError(ErrorCode.BAD_CREDENTIALS));
     }
-    if (user.status !== 1) {
-      await logAttempt(0, '账号已停用');
-      throw new AppError(ErrorCode.ACCOUNT_DISABLED);
-    }
+    if (user.status !== 1) throw await refuse('账号已停用', new AppError(ErrorCode.ACCOUNT_DISABLED));
     const token = newToken();
     await db
       .insertInto('sys_session')
@@ -123,7 +145,7 @@ export async function authRoutes(app: FastifyInstance) {
         expires_at: now + app.ctx.config.sessionIdleMs,
       })
       .execute();
-    loginByAccount.reset(`acct:${account}`);
+    await clear(db, bucket.wrongPasswords(account));
     await logAttempt(1, '登录成功');
     return ok({ token }, '登录成功');
   });

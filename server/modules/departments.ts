@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { departQuery } from '../../domain/schemas/department';
 import type { DB } from '../db/schema';
 import { ok } from '../core/errors';
-import { contains } from '../core/paging';
+import { containsText } from '../core/paging';
 import { parse } from '../core/validate';
 
 /** A department and everything under it, for filters that pick a branch of the tree. */
@@ -30,7 +30,7 @@ export async function departmentRoutes(app: FastifyInstance) {
       .selectFrom('sys_department')
       .select(['depart_id', 'pid', 'name', 'code', 'visit_area', 'remark', 'create_time'])
       .where('deleted', '=', 0);
-    if (q.name) query = query.where('name', 'like', contains(q.name));
+    if (q.name) query = query.where(containsText('name', q.name));
     return ok(await query.orderBy('pid').orderBy('depart_id').execute());
   });
 }

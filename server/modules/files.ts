@@ -3,10 +3,13 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ErrorCode } from '../../domain/errors';
-import { authenticate, bearerToken } from '../core/auth';
+import { authenticate, authenticateSession, bearerToken } from '../core/auth';
+import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
+import { recordFileObject } from '../core/file-refs';
 import { fileStoreOf, isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
+import { mayReadFile } from './file-access';
 
 export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 export const DOCUMENT_MAX_BYTES = 20 * 1024 * 1024;
@@ -15,7 +18,7 @@ export const FILE_ACCESS_TTL_MS = 12 * 3600_000;
 
 const MSG_EMPTY = '请选择要上传的文件';
 const MSG_UNSUPPORTED = '不支持的文件类型，仅支持 JPG、PNG、WEBP、GIF、PDF、XLSX';
-const MSG_NOT_FOUND = '文件不存在';
+const MSG_NOT_FOUND = '文件不存在或无权查看';
 const tooLarge = (max: number) => `文件不能超过${max / 1024 / 1024}MB`;
 
 export interface FileType {
@@ -126,33 +129,44 @@ export function verifyFileAccess(secret: Buffer, token: string, now = Date.now()
 }
 
 /**
- * May this request read files? Either a Bearer session (as every other route
- * checks it) or `?access=`, a signed token an <img> can carry: correctly
- * signed, unexpired, and its session still live and its user still enabled
- * (signing out, a password change or disabling the user ends the token too).
- * Throws 401 otherwise.
+ * The caller of a file read, as the rules of the records holding the file
+ * need it (user, department, permission codes). Either a Bearer session (as
+ * every other route checks it) or `?access=`, a signed token an <img> can
+ * carry: correctly signed, unexpired, and its session still live and its
+ * user still enabled (signing out, a password change or disabling the user
+ * ends the token too). Throws 401 otherwise.
  */
-async function assertFileReader(app: FastifyInstance, req: FastifyRequest<{ Querystring: { access?: unknown } }>, secret: Buffer): Promise<void> {
+async function fileReader(app: FastifyInstance, req: FastifyRequest<{ Querystring: { access?: unknown } }>, secret: Buffer): Promise<AuthContext> {
   const token = bearerToken(req);
-  if (token && (await authenticate(app, token))) return;
+  const viaBearer = token ? await authenticate(app, token) : null;
+  if (viaBearer) return viaBearer;
   const access = req.query.access;
   if (typeof access === 'string' && access) {
     const claims = verifyFileAccess(secret, access);
-    if (claims) {
-      const live = await app.ctx.db
-        .selectFrom('sys_session as s')
-        .innerJoin('sys_user as u', 'u.user_id', 's.user_id')
-        .select('s.session_id')
-        .where('s.session_id', '=', claims.sessionId)
-        .where('s.user_id', '=', claims.userId)
-        .where('s.expires_at', '>', Date.now())
-        .where('u.deleted', '=', 0)
-        .where('u.status', '=', 1)
-        .executeTakeFirst();
-      if (live) return;
-    }
+    const auth = claims ? await authenticateSession(app, claims.sessionId, claims.userId) : null;
+    if (auth) return auth;
   }
   throw new AppError(ErrorCode.UNAUTHENTICATED, token || access ? '登录已过期，请重新登录' : '请先登录');
+}
+
+/**
+ * Headers of a file answer. Only images are shown in the page; anything
+ * else (a PDF may carry an OpenAction script) is a download. The sandbox
+ * CSP keeps a file opened in its own tab from running anything under the
+ * park's origin even if a browser renders it after all.
+ */
+export function fileHeaders(name: string, size: number): Record<string, string | number> {
+  const type = TYPES[name.slice(name.lastIndexOf('.') + 1) as FileType['ext']];
+  return {
+    'Content-Type': type?.mime ?? 'application/octet-stream',
+    'Content-Length': size,
+    'Cache-Control': 'private, max-age=31536000, immutable',
+    // The same Bearer URL answers differently per user: a shared browser cache must not hand one user's copy to the next.
+    Vary: 'Authorization',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    'Content-Disposition': `${type?.image ? 'inline' : 'attachment'}; filename="${name}"`,
+  };
 }
 
 export async function fileRoutes(app: FastifyInstance) {
@@ -169,7 +183,8 @@ export async function fileRoutes(app: FastifyInstance) {
 
   app.post('/file/accessToken', { config: { permission: 'signed-in' } }, async (req) => ok(issueAccess(req)));
 
-  app.post('/file/upload', { config: { permission: 'signed-in', operation: '上传文件' } }, async (req) => {
+  // A role, as for every other write: a signed-in account without one only sees the 403 page.
+  app.post('/file/upload', { config: { permission: 'role', operation: '上传文件' } }, async (req) => {
     if (!req.isMultipart()) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
     let data: Buffer;
     let truncated: boolean;
@@ -195,24 +210,20 @@ export async function fileRoutes(app: FastifyInstance) {
     const max = type.image ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
     if (truncated || data.length > max) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, tooLarge(max));
     const name = await store.put(data, type.ext);
+    // In a transaction so that an Idempotency-Key is marked done with it.
+    await app.ctx.db.transaction().execute((trx) => recordFileObject(trx, name, req.auth!.userId, app.ctx.now()));
     req.auditParams = { file: fileName, size: data.length, name };
     return ok({ name, url: `/api/file/${name}?access=${encodeURIComponent(issueAccess(req).access)}`, size: data.length, type: type.mime }, '上传成功');
   });
 
-  // 'public' to the guard because an <img> cannot send a header; assertFileReader is this route's own check.
+  // 'public' to the guard because an <img> cannot send a header; fileReader is this route's own check.
   // Its request lines stay out of the info log: the URL carries the access token.
   app.get<{ Params: { name: string }; Querystring: { access?: unknown } }>('/file/:name', { config: { permission: 'public' }, logLevel: 'warn' }, async (req, reply) => {
-    await assertFileReader(app, req, secret);
+    const auth = await fileReader(app, req, secret);
     const name = req.params.name;
-    const opened = isFileName(name) ? await store.open(name) : null;
+    // One answer for absent and not allowed: whether a name exists is itself not for everyone.
+    const opened = isFileName(name) && (await mayReadFile(app.ctx.db, auth, name)) ? await store.open(name) : null;
     if (!opened) throw new AppError(ErrorCode.NOT_FOUND, MSG_NOT_FOUND);
-    const ext = name.slice(name.lastIndexOf('.') + 1) as FileType['ext'];
-    return reply
-      .type(TYPES[ext]?.mime ?? 'application/octet-stream')
-      .header('Content-Length', opened.size)
-      .header('Cache-Control', 'private, max-age=31536000, immutable')
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Disposition', `inline; filename="${name}"`)
-      .send(opened.stream);
+    return reply.headers(fileHeaders(name, opened.size)).send(opened.stream);
   });
 }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import { StreamEvent, type NotificationItem } from '../../domain/notifications';
+import { INT_MAX } from '../../domain/schemas/common';
 import { notificationLabels, notificationPageQuery, notificationReadBody } from '../../domain/schemas/notifications';
 import { ok } from '../core/errors';
 import { onNotified, signalNotified } from '../core/notify';
@@ -47,27 +48,33 @@ interface Stream {
   raw: ServerResponse;
   /** Ids already sent (or present when the stream opened), with their created_at for pruning. */
   sent: Map<number, number>;
+  /** The unread count this stream last told its page; null before the first. */
+  unread: number | null;
   ping: NodeJS.Timeout;
 }
 
 function write(s: Stream, event: string, data: unknown, id?: number) {
   if (s.raw.writableEnded || s.raw.destroyed) return;
+  const count = event === StreamEvent.UNREAD ? (data as { count: number }).count : (data as { unread?: number } | null)?.unread;
+  if (typeof count === 'number') s.unread = count;
   s.raw.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
 /**
  * The streams of this process. A commit here signals at once; every few
  * seconds (while any stream is open) one query for the open streams' users
- * finds rows committed by other servers. Each stream remembers the ids it
- * sent rather than keeping a cursor, because on PostgreSQL a lower id can
- * commit after a higher one.
+ * finds rows committed by other servers, and one more their unread counts,
+ * so that a read mark made through another server (the same person's
+ * desktop, behind the other server) reaches this server's streams too. Each
+ * stream remembers the ids it sent rather than keeping a cursor, because on
+ * PostgreSQL a lower id can commit after a higher one, and the count it last
+ * sent, so an unchanged count is not sent again.
  */
 class StreamHub {
   private streams = new Map<number, Set<Stream>>();
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
   private again = false;
-  private counts = new Set<number>();
 
   constructor(
     private db: Kysely<DB>,
@@ -123,9 +130,8 @@ class StreamHub {
     for (const set of [...this.streams.values()]) for (const s of [...set]) this.close(s);
   }
 
-  /** Something changed for these users (a read mark): send them their count. Without users: look for new rows. */
-  poke(countsFor: number[] = []) {
-    for (const u of countsFor) if (this.streams.has(u)) this.counts.add(u);
+  /** Something changed here (a commit with notifications, a read mark): look now rather than at the next tick. */
+  poke() {
     if (this.polling) {
       this.again = true;
       return;
@@ -143,38 +149,47 @@ class StreamHub {
 
   private async poll() {
     const users = [...this.streams.keys()];
-    const countsFor = new Set(this.counts);
-    this.counts.clear();
     if (users.length === 0) return;
     const since = this.now() - RECENT_MS;
     const rows: Array<Pick<Selectable<NotificationTable>, (typeof columns)[number] | 'user_id' | 'created_at'>> = [];
+    const counts = new Map<number, number>();
     for (let i = 0; i < users.length; i += 500) {
+      const chunk = users.slice(i, i + 500);
       rows.push(
         ...(await this.db
           .selectFrom('notification')
           .select([...columns, 'user_id', 'created_at'])
           .where('created_at', '>', since)
-          .where('user_id', 'in', users.slice(i, i + 500))
+          .where('user_id', 'in', chunk)
           .orderBy('notification_id')
           .execute()),
       );
+      // Every poll, not only after a local read mark: a mark made through another server changes the count too.
+      const unread = await this.db
+        .selectFrom('notification')
+        .select((eb) => ['user_id', eb.fn.countAll<number>().as('n')])
+        .where('user_id', 'in', chunk)
+        .where('read_at', 'is', null)
+        .groupBy('user_id')
+        .execute();
+      for (const u of unread) counts.set(u.user_id, Number(u.n));
     }
     const byUser = new Map<number, typeof rows>();
     for (const r of rows) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
-    for (const userId of new Set([...byUser.keys(), ...countsFor])) {
+    // Only the users counted above: a stream opened meanwhile got its count when it opened.
+    for (const userId of users) {
       const set = this.streams.get(userId);
       if (!set) continue;
       const mine = byUser.get(userId) ?? [];
-      const fresh = [...set].map((s) => ({ s, news: mine.filter((r) => !s.sent.has(r.notification_id)) }));
-      if (!countsFor.has(userId) && fresh.every((f) => f.news.length === 0)) continue;
-      const unread = await unreadCount(this.db, userId);
-      for (const { s, news } of fresh) {
+      const unread = counts.get(userId) ?? 0;
+      for (const s of set) {
+        const news = mine.filter((r) => !s.sent.has(r.notification_id));
         for (const r of news) {
           s.sent.set(r.notification_id, r.created_at);
           const { user_id: _u, created_at: _c, ...item } = r;
           write(s, StreamEvent.NOTIFICATION, { ...toItem(item), unread }, r.notification_id);
         }
-        if (news.length === 0) write(s, StreamEvent.UNREAD, { count: unread });
+        if (news.length === 0 && s.unread !== unread) write(s, StreamEvent.UNREAD, { count: unread });
       }
     }
     for (const set of this.streams.values()) {
@@ -204,7 +219,7 @@ export async function notificationRoutes(app: FastifyInstance) {
     },
     app.log,
   );
-  const unlisten = onNotified(db, (users) => hub.poke(users));
+  const unlisten = onNotified(db, () => hub.poke());
   // Open streams would keep the server from closing.
   app.addHook('preClose', async () => {
     unlisten();
@@ -258,10 +273,11 @@ export async function notificationRoutes(app: FastifyInstance) {
       'X-Accel-Buffering': 'no',
     });
     raw.flushHeaders();
-    const stream: Stream = { userId: auth.userId, sessionId: auth.sessionId, raw, sent: new Map(), ping: setInterval(() => void hub.heartbeat(stream), PING_MS) };
+    const stream: Stream = { userId: auth.userId, sessionId: auth.sessionId, raw, sent: new Map(), unread: null, ping: setInterval(() => void hub.heartbeat(stream), PING_MS) };
     raw.on('close', () => hub.close(stream));
     try {
-      await hub.open(stream, Number.isInteger(last) && last > 0 ? last : null);
+      // Only an id a notification can have: a larger one fails PostgreSQL's integer comparison and would close every reconnect at once.
+      await hub.open(stream, Number.isInteger(last) && last > 0 && last <= INT_MAX ? last : null);
     } catch (err) {
       req.log.error({ err }, 'notification stream failed to open');
       hub.close(stream);

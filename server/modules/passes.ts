@@ -31,8 +31,7 @@ import { fail, notFound, ok } from '../core/errors';
 import { parse } from '../core/validate';
 import type { DB } from '../db/schema';
 import { kindList, kinds, type KindDef } from './appointments/kinds';
-import { loadApplication, type Db } from './appointments/service';
-import { departmentBranch } from './departments';
+import { answersFor, loadApplication, type Db } from './appointments/service';
 
 /**
  * Visit passes: the signed QR of an approved application (domain/pass.ts
@@ -80,24 +79,17 @@ export async function loadPassKeys(db: Kysely<DB>): Promise<PassKeys> {
 }
 
 /**
- * Who may fetch a pass: the applicant, a holder of the kind's all-history
- * code, or of its history code when the application visits their department
- * branch. The detail's rule (readableBy) also lets approvers read; a pass is
- * for the visitor and the people who answer for the visit, not for them.
+ * Who may fetch a pass: exactly those who answer for the visit (answersFor,
+ * the readable rule of details without its approver clause): the applicant,
+ * a holder of the kind's all-history code, or of its history code when the
+ * application visits their department branch. Approvers read the detail
+ * through their task; a pass is for the visitor and the people who answer for
+ * the visit, not for them.
  */
-async function passReadableBy(db: Db, auth: AuthContext, k: KindDef, row: { create_user_id: number; interviewee_depart_id: number; state: number }) {
-  if (row.create_user_id === auth.userId) return true;
-  if (auth.permissions.has(k.codes.allList)) return true;
-  if (auth.permissions.has(k.codes.historyList) && row.state !== AppState.DRAFT) {
-    return (await departmentBranch(db as Kysely<DB>, auth.departId)).includes(row.interviewee_depart_id);
-  }
-  return false;
-}
-
 export async function issuePass(ctx: AppContext, keys: PassKeys, auth: AuthContext, kind: AppointmentKind, id: number): Promise<IssuedPass> {
   const k = kinds[kind];
   const row = (await loadApplication(ctx.db, kind, id)) as unknown as Record<string, any>;
-  if (!(await passReadableBy(ctx.db, auth, k, row as never))) notFound(k.noun);
+  if (!(await answersFor(ctx.db, auth, kind, row as never))) notFound(k.noun);
   if (row.state !== AppState.APPROVED) {
     fail(ErrorCode.STATE_CONFLICT, `当前状态为“${stateLabel[row.state] ?? row.state}”，只有“审核通过”的预约才有通行码`);
   }
@@ -275,7 +267,7 @@ export async function passRoutes(app: FastifyInstance) {
   // Every signed-in phone caches it, so that the scan screen verifies with no network.
   app.get('/pass/publicKey', { config: { permission: 'signed-in' } }, async () => ok(publicKey));
 
-  // The guard asks for a role only: the row rule (passReadableBy) decides, and answers 404 for rows the caller may not read.
+  // The guard asks for a role only: the row rule (answersFor) decides, and answers 404 for rows the caller may not read.
   for (const k of kindList) {
     app.get(`${k.path}/pass`, { config: { permission: 'role' } }, async (req) => ok(await issuePass(ctx, keys, req.auth!, k.kind, parse(idBody, req.query, k.labels).id)));
   }

@@ -7,7 +7,7 @@ import { ErrorCode } from '../../domain/errors';
 import { profileUpdate, userBindRole, userCreate, userDelete, userLabels, userPageQuery, userRolesQuery, userUpdate } from '../../domain/schemas/user';
 import { decryptContent, hashPassword } from '../core/crypto';
 import { AppError, notFound, ok } from '../core/errors';
-import { contains, pageOf } from '../core/paging';
+import { containsText, pageOf } from '../core/paging';
 import { parse } from '../core/validate';
 import { departmentBranch } from './departments';
 
@@ -43,8 +43,8 @@ export async function userRoutes(app: FastifyInstance) {
     const branch = q.departId ? await departmentBranch(db, q.departId) : null;
     const filtered = () => {
       let s = db.selectFrom('sys_user as u').where('u.deleted', '=', 0);
-      if (q.userName) s = s.where('u.user_name', 'like', contains(q.userName));
-      if (q.account) s = s.where('u.account', 'like', contains(q.account));
+      if (q.userName) s = s.where(containsText('u.user_name', q.userName));
+      if (q.account) s = s.where(containsText('u.account', q.account));
       if (q.phone) s = s.where('u.phone', '=', q.phone);
       if (q.status !== undefined) s = s.where('u.status', '=', q.status);
       if (branch) s = s.where('u.depart_id', 'in', branch);

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import { vehicleTypeCreate, vehicleTypeId, vehicleTypeLabels, vehicleTypePageQuery, vehicleTypeUpdate, type VehicleTypeCreate } from '../../domain/schemas/vehicle-type';
 import { AppError, notFound, ok } from '../core/errors';
-import { contains, pageOf } from '../core/paging';
+import { containsText, pageOf } from '../core/paging';
 import { parse } from '../core/validate';
 
+const PRELOAD_LIMIT = 1000;
 const columns = ['id', 'name', 'speed', 'need_record', 'show_cargo_type', 'check_overweight', 'need_blind_video', 'create_time', 'update_time'] as const;
 
 const toRow = (v: VehicleTypeCreate) => ({
@@ -28,7 +29,7 @@ export async function vehicleTypeRoutes(app: FastifyInstance) {
 
   app.post('/vehicleType/page', { config: { permission: 'role' } }, async (req) => {
     const q = parse(vehicleTypePageQuery, req.body, vehicleTypeLabels);
-    const filtered = () => (q.name ? live().where('name', 'like', contains(q.name)) : live());
+    const filtered = () => (q.name ? live().where(containsText('name', q.name)) : live());
     return ok(
       await pageOf(
         q,
@@ -37,6 +38,11 @@ export async function vehicleTypeRoutes(app: FastifyInstance) {
       ),
     );
   });
+
+  // The forms' preload: every live model at once (a park has a handful; the cap only bounds a runaway table).
+  app.post('/vehicleType/options', { config: { permission: 'role' } }, async () =>
+    ok(await live().select(columns).orderBy('id').limit(PRELOAD_LIMIT).execute()),
+  );
 
   app.post('/vehicleType/get', { config: { permission: 'role' } }, async (req) => {
     const { id } = parse(vehicleTypeId, req.body, vehicleTypeLabels);

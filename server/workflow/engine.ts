@@ -3,6 +3,7 @@ import { AppState, OVERTIME_REMARK, queueFor, TaskResult, TaskState } from '../.
 import { enumLabel } from '../../domain/enums';
 import { ErrorCode } from '../../domain/errors';
 import type { AppContext } from '../core/context';
+import { isTransientDbConflict } from '../core/db-errors';
 import { AppError, fail } from '../core/errors';
 import type { DB, ProcessInstanceTable } from '../db/schema';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
@@ -21,7 +22,7 @@ export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 
 type Db = Kysely<DB> | Transaction<DB>;
 
 /** Where each process type keeps the state the engine moves. */
-const subjects: Record<number, { table: 'car_application' | 'person_application'; key: 'car_application_id' | 'person_application_id' }> = {
+const subjects: Record<number, { table: SubjectTable; key: 'car_application_id' | 'person_application_id' }> = {
   1: { table: 'person_application', key: 'person_application_id' },
   2: { table: 'car_application', key: 'car_application_id' },
   3: { table: 'car_application', key: 'car_application_id' },
@@ -29,9 +30,66 @@ const subjects: Record<number, { table: 'car_application' | 'person_application'
   5: { table: 'car_application', key: 'car_application_id' },
 };
 
-async function setSubjectState(trx: Db, ctx: AppContext, processType: number, refId: number, state: number) {
+export type SubjectTable = 'car_application' | 'person_application';
+const subjectKey: Record<SubjectTable, 'car_application_id' | 'person_application_id'> = { car_application: 'car_application_id', person_application: 'person_application_id' };
+
+function subjectOf(processType: number) {
   const s = subjects[processType];
   if (!s) throw new Error(`no subject table for process type ${processType}`);
+  return s;
+}
+
+/*
+ * LOCK ORDER (PostgreSQL; SQLite has one writer and takes no row locks).
+ *
+ * Every transaction that changes an application together with its approval
+ * locks, in this order and never the other way round:
+ *
+ *   1. the application row (car_application / person_application),
+ *   2. its process instance,
+ *   3. the instance's tasks (by the UPDATEs that settle or close them).
+ *
+ * Two transactions that take the same rows in the same order queue behind one
+ * another; two that take them in opposite orders deadlock, and PostgreSQL
+ * kills one ("deadlock detected", which used to answer 500 when a reject raced
+ * a revoke or a squad's return). So: the service's actions (revoke, return,
+ * resume, submit, delay, edit, delete) lock the row first through
+ * lockSubjectRow; the engine's entry points that start from a task or an
+ * instance (decide, batch decide, the overtime timer) find the subject from
+ * the task and lock it through lockInstance before anything else; the
+ * approver's amend locks the row before reading its tasks. Because the
+ * application row is always first, two decisions of one countersign node
+ * also run one after the other, and the later one sees the earlier one's
+ * task as settled when it counts what is still open.
+ */
+
+/** Step 1 of the lock order: the application row, locked on PostgreSQL. Answers the row as stored (also a deleted one). */
+export async function lockSubjectRow(trx: Db, ctx: AppContext, table: SubjectTable, id: number): Promise<Record<string, any> | undefined> {
+  const q = (trx as Kysely<any>).selectFrom(table).selectAll().where(subjectKey[table], '=', id);
+  return (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/**
+ * Steps 1 and 2 of the lock order for a caller that starts from an instance or
+ * a task: the subject row (given, as a task carries it, or read from the
+ * instance; neither changes after submit), then the instance itself, read
+ * again under its lock.
+ */
+async function lockInstance(trx: Db, ctx: AppContext, id: number, subject?: { processType: number; refId: number }): Promise<Instance> {
+  if (ctx.dialect === 'postgres') {
+    let s = subject;
+    if (!s) {
+      const found = await selectInstance(trx, id).executeTakeFirst();
+      if (!found) fail(ErrorCode.NOT_FOUND, '审批流程不存在');
+      s = { processType: found!.process_type, refId: found!.ref_id };
+    }
+    await lockSubjectRow(trx, ctx, subjectOf(s.processType).table, s.refId);
+  }
+  return loadInstance(trx, ctx, id, true);
+}
+
+async function setSubjectState(trx: Db, ctx: AppContext, processType: number, refId: number, state: number) {
+  const s = subjectOf(processType);
   // The two subject tables share the columns written here.
   await (trx as Kysely<any>).updateTable(s.table).set({ state, update_time: ctx.time() }).where(s.key, '=', refId).execute();
 }
@@ -89,8 +147,8 @@ function selectInstance(trx: Db, id: number) {
   return trx.selectFrom('process_instance').selectAll().where('process_instance_id', '=', id);
 }
 
-/** Reads the instance; on PostgreSQL locks it so decisions on one instance run one after another. */
-async function loadInstance(trx: Db, ctx: AppContext, id: number, lock = true): Promise<Instance> {
+/** Reads the instance; with `lock` on PostgreSQL locks it (step 2 of the lock order: callers hold the subject row already). */
+async function loadInstance(trx: Db, ctx: AppContext, id: number, lock: boolean): Promise<Instance> {
   const q = selectInstance(trx, id);
   const row = await (lock && ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
   if (!row) fail(ErrorCode.NOT_FOUND, '审批流程不存在');
@@ -213,7 +271,8 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
   if (!task || (d.userId !== null && task.user_id !== d.userId) || (d.queues && !d.queues.includes(task.queue ?? ''))) {
     fail(ErrorCode.NOT_FOUND, `审批任务${d.taskId}不存在或不属于您`);
   }
-  const inst = await loadInstance(trx, ctx, task!.process_instance_id);
+  // The lock order: the application row, then the instance, then the task's conditional update.
+  const inst = await lockInstance(trx, ctx, task!.process_instance_id, { processType: task!.process_type, refId: task!.ref_id });
   const now = ctx.time();
   const res = await trx
     .updateTable('process_task')
@@ -270,7 +329,7 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
 
 /** Revoke (state 4): open tasks are closed; resume later restarts at the node where it stopped. */
 export async function revokeInstance(trx: Db, ctx: AppContext, instanceId: number): Promise<void> {
-  const inst = await loadInstance(trx, ctx, instanceId);
+  const inst = await lockInstance(trx, ctx, instanceId);
   if (inst.state !== InstanceState.RUNNING && inst.state !== InstanceState.APPROVED) fail(ErrorCode.STATE_CONFLICT, '审批流程已结束，不能撤销');
   await closePending(trx, ctx, instanceId, '申请已撤销');
   await trx.updateTable('process_instance').set({ state: InstanceState.REVOKED, update_time: ctx.time() }).where('process_instance_id', '=', instanceId).execute();
@@ -282,7 +341,7 @@ export async function revokeInstance(trx: Db, ctx: AppContext, instanceId: numbe
  * rejected, at the active node, so the process view shows who and why.
  */
 export async function rejectInstance(trx: Db, ctx: AppContext, instanceId: number, user: { userId: number; departId: number }, remark: string): Promise<void> {
-  const inst = await loadInstance(trx, ctx, instanceId);
+  const inst = await lockInstance(trx, ctx, instanceId);
   if (inst.state !== InstanceState.RUNNING) fail(ErrorCode.STATE_CONFLICT, '审批流程不在审核中，不能驳回');
   const node = await trx
     .selectFrom('process_definition_node')
@@ -318,7 +377,7 @@ export async function rejectInstance(trx: Db, ctx: AppContext, instanceId: numbe
 
 /** Continue approval from 3 or 4: the node where the instance stopped gets fresh tasks. */
 export async function resumeInstance(trx: Db, ctx: AppContext, instanceId: number): Promise<void> {
-  const inst = await loadInstance(trx, ctx, instanceId);
+  const inst = await lockInstance(trx, ctx, instanceId);
   if (inst.state !== InstanceState.REJECTED && inst.state !== InstanceState.REVOKED) fail(ErrorCode.STATE_CONFLICT, '审批流程未被驳回或撤销，不能继续审批');
   await activateNode(trx, ctx, inst, inst.current_sort);
   await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REVIEW);
@@ -361,28 +420,40 @@ export async function processInfo(db: Db, instanceId: number) {
 /**
  * Overtime auto review: pending tasks past their node's limit are approved with
  * the remark '超时自动通过'. Safe with several servers on one database: each
- * decision is a conditional update, so a task another server already settled
- * is skipped.
+ * decision locks its application first (the lock order above) and is a
+ * conditional update, so a task another server already settled is skipped.
+ * Walks every due task in pages of `batch`, oldest first, past the ones that
+ * stay pending (their next node has no reviewer): otherwise a page full of
+ * those would be fetched again on every run and hide the tasks behind it.
+ * Answers how many it approved.
  */
 export async function approveOverdue(ctx: AppContext, nowMs = ctx.now(), batch = 100): Promise<number> {
-  const due = await ctx.db
-    .selectFrom('process_task')
-    .select('process_task_id')
-    .where('state', '=', TaskState.PENDING)
-    .where('due_at', 'is not', null)
-    .where('due_at', '<=', nowMs)
-    .orderBy('due_at')
-    .limit(batch)
-    .execute();
   let done = 0;
-  for (const t of due) {
-    try {
-      await ctx.db.transaction().execute((trx) => decide(trx, ctx, { taskId: t.process_task_id, userId: null, result: TaskResult.APPROVE, remark: OVERTIME_REMARK }));
-      done++;
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      // Settled meanwhile (another server, a person) or the next node has no reviewer: left pending for a person to see.
+  let after: { due: number; id: number } | null = null;
+  for (;;) {
+    let q = ctx.db
+      .selectFrom('process_task')
+      .select(['process_task_id', 'due_at'])
+      .where('state', '=', TaskState.PENDING)
+      .where('due_at', 'is not', null)
+      .where('due_at', '<=', nowMs);
+    if (after) {
+      const { due, id } = after;
+      q = q.where((eb) => eb.or([eb('due_at', '>', due), eb.and([eb('due_at', '=', due), eb('process_task_id', '>', id)])]));
     }
+    const page = await q.orderBy('due_at').orderBy('process_task_id').limit(batch).execute();
+    for (const t of page) {
+      try {
+        await ctx.db.transaction().execute((trx) => decide(trx, ctx, { taskId: t.process_task_id, userId: null, result: TaskResult.APPROVE, remark: OVERTIME_REMARK }));
+        done++;
+      } catch (err) {
+        // Settled meanwhile (another server, a person) or the next node has no reviewer: left pending for a person to see.
+        // A deadlock victim is rolled back whole and comes up again on the next run.
+        if (!(err instanceof AppError) && !isTransientDbConflict(err)) throw err;
+      }
+    }
+    if (page.length < batch) return done;
+    const last = page[page.length - 1]!;
+    after = { due: last.due_at!, id: last.process_task_id };
   }
-  return done;
 }

@@ -1,5 +1,4 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { Page } from '../../domain/envelope';
 import type { DepartmentRow } from '../../domain/schemas/department';
 import type { VehicleTypeRow } from '../../domain/schemas/vehicle-type';
 import { post } from './http';
@@ -13,7 +12,8 @@ export const departmentsQuery = queryOptions({
 
 export const vehicleTypesQuery = queryOptions({
   queryKey: ['preload', 'vehicleTypes'],
-  queryFn: () => post<Page<VehicleTypeRow>>('/vehicleType/page', { size: Number.MAX_SAFE_INTEGER, pn: 1 }).then((p) => p.list),
+  // Not /vehicleType/page with a huge size as the spec's desktop client does: list pages stop at 100 rows.
+  queryFn: () => post<VehicleTypeRow[]>('/vehicleType/options', {}),
   staleTime: 10 * 60_000,
 });
 

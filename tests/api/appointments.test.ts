@@ -277,7 +277,7 @@ for (const dialect of await dialects()) {
           ['revoke', (id) => contact.post(`${p}/revoke`, { id, reason: '测试撤销' })],
           ['delay', (id) => contact.post(`${p}/delay`, { id, [begin]: addDays(today, 4), [end]: addDays(today, 6), delay_reason: '测试延期' })],
           ['process', (id) => contact.post(`/v2${p}/check/process/info`, { id })],
-          ['historyRevoke', (id) => contact.post(`${p}/revokeForHis`, { id, reason: '测试撤销' })],
+          ['historyRevoke', (id) => reviewer.post(`${p}/revokeForHis`, { id, reason: '测试撤销' })],
           ['allRevoke', (id) => squad.post(`${p}/revokeForAllHis`, { id, reason: '测试撤销' })],
           ['reject', (id) => squad.post(`${p}/return`, { [returnKey]: id, remark: '测试驳回' })],
           ['resume', (id) => squad.post(`${p}/returnSubmit`, { [returnKey]: id })],
@@ -380,8 +380,8 @@ for (const dialect of await dialects()) {
         const pending = await ctx.db.selectFrom('process_task').select('user_id').where('process_instance_id', '=', (await row(kind, id)).process_instance_id).where('state', '=', 0).execute();
         expect(pending.map((t) => t.user_id)).toEqual([ids.reviewer]);
 
-        // The enterprise contact holds the department-history revoke code.
-        const byHistory = await contact.post(`${p}/revokeForHis`, { id, reason: '企业撤销' });
+        // The visited enterprise's reviewer holds the department-history revoke code.
+        const byHistory = await reviewer.post(`${p}/revokeForHis`, { id, reason: '企业撤销' });
         expect(byHistory.body.msg).toBe('撤销审核成功！');
         expect(await row(kind, id)).toMatchObject({ state: AppState.REVOKED, revoke_reason: '企业撤销' });
 
@@ -485,8 +485,10 @@ for (const dialect of await dialects()) {
         expect((await reviewer.get(`${p}/history/detail?id=${mine}`)).status).toBe(200);
         expect((await reviewer.get(`${p}/history/detail?id=${port}`)).status).toBe(404);
         expect((await reviewer.get(`${p}/history/detail?id=${draft}`)).status).toBe(404);
-        expect((await contact.post(`${p}/revokeForHis`, { id: port, reason: 'x' })).status).toBe(404);
-        expect((await reviewer.post(`${p}/revokeForHis`, { id: mine, reason: 'x' })).status).toBe(403);
+        expect((await reviewer.post(`${p}/revokeForHis`, { id: port, reason: 'x' })).status).toBe(404);
+        // Contacts hold no history codes: they handle the applications they filed.
+        expect((await contact.post(`${p}/revokeForHis`, { id: mine, reason: 'x' })).status).toBe(403);
+        expect((await contact.post(`${p}/history/list`, {})).status).toBe(403);
         // Reviewers hold no own-list code.
         expect((await reviewer.post(`${p}/list`, {})).status).toBe(403);
         // The squad sees everything in the all-history list.

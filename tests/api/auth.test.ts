@@ -125,13 +125,98 @@ for (const dialect of await dialects()) {
       expect(second.body.msg).toMatch(/请\d+秒后再获取/);
     });
 
-    it('limits login attempts per account with a clear 429', async () => {
+  });
+
+  describe(`sign-in under attack on ${dialect}`, () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      // The test client stands behind a proxy at 127.0.0.1, so X-Forwarded-For names the address each request comes from.
+      server = await startServer(dialect, {
+        trustProxy: '127.0.0.1',
+        captchaCooldownSeconds: 0,
+        rateLimits: { captchaPerAccount: 2, captchaPerIp: 3, loginPerAccount: 3, loginPerIp: 200 },
+      });
+    });
+    afterAll(async () => server?.close());
+
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    const send = async (c: Client, path: string, payload: unknown, ip: string) => c.call('POST', path, { content: await c.encrypt(payload) }, from(ip));
+
+    it('believes X-Forwarded-For only from a configured proxy', async () => {
+      const direct = await startServer(dialect, { captchaCooldownSeconds: 0, rateLimits: { captchaPerAccount: 100, captchaPerIp: 3, loginPerAccount: 3, loginPerIp: 100 } });
+      try {
+        const c = new Client(direct);
+        const answers = [];
+        // A new forged address on every request: without a trusted proxy they are all 127.0.0.1.
+        for (let i = 0; i < 5; i++) answers.push((await send(c, '/user/captcha', { account: `nobody${i}` }, `203.0.113.${i}`)).status);
+        expect(answers).toEqual([200, 200, 200, 429, 429]);
+        const logged = await direct.app.ctx.db.selectFrom('sys_login_log').select('ip').execute();
+        for (const row of logged) expect(row.ip).toBe('127.0.0.1');
+      } finally {
+        await direct.close();
+      }
+      // Behind the configured proxy each address counts on its own.
       const c = new Client(server);
-      const attempt = async () => c.post('/user/v2login', { content: await c.encrypt({ account: 'lead', password: 'nope-nope-1', captcha: '123456' }) });
-      for (let i = 0; i < 3; i += 1) expect((await attempt()).status).toBe(400);
-      const limited = await attempt();
-      expect(limited.status).toBe(429);
-      expect(limited.body.msg).toMatch(/登录尝试过于频繁，请\d+分钟后再试/);
+      for (let i = 0; i < 4; i++) expect((await send(c, '/user/captcha', { account: `nobody${i}` }, `198.51.100.${i}`)).status).toBe(200);
+    });
+
+    it('compares five wrong codes from one address, however many arrive at once, and the code then stops working there', async () => {
+      const c = new Client(server);
+      expect((await send(c, '/user/captcha', { account: 'reviewer' }, '192.0.2.10')).status).toBe(200);
+      const code = c.latestCode('reviewer')!;
+      const wrong = code === '000000' ? '111111' : '000000';
+      const answers = await Promise.all(Array.from({ length: 100 }, () => send(c, '/user/v2login', { account: 'reviewer', password: DEMO_PASSWORD, captcha: wrong }, '192.0.2.20')));
+      const messages = answers.map((a) => a.body.msg);
+      expect(answers.every((a) => a.status === 400)).toBe(true);
+      expect(messages.filter((m) => m === '验证码错误，请重新输入')).toHaveLength(5);
+      expect(messages.filter((m) => m === '验证码错误次数过多，请重新获取')).toHaveLength(95);
+      const right = await send(c, '/user/v2login', { account: 'reviewer', password: DEMO_PASSWORD, captcha: code }, '192.0.2.20');
+      expect(right.status).toBe(400);
+      expect(right.body.msg).toBe('验证码错误次数过多，请重新获取');
+      // The owner, typing the code on a phone elsewhere, still signs in with it.
+      const owner = await send(c, '/user/v2login', { account: 'reviewer', password: DEMO_PASSWORD, captcha: code }, '192.0.2.10');
+      expect(owner.status).toBe(200);
+    });
+
+    it('cannot be locked out by someone who has only the account name', async () => {
+      const attacker = new Client(server);
+      for (let i = 0; i < 20; i++) {
+        const r = await send(attacker, '/user/v2login', { account: 'lead', password: `guess-${i}-A1`, captcha: String(100000 + i) }, '192.0.2.66');
+        expect(r.status).toBe(400);
+      }
+      const owner = new Client(server);
+      expect((await send(owner, '/user/captcha', { account: 'lead' }, '192.0.2.77')).status).toBe(200);
+      const r = await send(owner, '/user/v2login', { account: 'lead', password: DEMO_PASSWORD, captcha: owner.latestCode('lead') }, '192.0.2.77');
+      expect(r.status).toBe(200);
+      expect(r.body.data).toHaveProperty('token');
+    });
+
+    it('counts wrong passwords only when typed with a correct code, and then locks the account', async () => {
+      const c = new Client(server);
+      const attempt = async (password: string) => {
+        await send(c, '/user/captcha', { account: 'hazard' }, '192.0.2.40');
+        return send(c, '/user/v2login', { account: 'hazard', password, captcha: c.latestCode('hazard') }, '192.0.2.40');
+      };
+      for (let i = 0; i < 3; i += 1) expect((await attempt('nope-nope-1')).status).toBe(401);
+      const locked = await attempt(DEMO_PASSWORD);
+      expect(locked.status).toBe(429);
+      expect(locked.body.msg).toMatch(/密码错误次数过多，请\d+分钟后再试/);
+    });
+    it('slows codes for an account past its hourly share instead of refusing its owner', async () => {
+      const c = new Client(server);
+      const ask = async (ip: string) => send(c, '/user/captcha', { account: 'auditor' }, ip);
+      expect((await ask('192.0.2.30')).body.data).toEqual({ expireOfSeconds: 0 });
+      expect((await ask('192.0.2.31')).body.data).toEqual({ expireOfSeconds: 0 });
+      // Past the share of 2: the next code goes out, with a long wait before the one after.
+      const third = await ask('192.0.2.32');
+      expect(third.status).toBe(200);
+      expect(third.body.data).toEqual({ expireOfSeconds: 600 });
+      const fourth = await ask('192.0.2.33');
+      expect(fourth.status).toBe(429);
+      expect((fourth.body.data as { expireOfSeconds: number }).expireOfSeconds).toBeGreaterThan(590);
+      // The code that did go out still signs its owner in.
+      const r = await send(c, '/user/v2login', { account: 'auditor', password: DEMO_PASSWORD, captcha: c.latestCode('auditor') }, '192.0.2.34');
+      expect(r.status).toBe(200);
     });
   });
 }

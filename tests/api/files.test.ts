@@ -3,7 +3,10 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../domain/envelope';
+import { addDays, dateOf } from '../../domain/visit-rules';
+import { fileAccess } from '../../server/db/migrations/007-file-access';
 import { loadFileAccessSecret, signFileAccess } from '../../server/modules/files';
+import { carApplicationBody } from './fixtures';
 import { Client, dialects, readLog, startServer, type TestServer } from './harness';
 
 // ---------- tiny real files ----------
@@ -77,6 +80,16 @@ function zip(entries: Record<string, string>): Buffer {
   return Buffer.concat([...locals, cd, eocd]);
 }
 
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+/** A resident ID number with a valid check character. */
+function idNumber(seq: number): string {
+  const body = `440106199002${String(10 + (seq % 18)).padStart(2, '0')}${String(seq % 1000).padStart(3, '0')}`;
+  const sum = ID_WEIGHTS.reduce((acc, w, i) => acc + w * Number(body[i]), 0);
+  return body + '10X98765432'[sum % 11];
+}
+
+const NOT_FOUND = { success: false, code: 1005, msg: '文件不存在或无权查看', message: '文件不存在或无权查看', data: null };
+
 interface Uploaded {
   name: string;
   url: string;
@@ -128,8 +141,10 @@ for (const dialect of await dialects()) {
       expect(direct.status).toBe(200);
       expect(Buffer.from(await direct.arrayBuffer()).equals(png)).toBe(true);
 
-      const ops = await server.app.ctx.db.selectFrom('sys_operation_log').select(['operation', 'result', 'params']).where('operation', '=', '上传文件').execute();
-      expect(ops.length).toBeGreaterThan(0);
+      // The operation log is written once the answer has gone out (onResponse): wait for it rather than race it.
+      const logged = () => server.app.ctx.db.selectFrom('sys_operation_log').select(['operation', 'result', 'params']).where('operation', '=', '上传文件').execute();
+      await expect.poll(async () => (await logged()).length, { timeout: 5000 }).toBeGreaterThan(0);
+      const ops = await logged();
       expect(ops[0]).toMatchObject({ result: 1 });
     });
 
@@ -177,17 +192,19 @@ for (const dialect of await dialects()) {
 
       // A disabled user's tokens stop working, and work again once re-enabled.
       const contact = await new Client(server).as('contact');
+      const own = (await upload(contact, png)).body.data.name;
       const c = await accessOf(contact);
-      expect(await get(c.access)).toBe(200);
+      const getOwn = (t: string) => fetchFile(`/api/file/${own}?access=${encodeURIComponent(t)}`).then((r) => r.status);
+      expect(await getOwn(c.access)).toBe(200);
       const { db } = server.app.ctx;
       const cUser = Number(c.access.split('.')[0]);
       await db.updateTable('sys_user').set({ status: 0 }).where('user_id', '=', cUser).execute();
-      expect(await get(c.access)).toBe(401);
+      expect(await getOwn(c.access)).toBe(401);
       await db.updateTable('sys_user').set({ status: 1 }).where('user_id', '=', cUser).execute();
-      expect(await get(c.access)).toBe(200);
+      expect(await getOwn(c.access)).toBe(200);
       // Signing out ends the session's tokens.
       expect((await contact.post('/user/logout')).status).toBe(200);
-      expect(await get(c.access)).toBe(401);
+      expect(await getOwn(c.access)).toBe(401);
     });
 
     it('decides the type by content: a text file named .png is refused, PDF and XLSX pass, other zips do not', async () => {
@@ -244,7 +261,7 @@ for (const dialect of await dialects()) {
     it('answers 404 to unknown names and refuses path traversal', async () => {
       const unknown = await fetchFile(`/api/file/${'0'.repeat(32)}.png`, admin.token);
       expect(unknown.status).toBe(404);
-      expect(((await unknown.json()) as Envelope<unknown>).msg).toBe('文件不存在');
+      expect(((await unknown.json()) as Envelope<unknown>).msg).toBe('文件不存在或无权查看');
 
       // park.db (SQLite) and server.log sit in DATA_DIR, right above DATA_DIR/files.
       for (const evil of ['..%2Fpark.db', '..%2F..%2Fserver.log', '%2E%2E%2F%2E%2E%2Fserver.log', '..%5C..%5Cserver.log', 'server.log', '%2Fetc%2Fpasswd', `${'a'.repeat(32)}.png%00.txt`, `${'A'.repeat(32)}.PNG`]) {
@@ -255,6 +272,196 @@ for (const dialect of await dialects()) {
       }
       // The guard comes first: without a credential nothing is revealed about names.
       expect((await fetchFile(`/api/file/${'0'.repeat(32)}.png`)).status).toBe(401);
+    });
+
+    // ---------- who may upload and read (issue 9, item 8) ----------
+
+    const as = async (account: string) => new Client(server).as(account);
+    /** Status and envelope of a read with the caller's Bearer session, and the same through their ?access= token. */
+    const readAs = async (c: Client, name: string) => {
+      const bearer = await fetchFile(`/api/file/${name}`, c.token);
+      const { access } = await accessOf(c);
+      const viaAccess = await fetchFile(`/api/file/${name}?access=${encodeURIComponent(access)}`);
+      expect(viaAccess.status, `?access= for ${name}`).toBe(bearer.status);
+      return { status: bearer.status, body: bearer.status === 200 ? null : ((await bearer.json()) as Envelope<unknown>) };
+    };
+    const canRead = async (c: Client, name: string) => {
+      const r = await readAs(c, name);
+      if (r.status === 404) expect(r.body).toEqual(NOT_FOUND);
+      return r.status === 200;
+    };
+
+    it('refuses an upload from a signed-in account without a role with 403 and stores nothing for it', async () => {
+      const norole = await as('norole');
+      const r = await upload(norole, png);
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ success: false, code: 1004, msg: '当前帐号没有操作角色,请联系管理员。', message: '当前帐号没有操作角色,请联系管理员。', data: null });
+      const noroleId = (await server.app.ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', 'norole').executeTakeFirstOrThrow()).user_id;
+      expect(await server.app.ctx.db.selectFrom('file_object').select('name').where('uploader_user_id', '=', noroleId).execute()).toEqual([]);
+    });
+
+    it('lets the uploader read their own upload; another contact gets the same 404 as for a name that does not exist', async () => {
+      const contact = await as('contact');
+      const portcontact = await as('portcontact');
+      const reviewer = await as('reviewer');
+      const { name, url } = (await upload(contact, png)).body.data;
+      expect(await canRead(contact, name)).toBe(true);
+      expect((await fetchFile(url)).status).toBe(200);
+
+      // Not on any record yet: nobody else, not even the reviewer of the contact's enterprise.
+      const other = await readAs(portcontact, name);
+      expect(other).toEqual({ status: 404, body: NOT_FOUND });
+      expect(await canRead(reviewer, name)).toBe(false);
+      const absent = await readAs(portcontact, `${'0'.repeat(32)}.png`);
+      expect(absent).toEqual(other);
+    });
+
+    it('once a photo is on an application, those who may read the application read it, and only while it holds the photo', async () => {
+      const [contact, portcontact, reviewer, squad] = await Promise.all(['contact', 'portcontact', 'reviewer', 'squad'].map(as));
+      const { db } = server.app.ctx;
+      const today = dateOf(server.app.ctx.time());
+      const shell = (await db.selectFrom('sys_department').select('depart_id').where('code', '=', 'CNOOC_SHELL').executeTakeFirstOrThrow()).depart_id;
+      const face = (await upload(contact, png)).body.data.name;
+      const idcard = (await upload(contact, png)).body.data.name;
+      const person = {
+        visitor_name: '测试访客',
+        visitor_gender: 1,
+        visitor_nation: '汉族',
+        visitor_phone: '13900001111',
+        visitor_company: '广州测试检测有限公司',
+        visitor_type: 4,
+        visitor_idcard_type: 1,
+        visitor_idcard: idNumber(dialect === 'sqlite' ? 1 : 2),
+        visit_content: '设备验收',
+        visit_begin_time: addDays(today, 1),
+        visit_end_time: addDays(today, 2),
+        visit_area: 1,
+        interviewee_name: '李强',
+        interviewee_phone: '13800000003',
+        interviewee_depart_id: shell,
+      };
+      const saved = await contact.post<{ id: number }>('/v2/personApplications/save', { ...person, visitor_face_photo: face, visitor_idcard_photo1: idcard });
+      expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
+      const id = saved.body.data.id;
+
+      // A draft is its creator's alone.
+      expect(await canRead(reviewer, face)).toBe(false);
+      expect((await contact.post('/personApplications/push', { id })).body).toMatchObject({ success: true });
+      // Submitted: the visited enterprise's reviewer holds its first task, the squad reads every application.
+      expect(await db.selectFrom('process_task as t').innerJoin('sys_user as u', 'u.user_id', 't.user_id').select('t.process_task_id').where('u.account', '=', 'reviewer').where('t.process_instance_id', '=', (await db.selectFrom('person_application').select('process_instance_id').where('person_application_id', '=', id).executeTakeFirstOrThrow()).process_instance_id!).executeTakeFirst()).toBeTruthy();
+      expect(await canRead(reviewer, face)).toBe(true);
+      expect(await canRead(reviewer, idcard)).toBe(true);
+      expect(await canRead(squad, face)).toBe(true);
+      expect(await canRead(portcontact, face)).toBe(false);
+      expect(await canRead(portcontact, idcard)).toBe(false);
+
+      // Revoked, then edited without the ID photo: the photo no longer grants anything through it.
+      expect((await contact.post('/personApplications/revoke', { id, reason: '行程取消' })).body).toMatchObject({ success: true });
+      const edited = await contact.post('/v2/personApplications/edit', { ...person, person_application_id: id, visitor_face_photo: face, visitor_idcard_photo1: '' });
+      expect(edited.body, JSON.stringify(edited.body)).toMatchObject({ success: true });
+      expect(await canRead(reviewer, face)).toBe(true);
+      expect(await canRead(reviewer, idcard)).toBe(false);
+      expect(await canRead(contact, idcard)).toBe(true);
+
+      // A vehicle: the driver's face photo (car_person) and a model's document, read by the same rule.
+      const model = (await db.selectFrom('vehicle_type').select('id').where('name', '=', '中型客车').executeTakeFirstOrThrow()).id;
+      const driver = (await upload(contact, png)).body.data.name;
+      const blind = (await upload(contact, png)).body.data.name;
+      const car = await contact.post<{ id: number }>('/v2/carApplications/save', {
+        ...carApplicationBody({ today, license_plate: dialect === 'sqlite' ? '粤L1F01S' : '粤L1F01P', applicant_idcard: idNumber(dialect === 'sqlite' ? 3 : 4), vehicle_type_id: model, interviewee_depart_id: shell }),
+        blind_video_photo: blind,
+        carPersonList: [{ name: '测试司机', type: 1, phone: '13900002222', face_photo: driver }],
+      });
+      expect(car.body, JSON.stringify(car.body)).toMatchObject({ success: true });
+      expect(await canRead(reviewer, driver)).toBe(false);
+      expect((await contact.post('/carApplications/push', { id: car.body.data.id })).body).toMatchObject({ success: true });
+      expect(await canRead(reviewer, driver)).toBe(true);
+      expect(await canRead(reviewer, blind)).toBe(true);
+      expect(await canRead(portcontact, driver)).toBe(false);
+      expect(await canRead(portcontact, blind)).toBe(false);
+    });
+
+    it("refuses a record that names a file its author may not read, so a known name cannot be turned into access", async () => {
+      const [contact, portcontact] = await Promise.all(['contact', 'portcontact'].map(as));
+      const { db } = server.app.ctx;
+      const today = dateOf(server.app.ctx.time());
+      const shell = (await db.selectFrom('sys_department').select('depart_id').where('code', '=', 'CNOOC_SHELL').executeTakeFirstOrThrow()).depart_id;
+      const model = (await db.selectFrom('vehicle_type').select('id').where('name', '=', '小型轿车').executeTakeFirst())?.id ?? (await db.selectFrom('vehicle_type').select('id').where('need_record', '=', 0).executeTakeFirstOrThrow()).id;
+      const secret = (await upload(contact, png)).body.data.name;
+      const stolen = await portcontact.post('/v2/carApplications/save', {
+        ...carApplicationBody({ today, license_plate: dialect === 'sqlite' ? '粤L1F02S' : '粤L1F02P', applicant_idcard: idNumber(dialect === 'sqlite' ? 5 : 6), vehicle_type_id: model, interviewee_depart_id: shell }),
+        applicant_face_photo: secret,
+      });
+      expect(stolen.status).toBe(400);
+      expect(stolen.body.msg).toBe(`文件“${secret}”不存在或无权使用，请重新上传`);
+      expect(await canRead(portcontact, secret)).toBe(false);
+      // Their own upload is fine.
+      const own = (await upload(portcontact, png)).body.data.name;
+      const saved = await portcontact.post('/v2/carApplications/save', {
+        ...carApplicationBody({ today, license_plate: dialect === 'sqlite' ? '粤L1F03S' : '粤L1F03P', applicant_idcard: idNumber(dialect === 'sqlite' ? 7 : 8), vehicle_type_id: model, interviewee_depart_id: shell }),
+        applicant_face_photo: own,
+      });
+      expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
+    });
+
+    it("reads a vehicle flag's photos through the flag: the all-history list and the scan screen, not an unrelated contact", async () => {
+      const [patrol, squad, lead, portcontact] = await Promise.all(['patrol', 'squad', 'lead', 'portcontact'].map(as));
+      const { db } = server.app.ctx;
+      // An application of the contact's, so the port's contact has no way to it but the flag.
+      const target = await db
+        .selectFrom('car_application as a')
+        .innerJoin('sys_user as u', 'u.user_id', 'a.create_user_id')
+        .select('a.car_application_id')
+        .where('u.account', '=', 'contact')
+        .where('a.is_deleted', '=', 0)
+        .orderBy('a.car_application_id')
+        .executeTakeFirstOrThrow();
+      const photo = (await upload(patrol, png)).body.data.name;
+      expect(await canRead(squad, photo)).toBe(false);
+      const r = await patrol.post('/label/vehicle/label', { car_application_ids: String(target.car_application_id), remark: '夜间违规停放', photo });
+      expect(r.body).toMatchObject({ success: true });
+      expect(await canRead(squad, photo)).toBe(true);
+      expect(await canRead(lead, photo)).toBe(true);
+      expect(await canRead(portcontact, photo)).toBe(false);
+    });
+
+    it('serves a PDF as a download and images inline, both sandboxed', async () => {
+      // A PDF that would run a script when opened in the page.
+      const evil = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/OpenAction<</S/JavaScript/JS(app.alert(1))>>>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n', 'latin1');
+      const pdf = (await upload(admin, evil, 'scan.pdf', 'application/pdf')).body.data;
+      expect(pdf.type).toBe('application/pdf');
+      const res = await fetchFile(`/api/file/${pdf.name}`, admin.token);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/pdf');
+      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${pdf.name}"`);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'.*sandbox/);
+
+      const img = (await upload(admin, png)).body.data;
+      const shown = await fetchFile(img.url);
+      expect(shown.status).toBe(200);
+      expect(shown.headers.get('content-disposition')).toBe(`inline; filename="${img.name}"`);
+      expect(shown.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(shown.headers.get('content-security-policy')).toMatch(/default-src 'none'.*sandbox/);
+    });
+
+    // Last: it drops and re-creates the file tables.
+    it("gives the demo seed's photos their records, and migration 007 backfills records saved before it", async () => {
+      const [reviewer, patrol, norole] = await Promise.all(['reviewer', 'patrol', 'norole'].map(as));
+      const { db } = server.app.ctx;
+      const seeded = (await db.selectFrom('car_application').select('vehicle_img').where('vehicle_img', '!=', '').orderBy('car_application_id').executeTakeFirstOrThrow()).vehicle_img;
+      expect(await canRead(reviewer, seeded)).toBe(true);
+      expect(await canRead(patrol, seeded)).toBe(true);
+      expect(await canRead(norole, seeded)).toBe(false);
+
+      // As on a database from before 007: no file tables, records with photos.
+      await db.schema.dropTable('file_ref').execute();
+      await db.schema.dropTable('file_object').execute();
+      await fileAccess().up(db);
+      expect(await canRead(reviewer, seeded)).toBe(true);
+      expect(await canRead(norole, seeded)).toBe(false);
+      const kinds = await db.selectFrom('file_ref').select('record_kind').distinct().where('file_name', '=', seeded).execute();
+      expect(kinds.map((k) => k.record_kind).sort()).toEqual(['car_application', 'vehicle_mark']);
     });
   });
 }

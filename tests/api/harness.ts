@@ -89,6 +89,32 @@ export async function startServer(dialect: DialectName, overrides: Partial<Confi
   };
 }
 
+/**
+ * Another server on the database of `first` (the same DATABASE_URL on
+ * PostgreSQL), as a second process behind a balancer would be: its own
+ * Fastify instance, connection pool, in-process listeners, dispatcher and
+ * port, sharing only the database and the data directory (a shared volume,
+ * so SMS codes and uploads are where either server looks). It migrates but
+ * does not seed: `first` did. Closing it leaves the database and the
+ * directory to `first`.
+ */
+export async function startSecondServer(first: TestServer, overrides: Partial<Config> = {}, name = 'second'): Promise<TestServer> {
+  const logFile = path.join(first.dataDir, `server-${name}.log`);
+  const app = await buildApp({ ...first.app.ctx.config, seedDemo: false, ...overrides, logLevel: 'info' }, { logFile });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    app,
+    base: `http://127.0.0.1:${port}`,
+    dataDir: first.dataDir,
+    dialect: first.dialect,
+    async close() {
+      await app.close();
+    },
+  };
+}
+
 export interface Reply<T = unknown> {
   status: number;
   body: Envelope<T>;

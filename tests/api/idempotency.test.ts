@@ -10,7 +10,7 @@ import { buildApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import { CLAIM_LEASE_MS, KEY_RETENTION_MS, jsonFingerprint } from '../../server/core/idempotency';
 import type { DB } from '../../server/db/schema';
-import { startIdempotencyCleanupJob } from '../../server/jobs/idempotency-cleanup';
+import { startCleanupJob } from '../../server/jobs/cleanup';
 import { carApplicationBody } from './fixtures';
 import { Client, DEMO_PASSWORD, dialects, startServer, type TestServer } from './harness';
 
@@ -338,7 +338,7 @@ for (const dialect of await dialects()) {
       for (const key of old) await plantRow(key, '过期', { state: 'done', updated_at: now - KEY_RETENTION_MS - 60_000, http_status: 200, response: '{}' });
       const young = randomUUID();
       await plantRow(young, '过期', { state: 'done', updated_at: now - KEY_RETENTION_MS + 3600_000, http_status: 200, response: '{}' });
-      const stop = startIdempotencyCleanupJob(server.app, 3600_000);
+      const stop = startCleanupJob(server.app, 3600_000);
       try {
         await vi.waitFor(async () => {
           for (const key of old) expect(await keyRow(patrolId, key)).toBeUndefined();

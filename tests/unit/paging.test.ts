@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contains, rememberedTotal, tableChanged, TOTAL_TTL_MS } from '../../server/core/paging';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { containsText, rememberedTotal, tableChanged, TOTAL_TTL_MS } from '../../server/core/paging';
 
 describe('rememberedTotal', () => {
   const counter = () => {
@@ -47,8 +48,14 @@ describe('rememberedTotal', () => {
   });
 });
 
-describe('contains', () => {
-  it('takes % and _ literally', () => {
-    expect(contains('5%_a')).toBe('%5\\%\\_a%');
+describe('containsText', () => {
+  const db = new Kysely<any>({
+    dialect: { createAdapter: () => new SqliteAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new SqliteIntrospector(k), createQueryCompiler: () => new SqliteQueryCompiler() },
+  });
+
+  it('takes % and _ literally, says which character escapes them, and ignores case', () => {
+    const q = containsText('u.account', '5%_a').compile(db);
+    expect(q.sql).toBe(`lower("u"."account") like lower(?) escape '\\'`);
+    expect(q.parameters).toEqual(['%5\\%\\_a%']);
   });
 });

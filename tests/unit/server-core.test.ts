@@ -1,17 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../server/core/rate-limit';
+import { frameworkFailure } from '../../server/core/framework-errors';
+import { jsonDepth, MAX_JSON_DEPTH, parseJsonBody } from '../../server/core/json-body';
 import { auditJson, redact } from '../../server/core/redact';
 import { hashPassword, verifyPassword } from '../../server/core/crypto';
 
-describe('rate limiter', () => {
-  it('allows the limit per window, then answers 429 with the wait', () => {
-    let t = 0;
-    const rl = new RateLimiter(2, 60_000, () => t);
-    rl.hit('k', '登录尝试');
-    rl.hit('k', '登录尝试');
-    expect(() => rl.hit('k', '登录尝试')).toThrow('登录尝试过于频繁，请1分钟后再试');
-    t = 60_001;
-    expect(() => rl.hit('k', '登录尝试')).not.toThrow();
+describe('JSON bodies', () => {
+  it('measures nesting without parsing, ignoring brackets inside strings', () => {
+    expect(jsonDepth('{}')).toBe(1);
+    expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4);
+    expect(jsonDepth('{"a":"[[[{{{\\"[["}')).toBe(1);
+    expect(jsonDepth('[]'.repeat(3))).toBe(1);
+    expect(jsonDepth('1')).toBe(0);
+  });
+
+  it('refuses a body nested past the limit before anything recursive walks it', () => {
+    const deepObjects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    const deepArrays = '['.repeat(100_000) + ']'.repeat(100_000);
+    for (const body of [deepObjects, deepArrays]) {
+      expect(() => parseJsonBody(body)).toThrow(`请求体嵌套层数过深：最多${MAX_JSON_DEPTH}层`);
+    }
+    const atLimit = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
+    expect(parseJsonBody(atLimit)).toBeInstanceOf(Array);
+  });
+
+  it('reads an empty body as {} and malformed JSON as a 400 in Chinese', () => {
+    expect(parseJsonBody('  ')).toEqual({});
+    expect(() => parseJsonBody('{"a":')).toThrow('请求体不是有效的JSON');
+  });
+});
+
+describe('framework errors', () => {
+  it('keeps the status of what Fastify refused and answers in Chinese', () => {
+    expect(frameworkFailure({ code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 })).toMatchObject({ status: 414, code: 1018, message: '请求地址中的参数过长' });
+    expect(frameworkFailure({ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 })).toMatchObject({ status: 415, code: 1011 });
+    expect(frameworkFailure({ code: 'FST_SOMETHING_NEW', statusCode: 418 })).toMatchObject({ status: 400, code: 1001, message: '请求格式不正确，请检查后重试' });
+    expect(frameworkFailure({ statusCode: 500 })).toBeNull();
+    expect(frameworkFailure({})).toBeNull();
   });
 });
 

@@ -4,6 +4,7 @@ import { idBody, revokeBody } from '../../../domain/schemas/car-application';
 import { fail, ok } from '../../core/errors';
 import { parse } from '../../core/validate';
 import { kindList } from './kinds';
+import { assertFilesUsable } from '../file-access';
 import {
   applicationProcess,
   deleteApplication,
@@ -68,11 +69,13 @@ export async function applicationRoutes(app: FastifyInstance) {
     // ------------------------------------------------------------ create and edit
     for (const base of [`/v2${p}`, p]) {
       app.post(`${base}/save`, { config: { permission: c.add, operation: `新增${k.noun}` } }, async (req) => {
+        await assertFilesUsable(db, auth(req), req.body);
         const newId = await db.transaction().execute((trx) => saveApplication(trx, ctx, auth(req), k.kind, req.body));
         return ok({ id: newId }, '创建成功！');
       });
       app.post(`${base}/edit`, { config: { permission: c.edit, operation: `编辑${k.noun}` } }, async (req) => {
         const appId = editId(k.kind, req.body);
+        await assertFilesUsable(db, auth(req), req.body);
         await db.transaction().execute((trx) => saveApplication(trx, ctx, auth(req), k.kind, req.body, appId));
         return ok({ id: appId }, '编辑成功！');
       });

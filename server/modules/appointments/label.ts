@@ -4,7 +4,9 @@ import { appointmentCodes } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
 import { carLabelLabels, idListField, labelBody } from '../../../domain/schemas/car-application';
 import { fail, ok } from '../../core/errors';
+import { fileNamesIn, recordFileRefs } from '../../core/file-refs';
 import { parse } from '../../core/validate';
+import { assertFilesUsable } from '../file-access';
 
 /** Which marks to read: the vehicles of these applications, or a plate. */
 const queryRemarkBody = z
@@ -26,6 +28,7 @@ export async function labelRoutes(app: FastifyInstance) {
     const b = parse(labelBody, req.body, carLabelLabels);
     const ids = [...new Set(b.car_application_ids)];
     const auth = req.auth!;
+    await assertFilesUsable(db, auth, b.photo);
     await db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom('car_application')
@@ -38,7 +41,7 @@ export async function labelRoutes(app: FastifyInstance) {
         fail(ErrorCode.NOT_FOUND, `车辆预约${ids.filter((id) => !found.has(id)).join('、')}不存在或已被删除`);
       }
       const now = app.ctx.time();
-      await trx
+      const marks = await trx
         .insertInto('vehicle_mark')
         .values(
           rows.map((r) => ({
@@ -58,7 +61,11 @@ export async function labelRoutes(app: FastifyInstance) {
             update_time: now,
           })),
         )
+        .returning('id')
         .execute();
+      // The flag's photos are read by whoever may read the flag (modules/file-access.ts).
+      const photos = fileNamesIn(b.photo);
+      for (const m of marks) await recordFileRefs(trx, 'vehicle_mark', m.id, photos);
       await trx
         .updateTable('car_application')
         .set({ label_status: 1, label_remark: b.remark, update_user_name: auth.userName, update_time: now })

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { AppState, queues, TaskState, type AppointmentKind, type QueueName } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
 import { flattenPermissions } from '../../../domain/permissions';
@@ -19,11 +19,12 @@ import {
 import { idField } from '../../../domain/schemas/common';
 import { carVisitErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AuthContext } from '../../core/context';
+import { transientDbConflict } from '../../core/db-errors';
 import { AppError, fail, ok } from '../../core/errors';
-import { pageOf } from '../../core/paging';
+import { containsText, pageOf } from '../../core/paging';
 import { parse } from '../../core/validate';
 import type { DB } from '../../db/schema';
-import { decide, processInfo } from '../../workflow/engine';
+import { decide, lockSubjectRow, processInfo } from '../../workflow/engine';
 import { kinds } from './kinds';
 import { loadApplication } from './service';
 
@@ -62,9 +63,6 @@ const missing = (code: string) => {
   const name = permissionNames.get(code);
   return new AppError(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${code}${name ? `（${name}）` : ''}`);
 };
-
-/** LIKE "contains" with an explicit escape character, so % and _ typed by a user match literally on both dialects. */
-const likeContains = (column: string, value: string) => sql<boolean>`${sql.ref(column)} like ${`%${value.replace(/[\\%_]/g, (m) => '\\' + m)}%`} escape '\\'`;
 
 /** JSON text columns come back as objects, as the application forms send them. */
 function parseJsonColumns<T extends Record<string, unknown>>(row: T, columns: readonly string[]): T {
@@ -137,7 +135,7 @@ export async function queueRoutes(app: FastifyInstance) {
       const appFilters: Array<(s: AnySelect) => AnySelect> = [];
       for (const f of k.textFilters) {
         const v = q[f.field];
-        if (typeof v === 'string' && v) appFilters.push((s) => s.where(likeContains(`a.${f.field}`, f.upper ? v.toUpperCase() : v)));
+        if (typeof v === 'string' && v) appFilters.push((s) => s.where(containsText(`a.${f.field}`, f.upper ? v.toUpperCase() : v)));
       }
       for (const f of ['visitor_type', 'visit_area'] as const) {
         if (q[f] !== undefined) appFilters.push((s) => s.where(`a.${f}`, '=', q[f]));
@@ -182,8 +180,10 @@ export async function queueRoutes(app: FastifyInstance) {
           await db.transaction().execute((trx) => decide(trx, app.ctx, { taskId, userId: me, result: body.result, remark: body.remark, queues: [name] }));
           done.push(taskId);
         } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          failed.push({ taskId, message: err.message, error: err });
+          // A deadlock victim (only possible if some path broke the lock order) is one failed task, not a 500 for the whole batch.
+          const e = err instanceof AppError ? err : transientDbConflict(err);
+          if (!e) throw err;
+          failed.push({ taskId, message: e.message, error: e });
         }
       }
       if (failed.length === 0) return ok({ done, failed: [] }, '审核成功！');
@@ -272,6 +272,8 @@ export async function queueRoutes(app: FastifyInstance) {
       const auth = req.auth!;
       await db.transaction().execute(async (trx) => {
         const t = trx as unknown as Transaction<any>;
+        // The lock order of engine.ts: the application row before its tasks are read, so a decision cannot settle the task in between.
+        await lockSubjectRow(trx, app.ctx, k.table, id);
         const verdict = await amendCheck(t, auth, id, b.process_instance_id as number);
         if (verdict.missingCode) throw missing(verdict.missingCode);
         if (!verdict.ok) fail(ErrorCode.STATE_CONFLICT, '只有待您审核且处于“审核中”的申请可以修改来访时间');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { z } from 'zod';
 import {
   AppState,
@@ -17,11 +17,12 @@ import type { PersonApplicationRow } from '../../../domain/schemas/person-applic
 import { carVisitErrors, dateOf, delayErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../../core/context';
 import { AppError, fail, notFound } from '../../core/errors';
-import { contains, pageOf, rememberedTotal, tableChanged } from '../../core/paging';
+import { fileNamesOfRow, recordFileRefs } from '../../core/file-refs';
+import { containsText, pageOf, rememberedTotal, tableChanged } from '../../core/paging';
 import { afterCommit } from '../../core/transactions';
 import { parse } from '../../core/validate';
 import type { DB } from '../../db/schema';
-import { processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance } from '../../workflow/engine';
+import { lockSubjectRow, processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance } from '../../workflow/engine';
 import { departmentBranch } from '../departments';
 import { kinds, type KindDef } from './kinds';
 
@@ -108,11 +109,14 @@ export async function carPersons(db: Db, carApplicationId: number): Promise<CarP
     .execute();
 }
 
-/** The stored row, locked on PostgreSQL so that two actions on one application run one after the other. */
+/**
+ * The stored row, locked on PostgreSQL so that two actions on one application
+ * run one after the other. Every action locks it before the engine touches the
+ * instance or its tasks: the lock order of engine.ts (lockSubjectRow).
+ */
 async function lockRow(trx: Db, ctx: AppContext, k: KindDef, id: number): Promise<ApplicationRecord> {
-  const q = anyDb(trx).selectFrom(k.table).selectAll().where(k.key, '=', id).where('is_deleted', '=', 0);
-  const row = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
-  if (!row) notFound(k.noun);
+  const row = await lockSubjectRow(trx, ctx, k.table, id);
+  if (!row || row.is_deleted !== 0) notFound(k.noun);
   return row as ApplicationRecord;
 }
 
@@ -130,10 +134,28 @@ function assertState(action: AppointmentAction, state: number) {
 const inBranch = async (db: Db, auth: AuthContext, departId: number) => (await departmentBranch(db as Kysely<DB>, auth.departId)).includes(departId);
 
 /**
- * Who may read one application (detail, process view), deny by default: its
- * creator; a holder of the all-history list code; a holder of the department
- * history list code when it visits their department branch and was submitted;
- * anybody holding a task of its approval. Everybody else gets 404.
+ * Who answers for one application: its creator (a contact handles the
+ * applications the contact filed); a holder of the all-history list code (the
+ * squad); a holder of the department history list code when it visits their
+ * department branch and was submitted (the visited enterprise's reviewer).
+ * The visit pass goes to exactly these (server/modules/passes.ts).
+ */
+export async function answersFor(
+  db: Db,
+  auth: AuthContext,
+  kind: AppointmentKind,
+  row: Pick<ApplicationRecord, 'create_user_id' | 'interviewee_depart_id' | 'state'>,
+): Promise<boolean> {
+  const codes = kinds[kind].codes;
+  if (row.create_user_id === auth.userId) return true;
+  if (auth.permissions.has(codes.allList)) return true;
+  return auth.permissions.has(codes.historyList) && row.state !== AppState.DRAFT && (await inBranch(db, auth, row.interviewee_depart_id));
+}
+
+/**
+ * Who may read one application (detail, process view), deny by default: those
+ * who answer for it (answersFor), and anybody holding a task of its approval.
+ * Everybody else gets 404.
  */
 export async function readableBy(
   db: Db,
@@ -141,10 +163,7 @@ export async function readableBy(
   kind: AppointmentKind,
   row: Pick<ApplicationRecord, 'create_user_id' | 'interviewee_depart_id' | 'process_instance_id' | 'state'>,
 ): Promise<boolean> {
-  const codes = kinds[kind].codes;
-  if (row.create_user_id === auth.userId) return true;
-  if (auth.permissions.has(codes.allList)) return true;
-  if (auth.permissions.has(codes.historyList) && row.state !== AppState.DRAFT && (await inBranch(db, auth, row.interviewee_depart_id))) return true;
+  if (await answersFor(db, auth, kind, row)) return true;
   if (row.process_instance_id != null) {
     const task = await db
       .selectFrom('process_task')
@@ -167,8 +186,6 @@ export async function loadReadable(db: Db, auth: AuthContext, kind: AppointmentK
 
 // ---------------------------------------------------------------- lists
 
-const like = (column: string, text: string) => sql<boolean>`${sql.ref(column)} like ${contains(text)} escape '\\'`;
-
 /**
  * The filters of one list (spec 000 §2) for one scope, as a function of a
  * query on `<table> as a`; the page and its count use the same one. Scopes
@@ -189,7 +206,7 @@ export async function listFilter(db: Db, kind: AppointmentKind, scope: ListScope
     if (scope === 'history') r = r.where('a.state', '!=', AppState.DRAFT);
     for (const f of k.textFilters) {
       const v = q[f.field];
-      if (typeof v === 'string' && v !== '') r = r.where(like(`a.${f.field}`, f.upper ? v.toUpperCase() : v));
+      if (typeof v === 'string' && v !== '') r = r.where(containsText(`a.${f.field}`, f.upper ? v.toUpperCase() : v));
     }
     for (const f of k.intFilters) {
       const v = q[f];
@@ -414,6 +431,8 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
         .execute();
     }
   }
+  // Who may read a photo follows the applications holding it (modules/file-access.ts).
+  await recordFileRefs(trx, k.table, appId, fileNamesOfRow(k.table, row, persons.map((p) => p.face_photo)));
   return appId;
 }
 

@@ -1,0 +1,113 @@
+import type { Kysely, Transaction } from 'kysely';
+import { appointmentCodes, type AppointmentKind } from '../../domain/appointments';
+import { SCAN_PERMISSION } from '../../domain/permissions';
+import type { AuthContext } from '../core/context';
+import { ErrorCode } from '../../domain/errors';
+import { fail } from '../core/errors';
+import { fileNamesIn, type FileRecordKind } from '../core/file-refs';
+import { isFileName } from '../core/storage';
+import type { DB } from '../db/schema';
+import { readableBy } from './appointments/service';
+
+/**
+ * Who may read an uploaded file (issue 9, item 8), deny by default: its
+ * uploader (a form shows a photo before the record is saved), or whoever may
+ * read a record that holds it, by that record's own read rule. A file no
+ * record holds, or held only by records of a kind without a case below, is
+ * nobody else's to read.
+ */
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** Ids per query when a file is held by many records (one demo photo is on every seeded application). */
+const ID_CHUNK = 200;
+
+const chunks = <T>(list: T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+
+/** May the caller read any of these applications? Their detail's rule (readableBy); deleted ones read as absent there, so here too. */
+async function anyApplicationReadable(db: Db, auth: AuthContext, kind: AppointmentKind, ids: number[]): Promise<boolean> {
+  const codes = appointmentCodes[kind];
+  // Holders of the all-history list read every live application: one query instead of one per record.
+  const cheap = auth.permissions.has(codes.allList);
+  for (const part of chunks(ids, ID_CHUNK)) {
+    const rows =
+      kind === 'car'
+        ? await db
+            .selectFrom('car_application')
+            .select(['create_user_id', 'interviewee_depart_id', 'process_instance_id', 'state'])
+            .where('car_application_id', 'in', part)
+            .where('is_deleted', '=', 0)
+            .execute()
+        : await db
+            .selectFrom('person_application')
+            .select(['create_user_id', 'interviewee_depart_id', 'process_instance_id', 'state'])
+            .where('person_application_id', 'in', part)
+            .where('is_deleted', '=', 0)
+            .execute();
+    if (cheap && rows.length) return true;
+    for (const row of rows) if (await readableBy(db, auth, kind, row)) return true;
+  }
+  return false;
+}
+
+/**
+ * Vehicle flags: their creator; the all-history list, whose flag column
+ * reads them (/label/vehicle/queryRemark); and the scan screen, which shows
+ * a plate's live flags with their photos (/pass/lookup).
+ */
+async function anyVehicleMarkReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {
+  const wide = auth.permissions.has(appointmentCodes.car.allList) || auth.permissions.has(SCAN_PERMISSION);
+  for (const part of chunks(ids, ID_CHUNK)) {
+    let q = db.selectFrom('vehicle_mark').select('id').where('id', 'in', part).where('deleted', '=', 0);
+    if (!wide) q = q.where('create_user_id', '=', auth.userId);
+    if (await q.limit(1).executeTakeFirst()) return true;
+  }
+  return false;
+}
+
+/** One kind's read rule over some of its records. Unknown kinds (a later kind's refs read by older code) are denied. */
+async function anyReadable(db: Db, auth: AuthContext, stored: string, ids: number[]): Promise<boolean> {
+  const kind = stored as FileRecordKind;
+  switch (kind) {
+    case 'car_application':
+      return anyApplicationReadable(db, auth, 'car', ids);
+    case 'person_application':
+      return anyApplicationReadable(db, auth, 'person', ids);
+    case 'vehicle_mark':
+      return anyVehicleMarkReadable(db, auth, ids);
+    default: {
+      // A new FileRecordKind without a case here fails to compile, and an unknown stored kind reads as nothing.
+      const unhandled: never = kind;
+      void unhandled;
+      return false;
+    }
+  }
+}
+
+/**
+ * Files a caller names on a record must be files the caller may read
+ * already (typically their own uploads): otherwise writing someone else's
+ * file name into one's own draft would be a way to read that file. Checked
+ * by the routes that save records holding files, before the save.
+ */
+export async function assertFilesUsable(db: Db, auth: AuthContext, ...values: unknown[]): Promise<void> {
+  for (const name of fileNamesIn(...values)) {
+    if (!(await mayReadFile(db, auth, name))) fail(ErrorCode.VALIDATION, `文件“${name}”不存在或无权使用，请重新上传`);
+  }
+}
+
+/** May this caller read the stored file `name`? */
+export async function mayReadFile(db: Db, auth: AuthContext, name: string): Promise<boolean> {
+  if (!isFileName(name)) return false;
+  const own = await db.selectFrom('file_object').select('name').where('name', '=', name).where('uploader_user_id', '=', auth.userId).executeTakeFirst();
+  if (own) return true;
+  const refs = await db.selectFrom('file_ref').select(['record_kind', 'record_id']).where('file_name', '=', name).execute();
+  const byKind = new Map<string, number[]>();
+  for (const r of refs) {
+    const ids = byKind.get(r.record_kind);
+    if (ids) ids.push(r.record_id);
+    else byKind.set(r.record_kind, [r.record_id]);
+  }
+  for (const [kind, ids] of byKind) if (await anyReadable(db, auth, kind, ids)) return true;
+  return false;
+}
