@@ -16,7 +16,7 @@ import { registerIdempotency } from './core/idempotency';
 import { AppError, failure } from './core/errors';
 import { transientDbConflict } from './core/db-errors';
 import { clientErrorHandler, frameworkFailure } from './core/framework-errors';
-import { parseJsonBody } from './core/json-body';
+import { nulInQuery, nulMessage, parseJsonBody } from './core/json-body';
 import { logRedactPaths } from './core/redact';
 import { createSmsSender } from './core/sms';
 import { approvalPendingRoutes } from './modules/approval-pending';
@@ -120,6 +120,10 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     strictTransportSecurity: false,
   });
 
+  app.addHook('preValidation', async (req) => {
+    const key = nulInQuery(req.query);
+    if (key !== null) throw new AppError(ErrorCode.VALIDATION, nulMessage(key));
+  });
   registerGuards(app);
   // After the guards (the key is scoped to the signed-in user) and before the areas, so it covers every route.
   registerIdempotency(app);

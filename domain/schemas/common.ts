@@ -50,21 +50,24 @@ export const choice01 = (required: string) =>
 export const CODE_PATTERN = /^[0-9A-Za-z:_]+$/;
 export const CODE_PATTERN_MSG = '仅限阿拉伯数字、英文字母';
 
+/** Numbers and digit strings become numbers; anything else is left for the schema to refuse (Number() of an object can throw). */
+const numeric = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? Number(v) : v);
+
 /** size and pn of every list call; size is capped so a preload cannot ask for the whole table at once. */
 export const pageQuery = z.object({
   size: z.preprocess(
-    (v) => (v === undefined || v === null || v === '' ? DEFAULT_PAGE_SIZE : Number(v)),
+    (v) => (v === undefined || v === null || v === '' ? DEFAULT_PAGE_SIZE : numeric(v)),
     z.number({ error: '每页条数必须是数字' }).int({ error: '每页条数必须是整数' }).min(1, { error: '每页条数至少为1' }),
   ).transform((n) => Math.min(n, MAX_PAGE_SIZE)),
   pn: z.preprocess(
-    (v) => (v === undefined || v === null || v === '' ? 1 : Number(v)),
-    z.number({ error: '页码必须是数字' }).int({ error: '页码必须是整数' }).min(1, { error: '页码从1开始' }),
+    (v) => (v === undefined || v === null || v === '' ? 1 : numeric(v)),
+    z.number({ error: '页码必须是数字' }).int({ error: '页码必须是整数' }).min(1, { error: '页码从1开始' }).max(INT_MAX, { error: OUT_OF_RANGE_MSG }),
   ),
 });
 
 /** Optional filter: absent, '' and -1 ("all") mean no filter. */
 export const optionalFilterInt = z.preprocess(
-  (v) => (v === undefined || v === null || v === '' || Number(v) === -1 ? undefined : Number(v)),
+  (v) => (v === undefined || v === null || v === '' || numeric(v) === -1 ? undefined : numeric(v)),
   storedInt('筛选条件必须是整数').optional(),
 );
 export const optionalFilterText = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined), z.string().max(100, { error: '筛选条件不能超过100个字符' }).optional());

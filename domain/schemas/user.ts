@@ -51,8 +51,8 @@ export const userRolesQuery = z.object({ userId: idField('用户ID') });
 export const userBindRole = z.object({
   userId: idField('用户ID'),
   roleIds: z
-    .preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean).map(Number) : v), z.array(idNumber('角色不正确'), { error: '请选择角色' }))
-    .default([]),
+    // Required, though it may be empty: a body without it must not silently strip every role.
+    .preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean).map(Number) : v), z.array(idNumber('角色不正确'), { error: '请选择角色' })),
 });
 
 /** Profile: account, roles and department are read-only; empty password means unchanged. */

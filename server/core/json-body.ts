@@ -48,9 +48,29 @@ export function parseJsonBody(raw: string): unknown {
   if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
     throw new AppError(ErrorCode.VALIDATION, `请求体嵌套层数过深：最多${MAX_JSON_DEPTH}层`);
   }
+  let nulIn: string | null = null;
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    // PostgreSQL cannot store U+0000 in text (SQLite can): refused here, for every route and both databases alike.
+    parsed = JSON.parse(text, (key, value) => {
+      if (nulIn === null && typeof value === 'string' && value.includes('\u0000')) nulIn = key;
+      return value;
+    });
   } catch {
     throw new AppError(ErrorCode.VALIDATION, '请求体不是有效的JSON');
   }
+  if (nulIn !== null) throw new AppError(ErrorCode.VALIDATION, nulMessage(nulIn));
+  return parsed;
+}
+
+export const nulMessage = (field: string) => `${field ? `${field}：` : ''}不能包含空字符（U+0000）`;
+
+/** The first query-string parameter holding U+0000, if any (the same rule as for bodies). */
+export function nulInQuery(query: unknown): string | null {
+  if (!query || typeof query !== 'object') return null;
+  for (const [key, value] of Object.entries(query)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && v.includes('\u0000'))) return key;
+  }
+  return null;
 }

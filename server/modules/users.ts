@@ -157,6 +157,8 @@ export async function userRoutes(app: FastifyInstance) {
 
   app.post('/user/bindRole', { config: { permission: 'user:bindRole', operation: '绑定角色' } }, async (req) => {
     const { userId, roleIds } = parse(userBindRole, req.body, userLabels);
+    // As with disabling or deleting: an administrator cannot take their own access away by mistake.
+    if (userId === req.auth!.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能修改当前登录帐号自己的角色，请由其他管理员操作');
     if (!(await db.selectFrom('sys_user').select('user_id').where('user_id', '=', userId).where('deleted', '=', 0).executeTakeFirst())) notFound('用户');
     const unique = [...new Set(roleIds)];
     if (unique.length) {

@@ -92,6 +92,14 @@ for (const dialect of await dialects()) {
       const bad = await admin.post('/user/bindRole', { userId: user_id, roleIds: [987654] });
       expect(bad.status).toBe(400);
       expect((await admin.post<Array<unknown>>('/role/findByUserId', { userId: user_id })).body.data).toHaveLength(1);
+      // A body without roleIds strips nothing, and nobody rebinds their own roles.
+      const bare = await admin.post('/user/bindRole', { userId: user_id });
+      expect(bare).toMatchObject({ status: 400, body: { msg: '请选择角色' } });
+      expect((await admin.post<Array<unknown>>('/role/findByUserId', { userId: user_id })).body.data).toHaveLength(1);
+      const me = (await admin.get<{ user: { user_id: number } }>('/user/info')).body.data.user.user_id;
+      const self = await admin.post('/user/bindRole', { userId: me, roleIds: [] });
+      expect(self).toMatchObject({ status: 409, body: { msg: '不能修改当前登录帐号自己的角色，请由其他管理员操作' } });
+      expect((await admin.get<{ permissions: string[] }>('/user/info')).body.data.permissions).toContain('user:bindRole');
     });
 
     it('deletes a user and ends their sessions, but never the caller', async () => {

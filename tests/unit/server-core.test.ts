@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { frameworkFailure } from '../../server/core/framework-errors';
-import { jsonDepth, MAX_JSON_DEPTH, parseJsonBody } from '../../server/core/json-body';
+import { jsonDepth, MAX_JSON_DEPTH, nulInQuery, parseJsonBody } from '../../server/core/json-body';
 import { auditJson, redact } from '../../server/core/redact';
 import { hashPassword, verifyPassword } from '../../server/core/crypto';
 
@@ -21,6 +21,12 @@ describe('JSON bodies', () => {
     }
     const atLimit = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
     expect(parseJsonBody(atLimit)).toBeInstanceOf(Array);
+  });
+
+  it('refuses U+0000 in any string, naming its field, because PostgreSQL cannot store it', () => {
+    expect(() => parseJsonBody('{"name":"x\\u0000y","speed":1}')).toThrow('name：不能包含空字符（U+0000）');
+    expect(nulInQuery({ id: '1', plate: ['a', 'b\u0000'] })).toBe('plate');
+    expect(nulInQuery({ id: '1' })).toBeNull();
   });
 
   it('reads an empty body as {} and malformed JSON as a 400 in Chinese', () => {
@@ -55,5 +61,16 @@ describe('password hashing', () => {
     expect(await verifyPassword('Passw0rd!', a)).toBe(true);
     expect(await verifyPassword('passw0rd!', a)).toBe(false);
     expect(await verifyPassword('x', 'garbage')).toBe(false);
+  });
+});
+
+describe('list parameters', () => {
+  it('refuses objects where numbers belong instead of converting them (Number() of an object can throw)', async () => {
+    const { pageQuery, optionalFilterInt } = await import('../../domain/schemas/common');
+    expect(pageQuery.safeParse({ size: { toString: 'x' } }).success).toBe(false);
+    expect(pageQuery.safeParse({ pn: { valueOf: 1, toString: 1 } }).success).toBe(false);
+    expect(optionalFilterInt.safeParse({ toString: 'x' }).success).toBe(false);
+    expect(pageQuery.parse({ size: '1000000000', pn: '2' })).toEqual({ size: 100, pn: 2 });
+    expect(pageQuery.safeParse({ pn: 1e300 }).success).toBe(false);
   });
 });
