@@ -3,8 +3,10 @@ import { unstableSetRender } from 'antd-mobile/es/utils/unstable-render';
 import { StrictMode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { RouterProvider } from 'react-router-dom';
-import { router } from './app/router';
+import { loadShell, loginPath } from './app/require-auth';
+import { createAppRouter, requiresSignIn } from './app/router';
 import { registerServiceWorker } from './app/sw-register';
+import { session } from './lib/session';
 // The CSS variables and base styles antd-mobile's index would load; components are deep-imported (see vite.config.ts).
 import 'antd-mobile/es/global';
 import './styles/global.css';
@@ -21,6 +23,14 @@ unstableSetRender((node, container) => {
     delete host._admRoot;
   };
 });
+
+// Signed in or not is known from the stored token before anything else loads. A signed-in start fetches the shell
+// now, beside React's first render; a signed-out one on a signed-in path goes to /login before the router starts,
+// so the first visit to '/' costs what the login screen costs, with no redirect render on the way.
+if (session.token()) void loadShell().catch(() => undefined);
+else if (requiresSignIn(window.location.pathname)) window.history.replaceState(null, '', loginPath(window.location));
+
+const router = createAppRouter();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

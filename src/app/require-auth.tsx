@@ -1,4 +1,5 @@
-import { Navigate, Outlet, useLocation } from 'react-router-dom';
+import { lazy } from 'react';
+import { Navigate, useLocation } from 'react-router-dom';
 import { session } from '../lib/session';
 
 export function loginPath(location: { pathname: string; search: string; hash?: string }): string {
@@ -6,9 +7,18 @@ export function loginPath(location: { pathname: string; search: string; hash?: s
   return back === '/' ? '/login' : `/login?redirect=${encodeURIComponent(back)}`;
 }
 
-/** Checked on every navigation; a session that ends while a page is open is handled by the shell's listener. */
+/** The signed-in shell's chunk; the entry calls it early on a signed-in start so it downloads beside React's first render. */
+export const loadShell = () => import('./app-shell');
+
+const AppShell = lazy(() => loadShell().then((m) => ({ default: m.AppShell })));
+
+/**
+ * Checked on every navigation, before the shell is imported: a signed-out
+ * visitor never downloads it. A session that ends while a page is open is
+ * handled by the shell's listener.
+ */
 export function RequireAuth() {
   const location = useLocation();
   if (!session.token()) return <Navigate to={loginPath(location)} replace />;
-  return <Outlet />;
+  return <AppShell />;
 }

@@ -1,5 +1,5 @@
-import type { ComponentType } from 'react';
-import { createBrowserRouter, Navigate } from 'react-router-dom';
+import { Suspense, type ComponentType } from 'react';
+import { createBrowserRouter, matchRoutes, Navigate, Outlet, type RouteObject } from 'react-router-dom';
 import { AppPage } from './app-page';
 import { RequireAuth } from './require-auth';
 import { BootSplash, RouteError } from './route-error';
@@ -9,14 +9,33 @@ import LoginPage from '../features/auth/login-page';
 
 const page = (load: () => Promise<{ default: ComponentType }>) => () => load().then((m) => ({ Component: m.default }));
 
+/** The id of the route every signed-in screen sits under. */
+const SIGNED_IN = 'signed-in';
+
+/**
+ * Already on screen when the shell starts loading after sign-in, so the
+ * router's transition keeps the login screen up until the shell is there
+ * instead of flashing a spinner; on a signed-in start it is the splash.
+ */
+function Root() {
+  return (
+    <Suspense fallback={<BootSplash />}>
+      <Outlet />
+    </Suspense>
+  );
+}
+
 /**
  * Public screens and the guarded shell. The spec sends '/403' and '/404' home,
  * so those pages live at '/forbidden' and '/not-found'; unknown paths render
- * the 404 page in place. The shell (layout, react-query, menu) is a lazy
- * route so none of it weighs on the login screen's first load.
+ * the 404 page in place. The shell (layout, react-query, menu, HTTP client) is
+ * imported by RequireAuth only once it has seen a token: a router `lazy` route
+ * would be fetched as soon as a path matched, signed in or not, and a signed-out
+ * visit to '/' would download the whole shell just to be sent to /login.
  */
-export const router = createBrowserRouter([
+const routes: RouteObject[] = [
   {
+    Component: Root,
     errorElement: <RouteError />,
     hydrateFallbackElement: <BootSplash />,
     children: [
@@ -27,15 +46,21 @@ export const router = createBrowserRouter([
       { path: '/forbidden', lazy: page(() => import('../features/errors/forbidden-page')) },
       { path: '/not-found', lazy: page(() => import('../features/errors/not-found-page')) },
       {
+        id: SIGNED_IN,
         element: <RequireAuth />,
-        children: [
-          {
-            lazy: () => import('./app-shell').then((m) => ({ Component: m.AppShell })),
-            children: appRoutes.map((r) => ({ path: r.path, element: <AppPage route={r} /> })),
-          },
-        ],
+        children: appRoutes.map((r) => ({ path: r.path, element: <AppPage route={r} /> })),
       },
       { path: '*', lazy: page(() => import('../features/errors/not-found-page')) },
     ],
   },
-]);
+];
+
+/** Whether `pathname` is a signed-in screen (the redirects to '/' are not: they settle on a screen that is). */
+export function requiresSignIn(pathname: string): boolean {
+  return !!matchRoutes(routes, pathname)?.some((m) => m.route.id === SIGNED_IN);
+}
+
+/** Made on demand: the router reads the address when it is created, and the entry may rewrite it first. */
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}
