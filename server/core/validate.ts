@@ -17,7 +17,7 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, labels: Re
   const errors = res.error.issues.map((i) => {
     const field = String(i.path[0] ?? '');
     // A body that is not an object at all (a number, an array) has no field to name.
-    if (i.path.length === 0) return { field: '', label: '请求体', message: i.code === 'invalid_type' ? '请求体必须是JSON对象' : i.message };
+    if (i.path.length === 0) return i.code === 'invalid_type' ? { field: '', label: '请求体', message: '请求体必须是JSON对象' } : { field: '', label: '', message: i.message };
     const label = labels[field] ?? field;
     return { field, label, message: i.message };
   });

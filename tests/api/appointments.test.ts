@@ -6,7 +6,7 @@ import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { readableBy } from '../../server/modules/appointments/service';
 import { decide } from '../../server/workflow/engine';
-import { carApplicationBody } from './fixtures';
+import { carApplicationBody, personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 type Row = Record<string, any>;
@@ -48,21 +48,7 @@ for (const dialect of await dialects()) {
       ...o,
     });
     const personBody = (o: Row = {}): Row => ({
-      visitor_name: '测试访客',
-      visitor_gender: 1,
-      visitor_nation: '汉族',
-      visitor_phone: '13900001111',
-      visitor_company: '广州测试检测有限公司',
-      visitor_type: 4,
-      visitor_idcard_type: 1,
-      visitor_idcard: idNumber(++seq),
-      visit_content: '设备验收',
-      visit_begin_time: addDays(today, 1),
-      visit_end_time: addDays(today, 2),
-      visit_area: 1,
-      interviewee_name: '李强',
-      interviewee_phone: '13800000003',
-      interviewee_depart_id: depart.CNOOC_SHELL,
+      ...personApplicationBody({ today, visitor_idcard: idNumber(++seq), interviewee_depart_id: depart.CNOOC_SHELL! }),
       ...o,
     });
 

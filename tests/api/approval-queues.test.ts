@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../domain/visit-rules';
-import { carApplicationBody } from './fixtures';
+import { carApplicationBody, personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 /** The approval queues, visit-date amend and vehicle flags over HTTP, with the seeded demo accounts and processes. */
@@ -102,22 +102,7 @@ for (const dialect of await dialects()) {
     }
 
     async function newPerson() {
-      const saved = await as.contact!.post('/personApplications/save', {
-        visitor_name: '孙七',
-        visitor_gender: 1,
-        visitor_phone: '13900003333',
-        visitor_company: '惠州测试服务有限公司',
-        visitor_type: 4,
-        visitor_idcard_type: 1,
-        visitor_idcard: '441302198503152048',
-        visit_content: '商务洽谈',
-        visit_begin_time: addDays(today, 1),
-        visit_end_time: addDays(today, 3),
-        visit_area: 1,
-        interviewee_name: '李强',
-        interviewee_phone: '13800000003',
-        interviewee_depart_id: depart.CNOOC_SHELL,
-      });
+      const saved = await as.contact!.post('/personApplications/save', personApplicationBody({ today, visitor_idcard: '441302198503152048', interviewee_depart_id: depart.CNOOC_SHELL! }));
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
       const id = idOf(saved);
       const pushed = await as.contact!.post('/personApplications/push', { id });

@@ -3,10 +3,10 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../domain/envelope';
-import { addDays, dateOf } from '../../domain/visit-rules';
+import { dateOf } from '../../domain/visit-rules';
 import { fileAccess } from '../../server/db/migrations/007-file-access';
 import { loadFileAccessSecret, signFileAccess } from '../../server/modules/files';
-import { carApplicationBody } from './fixtures';
+import { carApplicationBody, personApplicationBody } from './fixtures';
 import { Client, dialects, readLog, startServer, type TestServer } from './harness';
 
 // ---------- tiny real files ----------
@@ -323,23 +323,7 @@ for (const dialect of await dialects()) {
       const shell = (await db.selectFrom('sys_department').select('depart_id').where('code', '=', 'CNOOC_SHELL').executeTakeFirstOrThrow()).depart_id;
       const face = (await upload(contact, png)).body.data.name;
       const idcard = (await upload(contact, png)).body.data.name;
-      const person = {
-        visitor_name: '测试访客',
-        visitor_gender: 1,
-        visitor_nation: '汉族',
-        visitor_phone: '13900001111',
-        visitor_company: '广州测试检测有限公司',
-        visitor_type: 4,
-        visitor_idcard_type: 1,
-        visitor_idcard: idNumber(dialect === 'sqlite' ? 1 : 2),
-        visit_content: '设备验收',
-        visit_begin_time: addDays(today, 1),
-        visit_end_time: addDays(today, 2),
-        visit_area: 1,
-        interviewee_name: '李强',
-        interviewee_phone: '13800000003',
-        interviewee_depart_id: shell,
-      };
+      const person = personApplicationBody({ today, visitor_idcard: idNumber(dialect === 'sqlite' ? 1 : 2), interviewee_depart_id: shell });
       const saved = await contact.post<{ id: number }>('/v2/personApplications/save', { ...person, visitor_face_photo: face, visitor_idcard_photo1: idcard });
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
       const id = saved.body.data.id;

@@ -26,3 +26,28 @@ export function carApplicationBody(v: { today: string; license_plate: string; ap
     interviewee_depart_id: v.interviewee_depart_id,
   };
 }
+
+/**
+ * A valid person application body for the API suites: a temporary visit
+ * (type 4) to the given department tomorrow and the day after. Callers give
+ * what must differ per row.
+ */
+export function personApplicationBody(v: { today: string; visitor_idcard: string; interviewee_depart_id: number }) {
+  return {
+    visitor_name: '测试访客',
+    visitor_gender: 1,
+    visitor_nation: '汉族',
+    visitor_phone: '13900001111',
+    visitor_company: '广州测试检测有限公司',
+    visitor_type: 4,
+    visitor_idcard_type: 1,
+    visitor_idcard: v.visitor_idcard,
+    visit_content: '设备验收',
+    visit_begin_time: addDays(v.today, 1),
+    visit_end_time: addDays(v.today, 2),
+    visit_area: 1,
+    interviewee_name: '李强',
+    interviewee_phone: '13800000003',
+    interviewee_depart_id: v.interviewee_depart_id,
+  };
+}

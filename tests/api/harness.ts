@@ -48,6 +48,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** A server on a free loopback port, logging at info to `logFile` (suites read it back). */
+async function listening(config: Config, logFile: string): Promise<{ app: FastifyInstance; base: string }> {
+  const app = await buildApp({ ...config, logLevel: 'info' }, { logFile });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  return { app, base: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}` };
+}
+
 export async function startServer(dialect: DialectName, overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-api-'));
   let databaseUrl: string | undefined;
@@ -66,14 +74,10 @@ export async function startServer(dialect: DialectName, overrides: Partial<Confi
     { DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD, PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     { staticDir: undefined, captchaCooldownSeconds: 0, rateLimits: { captchaPerAccount: 1000, captchaPerIp: 1000, loginPerAccount: 1000, loginPerIp: 1000 }, logLevel: 'warn', ...overrides },
   );
-  const logFile = path.join(dataDir, 'server.log');
-  const app = await buildApp({ ...config, logLevel: 'info' }, { logFile });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const { app, base } = await listening(config, path.join(dataDir, 'server.log'));
   return {
     app,
-    base: `http://127.0.0.1:${port}`,
+    base,
     dataDir,
     dialect,
     async close() {
@@ -99,14 +103,10 @@ export async function startServer(dialect: DialectName, overrides: Partial<Confi
  * directory to `first`.
  */
 export async function startSecondServer(first: TestServer, overrides: Partial<Config> = {}, name = 'second'): Promise<TestServer> {
-  const logFile = path.join(first.dataDir, `server-${name}.log`);
-  const app = await buildApp({ ...first.app.ctx.config, seedDemo: false, ...overrides, logLevel: 'info' }, { logFile });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const { app, base } = await listening({ ...first.app.ctx.config, seedDemo: false, ...overrides }, path.join(first.dataDir, `server-${name}.log`));
   return {
     app,
-    base: `http://127.0.0.1:${port}`,
+    base,
     dataDir: first.dataDir,
     dialect: first.dialect,
     async close() {

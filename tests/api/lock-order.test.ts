@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState, stateConflictMessage, TaskResult, TaskState } from '../../domain/appointments';
-import { addDays } from '../../domain/visit-rules';
 import { decide, InstanceState } from '../../server/workflow/engine';
-import { carApplicationBody } from './fixtures';
+import { carApplicationBody, personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 /**
@@ -66,22 +65,8 @@ describe.skipIf(!covered.includes('postgres'))('lock order of decisions, revokes
   });
   afterAll(async () => server?.close());
 
-  const personBody = () => ({
-    visitor_name: '孙七',
-    visitor_gender: 1,
-    visitor_phone: '13900003333',
-    visitor_company: '惠州测试服务有限公司',
-    visitor_type: 4,
-    visitor_idcard_type: 1,
-    visitor_idcard: '441302198503152048',
-    visit_content: '商务洽谈',
-    visit_begin_time: addDays(today, 1),
-    visit_end_time: addDays(today, 3),
-    visit_area: 1,
-    interviewee_name: '李强',
-    interviewee_phone: '13800000003',
-    interviewee_depart_id: departId,
-  });
+  // The same visitor every round: a person application's idcard need not be unique.
+  const personBody = () => personApplicationBody({ today, visitor_idcard: '441302198503152048', interviewee_depart_id: departId });
 
   /** A submitted application of the kind and the reviewer's pending task of its first node. */
   async function submitted(kind: Kind = 'car') {

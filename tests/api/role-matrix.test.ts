@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState, appointmentCodes, type AppointmentKind } from '../../domain/appointments';
 import { allPermissionCodes, type MenuNode } from '../../domain/permissions';
-import { addDays, dateOf } from '../../domain/visit-rules';
+import { dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { forgetRolePermissions } from '../../server/core/auth';
 import { contactRoles } from '../../server/db/migrations/008-contact-roles';
-import { carApplicationBody } from './fixtures';
+import { carApplicationBody, personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 type Row = Record<string, any>;
@@ -91,11 +91,7 @@ for (const dialect of await dialects()) {
       const model = await ctx.db.selectFrom('vehicle_type').select('id').where('name', '=', '小型汽车').executeTakeFirstOrThrow();
       const bodies: Record<AppointmentKind, Row> = {
         car: { ...carApplicationBody({ today, license_plate: '粤A90001', applicant_idcard: idNumber(901), vehicle_type_id: model.id, interviewee_depart_id: depart.HZ_PORT! }), interviewee_name: '港务审核员', interviewee_phone: '13911114444' },
-        person: {
-          visitor_name: '港务访客', visitor_gender: 1, visitor_nation: '汉族', visitor_phone: '13900003333', visitor_company: '广州测试检测有限公司', visitor_type: 4, visitor_idcard_type: 1,
-          visitor_idcard: idNumber(902), visit_content: '码头设备验收', visit_begin_time: addDays(today, 1), visit_end_time: addDays(today, 2), visit_area: 2,
-          interviewee_name: '港务审核员', interviewee_phone: '13911114444', interviewee_depart_id: depart.HZ_PORT,
-        },
+        person: { ...personApplicationBody({ today, visitor_idcard: idNumber(902), interviewee_depart_id: depart.HZ_PORT! }), visitor_name: '港务访客', visit_area: 2, interviewee_name: '港务审核员', interviewee_phone: '13911114444' },
       };
       for (const kind of kindNames) {
         const saved = await as.portcontact!.post<{ id: number }>(`/v2${K[kind].p}/save`, bodies[kind]);

@@ -4,6 +4,7 @@ import { TaskResult, TaskState } from '../../domain/appointments';
 import { notify, signalNotified } from '../../server/core/notify';
 import { approveOverdue } from '../../server/workflow/engine';
 import { carApplicationBody } from './fixtures';
+import { EventStream } from './event-stream';
 import { Client, dialects, startSecondServer, startServer, type TestServer } from './harness';
 import { decryptPush, PushServiceStandIn } from './push-service';
 
@@ -23,64 +24,11 @@ describe.skip('two servers on one database (sqlite): skipped, an embedded SQLite
   it('n/a', () => undefined);
 });
 
-interface SseEvent {
-  event: string;
-  id?: string;
-  data: unknown;
-}
-
-/** GET /api/notifications/stream as the PWA reads it (fetch with the Bearer header), parsed into events. */
+/** GET /api/notifications/stream as the PWA reads it, on one server. */
 async function openStream(base: string, token: string) {
-  const controller = new AbortController();
-  const events: SseEvent[] = [];
-  const res = await fetch(`${base}/api/notifications/stream`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: controller.signal });
-  expect(res.status).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const done = (async () => {
-    let buf = '';
-    try {
-      for (;;) {
-        const { value, done: end } = await reader.read();
-        if (end) break;
-        buf += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, cut);
-          buf = buf.slice(cut + 2);
-          const e: SseEvent = { event: 'message', data: null };
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) continue;
-            const [field, ...rest] = line.split(':');
-            const v = rest.join(':').replace(/^ /, '');
-            if (field === 'event') e.event = v;
-            else if (field === 'id') e.id = v;
-            else if (field === 'data') data += v;
-          }
-          if (data) events.push({ ...e, data: JSON.parse(data) });
-        }
-      }
-    } catch {
-      // aborted by close()
-    }
-  })();
-  return {
-    events,
-    async next(match: (e: SseEvent) => boolean, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const hit = events.find(match);
-        if (hit) return hit;
-        if (Date.now() > deadline) throw new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
-    async close() {
-      controller.abort();
-      await done;
-    },
-  };
+  const stream = await new EventStream().open(base, token);
+  expect(stream.status).toBe(200);
+  return stream;
 }
 
 const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs = 20_000) => {
