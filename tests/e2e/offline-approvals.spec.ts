@@ -209,6 +209,8 @@ test('a session that ended while offline keeps the queued decision until the sam
 
   await signInAs(page, 'reviewer');
   await openQueue(page);
+  // '共 0 条' shows while the first page loads: wait for the row itself before the signal goes.
+  await expect(rowOf(page, app.plate)).toBeVisible();
   await goOffline(context, page);
   await approveOffline(page, app, 1);
 
