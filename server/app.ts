@@ -19,6 +19,8 @@ import { clientErrorHandler, frameworkFailure } from './core/framework-errors';
 import { nulInQuery, nulMessage, parseJsonBody } from './core/json-body';
 import { logRedactPaths } from './core/redact';
 import { createSmsSender } from './core/sms';
+import { openApiRoutes } from './core/openapi';
+import { registerRouteSchemas } from './core/route-schema';
 import { approvalPendingRoutes } from './modules/approval-pending';
 import { appointmentRoutes } from './modules/appointments/index';
 import { authRoutes } from './modules/auth';
@@ -124,6 +126,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     const key = nulInQuery(req.query);
     if (key !== null) throw new AppError(ErrorCode.VALIDATION, nulMessage(key));
   });
+  registerRouteSchemas(app);
   registerGuards(app);
   // After the guards (the key is scoped to the signed-in user) and before the areas, so it covers every route.
   registerIdempotency(app);
@@ -131,6 +134,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => sendFailure(req, reply, err));
 
   for (const area of areas) await app.register(area, { prefix: '/api' });
+  await app.register(openApiRoutes, { prefix: '/api', version: process.env.npm_package_version ?? '0.1.0' });
 
   const staticDir = config.staticDir;
   const indexHtml = staticDir ? path.join(staticDir, 'index.html') : '';

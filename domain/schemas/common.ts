@@ -77,3 +77,15 @@ export const idField = (label: string) => intField(`请提供${label}`).pipe(idN
 
 /** Human labels of wire fields, used to prefix server messages with the field they concern. */
 export type FieldLabels = Record<string, string>;
+
+/**
+ * The labels a schema's fields are known by. One labels object per entity
+ * (e.g. vehicleTypeLabels) is attached to its schemas here, so the server's
+ * messages, the API description and the screens name a field the same way.
+ */
+export const fieldLabels = z.registry<{ labels: FieldLabels }>();
+
+export function labelled<T extends z.ZodType>(schema: T, labels: FieldLabels): T {
+  fieldLabels.add(schema, { labels });
+  return schema;
+}

@@ -1,8 +1,21 @@
 import { z } from 'zod';
-import { CODE_PATTERN, CODE_PATTERN_MSG, choice01, idField, idNumber, intField, optionalFilterInt, optionalFilterText, pageQuery, requiredText } from './common';
+import { CODE_PATTERN, CODE_PATTERN_MSG, choice01, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText } from './common';
 
 export const PHONE_PATTERN = /^1\d{10}$/;
 export const PASSWORD_RULE = { min: 8, max: 64 };
+
+export const userLabels = {
+  userId: '用户ID',
+  userName: '用户名',
+  account: '账号',
+  password: '密码',
+  gender: '性别',
+  phone: '手机号',
+  departId: '部门',
+  status: '状态',
+  roleIds: '角色',
+};
+
 const passwordMsg = `密码长度为${PASSWORD_RULE.min}-${PASSWORD_RULE.max}位，且须同时包含字母和数字`;
 const strongPassword = z
   .string()
@@ -21,13 +34,17 @@ const userBase = {
 };
 
 /** Create: password required. */
-export const userCreate = z.object({
+export const userCreate = labelled(
+  z.object({
   ...userBase,
   password: z.string({ error: '请输入密码' }).min(1, { error: '请输入密码' }).pipe(strongPassword),
-});
+}),
+  userLabels,
+);
 
 /** Edit: an empty password means unchanged. */
-export const userUpdate = z.object({
+export const userUpdate = labelled(
+  z.object({
   ...userBase,
   userId: idField('用户ID'),
   password: z
@@ -36,44 +53,50 @@ export const userUpdate = z.object({
     .nullable()
     .transform((v) => v ?? '')
     .pipe(z.union([z.literal(''), strongPassword])),
-});
+}),
+  userLabels,
+);
 
-export const userPageQuery = pageQuery.extend({
+export const userPageQuery = labelled(
+  pageQuery.extend({
   userName: optionalFilterText,
   account: optionalFilterText,
   phone: optionalFilterText,
   status: optionalFilterInt,
   departId: optionalFilterInt,
-});
+}),
+  userLabels,
+);
 
-export const userDelete = z.object({ userId: idField('用户ID') });
-export const userRolesQuery = z.object({ userId: idField('用户ID') });
-export const userBindRole = z.object({
+export const userDelete = labelled(
+  z.object({ userId: idField('用户ID') }),
+  userLabels,
+);
+export const userRolesQuery = labelled(
+  z.object({ userId: idField('用户ID') }),
+  userLabels,
+);
+export const userBindRole = labelled(
+  z.object({
   userId: idField('用户ID'),
   roleIds: z
     // Required, though it may be empty: a body without it must not silently strip every role.
     .preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean).map(Number) : v), z.array(idNumber('角色不正确'), { error: '请选择角色' })),
-});
+}),
+  userLabels,
+);
 
 /** Profile: account, roles and department are read-only; empty password means unchanged. */
-export const profileUpdate = z.object({
+export const profileUpdate = labelled(
+  z.object({
   userName: userBase.userName,
   gender: userBase.gender,
   phone: userBase.phone,
   password: userUpdate.shape.password,
-});
+}),
+  userLabels,
+);
 
-export const userLabels = {
-  userId: '用户ID',
-  userName: '用户名',
-  account: '账号',
-  password: '密码',
-  gender: '性别',
-  phone: '手机号',
-  departId: '部门',
-  status: '状态',
-  roleIds: '角色',
-};
 
 export type UserCreate = z.infer<typeof userCreate>;
 export type UserUpdate = z.infer<typeof userUpdate>;

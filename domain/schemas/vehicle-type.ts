@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { choice01, idField, intField, optionalFilterText, pageQuery, requiredText } from './common';
+import { choice01, idField, intField, labelled, optionalFilterText, pageQuery, requiredText } from './common';
 
 export const SPEED_MIN = 0;
 export const SPEED_MAX = 300;
@@ -13,11 +13,6 @@ const fields = {
   needBlindVideo: choice01('请选择页面是否需要上传盲区视频监控图片'),
 };
 
-export const vehicleTypeCreate = z.object(fields);
-export const vehicleTypeUpdate = z.object({ ...fields, id: idField('车型ID') });
-export const vehicleTypeId = z.object({ id: idField('车型ID') });
-export const vehicleTypePageQuery = pageQuery.extend({ name: optionalFilterText });
-
 export const vehicleTypeLabels = {
   id: '车型ID',
   name: '车型名',
@@ -27,6 +22,11 @@ export const vehicleTypeLabels = {
   checkOverweight: '是否需要判断超重',
   needBlindVideo: '是否需要上传盲区视频监控图片',
 };
+
+export const vehicleTypeCreate = labelled(z.object(fields), vehicleTypeLabels);
+export const vehicleTypeUpdate = labelled(z.object({ ...fields, id: idField(vehicleTypeLabels.id) }), vehicleTypeLabels);
+export const vehicleTypeId = labelled(z.object({ id: idField(vehicleTypeLabels.id) }), vehicleTypeLabels);
+export const vehicleTypePageQuery = labelled(pageQuery.extend({ name: optionalFilterText }), vehicleTypeLabels);
 
 export type VehicleTypeCreate = z.infer<typeof vehicleTypeCreate>;
 

@@ -1,3 +1,4 @@
+import type { RouteSchema } from './route-schema';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import { flattenPermissions, openCodes } from '../../domain/permissions';
@@ -112,7 +113,9 @@ export function registerGuards(app: FastifyInstance) {
     if (!route.url.startsWith('/api')) return;
     const permission = route.config?.permission;
     if (!permission) throw new Error(`Route ${route.method} ${route.url} declares no permission`);
-    for (const m of [route.method].flat()) if (m !== 'HEAD') app.ctx.routes.push({ method: m, url: route.url, permission });
+    const operation = route.config?.operation;
+    const schema = route.schema as RouteSchema | undefined;
+    for (const m of [route.method].flat()) if (m !== 'HEAD') app.ctx.routes.push({ method: m, url: route.url, permission, ...(operation ? { operation } : {}), ...(schema ? { schema } : {}) });
   });
 
   app.addHook('onRequest', async (req) => {

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import type { Dialect } from '../db/index';
 import type { DB } from '../db/schema';
 import type { ServerKeys } from './crypto';
+import type { RouteSchema } from './route-schema';
 import type { SmsSender } from './sms';
 
 /**
@@ -11,6 +12,14 @@ import type { SmsSender } from './sms';
  * session (info, logout, profile); 'public': no session (sign-in calls).
  */
 export type Access = 'public' | 'signed-in' | 'role' | (string & {});
+
+export interface RouteInfo {
+  method: string;
+  url: string;
+  permission: Access;
+  operation?: string;
+  schema?: RouteSchema;
+}
 
 export interface AuthContext {
   userId: number;
@@ -33,7 +42,8 @@ export interface AppContext {
   time(): string;
   /** Epoch ms for now (due times of overtime nodes). */
   now(): number;
-  routes: Array<{ method: string; url: string; permission: Access }>;
+  /** Every /api route as registered: what the permission test, the fuzzer and the API description walk. */
+  routes: RouteInfo[];
 }
 
 declare module 'fastify' {

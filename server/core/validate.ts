@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode } from '../../domain/errors';
+import { fieldLabels, type FieldLabels } from '../../domain/schemas/common';
 import { AppError } from './errors';
 
 // zod's own messages (for rules a schema gives no message of its own) in Chinese, like every other answer.
@@ -11,7 +12,7 @@ z.config(z.locales.zhCN());
  * broken field and its rule in `msg`, and lists every field in data.errors,
  * so a form can put each message under its input.
  */
-export function parse<S extends z.ZodType>(schema: S, input: unknown, labels: Record<string, string> = {}): z.infer<S> {
+export function parse<S extends z.ZodType>(schema: S, input: unknown, labels: FieldLabels = labelsOf(schema)): z.infer<S> {
   const res = schema.safeParse(input ?? {});
   if (res.success) return res.data;
   const errors = res.error.issues.map((i) => {
@@ -24,4 +25,17 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, labels: Re
   const first = errors[0];
   const msg = first ? (first.label && !first.message.includes(first.label) ? `${first.label}：${first.message}` : first.message) : '请求参数不正确';
   throw new AppError(ErrorCode.VALIDATION, msg, { errors });
+}
+
+/** The labels attached to a schema with `labelled` (domain/schemas/common.ts), looking through wrappers (z.preprocess, .transform, .optional). */
+export function labelsOf(schema: z.ZodType | undefined, depth = 0): FieldLabels {
+  if (!schema || depth > 5) return {};
+  const found = fieldLabels.get(schema)?.labels;
+  if (found) return found;
+  const def = (schema as { def?: { in?: z.ZodType; out?: z.ZodType; innerType?: z.ZodType } }).def;
+  for (const inner of [def?.out, def?.in, def?.innerType]) {
+    const labels = labelsOf(inner, depth + 1);
+    if (Object.keys(labels).length) return labels;
+  }
+  return {};
 }

@@ -9,7 +9,7 @@ import { AppError, ok } from '../core/errors';
 import { recordFileObject } from '../core/file-refs';
 import { fileStoreOf, isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
-import { mayReadFile } from './file-access';
+import { mayReadFile } from './access';
 
 export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 export const DOCUMENT_MAX_BYTES = 20 * 1024 * 1024;

@@ -4,7 +4,7 @@ import { idBody, revokeBody } from '../../../domain/schemas/car-application';
 import { fail, ok } from '../../core/errors';
 import { parse } from '../../core/validate';
 import { kindList } from './kinds';
-import { assertFilesUsable } from '../file-access';
+import { assertFilesUsable } from '../access';
 import {
   applicationProcess,
   deleteApplication,

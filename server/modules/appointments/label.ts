@@ -6,7 +6,7 @@ import { carLabelLabels, idListField, labelBody } from '../../../domain/schemas/
 import { fail, ok } from '../../core/errors';
 import { fileNamesIn, recordFileRefs } from '../../core/file-refs';
 import { parse } from '../../core/validate';
-import { assertFilesUsable } from '../file-access';
+import { assertFilesUsable } from '../access';
 
 /** Which marks to read: the vehicles of these applications, or a plate. */
 const queryRemarkBody = z

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { appointmentCodes, type AppointmentKind } from '../../domain/appointments';
 import { SCAN_PERMISSION } from '../../domain/permissions';
-import type { AuthContext } from '../core/context';
+import type { Access, AuthContext } from '../core/context';
 import { ErrorCode } from '../../domain/errors';
 import { fail } from '../core/errors';
 import { fileNamesIn, type FileRecordKind } from '../core/file-refs';
@@ -65,10 +65,36 @@ async function anyVehicleMarkReadable(db: Db, auth: AuthContext, ids: number[]):
   return false;
 }
 
-/** One kind's read rule over some of its records. Unknown kinds (a later kind's refs read by older code) are denied. */
-async function anyReadable(db: Db, auth: AuthContext, stored: string, ids: number[]): Promise<boolean> {
-  const kind = stored as FileRecordKind;
+/**
+ * Plain registers (core/resource.ts): who may read a row. Registers the park
+ * preloads into every form (vehicle models, departments) are read by anyone
+ * holding a role; the rest by the holders of their list code.
+ */
+export const registerReadCodes = {
+  vehicle_type: 'role',
+  department: 'role',
+  user: 'user:list',
+} as const satisfies Record<string, Access>;
+export type RegisterKind = keyof typeof registerReadCodes;
+
+/** Every kind of record whose rows are read through this switch. */
+export type RecordKind = FileRecordKind | RegisterKind;
+
+const holds = (auth: AuthContext, access: Access) => (access === 'role' ? auth.roleIds.length > 0 : auth.permissions.has(access));
+
+/**
+ * The one record-level read rule, deny by default (immich's access.ts): may
+ * the caller read any of these records of `stored` kind? Unknown kinds (a
+ * later kind's refs read by older code) are denied.
+ */
+export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids: number[]): Promise<boolean> {
+  const kind = stored as RecordKind;
+  if (ids.length === 0) return false;
   switch (kind) {
+    case 'vehicle_type':
+    case 'department':
+    case 'user':
+      return holds(auth, registerReadCodes[kind]);
     case 'car_application':
       return anyApplicationReadable(db, auth, 'car', ids);
     case 'person_application':
@@ -76,7 +102,7 @@ async function anyReadable(db: Db, auth: AuthContext, stored: string, ids: numbe
     case 'vehicle_mark':
       return anyVehicleMarkReadable(db, auth, ids);
     default: {
-      // A new FileRecordKind without a case here fails to compile, and an unknown stored kind reads as nothing.
+      // A new RecordKind without a case here fails to compile, and an unknown stored kind reads as nothing.
       const unhandled: never = kind;
       void unhandled;
       return false;
