@@ -49,6 +49,9 @@ export const enums = {
   noticeType: opts([[1, '通知'], [2, '注意事项']]),
   noticeStatus: opts([[0, '草稿', 'default'], [1, '启用', 'success'], [2, '停用', 'warning']]),
   stateEquipmentType: opts([[1, '在线', 'success'], [0, '离线', 'danger']]),
+  /** Gate devices (spec 001 §2): codes not shown by the spec, ours; the entrances are the demo park's three gates. */
+  gateType: opts([[1, '车辆道闸'], [2, '人行闸机']]),
+  entranceType: opts([[1, '西门'], [2, '北门'], [3, '东门']]),
   loginResult: opts([[1, '成功', 'success'], [0, '失败', 'danger']]),
   operationResult: opts([[1, '成功', 'success'], [0, '失败', 'danger']]),
   processType: opts([

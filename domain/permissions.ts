@@ -168,6 +168,8 @@ export const permissionTree: PermissionSeed[] = [
     menu('menu:gateDevice', '道闸设备', '/devices/gate', 'SetOutline', crud('gateDevice', '道闸设备')),
     menu('menu:bumpingPostDevice', '防撞柱', '/devices/bumping-post', 'SetOutline', crud('bumpingPostDevice', '防撞柱')),
     menu('menu:tireBreakerDevice', '破胎器', '/devices/tire-breaker', 'SetOutline', crud('tireBreakerDevice', '破胎器')),
+    // The spec names no codes for this kind; ours follow the others' pattern (docs/decisions.md).
+    menu('menu:liftingPillarDevice', '升降防撞柱', '/devices/lifting-pillar', 'SetOutline', crud('liftingPillarDevice', '升降防撞柱')),
     menu('menu:securityLaneIDevice', '安检通道识别', '/devices/security-lane', 'SetOutline', crud('securityLaneIDevice', '安检通道识别设备')),
     menu('menu:carScaleSystemDevice', '地磅系统', '/devices/car-scale', 'SetOutline', crud('carScaleSystemDevice', '地磅设备')),
     menu('menu:carFaceDevice', '车载人脸识别', '/devices/car-face', 'SetOutline', crud('carFaceDevice', '车载人脸识别设备')),

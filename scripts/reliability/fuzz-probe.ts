@@ -302,10 +302,15 @@ async function permissionCount(origin: string, token: string): Promise<number | 
   return Array.isArray(codes) ? codes.length : 0;
 }
 
+/** The API's own description: documents (OpenAPI, HTML) rather than envelopes, and they read no input. */
+const DOCUMENTS = new Set(['/api/openapi.json', '/api/docs']);
+
 /** The routes a server registered under /api, in registration order, without duplicates. */
 export function apiRoutes(routes: ReadonlyArray<{ method: string; url: string }>): FuzzRoute[] {
   const seen = new Set<string>();
-  return routes.filter((r) => r.url.startsWith('/api') && !seen.has(`${r.method} ${r.url}`) && seen.add(`${r.method} ${r.url}`)).map((r) => ({ method: r.method, url: r.url }));
+  return routes
+    .filter((r) => r.url.startsWith('/api') && !DOCUMENTS.has(r.url) && !seen.has(`${r.method} ${r.url}`) && seen.add(`${r.method} ${r.url}`))
+    .map((r) => ({ method: r.method, url: r.url }));
 }
 
 /** First `perKind` failures of each kind, for a report. */

@@ -27,6 +27,8 @@ export interface TableSpec {
   softDelete?: string;
   /** The columns a list, get and detail answer. */
   columns: readonly string[];
+  /** Fixed column values of the rows this repository sees and writes (several kinds sharing one table). */
+  scope?: RowValues;
   /** Newest first unless said otherwise. */
   orderBy?: ReadonlyArray<[column: string, direction: 'asc' | 'desc']>;
 }
@@ -34,8 +36,10 @@ export interface TableSpec {
 export function tableRepository(database: Db, spec: TableSpec) {
   const db = database as AnyDb;
   const { table, key, softDelete } = spec;
+  const scope = Object.entries(spec.scope ?? {});
+  const scoped = <Q extends { where: AnySelect['where'] }>(q: Q): Q => scope.reduce((acc, [c, v]) => acc.where(c, '=', v) as unknown as Q, q);
   const live = (on: AnyDb = db): AnySelect => {
-    const q = on.selectFrom(table);
+    const q = scoped(on.selectFrom(table) as AnySelect);
     return softDelete ? q.where(softDelete, '=', 0) : q;
   };
   const ordered = (q: AnySelect) => (spec.orderBy ?? [[key, 'desc'] as const]).reduce((acc, [c, d]) => acc.orderBy(c, d), q);
@@ -72,23 +76,30 @@ export function tableRepository(database: Db, spec: TableSpec) {
       return !!(await live(on).select(key).where(key, '=', id).executeTakeFirst());
     },
     /** Is `value` taken in `column` by another live row (the uniqueness rules of a declaration)? */
-    async taken(column: string, value: unknown, exceptId: number | undefined, on: AnyDb = db): Promise<boolean> {
-      let q = live(on).select(key).where(column, '=', value);
+    async taken(column: string, value: unknown, exceptId: number | undefined, opts: { acrossScope?: boolean } = {}, on: AnyDb = db): Promise<boolean> {
+      let q = (opts.acrossScope ? on.selectFrom(table).where(softDelete ?? key, softDelete ? '=' : 'is not', softDelete ? 0 : null) : live(on)).select(key).where(column, '=', value);
       if (exceptId !== undefined) q = q.where(key, '!=', exceptId);
       return !!(await q.executeTakeFirst());
     },
     async insert(values: RowValues, on: AnyDb = db): Promise<number> {
-      const row = (await on.insertInto(table).values(values).returning(key).executeTakeFirstOrThrow()) as Record<string, number>;
+      const row = (await on.insertInto(table).values({ ...values, ...spec.scope }).returning(key).executeTakeFirstOrThrow()) as Record<string, number>;
       return Number(row[key]);
     },
     async update(id: number, values: RowValues, on: AnyDb = db): Promise<number> {
       let q = on.updateTable(table).set(values).where(key, '=', id);
+      for (const [c, v] of scope) q = q.where(c, '=', v);
       if (softDelete) q = q.where(softDelete, '=', 0);
       return Number((await q.executeTakeFirst()).numUpdatedRows);
     },
     async remove(id: number, extra: RowValues, on: AnyDb = db): Promise<number> {
-      if (softDelete) return Number((await on.updateTable(table).set({ [softDelete]: 1, ...extra }).where(key, '=', id).where(softDelete, '=', 0).executeTakeFirst()).numUpdatedRows);
-      return Number((await on.deleteFrom(table).where(key, '=', id).executeTakeFirst()).numDeletedRows);
+      if (softDelete) {
+        let q = on.updateTable(table).set({ [softDelete]: 1, ...extra }).where(key, '=', id).where(softDelete, '=', 0);
+        for (const [c, v] of scope) q = q.where(c, '=', v);
+        return Number((await q.executeTakeFirst()).numUpdatedRows);
+      }
+      let q = on.deleteFrom(table).where(key, '=', id);
+      for (const [c, v] of scope) q = q.where(c, '=', v);
+      return Number((await q.executeTakeFirst()).numDeletedRows);
     },
   };
 }

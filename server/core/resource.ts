@@ -41,17 +41,19 @@ export interface ResourceDef extends TableSpec {
   access: RecordKind;
   paths: {
     list?: string | PathDef;
-    /** Answers every live row at once (form preloads), capped. */
-    options?: string | PathDef;
+    /** Answers every live row matching the filters as an array (form preloads, trees), capped at ALL_LIMIT. */
+    all?: string | PathDef;
     get?: string | PathDef;
     detail?: string | PathDef;
     save?: string | PathDef;
     edit?: string | PathDef;
     delete?: string | PathDef;
   };
-  permissions: { list: Access; options?: Access; get?: Access; detail?: Access; save?: Access; edit?: Access; delete?: Access };
+  permissions: { list: Access; all?: Access; get?: Access; detail?: Access; save?: Access; edit?: Access; delete?: Access };
   schemas: {
-    list: z.ZodType;
+    list?: z.ZodType;
+    /** The filters of `all` (default none). */
+    all?: z.ZodType;
     /** { [idParam]: id } of get, detail and delete. */
     id?: z.ZodType;
     create?: z.ZodType;
@@ -64,7 +66,7 @@ export interface ResourceDef extends TableSpec {
   idParam?: string;
   filters?: Record<string, { column: string; match: FilterMatch }>;
   /** Fields whose value another live row may not hold. */
-  unique?: Array<{ field: string; column: string }>;
+  unique?: Array<{ field: string; column: string; /** Unique over the whole table, not only this kind's scope. */ acrossScope?: boolean }>;
   operations?: { save?: string; edit?: string; delete?: string };
   messages?: { save?: string; edit?: string; delete?: string };
   /** The list's rows before paging (joins); default the live rows of the table. */
@@ -89,7 +91,7 @@ export interface ResourceDef extends TableSpec {
   stamps?: { createUser?: string; createTime?: string; updateTime?: string; updateUser?: string };
 }
 
-export const OPTIONS_LIMIT = 1000;
+export const ALL_LIMIT = 1000;
 
 /** Declares a resource; an identity that keeps the literal types. */
 export const defineResource = (def: ResourceDef): ResourceDef => def;
@@ -125,15 +127,19 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
   };
 
   if (def.paths.list) {
-    route(def.paths.list, def.permissions.list, { summary: `${def.noun}列表`, body: def.schemas.list }, undefined, async (req) => {
+    route(def.paths.list, def.permissions.list, { summary: `${def.noun}列表`, body: def.schemas.list! }, undefined, async (req) => {
       const q = input(req) as RowValues & { size: number; pn: number };
       const filtered = await repo.applyFilters(def.listFrom ? def.listFrom(ctx.db) : repo.live(), def.filters ?? {}, q);
       const [total, rows] = await Promise.all([def.count ? def.count(filtered, repo, q) : repo.count(filtered), repo.page(filtered, q.size, (q.pn - 1) * q.size)]);
       return ok({ list: def.decorate ? await def.decorate(rows, ctx.db) : rows, total });
     });
   }
-  if (def.paths.options) {
-    route(def.paths.options, def.permissions.options ?? 'role', { summary: `${def.noun}全部选项`, body: z.object({}) }, undefined, async () => ok(await repo.all(repo.live(), OPTIONS_LIMIT)));
+  if (def.paths.all) {
+    route(def.paths.all, def.permissions.all ?? def.permissions.list, { summary: `全部${def.noun}`, body: def.schemas.all ?? z.object({}) }, undefined, async (req) => {
+      const filtered = await repo.applyFilters(def.listFrom ? def.listFrom(ctx.db) : repo.live(), def.filters ?? {}, (input(req) ?? {}) as RowValues);
+      const rows = await repo.all(filtered, ALL_LIMIT);
+      return ok(def.decorate ? await def.decorate(rows, ctx.db) : rows);
+    });
   }
   for (const which of ['get', 'detail'] as const) {
     const p = def.paths[which];
@@ -152,7 +158,7 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
     const id = mode === 'edit' ? idOf(values) : undefined;
     const wctx: WriteContext = { mode, ...(id !== undefined ? { id } : {}), auth: req.auth!, now: ctx.time(), req };
     if (mode === 'edit' && !(await repo.exists(id!))) notFound(def.noun);
-    for (const u of def.unique ?? []) if (await repo.taken(u.column, values[u.field], id)) throw duplicateError(def.labels[u.field] ?? u.field, u.field, values[u.field]);
+    for (const u of def.unique ?? []) if (await repo.taken(u.column, values[u.field], id, u)) throw duplicateError(def.labels[u.field] ?? u.field, u.field, values[u.field]);
     await def.check?.(values, wctx, ctx.db);
     const { [idParam]: _key, ...fields } = values;
     void _key;

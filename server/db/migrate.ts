@@ -8,6 +8,7 @@ import { notifications } from './migrations/005-notifications';
 import { rateCounters } from './migrations/006-rate-counters';
 import { fileAccess } from './migrations/007-file-access';
 import { contactRoles } from './migrations/008-contact-roles';
+import { equipment } from './migrations/009-equipment';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -20,6 +21,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '006-rate-counters': rateCounters(),
     '007-file-access': fileAccess(),
     '008-contact-roles': contactRoles(),
+    '009-equipment': equipment(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -412,7 +412,28 @@ export interface PushSubscriptionTable {
   last_push_error: string | null;
 }
 
+export interface EquipmentTable {
+  id: Generated<number>;
+  kind: string;
+  name: string;
+  number: string;
+  type: number | null;
+  entrances_type: number | null;
+  is_security_check: number | null;
+  temporary_reservation: number | null;
+  lane_number: string | null;
+  plate: string | null;
+  longitude: number | null;
+  latitude: number | null;
+  state: Generated<number>;
+  state_update_time: string | null;
+  create_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
 export interface DB {
+  equipment: EquipmentTable;
   sys_department: DepartmentTable;
   sys_role: RoleTable;
   sys_permission: PermissionTable;

@@ -103,7 +103,7 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'menu:scan', 'strandedManagementPerson:list', 'strandedManagementPerson:deal', 'strandedManagementCar:list', 'strandedManagementCar:deal',
       'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'carMark:list', 'carMark:add', 'carMark:edit', 'carMark:delete',
       'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allPersonApplyHistory:list',
-      'gateDevice:list', 'bumpingPostDevice:list', 'tireBreakerDevice:list', 'securityLaneIDevice:list', 'carScaleSystemDevice:list', 'carFaceDevice:list',
+      'gateDevice:list', 'bumpingPostDevice:list', 'tireBreakerDevice:list', 'liftingPillarDevice:list', 'securityLaneIDevice:list', 'carScaleSystemDevice:list', 'carFaceDevice:list',
       'notice:list', 'notice:add', 'notice:edit',
     ],
   },
@@ -201,6 +201,7 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
   // Separate from the flag above so that databases seeded before the approval engine get their processes.
   await seedProcesses(ctx);
   await seedDemoAppointments(ctx);
+  await seedDemoEquipment(ctx);
 
   const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();
   if (admin) await bindRolePermissions(ctx, admin.role_id, allPermissionCodes);
@@ -260,4 +261,31 @@ async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {
     console.log(`\n${lines.join('\n')}\n(也已写入 ${file})\n`);
   }
   log.info('demo park seeded');
+}
+
+/**
+ * The demo park's devices: the three gates (west, north, east, around 22.74 N,
+ * 114.52 E) and one or two of every other kind. Offline until the device API
+ * hears from them (issue 12). Separate from the first-start flag, so databases
+ * seeded before the equipment screens get them too.
+ */
+async function seedDemoEquipment(ctx: AppContext) {
+  const { db } = ctx;
+  if (await db.selectFrom('equipment').select('id').limit(1).executeTakeFirst()) return;
+  const now = ctx.time();
+  const at = (lat: number, lng: number) => ({ latitude: lat, longitude: lng });
+  const rows = [
+    { kind: 'gate', name: '西门车辆道闸1', number: 'GATE-W-01', type: 1, entrances_type: 1, is_security_check: 1, temporary_reservation: 1, ...at(22.7391, 114.5083) },
+    { kind: 'gate', name: '西门人行闸机1', number: 'GATE-W-P01', type: 2, entrances_type: 1, is_security_check: 0, temporary_reservation: 1, ...at(22.7393, 114.5085) },
+    { kind: 'gate', name: '北门车辆道闸1', number: 'GATE-N-01', type: 1, entrances_type: 2, is_security_check: 1, temporary_reservation: 0, ...at(22.7512, 114.5196) },
+    { kind: 'gate', name: '东门车辆道闸1', number: 'GATE-E-01', type: 1, entrances_type: 3, is_security_check: 1, temporary_reservation: 1, ...at(22.7402, 114.5321) },
+    { kind: 'bumpingPost', name: '西门防撞柱', number: 'BP-W-01', ...at(22.739, 114.5081) },
+    { kind: 'bumpingPost', name: '东门防撞柱', number: 'BP-E-01', ...at(22.7401, 114.5323) },
+    { kind: 'tireCrushing', name: '西门破胎器', number: 'TC-W-01', ...at(22.7389, 114.5082) },
+    { kind: 'liftingAntiCollisionPillar', name: '北门升降防撞柱', number: 'LP-N-01', ...at(22.7513, 114.5194) },
+    { kind: 'securityLaneIdentification', name: '西门安检通道', number: 'SL-W-01', lane_number: 'W1', ...at(22.7392, 114.5087) },
+    { kind: 'truckScales', name: '东门地磅', number: 'TS-E-01', ...at(22.7404, 114.5318) },
+    { kind: 'carMountedFacialRecognition', name: '巡逻车人脸识别', number: 'CF-01', plate: '粤L12345' },
+  ];
+  await db.insertInto('equipment').values(rows.map((r) => ({ ...r, state: 0, create_user_id: null, create_time: now, update_time: now }))).execute();
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { appointmentCodes, type AppointmentKind } from '../../domain/appointments';
 import { SCAN_PERMISSION } from '../../domain/permissions';
+import { equipmentKinds, type EquipmentKindDef } from '../../domain/schemas/equipment';
 import type { Access, AuthContext } from '../core/context';
 import { ErrorCode } from '../../domain/errors';
 import { fail } from '../core/errors';
@@ -75,12 +76,20 @@ export const registerReadCodes = {
   department: 'role',
   user: 'user:list',
 } as const satisfies Record<string, Access>;
-export type RegisterKind = keyof typeof registerReadCodes;
+export type RegisterKind = keyof typeof registerReadCodes | 'equipment';
 
 /** Every kind of record whose rows are read through this switch. */
 export type RecordKind = FileRecordKind | RegisterKind;
 
 const holds = (auth: AuthContext, access: Access) => (access === 'role' ? auth.roleIds.length > 0 : auth.permissions.has(access));
+
+async function anyEquipmentReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {
+  const rows = await db.selectFrom('equipment').select('kind').where('id', 'in', ids.slice(0, ID_CHUNK)).where('deleted', '=', 0).execute();
+  return rows.some((r) => {
+    const def = (equipmentKinds as Record<string, EquipmentKindDef>)[r.kind];
+    return !!def && auth.permissions.has(`${def.codes}:list`);
+  });
+}
 
 /**
  * The one record-level read rule, deny by default (immich's access.ts): may
@@ -95,6 +104,9 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
     case 'department':
     case 'user':
       return holds(auth, registerReadCodes[kind]);
+    case 'equipment':
+      // One table for seven kinds: a device is read by the holders of its own kind's list code.
+      return anyEquipmentReadable(db, auth, ids);
     case 'car_application':
       return anyApplicationReadable(db, auth, 'car', ids);
     case 'person_application':

@@ -1,36 +1,52 @@
-import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
-import { departQuery } from '../../domain/schemas/department';
-import type { DB } from '../db/schema';
-import { ok } from '../core/errors';
-import { containsText } from '../core/paging';
-import { parse } from '../core/validate';
+import { ErrorCode } from '../../domain/errors';
+import { branchOf, departCreate, departId, departmentLabels, departQuery, departUpdate, type DepartCreate } from '../../domain/schemas/department';
+import { AppError } from '../core/errors';
+import type { Db } from '../core/repository';
+import { defineResource, resourceRoutes } from '../core/resource';
 
-/** A department and everything under it, for filters that pick a branch of the tree. */
-export async function departmentBranch(db: Kysely<DB>, departId: number): Promise<number[]> {
-  const rows = await db.selectFrom('sys_department').select(['depart_id', 'pid']).where('deleted', '=', 0).execute();
-  const children = new Map<number, number[]>();
-  for (const r of rows) children.set(r.pid, [...(children.get(r.pid) ?? []), r.depart_id]);
-  const out: number[] = [];
-  const stack = [departId];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (out.includes(id)) continue;
-    out.push(id);
-    stack.push(...(children.get(id) ?? []));
-  }
-  return out;
-}
+const liveDepartments = (db: Db) => db.selectFrom('sys_department').select(['depart_id', 'pid']).where('deleted', '=', 0).execute();
 
-export async function departmentRoutes(app: FastifyInstance) {
-  const { db } = app.ctx;
-  app.post('/depart/all', { config: { permission: 'role' } }, async (req) => {
-    const q = parse(departQuery, req.body, { name: '部门名称' });
-    let query = db
-      .selectFrom('sys_department')
-      .select(['depart_id', 'pid', 'name', 'code', 'visit_area', 'remark', 'create_time'])
-      .where('deleted', '=', 0);
-    if (q.name) query = query.where(containsText('name', q.name));
-    return ok(await query.orderBy('pid').orderBy('depart_id').execute());
-  });
-}
+const refuse = (field: keyof typeof departmentLabels, message: string, code: typeof ErrorCode.VALIDATION | typeof ErrorCode.STATE_CONFLICT = ErrorCode.VALIDATION) =>
+  new AppError(code, `${departmentLabels[field]}：${message}`, { errors: [{ field, label: departmentLabels[field], message }] });
+
+/** 部门管理 (spec 002 §2 Department tree; codes dept:*): the tree answers as an array the client builds from depart_id and pid. */
+export const departments = defineResource({
+  noun: '部门',
+  table: 'sys_department',
+  key: 'depart_id',
+  idParam: 'departId',
+  softDelete: 'deleted',
+  columns: ['depart_id', 'pid', 'name', 'code', 'visit_area', 'remark', 'create_time'],
+  orderBy: [
+    ['pid', 'asc'],
+    ['depart_id', 'asc'],
+  ],
+  labels: departmentLabels,
+  access: 'department',
+  paths: { all: '/depart/all', get: '/depart/get', save: '/depart/save', edit: '/depart/update', delete: '/depart/delete' },
+  permissions: { list: 'role', save: 'dept:add', edit: 'dept:edit', delete: 'dept:delete' },
+  schemas: { all: departQuery, id: departId, create: departCreate, update: departUpdate },
+  filters: { name: { column: 'name', match: 'contains' } },
+  unique: [{ field: 'code', column: 'code' }],
+  stamps: { createUser: 'create_user_id' },
+  check: async (values, { mode, id }, db) => {
+    const pid = Number(values.pid);
+    if (pid === 0) return;
+    const rows = await liveDepartments(db);
+    if (!rows.some((r) => r.depart_id === pid)) throw refuse('pid', '所选上级部门不存在');
+    // A department moved under itself or its own descendant would cut its branch off the tree.
+    if (mode === 'edit' && branchOf(rows, id!).includes(pid)) throw refuse('pid', '不能选择本部门或其下级部门');
+  },
+  toRow: (values) => {
+    const v = values as DepartCreate;
+    return { pid: v.pid, name: v.name, code: v.code, visit_area: v.visitArea, remark: v.remark };
+  },
+  beforeDelete: async (trx, id) => {
+    const child = await trx.selectFrom('sys_department').select('depart_id').where('pid', '=', id).where('deleted', '=', 0).executeTakeFirst();
+    if (child) throw new AppError(ErrorCode.STATE_CONFLICT, '该部门下还有下级部门，请先删除下级部门');
+    const user = await trx.selectFrom('sys_user').select('user_id').where('depart_id', '=', id).where('deleted', '=', 0).executeTakeFirst();
+    if (user) throw new AppError(ErrorCode.STATE_CONFLICT, '该部门下还有用户，请先移出或删除这些用户');
+  },
+});
+
+export const departmentRoutes = resourceRoutes(departments);

@@ -12,7 +12,7 @@ import type { Db, RowValues } from '../core/repository';
 import { defineResource, registerResource } from '../core/resource';
 import type { ZodTypeProvider } from '../core/route-schema';
 import { parse } from '../core/validate';
-import { departmentBranch } from './departments';
+import { departmentBranch } from '../core/department-branch';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
 export function userSummary(db: Kysely<DB>, userId: number) {

@@ -11,7 +11,7 @@ export const vehicleTypes = defineResource({
   orderBy: [['id', 'asc']],
   labels: vehicleTypeLabels,
   access: 'vehicle_type',
-  paths: { list: '/vehicleType/page', options: '/vehicleType/options', get: '/vehicleType/get', save: '/vehicleType/save', edit: '/vehicleType/update', delete: '/vehicleType/delete' },
+  paths: { list: '/vehicleType/page', all: '/vehicleType/options', get: '/vehicleType/get', save: '/vehicleType/save', edit: '/vehicleType/update', delete: '/vehicleType/delete' },
   permissions: { list: 'role', get: 'role', save: 'modal:add', edit: 'modal:edit', delete: 'modal:delete' },
   schemas: { list: vehicleTypePageQuery, create: vehicleTypeCreate, update: vehicleTypeUpdate },
   filters: { name: { column: 'name', match: 'contains' } },

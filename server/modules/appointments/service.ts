@@ -23,7 +23,7 @@ import { afterCommit } from '../../core/transactions';
 import { parse } from '../../core/validate';
 import type { DB } from '../../db/schema';
 import { lockSubjectRow, processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance } from '../../workflow/engine';
-import { departmentBranch } from '../departments';
+import { departmentBranch } from '../../core/department-branch';
 import { kinds, type KindDef } from './kinds';
 
 /**

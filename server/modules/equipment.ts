@@ -1,0 +1,26 @@
+import { equipmentKindList, equipmentLabels, equipmentSchemas, type EquipmentKindDef } from '../../domain/schemas/equipment';
+import { defineResource, resourceRoutes } from '../core/resource';
+
+/** 设备管理 (spec 001): each of the seven kinds is the same declaration over the shared equipment table. */
+const equipmentResource = (k: EquipmentKindDef) => {
+  const base = `/equipment/${k.kind}`;
+  return defineResource({
+    noun: k.title,
+    table: 'equipment',
+    key: 'id',
+    softDelete: 'deleted',
+    scope: { kind: k.kind },
+    columns: ['id', 'name', 'number', ...k.fields.filter((f) => f !== 'name' && f !== 'number'), 'state', 'state_update_time', 'create_time', 'update_time'],
+    labels: equipmentLabels,
+    access: 'equipment',
+    paths: { list: `${base}/list`, detail: { url: `${base}/detail`, method: 'GET' }, save: `${base}/save`, edit: `${base}/edit`, delete: `${base}/delete` },
+    permissions: { list: `${k.codes}:list`, save: `${k.codes}:add`, edit: `${k.codes}:edit`, delete: `${k.codes}:delete` },
+    schemas: equipmentSchemas(k),
+    filters: Object.fromEntries(k.filters.map((f) => [f, { column: f, match: f === 'name' || f === 'number' || f === 'plate' ? 'contains' : 'equals' }])),
+    unique: [{ field: 'number', column: 'number', acrossScope: true }],
+    stamps: { createUser: 'create_user_id' },
+  });
+};
+
+export const equipmentResources = equipmentKindList.map(equipmentResource);
+export const equipmentRoutes = resourceRoutes(...equipmentResources);
