@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Transaction } from 'kysely';
 import { TaskResult, TaskState, type AppointmentKind } from '../../domain/appointments';
 import { formatInZone } from '../../domain/time';
@@ -23,16 +23,6 @@ const SETTING = 'demo_appointments_seeded';
 
 // ---------------------------------------------------------------- a placeholder picture for required photos
 
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-const crc32 = (buf: Buffer) => {
-  let c = 0xffffffff;
-  for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-};
 function chunk(type: string, data: Buffer) {
   const len = Buffer.alloc(4);
   len.writeUInt32BE(data.length);
@@ -41,26 +31,23 @@ function chunk(type: string, data: Buffer) {
   crc.writeUInt32BE(crc32(body));
   return Buffer.concat([len, body, crc]);
 }
+/** A PNG of 8-bit RGB pixels (no alpha, no filtering); `pixel(x, y)` gives each pixel's [red, green, blue]. */
+export function rgbPng(width: number, height: number, pixel: (x: number, y: number) => readonly [number, number, number]): Buffer {
+  const stride = width * 3 + 1;
+  // Each scanline starts with its filter type, 0 (none); Buffer.alloc leaves it 0.
+  const raw = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw.set(pixel(x, y), y * stride + 1 + x * 3);
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // colour type: truecolour
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
 /** A 320×240 grey-blue PNG with a darker frame: stands in for the photos a model requires. */
 function placeholderPng(): Buffer {
   const w = 320, h = 240;
-  const raw = Buffer.alloc((w * 3 + 1) * h);
-  for (let y = 0; y < h; y++) {
-    raw[y * (w * 3 + 1)] = 0;
-    for (let x = 0; x < w; x++) {
-      const edge = x < 6 || y < 6 || x >= w - 6 || y >= h - 6;
-      const o = y * (w * 3 + 1) + 1 + x * 3;
-      raw[o] = edge ? 0x8a : 0xdd;
-      raw[o + 1] = edge ? 0x9b : 0xe4;
-      raw[o + 2] = edge ? 0xb0 : 0xee;
-    }
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return rgbPng(w, h, (x, y) => (x < 6 || y < 6 || x >= w - 6 || y >= h - 6 ? [0x8a, 0x9b, 0xb0] : [0xdd, 0xe4, 0xee]));
 }
 
 // ---------------------------------------------------------------- people

@@ -5,41 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../domain/envelope';
 import { dateOf } from '../../domain/visit-rules';
 import { fileAccess } from '../../server/db/migrations/007-file-access';
+import { rgbPng } from '../../server/db/seed-appointments';
 import { loadFileAccessSecret, signFileAccess } from '../../server/modules/files';
 import { carApplicationBody, personApplicationBody } from './fixtures';
 import { Client, dialects, readLog, startServer, type TestServer } from './harness';
 
 // ---------- tiny real files ----------
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-const crc32 = (buf: Buffer) => {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-};
-
 /** A valid 1×1 red PNG. */
-function tinyPng(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // truecolour
-  const pixels = zlib.deflateSync(Buffer.from([0, 255, 0, 0]));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
-}
+const tinyPng = () => rgbPng(1, 1, () => [255, 0, 0]);
 
 /** A stored (uncompressed) zip holding the given entries. */
 function zip(entries: Record<string, string>): Buffer {
@@ -49,7 +23,7 @@ function zip(entries: Record<string, string>): Buffer {
   for (const [name, text] of Object.entries(entries)) {
     const nameBuf = Buffer.from(name, 'utf8');
     const data = Buffer.from(text, 'utf8');
-    const crc = crc32(data);
+    const crc = zlib.crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);

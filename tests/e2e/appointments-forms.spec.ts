@@ -1,25 +1,14 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { shot, signInAs } from './support';
+import { isPhone, listScreen, shot, signInAs } from './support';
 
-const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
 const today = () => formatInZone(new Date()).slice(0, 10);
 const tag = () => (test.info().project.name === 'phone' ? 'P' : 'D');
 
 /** A form item by its label, as the appointment forms render it (the list framework's markup). */
 const field = (page: Page, label: string) => page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${label}\\s*[:：]?$`) }) }).first();
 const input = (page: Page, label: string) => field(page, label).locator('input, textarea').first();
-
-const row = (page: Page, text: string): Locator => (isPhone(page) ? page.locator('.cl-card', { hasText: text }) : page.locator('tbody tr', { hasText: text }));
-
-async function rowAction(page: Page, text: string, action: string) {
-  const r = row(page, text);
-  const direct = r.getByRole('button', { name: action, exact: true });
-  if (await direct.count()) return direct.click();
-  await r.getByRole('button', { name: /更多/ }).click();
-  await page.getByText(action, { exact: true }).last().click();
-}
 
 async function submitForm(page: Page) {
   await page.getByRole('dialog').getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
@@ -40,8 +29,8 @@ async function pick(page: Page, label: string, option: string) {
 test('a contact files a person appointment, fixes a visit-time error, saves and submits it', async ({ page }) => {
   const name = `访客${tag()}${Date.now() % 100000}`;
   await signInAs(page, 'contact');
-  await page.goto('/appointments/person');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+  const list = listScreen(page);
+  await list.open('/appointments/person');
 
   await page.getByRole('button', { name: /新增预约/ }).click();
   await expect(page.getByRole('dialog').getByText('访客信息')).toBeVisible();
@@ -67,22 +56,22 @@ test('a contact files a person appointment, fixes a visit-time error, saves and 
   await input(page, '来访结束时间').fill(addDays(today(), 5));
   await submitForm(page);
   await expect(page.getByText('创建成功！')).toBeVisible();
-  await expect(row(page, name)).toBeVisible();
-  await expect(row(page, name)).toContainText('草稿');
+  await expect(list.row(name)).toBeVisible();
+  await expect(list.row(name)).toContainText('草稿');
 
-  await rowAction(page, name, '提交');
+  await list.action(name, '提交');
   await expect(page.getByText(/确认提交/)).toBeVisible();
   await page.getByRole('button', { name: '确定' }).last().click();
   await expect(page.getByText('提交成功！')).toBeVisible();
-  await expect(row(page, name)).toContainText('审核中');
+  await expect(list.row(name)).toContainText('审核中');
   await shot(page, 'person-applications');
 });
 
 test('a contact files a car appointment; the blind-video photo field follows the vehicle model', async ({ page }) => {
   const plate = `粤L${tag() === 'P' ? 'P' : 'D'}${String(Date.now() % 10000).padStart(4, '0')}`;
   await signInAs(page, 'contact');
-  await page.goto('/appointments/car');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+  const list = listScreen(page);
+  await list.open('/appointments/car');
 
   await page.getByRole('button', { name: /新增预约/ }).click();
   await expect(page.getByRole('dialog').getByText('申请人信息')).toBeVisible();
@@ -111,6 +100,6 @@ test('a contact files a car appointment; the blind-video photo field follows the
   await expect(field(page, '盲区视频监控图片')).toHaveCount(0);
   await submitForm(page);
   await expect(page.getByText('创建成功！')).toBeVisible();
-  await expect(row(page, plate)).toBeVisible();
+  await expect(list.row(plate)).toBeVisible();
   await shot(page, 'car-applications');
 });

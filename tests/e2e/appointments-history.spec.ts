@@ -1,7 +1,6 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import ExcelJS from 'exceljs';
-import { base, isPhone, shot, showOnly, signInAs } from './support';
-
+import { base, isPhone, listScreen, shot, signInAs } from './support';
 
 interface CarRow {
   car_application_id: number;
@@ -22,20 +21,6 @@ async function carRows(page: Page, token: string, filters: Record<string, unknow
   return body.data.list;
 }
 
-const rowOf = (page: Page, number?: string): Locator => {
-  const rows = isPhone(page) ? page.locator('.cl-card') : page.locator('.dtb tbody tr');
-  return number ? rows.filter({ hasText: number }) : rows;
-};
-
-/** A row action: inline when the row shows it, else under 更多 (desktop menu, phone action sheet). */
-async function rowAction(page: Page, row: Locator, action: string) {
-  const direct = row.getByRole('button', { name: action, exact: true });
-  if (await direct.count()) return direct.click();
-  await row.getByRole('button', { name: /更多/ }).click();
-  const menu = isPhone(page) ? page.locator('.adm-action-sheet') : page.locator('.adm-popover');
-  await menu.getByText(action, { exact: true }).click();
-}
-
 const modal = (page: Page) => page.locator('.sm').last();
 
 test('squad flags, rejects, resumes and exports on the vehicle all-history', async ({ page }) => {
@@ -48,20 +33,20 @@ test('squad flags, rejects, resumes and exports on the vehicle all-history', asy
   expect(reviewing, 'the demo seed has a vehicle under review').toBeTruthy();
   expect(toFlag, 'the demo seed has an unflagged vehicle').toBeTruthy();
 
-  await page.goto('/appointments/car-all-history');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+  const list = listScreen(page);
+  await list.open('/appointments/car-all-history');
   await shot(page, 'car-all-history');
 
   // A flagged vehicle's row is red.
-  await showOnly(page, flagged!.application_number);
-  const red = rowOf(page).first();
+  await list.showOnly('预约单号', flagged!.application_number);
+  const red = list.rows().first();
   await expect(red).toHaveClass(/ah-flagged/);
   await expect(isPhone(page) ? red : red.locator('td').nth(1)).toHaveCSS('background-color', 'rgb(255, 241, 240)');
 
   // Flag another one, with the remark required first.
-  await showOnly(page, toFlag!.application_number);
-  await expect(rowOf(page).first()).not.toHaveClass(/ah-flagged/);
-  await rowAction(page, rowOf(page).first(), '标记');
+  await list.showOnly('预约单号', toFlag!.application_number);
+  await expect(list.rows().first()).not.toHaveClass(/ah-flagged/);
+  await list.action(list.rows().first(), '标记');
   await expect(modal(page).getByText(toFlag!.license_plate)).toBeVisible();
   await modal(page).getByRole('button', { name: '标记', exact: true }).click();
   await expect(modal(page).getByText('请输入标记原因')).toBeVisible();
@@ -69,13 +54,13 @@ test('squad flags, rejects, resumes and exports on the vehicle all-history', asy
   await shot(page, 'car-flag-modal');
   await modal(page).getByRole('button', { name: '标记', exact: true }).click();
   await expect(page.getByText('标记成功')).toBeVisible();
-  await expect(rowOf(page).first()).toHaveClass(/ah-flagged/);
+  await expect(list.rows().first()).toHaveClass(/ah-flagged/);
 
   // Reject one under review (opinion required), then resume it.
-  await showOnly(page, reviewing!.application_number);
-  const row = rowOf(page).first();
+  await list.showOnly('预约单号', reviewing!.application_number);
+  const row = list.rows().first();
   await expect(row).toContainText('审核中');
-  await rowAction(page, row, '驳回');
+  await list.action(row, '驳回');
   await modal(page).getByRole('button', { name: '驳回', exact: true }).click();
   await expect(modal(page).getByText('请输入审批意见')).toBeVisible();
   await modal(page).getByLabel('审批意见').fill('e2e：资料不全，请补充');
@@ -83,7 +68,7 @@ test('squad flags, rejects, resumes and exports on the vehicle all-history', asy
   await expect(page.getByText('驳回成功')).toBeVisible();
   await expect(row).toContainText('已驳回');
 
-  await rowAction(page, row, '继续审批');
+  await list.action(row, '继续审批');
   const dialog = page.locator('.adm-dialog');
   await expect(dialog.getByText(/确定继续审批/)).toBeVisible();
   await dialog.getByRole('button', { name: '继续审批' }).click();
@@ -91,7 +76,7 @@ test('squad flags, rejects, resumes and exports on the vehicle all-history', asy
   await expect(row).toContainText('审核中');
 
   // The approval process opens as a drawer / bottom sheet.
-  await rowAction(page, row, '审批流程');
+  await list.action(row, '审批流程');
   const drawer = page.getByRole('dialog', { name: '审批流程' });
   await expect(drawer.getByText('提交时间')).toBeVisible();
   await expect(drawer.locator('.pt-result--reject').first()).toHaveText('驳回');

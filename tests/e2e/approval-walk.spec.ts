@@ -1,9 +1,9 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { base, call, DEMO_PASSWORD, fileVehicle, idNumber, shot, signInAs, upload, type FiledVehicle } from './support';
+import { base, call, DEMO_PASSWORD, fileVehicle, idNumber, listScreen, shot, signInAs, upload, type FiledVehicle } from './support';
 
 type Json = Record<string, unknown>;
 
@@ -18,13 +18,6 @@ type Json = Record<string, unknown>;
 
 type Filed = FiledVehicle;
 
-const card = (page: Page, text: string): Locator => page.locator('.cl-card', { hasText: text });
-
-async function openQueue(page: Page, route: string) {
-  await page.goto(route);
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
-}
-
 /** Decides one task in the open review sheet; the primary button reads 同意 or 驳回 on a phone. */
 async function decide(page: Page, verdict: '同意' | '驳回', opinion?: string) {
   const sheet = page.getByRole('dialog').last();
@@ -34,10 +27,11 @@ async function decide(page: Page, verdict: '同意' | '驳回', opinion?: string
 }
 
 async function approveInQueue(page: Page, route: string, app: Filed, via: 'tap' | 'button') {
-  await openQueue(page, route);
-  const c = card(page, app.plate);
+  const list = listScreen(page);
+  await list.open(route);
+  const c = list.row(app.plate);
   await expect(c).toBeVisible();
-  if (via === 'tap') await c.locator('.cl-main').click();
+  if (via === 'tap') await list.openDetail(c);
   else await c.getByRole('button', { name: '审核', exact: true }).click();
   const sheet = page.getByRole('dialog').last();
   await expect(sheet.getByText(app.plate).first()).toBeVisible();
@@ -46,7 +40,7 @@ async function approveInQueue(page: Page, route: string, app: Filed, via: 'tap' 
   await expect(sheet.locator('#rv-remark')).toHaveValue('同意');
   await decide(page, '同意');
   await expect(page.getByText('审核成功！')).toBeVisible();
-  await expect(card(page, app.plate)).toHaveCount(0);
+  await expect(list.row(app.plate)).toHaveCount(0);
 }
 
 test('vehicle appointments walk through every queue to approval', async ({ page }, testInfo) => {
@@ -99,9 +93,10 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
   await shot(page, 'approval-home');
 
   // A rejection needs an opinion; the empty one is refused with the spec's message.
-  await openQueue(page, '/approval/car');
+  const list = listScreen(page);
+  await list.open('/approval/car');
   await shot(page, 'approval-queue');
-  await card(page, general.plate).locator('.cl-main').click();
+  await list.openDetail(general.plate);
   let sheet = page.getByRole('dialog').last();
   await expect(sheet.getByText('审核通过即表示')).toBeVisible();
   await sheet.getByText('驳回', { exact: true }).first().click();
@@ -111,7 +106,7 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
   await shot(page, 'approval-reject-error');
   await decide(page, '驳回', '来访事由不清楚，请补充说明');
   await expect(page.getByText('审核成功！')).toBeVisible();
-  await expect(card(page, general.plate)).toHaveCount(0);
+  await expect(list.row(general.plate)).toHaveCount(0);
   expect(await stateOf(general)).toBe(3);
 
   // Continue approval (all-history, squad): the task is back with the reviewer.
@@ -119,9 +114,9 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
   expect(await stateOf(general)).toBe(1);
 
   // Batch: both general vehicles at once.
-  await openQueue(page, '/approval/car');
+  await list.open('/approval/car');
   await expect(page.getByRole('button', { name: '批量审核' })).toHaveCount(0);
-  for (const a of [general, general2]) await card(page, a.plate).locator('.cl-head .adm-checkbox').click();
+  for (const a of [general, general2]) await list.select(a.plate);
   await expect(page.getByText('已选 2 项')).toBeVisible();
   await page.getByRole('button', { name: '批量审核' }).click();
   sheet = page.getByRole('dialog').last();
@@ -130,13 +125,13 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
   await shot(page, 'approval-batch');
   await sheet.getByRole('button', { name: '同意', exact: true }).click();
   await expect(page.getByText('审核成功！')).toBeVisible();
-  for (const a of [general, general2]) await expect(card(page, a.plate)).toHaveCount(0);
+  for (const a of [general, general2]) await expect(list.row(a.plate)).toHaveCount(0);
 
   // The dump truck and the bus go through their own queues; the amend check offers 修改来访时间 on a pending task.
   await approveInQueue(page, '/approval/heavy-tipper', dump, 'tap');
-  await openQueue(page, '/approval/medium-large');
+  await list.open('/approval/medium-large');
   // The button appears once the per-row can-amend answer is in.
-  await card(page, bus.plate).getByRole('button', { name: '修改来访时间' }).click();
+  await list.row(bus.plate).getByRole('button', { name: '修改来访时间' }).click();
   sheet = page.getByRole('dialog').last();
   await expect(sheet.getByText('当前来访时间')).toBeVisible();
   await sheet.getByLabel('来访时间结束').fill(`${day}T17:00:00`);
@@ -150,8 +145,8 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
   await signInAs(page, 'hazard');
   await approveInQueue(page, '/approval/heavy-tipper', dump, 'button');
   await approveInQueue(page, '/approval/medium-large', bus, 'tap');
-  await openQueue(page, '/approval/chemicals');
-  await card(page, hazardous.plate).locator('.cl-main').click();
+  await list.open('/approval/chemicals');
+  await list.openDetail(hazardous.plate);
   sheet = page.getByRole('dialog').last();
   // Hazardous cargo is shown for cargo type 1, and the process so far lists the reviewer's approval.
   await expect(sheet.getByText('液化石油气').first()).toBeVisible();

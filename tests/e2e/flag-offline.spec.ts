@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
-import { PNG, base, call, isPhone, shot, showOnly, signInAs, storedOutbox } from './support';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { PNG, base, call, isPhone, listScreen, shot, signInAs, storedOutbox } from './support';
 
 /**
  * Issue 4's patrol: no signal, a vehicle flagged with three camera photos; the
@@ -22,7 +22,6 @@ interface Mark {
 }
 
 const modal = (page: Page) => page.locator('.sm').last();
-const rowOf = (page: Page): Locator => (isPhone(page) ? page.locator('.cl-card') : page.locator('.dtb tbody tr'));
 
 /** Photos as a phone camera makes them: JPEGs larger than the compression target, each drawn differently. */
 async function cameraPhotos(browser: Browser, count: number, width = 2400, height = 1800): Promise<Array<{ name: string; mimeType: string; buffer: Buffer }>> {
@@ -88,16 +87,9 @@ async function unflaggedVehicles(token: string): Promise<CarRow[]> {
 
 const marksOf = (token: string, id: number) => call<Mark[]>(token, '/label/vehicle/queryRemark', { car_application_ids: String(id) });
 
-
 async function openFlag(page: Page) {
-  const row = rowOf(page).first();
-  const direct = row.getByRole('button', { name: '标记', exact: true });
-  if (await direct.count()) await direct.click();
-  else {
-    await row.getByRole('button', { name: /更多/ }).click();
-    const menu = isPhone(page) ? page.locator('.adm-action-sheet') : page.locator('.adm-popover');
-    await menu.getByText('标记', { exact: true }).click();
-  }
+  const screen = listScreen(page);
+  await screen.action(screen.rows().first(), '标记');
   await expect(modal(page).getByText('现场照片')).toBeVisible();
 }
 
@@ -132,10 +124,10 @@ test('a patrol with no signal flags a vehicle with three photos; it is sent once
   const photos = await cameraPhotos(browser, 3);
   for (const p of photos) expect(p.buffer.length).toBeGreaterThan(600 * 1024);
 
-  await page.goto('/appointments/car-all-history');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+  const screen = listScreen(page);
+  await screen.open('/appointments/car-all-history');
   await serviceWorkerInCharge(page);
-  await showOnly(page, target!.application_number);
+  await screen.showOnly('预约单号', target!.application_number);
 
   await context.setOffline(true);
   await openFlag(page);
@@ -181,8 +173,8 @@ test('a patrol with no signal flags a vehicle with three photos; it is sent once
   // Back on the list, still offline (the worker's copy of the filtered read): when the signal returns and the flag
   // lands, the open list shows the vehicle red without a reload or waiting for its 60 s refresh.
   await page.goBack();
-  await showOnly(page, target!.application_number);
-  const row = rowOf(page).first();
+  await screen.showOnly('预约单号', target!.application_number);
+  const row = screen.rows().first();
   await expect(row).toContainText(target!.license_plate);
   await expect(row).not.toHaveClass(/ah-flagged/);
 
@@ -217,9 +209,9 @@ test('online, the flag goes through the outbox at once, with upload progress and
   const remark = `e2e在线标记 ${Date.now()}`;
   const photos = await cameraPhotos(browser, 2, 2000, 1500);
 
-  await page.goto('/appointments/car-all-history');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
-  await showOnly(page, target!.application_number);
+  const screen = listScreen(page);
+  await screen.open('/appointments/car-all-history');
+  await screen.showOnly('预约单号', target!.application_number);
   await openFlag(page);
   await modal(page).getByLabel('标记原因').fill(remark);
   await shot(page, 'flag-modal');
@@ -271,8 +263,7 @@ test('online, the flag goes through the outbox at once, with upload progress and
 test('an application form keeps an offline photo waiting, refuses to save it, and uploads it when the signal returns', async ({ page, context, browser }) => {
   await signInAs(page, 'contact');
   const [photo] = await cameraPhotos(browser, 1, 1200, 900);
-  await page.goto('/appointments/car');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
+  await listScreen(page).open('/appointments/car');
   await page.getByRole('button', { name: /新增预约/ }).click();
   const form = page.getByRole('dialog').last();
   const item = form.locator('.ef-item', { has: page.locator('.ef-label', { hasText: /^\*?\s*车辆照片\s*[:：]?$/ }) });

@@ -1,9 +1,9 @@
-import { expect, test, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { base, call, DEMO_PASSWORD, fileVehicle, shot, signInAs, storedOutbox, type FiledVehicle } from './support';
+import { base, call, DEMO_PASSWORD, fileVehicle, isDesktop, listScreen, shot, signInAs, storedOutbox, type FiledVehicle } from './support';
 
 /**
  * The issue's train ride (issue 4, DESIGN.md §5): a reviewer with no signal
@@ -23,8 +23,6 @@ interface ProcessTask {
   user: { user_name: string };
 }
 
-const isDesktop = (page: Page) => (page.viewportSize()?.width ?? 0) >= 768;
-const rowOf = (page: Page, text: string): Locator => (isDesktop(page) ? page.locator('tbody tr', { hasText: text }) : page.locator('.cl-card', { hasText: text }));
 const badge = (page: Page) => page.getByTestId('outbox-badge');
 
 /** A screenshot once the last toast has gone, so it shows the screen rather than the message. */
@@ -33,10 +31,8 @@ async function still(page: Page, name: string) {
   await shot(page, name);
 }
 
-async function openQueue(page: Page) {
-  await page.goto('/approval/car');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
-}
+/** The reviewer's vehicle queue (车辆预约审核). */
+const QUEUE = '/approval/car';
 
 /** The primary button of the review: 同意 on a phone sheet, 确定 in the desktop modal. */
 async function confirmApproval(page: Page) {
@@ -46,7 +42,7 @@ async function confirmApproval(page: Page) {
 }
 
 async function approveOffline(page: Page, app: Filed, waitingAfter: number) {
-  const row = rowOf(page, app.plate);
+  const row = listScreen(page).row(app.plate);
   await row.getByRole('button', { name: '审核', exact: true }).click();
   await confirmApproval(page);
   await expect(page.getByText('已加入待发送队列').first()).toBeVisible();
@@ -54,11 +50,6 @@ async function approveOffline(page: Page, app: Filed, waitingAfter: number) {
   await expect(row.getByText('待发送').first()).toBeVisible();
   await expect(row.getByRole('button', { name: '审核', exact: true })).toHaveCount(0);
   await expect(badge(page)).toHaveAttribute('aria-label', `待发送 ${waitingAfter} 项`);
-}
-
-async function select(page: Page, app: Filed) {
-  const row = rowOf(page, app.plate);
-  await (isDesktop(page) ? row.locator('.dtb-check .adm-checkbox') : row.locator('.cl-head .adm-checkbox')).click();
 }
 
 /** Items still in IndexedDB and not done, read straight from the browser's store. */
@@ -95,8 +86,9 @@ test('approvals made offline wait in the outbox, survive a reload and are sent e
 
   // ------------------------------------------------------------ the reviewer opens the queue while online; the worker takes over
   await signInAs(page, 'reviewer');
-  await openQueue(page);
-  for (const a of apps) await expect(rowOf(page, a.plate)).toBeVisible();
+  const list = listScreen(page);
+  await list.open(QUEUE);
+  for (const a of apps) await expect(list.row(a.plate)).toBeVisible();
   await page.evaluate(async () => {
     await navigator.serviceWorker.ready;
   });
@@ -111,13 +103,13 @@ test('approvals made offline wait in the outbox, survive a reload and are sent e
   // ------------------------------------------------------------ no signal: five approvals one by one, then one batch of two
   await goOffline(context, page);
   for (const [i, a] of singles.entries()) await approveOffline(page, a, i + 1);
-  for (const a of batch) await select(page, a);
+  for (const a of batch) await list.select(a.plate);
   await page.getByRole('button', { name: '批量审核' }).click();
   const sheet = page.getByRole('dialog').last();
   await expect(sheet.getByText('批量审核（2 项）')).toBeVisible();
   await confirmApproval(page);
   await expect(page.getByText('已加入待发送队列').first()).toBeVisible();
-  for (const a of batch) await expect(rowOf(page, a.plate).getByText('待发送').first()).toBeVisible();
+  for (const a of batch) await expect(list.row(a.plate).getByText('待发送').first()).toBeVisible();
   await expect(badge(page)).toHaveAttribute('aria-label', '待发送 6 项');
   await still(page, 'outbox-queue-offline');
   expect(checks).toEqual([]);
@@ -171,11 +163,11 @@ test('approvals made offline wait in the outbox, survive a reload and are sent e
     expect(later.every((t) => t.result === null)).toBe(true);
     expect(await stateOf(a)).toBe(1);
   }
-  await openQueue(page);
-  for (const a of [...singles, ...batch]) await expect(rowOf(page, a.plate)).toHaveCount(0);
+  await list.open(QUEUE);
+  for (const a of [...singles, ...batch]) await expect(list.row(a.plate)).toHaveCount(0);
 
   // ------------------------------------------------------------ conflict: queued offline, settled meanwhile on another device
-  await expect(rowOf(page, contested.plate)).toBeVisible();
+  await expect(list.row(contested.plate)).toBeVisible();
   await goOffline(context, page);
   await approveOffline(page, contested, 1);
   const otherDevice = await signInViaApi(base, E2E_DATA_DIR, 'reviewer', DEMO_PASSWORD);
@@ -208,9 +200,10 @@ test('a session that ended while offline keeps the queued decision until the sam
   const decisions = async () => (await call<{ processTaskList: ProcessTask[] }>(contact, '/v2/carApplications/check/process/info', { id: app.id })).processTaskList.filter((t) => t.result !== null);
 
   await signInAs(page, 'reviewer');
-  await openQueue(page);
+  const list = listScreen(page);
+  await list.open(QUEUE);
   // '共 0 条' shows while the first page loads: wait for the row itself before the signal goes.
-  await expect(rowOf(page, app.plate)).toBeVisible();
+  await expect(list.row(app.plate)).toBeVisible();
   await goOffline(context, page);
   await approveOffline(page, app, 1);
 

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { base, shot, signInAs } from './support';
+import { base, isPhone, listScreen, shot, signInAs } from './support';
 
 /**
  * Issue 4 item 3 at both sizes: the precached shell opens offline; a list and
@@ -9,13 +9,12 @@ import { base, shot, signInAs } from './support';
  * Background Sync of the 'outbox' tag asks the open window to drain.
  */
 
-const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
-const rows = (page: Page) => (isPhone(page) ? page.locator('.cl-card:not(.cl-card--skeleton)') : page.locator('.dtb tbody tr'));
 /** Vehicle application numbers (CA + date + id) in the rows on screen. */
 const NUMBER = /CA\d{14}/g;
 async function numbersOnScreen(page: Page): Promise<string[]> {
-  await expect(rows(page).first()).toContainText(/CA\d{14}/);
-  return (await rows(page).allInnerTexts()).flatMap((t) => t.match(NUMBER) ?? []);
+  const rows = listScreen(page).rows();
+  await expect(rows.first()).toContainText(/CA\d{14}/);
+  return (await rows.allInnerTexts()).flatMap((t) => t.match(NUMBER) ?? []);
 }
 
 /** Once the worker controls the page, its reads go through the worker's cache from then on. */
@@ -32,15 +31,10 @@ function recentClockTimes(): string[] {
   return [fmt.format(new Date()), fmt.format(new Date(Date.now() - 60_000))];
 }
 
-async function openList(page: Page, route: string) {
-  await page.goto(route);
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
-}
-
 /** The first row's detail (GET …/detail?id=) with its approval process (POST /v2/…/check/process/info). */
 async function openFirstDetail(page: Page, number: string) {
-  if (isPhone(page)) await rows(page).first().getByText('查看详情').click();
-  else await rows(page).first().getByRole('button', { name: '详情' }).click();
+  const list = listScreen(page);
+  await list.openDetail(list.rows().first(), 'button');
   const detail = page.locator('.ad-process');
   await expect(detail.locator('.pt-title').first()).toBeVisible();
   await expect(page.getByText(number).last()).toBeVisible();
@@ -79,7 +73,8 @@ test('a list read online is shown offline with the time of its copy; an unread o
   await signInAs(page, 'contact');
   await page.goto('/');
   await underServiceWorker(page);
-  await openList(page, '/appointments/car');
+  const list = listScreen(page);
+  await list.open('/appointments/car');
   const online = await numbersOnScreen(page);
   expect(online.length).toBeGreaterThan(0);
   const steps = await (await openFirstDetail(page, online[0])).locator('.pt-title').allInnerTexts();
@@ -108,7 +103,7 @@ test('a list read online is shown offline with the time of its copy; an unread o
 
   // Back online, the list is fresh again and the banner goes.
   await context.setOffline(false);
-  await openList(page, '/appointments/car');
+  await list.open('/appointments/car');
   await expect(page.getByText(/当前离线|缓存的数据/)).toHaveCount(0);
 });
 
@@ -116,7 +111,7 @@ test('signing out removes the offline copies; the next person is not served them
   await signInAs(page, 'contact');
   await page.goto('/');
   await underServiceWorker(page);
-  await openList(page, '/appointments/car');
+  await listScreen(page).open('/appointments/car');
   const kept = () =>
     page.evaluate(async () => {
       const keys = (await caches.has('api-reads')) ? await (await caches.open('api-reads')).keys() : [];

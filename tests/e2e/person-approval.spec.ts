@@ -1,7 +1,7 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { call, fileVisitor, isPhone, shot, signInAs } from './support';
+import { call, fileVisitor, isPhone, listScreen, shot, signInAs } from './support';
 
 /**
  * A person appointment of spec 000 from submission to approval, at both
@@ -10,13 +10,6 @@ import { call, fileVisitor, isPhone, shot, signInAs } from './support';
  * phone, the 700 px modal on a desktop), and the squad approves both at once
  * with 批量审核 in 人员预约终审.
  */
-
-const rowOf = (page: Page, text: string): Locator => (isPhone(page) ? page.locator('.cl-card') : page.locator('.dtb tbody tr')).filter({ hasText: text });
-
-async function openQueue(page: Page, route: string) {
-  await page.goto(route);
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
-}
 
 const NAME_CHARS = '伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂';
 const visitorName = () => `测${Array.from({ length: 3 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join('')}`;
@@ -37,9 +30,10 @@ test('person appointments pass the reviewer and a batch final review', async ({ 
 
   // ---------------------------------------------------------------- reviewer, one at a time
   await signInAs(page, 'reviewer');
+  const list = listScreen(page);
   for (const v of visitors) {
-    await openQueue(page, '/approval/person');
-    const row = rowOf(page, v.name);
+    await list.open('/approval/person');
+    const row = list.row(v.name);
     await expect(row).toBeVisible();
     await row.getByRole('button', { name: '审核', exact: true }).click();
     const sheet = page.getByRole('dialog').last();
@@ -54,17 +48,14 @@ test('person appointments pass the reviewer and a batch final review', async ({ 
     if (v === visitors[0]) await shot(page, 'person-review');
     await sheet.getByRole('button', { name: isPhone(page) ? '同意' : '确定', exact: true }).click();
     await expect(page.getByText('审核成功！')).toBeVisible();
-    await expect(rowOf(page, v.name)).toHaveCount(0);
+    await expect(list.row(v.name)).toHaveCount(0);
   }
   for (const v of visitors) expect(await stateOf(v)).toBe(1);
 
   // ---------------------------------------------------------------- squad, both in one batch
   await signInAs(page, 'squad');
-  await openQueue(page, '/approval/person-final');
-  for (const v of visitors) {
-    const row = rowOf(page, v.name);
-    await row.locator(isPhone(page) ? '.cl-head .adm-checkbox' : '.dtb-check .adm-checkbox').click();
-  }
+  await list.open('/approval/person-final');
+  for (const v of visitors) await list.select(v.name);
   await expect(page.getByText('已选 2 项')).toBeVisible();
   await page.getByRole('button', { name: '批量审核' }).click();
   const sheet = page.getByRole('dialog').last();
@@ -72,6 +63,6 @@ test('person appointments pass the reviewer and a batch final review', async ({ 
   await shot(page, 'person-batch');
   await sheet.getByRole('button', { name: isPhone(page) ? '同意' : '确定', exact: true }).click();
   await expect(page.getByText('审核成功！')).toBeVisible();
-  for (const v of visitors) await expect(rowOf(page, v.name)).toHaveCount(0);
+  for (const v of visitors) await expect(list.row(v.name)).toHaveCount(0);
   for (const v of visitors) expect(await stateOf(v)).toBe(2);
 });

@@ -6,12 +6,11 @@ import { importPassPublicKey, verifyPass, type IssuedPass, type PassPublicKey } 
 import { formatInZone } from '../../domain/time';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
-import { DEMO_PASSWORD, base, call, shot } from './support';
+import { DEMO_PASSWORD, base, call, isPhone, listScreen, shot } from './support';
 
 // pngjs comes with qrcode (its Node PNG writer) and has no types of its own.
 const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(b: Buffer): { width: number; height: number; data: Buffer } } } };
 
-const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
 const FLAGGED_PLATE = '粤LU1856';
 const DELAYED_PLATE = '粤LS6623';
 
@@ -193,15 +192,10 @@ test('offline, a pass is still verified on the device and the screen says what n
 test('an approved application shows its pass QR to the applicant, and the QR is the signed pass', async ({ page }) => {
   const row = await carOf(FLAGGED_PLATE);
   await useSession(page, 'contact');
-  await page.goto('/appointments/car');
-  await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
-  if (isPhone(page)) await page.getByRole('button', { name: /筛选/ }).click();
-  const item = page.locator('.ff-item', { has: page.locator('.ff-label', { hasText: /^车牌号$/ }) });
-  await item.locator('input').fill(FLAGGED_PLATE);
-  await page.locator('.ff').getByRole('button', { name: '查询' }).click();
-  await expect(page.getByText('共 1 条').first()).toBeVisible();
-  if (isPhone(page)) await page.locator('.cl-card').first().locator('.cl-main').click();
-  else await page.locator('.dtb tbody tr').filter({ hasText: FLAGGED_PLATE }).dblclick();
+  const list = listScreen(page);
+  await list.open('/appointments/car');
+  await list.showOnly('车牌号', FLAGGED_PLATE);
+  await list.openDetail(FLAGGED_PLATE);
 
   const section = page.getByRole('region', { name: '通行码' });
   const img = section.getByRole('img', { name: `通行码 ${row.application_number}` });

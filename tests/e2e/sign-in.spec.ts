@@ -1,7 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, latestCode, shot, signInAs, waitForNewCode } from './support';
-
-const isPhone = (page: import('@playwright/test').Page) => (page.viewportSize()?.width ?? 0) < 768;
+import { DEMO_PASSWORD, isPhone, latestCode, shot, signInAs, waitForNewCode } from './support';
 
 test('signs in with the SMS code from the outbox, returns to the asked page and shows only permitted menus', async ({ page }) => {
   await page.goto('/system/vehicle-types');

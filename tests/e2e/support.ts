@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import { E2E_DATA_DIR, E2E_PORT } from '../../playwright.config';
 import { latestSmsCode, signInViaApi } from '../../scripts/demo-login';
 
@@ -59,7 +59,9 @@ export function idNumber(seq: number): string {
   return body + '10X98765432'[sum % 11];
 }
 
+/** The phone layout (cards, bottom sheets) shows below 768 px, the desktop one (tables, modals) from there on. */
 export const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
+export const isDesktop = (page: Page) => !isPhone(page);
 
 /** The visited enterprise of every filed test appointment: 中海壳牌, whose reviewer is 李强. */
 export async function shellDepartment(token: string): Promise<number> {
@@ -135,14 +137,69 @@ export async function fileVehicle(
   return { id, plate };
 }
 
-/** Narrows an appointment list to one application by its reservation number (the filter sheet on phones). */
-export async function showOnly(page: Page, number: string) {
-  if (isPhone(page)) await page.getByRole('button', { name: /筛选/ }).click();
-  const item = page.locator('.ff-item', { has: page.locator('.ff-label', { hasText: /^预约单号$/ }) });
-  await item.locator('input').fill(number);
-  await page.locator('.ff').getByRole('button', { name: '查询' }).click();
-  // Phone cards leave the reservation number out: the single card left is the one.
-  await expect(page.getByText('共 1 条').first()).toBeVisible();
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The shared list screen (src/list-screen) as a test sees it: cards (`.cl-card`) on a phone,
+ * table rows (`.dtb tbody tr`) on a desktop, the '共 N 条' counter, the filter form (inline on
+ * a desktop, the 筛选 sheet on a phone) and each row's actions, details and check box.
+ */
+export function listScreen(page: Page) {
+  /** Every row on screen, without the loading skeleton or the empty/error placeholder. */
+  const rows = (): Locator => (isPhone(page) ? page.locator('.cl-card:not(.cl-card--skeleton)') : page.locator('.dtb tbody tr:not(.dtb-placeholder)'));
+  /** The rows holding `text`. */
+  const row = (text: string): Locator => rows().filter({ hasText: text });
+  const rowOf = (r: Locator | string): Locator => (typeof r === 'string' ? row(r) : r);
+  /** The '共 N 条' counter: of any N, or of `n` rows. */
+  const total = (n?: number): Locator => page.getByText(n === undefined ? /共 \d+ 条/ : `共 ${n} 条`).first();
+
+  return {
+    rows,
+    row,
+    total,
+
+    /** Goes to the screen at `route` and waits for its counter ('共 0 条' may show while the first page loads). */
+    async open(route: string) {
+      await page.goto(route);
+      await expect(total()).toBeVisible();
+    },
+
+    /** Filters on one search field, by its label (the 筛选 sheet on a phone), and waits for the single row that matches. */
+    async showOnly(label: string, value: string) {
+      if (isPhone(page)) await page.getByRole('button', { name: /筛选/ }).click();
+      const item = page.locator('.ff-item', { has: page.locator('.ff-label', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) });
+      await item.locator('input').fill(value);
+      await page.locator('.ff').getByRole('button', { name: '查询' }).click();
+      // A phone card may leave the searched field out: the single row left is the one.
+      await expect(total(1)).toBeVisible();
+    },
+
+    /** A row action: the row's own button when it shows one, else under 更多 (the desktop menu, the phone action sheet). */
+    async action(r: Locator | string, name: string) {
+      const target = rowOf(r);
+      const direct = target.getByRole('button', { name, exact: true });
+      if (await direct.count()) return direct.click();
+      await target.getByRole('button', { name: /更多/ }).click();
+      const menu = isPhone(page) ? page.locator('.adm-action-sheet') : page.locator('.adm-popover');
+      await menu.getByText(name, { exact: true }).click();
+    },
+
+    /**
+     * Opens a row's details: by tapping the card or double-clicking the table row, or with
+     * `via: 'button'` through the card's 查看详情 or the row's 详情 action.
+     */
+    async openDetail(r: Locator | string, via: 'tap' | 'button' = 'tap') {
+      const target = rowOf(r);
+      if (via === 'button') await (isPhone(page) ? target.getByText('查看详情') : target.getByRole('button', { name: '详情' })).click();
+      else if (isPhone(page)) await target.locator('.cl-main').click();
+      else await target.dblclick();
+    },
+
+    /** Ticks a row's check box for a batch action. */
+    async select(r: Locator | string) {
+      await rowOf(r).locator(isPhone(page) ? '.cl-head .adm-checkbox' : '.dtb-check .adm-checkbox').click();
+    },
+  };
 }
 
 /** Every outbox item as stored in the browser's IndexedDB (what a reload finds); photo Blobs come back as their sizes in bytes. */

@@ -1,20 +1,8 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { shot, signInAs } from './support';
-
-const isPhone = (page: Page) => (page.viewportSize()?.width ?? 0) < 768;
+import { expect, test, type Page } from '@playwright/test';
+import { isPhone, listScreen, shot, signInAs } from './support';
 
 /** A form item by its label, as the list-screen framework renders it. */
 const field = (page: Page, label: string) => page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${label}\\s*[:：]?$`) }) });
-
-const row = (page: Page, name: string): Locator => (isPhone(page) ? page.locator('.cl-card', { hasText: name }) : page.locator('tbody tr', { hasText: name }));
-
-async function rowAction(page: Page, name: string, action: '编辑' | '删除') {
-  const r = row(page, name);
-  const direct = r.getByRole('button', { name: action, exact: true });
-  if (await direct.count()) return direct.click();
-  await r.getByRole('button', { name: /更多/ }).click();
-  await page.getByText(action, { exact: true }).last().click();
-}
 
 async function submitForm(page: Page) {
   await page.getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
@@ -23,8 +11,8 @@ async function submitForm(page: Page) {
 test('adds, edits and deletes a vehicle model, with a validation error on the way', async ({ page }) => {
   const name = `巡检车${test.info().project.name === 'phone' ? 'P' : 'D'}${Date.now() % 100000}`;
   await signInAs(page, 'admin');
-  await page.goto('/system/vehicle-types');
-  await expect(page.getByText('共 7 条').or(page.getByText(/共 \d+ 条/)).first()).toBeVisible();
+  const list = listScreen(page);
+  await list.open('/system/vehicle-types');
 
   await page.getByRole('button', { name: /新增车型/ }).click();
   await field(page, '车型名').locator('input').fill(name);
@@ -41,29 +29,29 @@ test('adds, edits and deletes a vehicle model, with a validation error on the wa
   await field(page, '车速').locator('input').fill('80');
   await submitForm(page);
   await expect(page.getByText('创建车型成功！')).toBeVisible();
-  await expect(row(page, name)).toBeVisible();
-  await expect(row(page, name)).toContainText('80');
+  await expect(list.row(name)).toBeVisible();
+  await expect(list.row(name)).toContainText('80');
 
-  await rowAction(page, name, '编辑');
+  await list.action(name, '编辑');
   await expect(field(page, '车型名').locator('input')).toHaveValue(name);
   await field(page, '车型名').locator('input').fill(`${name}改`);
   await field(page, '页面是否显示货物类型').getByText('是', { exact: true }).click();
   await submitForm(page);
   await expect(page.getByText('编辑车型成功！')).toBeVisible();
-  await expect(row(page, `${name}改`)).toBeVisible();
+  await expect(list.row(`${name}改`)).toBeVisible();
   await shot(page, 'vehicle-types');
 
-  await rowAction(page, `${name}改`, '删除');
+  await list.action(`${name}改`, '删除');
   await expect(page.getByText('确认删除？')).toBeVisible();
   await page.getByRole('button', { name: '确定' }).last().click();
   await expect(page.getByText('删除成功！')).toBeVisible();
-  await expect(row(page, `${name}改`)).toHaveCount(0);
+  await expect(list.row(`${name}改`)).toHaveCount(0);
 });
 
 test('user management lists the demo users with the department tree filter', async ({ page }) => {
   await signInAs(page, 'admin');
   await page.goto('/system/users');
-  await expect(row(page, 'portcontact')).toBeVisible();
+  await expect(listScreen(page).row('portcontact')).toBeVisible();
   await expect(page.getByText(/共 \d+ 条/).first()).toBeVisible();
   await shot(page, 'users');
 });
