@@ -11,7 +11,6 @@ import { MAX_PAGE_SIZE } from '../envelope';
 import { enums, type EnumName } from '../enums';
 import { normaliseVisitTime, type FieldError } from '../visit-rules';
 import { choice01, idField, idNumber, intField, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
-import type { PersonApplicationRow } from './person-application';
 
 // ---------------------------------------------------------------- shared field builders
 
@@ -541,18 +540,3 @@ export interface CarApplicationRow {
   carPersonList?: CarPersonRow[];
 }
 
-/** An approval-queue entry (spec 000 §3 "approval task wrapper"). */
-export interface TaskRow {
-  ref_id: number;
-  process_task_id: number;
-  process_instance_id: number;
-  submit_time: string;
-  state: number;
-  approval_status: number | null;
-  result: number | null;
-  remark: string | null;
-  approve_time: string | null;
-  node_name: string | null;
-  carApplication?: CarApplicationRow & { carInfo?: Record<string, unknown> | null };
-  personApplication?: PersonApplicationRow;
-}

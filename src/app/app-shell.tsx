@@ -9,17 +9,17 @@ import { useMe } from '../lib/me';
 import { session } from '../lib/session';
 import { toast } from '../lib/toast';
 import { useIsDesktop } from '../lib/use-media';
-import { AccessContext } from './access-context';
+import { AccessContext, MenuGroupsContext } from './access-context';
 import { DesktopLayout } from './desktop-layout';
 import { logout } from './logout';
-import { grantedRoutes } from './menu';
+import { grantedRoutes, visibleGroups } from './menu';
 import { MobileLayout } from './mobile-layout';
 import { PageLoading } from './page-loading';
 import { prefetchAfterSignIn } from './prefetch';
 import { persistOptionsFor, queryClient } from './query-client';
 import { startOutbox } from '../lib/outbox';
 import { refreshWhenOutboxSends } from './outbox-refresh';
-import { loginPath } from './require-auth';
+import { loginPath } from './login-path';
 import { requestPersistentStorage } from './sw-register';
 
 /** The signed-in area: data layer, session watch, the /user/info gate and the responsive layout. */
@@ -59,6 +59,7 @@ function SignedInGate() {
   const isDesktop = useIsDesktop();
   const noRole = !!me && (me.roleNames.length === 0 || me.permissions.length === 0);
   const granted = useMemo(() => grantedRoutes(me?.menus ?? []), [me?.menus]);
+  const groups = useMemo(() => visibleGroups(me?.menus ?? []), [me?.menus]);
   const ready = !!me && !noRole;
 
   useEffect(() => (ready ? prefetchAfterSignIn(queryClient) : undefined), [ready]);
@@ -85,5 +86,9 @@ function SignedInGate() {
       </div>
     );
   }
-  return <AccessContext.Provider value={granted}>{isDesktop ? <DesktopLayout /> : <MobileLayout />}</AccessContext.Provider>;
+  return (
+    <AccessContext.Provider value={granted}>
+      <MenuGroupsContext.Provider value={groups}>{isDesktop ? <DesktopLayout /> : <MobileLayout />}</MenuGroupsContext.Provider>
+    </AccessContext.Provider>
+  );
 }

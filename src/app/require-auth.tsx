@@ -1,11 +1,7 @@
 import { lazy } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
 import { session } from '../lib/session';
-
-export function loginPath(location: { pathname: string; search: string; hash?: string }): string {
-  const back = `${location.pathname}${location.search}${location.hash ?? ''}`;
-  return back === '/' ? '/login' : `/login?redirect=${encodeURIComponent(back)}`;
-}
+import { loginPath } from './login-path';
 
 /** The signed-in shell's chunk; the entry calls it early on a signed-in start so it downloads beside React's first render. */
 export const loadShell = () => import('./app-shell');

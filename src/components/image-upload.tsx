@@ -268,10 +268,11 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
   // and frees the previews of photos already stored.
   useEffect(() => {
     mounted.current = true;
+    const inFlight = aborts.current; // the one Map for the component's life
     return () => {
       mounted.current = false;
-      for (const a of aborts.current.values()) a.abort();
-      aborts.current.clear();
+      for (const a of inFlight.values()) a.abort();
+      inFlight.clear();
       queue.current = [];
       for (const url of Object.values(previewsRef.current)) URL.revokeObjectURL(url);
     };

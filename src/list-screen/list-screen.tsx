@@ -188,7 +188,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
     const row = query.data.list.find((r) => String((r as Record<string, unknown>)[def.rowKey]) === wanted);
     if (row && onOpen) onOpen(row);
     else Toast.show({ content: MESSAGES.openMissing, duration: 3000 });
-    // onOpen is rebuilt on every render; the link is acted on once, when the data for it arrives.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- onOpen is rebuilt on every render; the link is acted on once, when the data for it arrives.
   }, [wanted, query.data, query.isPlaceholderData]);
 
   if (!canList) {

@@ -1,7 +1,8 @@
 import { RightOutline } from 'antd-mobile-icons';
+import { useContext } from 'react';
 import { Link } from 'react-router-dom';
 import { DEFAULT_PARK_TZ, formatInZone } from '../../../domain/time';
-import { visibleGroups } from '../../app/menu';
+import { MenuGroupsContext } from '../../app/access-context';
 import { MenuGrid } from '../../app/menu-grid';
 import { useMe } from '../../lib/me';
 import { PendingApprovals } from './pending-approvals';
@@ -22,9 +23,9 @@ function parkNow() {
 
 export default function HomePage() {
   const { data: me } = useMe();
+  const groups = useContext(MenuGroupsContext);
   if (!me) return null;
   const { greeting, dateText } = parkNow();
-  const groups = visibleGroups(me.menus);
   return (
     <div className="page home">
       <section className="home-hero">

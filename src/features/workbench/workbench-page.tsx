@@ -1,12 +1,11 @@
-import { visibleGroups } from '../../app/menu';
+import { useContext } from 'react';
+import { MenuGroupsContext } from '../../app/access-context';
 import { MenuGrid } from '../../app/menu-grid';
-import { useMe } from '../../lib/me';
 import './workbench.css';
 
 /** Every screen the person may open, grouped like the desktop side menu. */
 export default function WorkbenchPage() {
-  const { data: me } = useMe();
-  const groups = visibleGroups(me?.menus ?? []);
+  const groups = useContext(MenuGroupsContext);
   return (
     <div className="page workbench">
       {groups.length === 0 && (

@@ -1,5 +1,6 @@
 import { AppState, TaskState, type AppointmentKind } from '../../../../domain/appointments';
-import type { CarApplicationRow, TaskRow } from '../../../../domain/schemas/car-application';
+import type { TaskRow } from '../../../../domain/schemas/approval-task';
+import type { CarApplicationRow } from '../../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
 
 export type { TaskRow };
