@@ -1,4 +1,6 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { EquipmentKind } from '../../domain/schemas/equipment';
+import type { Row, ScreenDef } from '../list-screen';
 
 /**
  * The signed-in screens the app implements. A menu entry from /user/info is
@@ -15,6 +17,12 @@ export interface AppRoute {
   /** Shown as a bottom tab on phones (the NavBar then has no back arrow). */
   tab?: boolean;
 }
+
+/** A list screen is its declaration alone: the declaration and the generic screen load together, on first visit. */
+const screen = <R extends Row>(load: () => Promise<ScreenDef<R>>): LazyExoticComponent<ComponentType> =>
+  lazy(() => Promise.all([load(), import('../list-screen')]).then(([def, { ListScreen }]) => ({ default: () => <ListScreen def={def} /> })));
+
+const equipment = (kind: EquipmentKind) => screen(() => import('../features/equipment/equipment-screens').then((m) => m.equipmentScreens[kind]));
 
 export const appRoutes: AppRoute[] = [
   { path: '/', title: '首页', page: lazy(() => import('../features/home/home-page')), open: true, tab: true },
@@ -33,8 +41,16 @@ export const appRoutes: AppRoute[] = [
       Promise.all([import('../features/scan/scan-page'), import('../features/appointments/shared/action-modals')]).then(([scan, modals]) => ({ default: scan.scanPageWith({ FlagModal: modals.flagModalFor() }) })),
     ),
   },
-  { path: '/system/users', title: '用户管理', page: lazy(() => import('../features/users/users-page')) },
-  { path: '/system/vehicle-types', title: '车型管理', page: lazy(() => import('../features/vehicle-types/vehicle-types-page')) },
+  { path: '/system/users', title: '用户管理', page: screen(() => import('../features/users/users-screen').then((m) => m.usersScreen)) },
+  { path: '/system/departments', title: '部门管理', page: screen(() => import('../features/departments/departments-screen').then((m) => m.departmentsScreen)) },
+  { path: '/system/vehicle-types', title: '车型管理', page: screen(() => import('../features/vehicle-types/vehicle-types-screen').then((m) => m.vehicleTypesScreen)) },
+  { path: '/devices/gate', title: '道闸设备', page: equipment('gate') },
+  { path: '/devices/bumping-post', title: '防撞柱', page: equipment('bumpingPost') },
+  { path: '/devices/tire-breaker', title: '破胎器', page: equipment('tireCrushing') },
+  { path: '/devices/lifting-pillar', title: '升降防撞柱', page: equipment('liftingAntiCollisionPillar') },
+  { path: '/devices/security-lane', title: '安检通道识别', page: equipment('securityLaneIdentification') },
+  { path: '/devices/car-scale', title: '地磅系统', page: equipment('truckScales') },
+  { path: '/devices/car-face', title: '车载人脸识别', page: equipment('carMountedFacialRecognition') },
   { path: '/appointments/person', title: '人员预约', page: lazy(() => import('../features/appointments/person/person-page')) },
   { path: '/appointments/car', title: '车辆预约', page: lazy(() => import('../features/appointments/car/car-page')) },
   { path: '/appointments/person-history', title: '人员预约记录', page: lazy(() => import('../features/appointments/history/person-history-page')) },

@@ -43,7 +43,10 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
   const visible = useMemo(() => formFields(fields, mode), [fields, mode]);
   const schema = (mode === 'edit' ? form.edit && form.schema.edit : undefined) ?? form.schema.create;
   const required = useMemo(() => requiredFields(schema), [schema]);
-  const [values, setValues] = useState<Values>(() => (mode === 'edit' && row ? (form.toValues ? form.toValues(row) : rowToFormValues(fields, row)) : { ...(form.initialValues ?? {}) }));
+  // A create from a row (add child) starts from what the row hands down.
+  const [values, setValues] = useState<Values>(() =>
+    mode === 'edit' && row ? (form.toValues ? form.toValues(row) : rowToFormValues(fields, row)) : { ...(form.initialValues ?? {}), ...(row && form.childOf ? form.childOf(row) : {}) },
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const bodyRef = useRef<HTMLFormElement>(null);

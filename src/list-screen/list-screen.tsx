@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ComponentType }
 import type { Page } from '../../domain/envelope';
 import { OPEN_PARAM } from '../../domain/notifications';
 import { useSearchParams } from 'react-router-dom';
-import { ApiError, post } from '../lib/http';
+import { ApiError, get, post } from '../lib/http';
 import { useCan } from '../lib/me';
 import { useIsDesktop } from '../lib/use-media';
 import { CardList } from './card-list';
@@ -63,9 +63,24 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   const params = useMemo(() => buildListParams(state.filters, def.fields, state, def.list.params), [state, def.fields, def.list.params]);
   const anyOpen = !!overlay || filterSheet || !!sheetRow || confirming > 0;
 
+  // An array answer is fetched once per filter set and paged here; a page answer is fetched per page.
+  const whole = def.list.answer === 'array';
+  const requestParams = useMemo(() => {
+    if (!whole) return params;
+    const { size: _size, pn: _pn, ...filters } = params;
+    void _size;
+    void _pn;
+    return filters;
+  }, [params, whole]);
   const query = useQuery({
-    queryKey: ['list', def.key, params],
-    queryFn: () => post<Page<R>>(def.list.path, params),
+    queryKey: ['list', def.key, requestParams],
+    queryFn: async (): Promise<Page<R>> => {
+      const answer = def.list.method === 'GET' ? await get<Page<R> | R[]>(def.list.path, requestParams) : await post<Page<R> | R[]>(def.list.path, requestParams);
+      if (!Array.isArray(answer)) return answer;
+      const list = def.list.arrange ? def.list.arrange(answer) : answer;
+      return { list, total: list.length };
+    },
+    select: whole && def.list.paged !== false ? (all: Page<R>) => ({ list: all.list.slice((state.pn - 1) * state.size, state.pn * state.size), total: all.total }) : undefined,
     placeholderData: keepPreviousData,
     enabled: canList,
     refetchInterval: def.autoRefresh && !anyOpen ? def.autoRefresh : false,
@@ -84,7 +99,10 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   // A selection only means something for the rows on screen.
   useEffect(() => setSelected(new Set()), [params]);
 
-  const reload = useCallback(() => void qc.invalidateQueries({ queryKey: ['list', def.key] }), [qc, def.key]);
+  const reload = useCallback(() => {
+    void qc.invalidateQueries({ queryKey: ['list', def.key] });
+    for (const queryKey of def.invalidates ?? []) void qc.invalidateQueries({ queryKey });
+  }, [qc, def.key, def.invalidates]);
   const open = (o: OverlayInput<R>) => setOverlay({ ...o, seq: ++seq.current } as Overlay<R>);
   const close = useCallback(() => setOverlay(null), []);
 
@@ -129,6 +147,8 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
         return open({ kind: 'form', mode: 'edit', row });
       case 'detail':
         return open({ kind: 'detail', row });
+      case 'createFrom':
+        return open({ kind: 'form', mode: 'create', row });
       case 'delete':
         return call(a.path, a.body(row), MESSAGES.deleteOk, MESSAGES.deleteFail);
       case 'call':
@@ -313,7 +333,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
             busy={query.isFetching && !firstLoad}
             placeholder={firstLoad ? <Skeleton.Paragraph lineCount={6} animated className="ls-skeleton" /> : stateBlock}
           />
-          {total > 0 && <Pager pn={state.pn} size={state.size} total={total} onPage={setPage} onSize={setSize} />}
+          {total > 0 && (def.list.paged === false ? <div className="pg"><span className="pg-total">共 {total} 条</span></div> : <Pager pn={state.pn} size={state.size} total={total} onPage={setPage} onSize={setSize} />)}
         </section>
         {overlays}
       </div>
@@ -391,7 +411,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
           />
         )}
       </div>
-      {total > 0 && <SimplePager pn={state.pn} size={state.size} total={total} onPage={setPage} onSize={setSize} />}
+      {total > 0 && def.list.paged !== false && <SimplePager pn={state.pn} size={state.size} total={total} onPage={setPage} onSize={setSize} />}
 
       <Popup visible={filterSheet} onMaskClick={() => setFilterSheet(false)} onClose={() => setFilterSheet(false)} bodyClassName="ls-sheet" position="bottom">
         <div className="ls-sheet__head">

@@ -124,6 +124,8 @@ export type RowAction<R extends Row = Row> = ActionBase<R> &
   (
     | { type: 'edit' }
     | { type: 'detail' }
+    /** The create form, started from this row (form.childOf): e.g. a department's child. */
+    | { type: 'createFrom' }
     /** Delete with the shared messages ('删除成功！' / '删除失败'). */
     | { type: 'delete'; path: string; body: (row: R) => Values }
     | { type: 'call'; path: string; body: (row: R) => Values; success: string; failure: string }
@@ -166,6 +168,8 @@ export interface FormDef<R extends Row = Row> {
   encrypt?: boolean;
   /** Defaults for a new record. */
   initialValues?: Values;
+  /** Values a record created from a row (a 'createFrom' action) starts with, e.g. its parent. */
+  childOf?: (row: R) => Values;
   /** Row → form values; defaults to each form field's dataIndex. */
   toValues?: (row: R) => Values;
   /** Last touch before validation (values already include idParam in edit mode). */
@@ -181,8 +185,16 @@ export interface ScreenDef<R extends Row = Row> {
   key: string;
   title: string;
   list: {
-    /** POST path answering { list, total } for { size, pn, ...filters }. */
+    /** Path answering { list, total } for { size, pn, ...filters }, or an array for the filters (`answer: 'array'`). */
     path: string;
+    /** POST (default) sends the params as the body, GET as the query string. */
+    method?: 'GET' | 'POST';
+    /** 'array': the whole filtered list at once (trees, small registers), paged on the client. */
+    answer?: 'page' | 'array';
+    /** Orders an array answer before it is paged (a tree depth first). */
+    arrange?: (rows: R[]) => R[];
+    /** false: an array answer is shown whole (a tree is not cut into pages), with its '共 N 条'. */
+    paged?: boolean;
     /** Without it the list is not queried and the screen says so. */
     permission?: string;
     /** Extra fixed params sent with every call. */
@@ -206,6 +218,11 @@ export interface ScreenDef<R extends Row = Row> {
     /** Opens this modal instead of the read-only detail (an approval queue's tap opens the review, which can act). */
     component?: ComponentType<ScreenModalProps<R>>;
   };
+  /**
+   * Other queries a save or delete on this screen outdates (e.g. the forms' preload of
+   * vehicle models), refetched at once with the list.
+   */
+  invalidates?: ReadonlyArray<readonly unknown[]>;
   /** ms; approval queues use 60_000. Paused while any modal or sheet of the screen is open. */
   autoRefresh?: number;
   /** Extra row class, e.g. red rows of flagged vehicles. */

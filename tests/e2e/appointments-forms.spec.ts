@@ -1,13 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { isPhone, listScreen, shot, signInAs } from './support';
+import { formField, isPhone, listScreen, shot, signInAs } from './support';
 
 const today = () => formatInZone(new Date()).slice(0, 10);
 const tag = () => (test.info().project.name === 'phone' ? 'P' : 'D');
 
-/** A form item by its label, as the appointment forms render it (the list framework's markup). */
-const field = (page: Page, label: string) => page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${label}\\s*[:：]?$`) }) }).first();
+const field = formField;
 const input = (page: Page, label: string) => field(page, label).locator('input, textarea').first();
 
 async function submitForm(page: Page) {

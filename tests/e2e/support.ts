@@ -222,3 +222,12 @@ export function storedOutbox<T = Record<string, unknown>>(page: Page): Promise<T
       }),
   );
 }
+
+/** A form item of the shared entity form by its label (the asterisk and colon aside). */
+export const formField = (page: Page, label: string): Locator =>
+  page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${escapeRegExp(label)}\\s*[:：]?$`) }) }).first();
+
+/** Submits the open entity form: 提交 on a phone's full-screen sheet, 确定 in a desktop modal. */
+export async function submitForm(page: Page) {
+  await page.getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
+}

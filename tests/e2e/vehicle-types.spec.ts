@@ -1,12 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { isPhone, listScreen, shot, signInAs } from './support';
-
-/** A form item by its label, as the list-screen framework renders it. */
-const field = (page: Page, label: string) => page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${label}\\s*[:：]?$`) }) });
-
-async function submitForm(page: Page) {
-  await page.getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
-}
+import { expect, test } from '@playwright/test';
+import { formField as field, listScreen, shot, signInAs, submitForm } from './support';
 
 test('adds, edits and deletes a vehicle model, with a validation error on the way', async ({ page }) => {
   const name = `巡检车${test.info().project.name === 'phone' ? 'P' : 'D'}${Date.now() % 100000}`;

@@ -1,5 +1,6 @@
 import { vehicleTypeCreate, vehicleTypeUpdate, type VehicleTypeRow } from '../../../domain/schemas/vehicle-type';
 import { post } from '../../lib/http';
+import { vehicleTypesQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
 
 /** 车型管理 (spec 002 §2 Vehicle model list, §5 Vehicle model, §6 modal:*). */
@@ -8,6 +9,8 @@ export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
   title: '车型列表',
   list: { path: '/vehicleType/page' },
   rowKey: 'id',
+  // The appointment forms read the models from this preload: an edit shows there at once.
+  invalidates: [vehicleTypesQuery.queryKey],
   card: { title: 'name' },
   fields: [
     { name: 'name', label: '车型名', kind: 'text', dataIndex: 'name', width: 160, ellipsis: true },
