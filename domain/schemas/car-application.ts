@@ -10,7 +10,7 @@ import { APPROVED_TEXT, TaskResult, isDumpTruckModel } from '../appointments';
 import { MAX_PAGE_SIZE } from '../envelope';
 import { enums, type EnumName } from '../enums';
 import { normaliseVisitTime, type FieldError } from '../visit-rules';
-import { choice01, idField, idNumber, intField, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
+import { choice01, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
 
 // ---------------------------------------------------------------- shared field builders
 
@@ -468,6 +468,12 @@ export const carApplicationLabels: Record<string, string> = {
 /** The same with remark read as the approval opinion (check, return) or as the flag reason (label). */
 export const carApprovalLabels: Record<string, string> = { ...carApplicationLabels, remark: '审批意见' };
 export const carLabelLabels: Record<string, string> = { ...carApplicationLabels, remark: '标记原因' };
+
+// Each body carries the labels its messages name fields by (server/core/validate.ts, the API description).
+// idBody and revokeBody serve both kinds: their fields read the same in personApplicationLabels.
+for (const s of [carApplicationSave, carApplicationEdit, carApplicationListQuery, carTaskQuery, idBody, revokeBody, delayBody, canAmendBody, amendBody]) labelled(s, carApplicationLabels);
+for (const s of [checkBody, returnBody, returnSubmitBody]) labelled(s, carApprovalLabels);
+labelled(labelBody, carLabelLabels);
 
 // ---------------------------------------------------------------- rows as the API answers them
 

@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { idNumber, pageQuery } from './common';
+import { idNumber, labelled, pageQuery } from './common';
 
 /**
  * Request bodies of the push and notification-centre routes. Kept apart from
  * domain/notifications.ts (types and constants) so the page's live stream
  * and bell do not pull zod into the first load.
  */
+
+export const pushLabels = { endpoint: '推送地址', keys: '推送密钥', device_label: '设备名称', push_subscription_id: '设备ID' };
+export const notificationLabels = { ids: '消息ID', size: '每页条数', pn: '页码', unread: '只看未读' };
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 
@@ -30,7 +33,7 @@ export function isPushEndpoint(value: string): boolean {
 const P256DH = /^[A-Za-z0-9_-]{86,87}={0,2}$/;
 const AUTH = /^[A-Za-z0-9_-]{22}={0,2}$/;
 
-export const pushSubscribeBody = z.object({
+export const pushSubscribeBody = labelled(z.object({
   endpoint: z
     .string({ error: '推送地址不能为空' })
     .trim()
@@ -51,28 +54,24 @@ export const pushSubscribeBody = z.object({
     .optional()
     .nullable()
     .transform((v) => v || '未命名设备'),
-});
+}), pushLabels);
 export type PushSubscribeBody = z.infer<typeof pushSubscribeBody>;
 
 /** Unsubscribe names the device by its endpoint (this device) or by its id (another device in the list). */
-export const pushUnsubscribeBody = z
+export const pushUnsubscribeBody = labelled(z
   .object({
     endpoint: z.string().trim().max(1000, { error: '推送地址不能超过1000个字符' }).optional(),
     push_subscription_id: z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'string' ? Number(v) : v), idNumber('设备ID必须是正整数').optional()),
   })
-  .refine((v) => !!v.endpoint || v.push_subscription_id !== undefined, { error: '请提供推送地址或设备ID' });
+  .refine((v) => !!v.endpoint || v.push_subscription_id !== undefined, { error: '请提供推送地址或设备ID' }), pushLabels);
 
-export const pushLabels = { endpoint: '推送地址', keys: '推送密钥', device_label: '设备名称', push_subscription_id: '设备ID' };
-
-export const notificationPageQuery = pageQuery.extend({
+export const notificationPageQuery = labelled(pageQuery.extend({
   unread: z.preprocess((v) => (v === undefined || v === null || v === '' ? undefined : v === true || v === 1 || v === '1' || v === 'true'), z.boolean().optional()),
-});
+}), notificationLabels);
 
-export const notificationReadBody = z.object({
+export const notificationReadBody = labelled(z.object({
   ids: z
     .array(z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), idNumber('消息ID必须是正整数')), { error: '请提供要标为已读的消息' })
     .min(1, { error: '请提供要标为已读的消息' })
     .max(500, { error: '一次最多标记500条消息' }),
-});
-
-export const notificationLabels = { ids: '消息ID', size: '每页条数', pn: '页码', unread: '只看未读' };
+}), notificationLabels);

@@ -3,7 +3,7 @@
  * Field names are the spec's snake_case wire names, which are also the columns.
  */
 import { z } from 'zod';
-import { choice01, idField, intField, optionalFilterInt, optionalFilterText, pageQuery } from './common';
+import { choice01, idField, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery } from './common';
 import {
   always,
   checkBody,
@@ -147,6 +147,9 @@ export const personApplicationLabels: Record<string, string> = {
   begin_time: '开始时间',
   end_time: '结束时间',
 };
+
+// Each body carries the labels its messages name fields by (server/core/validate.ts, the API description).
+for (const s of [personApplicationSave, personApplicationEdit, personApplicationListQuery, personTaskQuery, delayBody, returnBody, returnSubmitBody, canAmendBody, amendBody]) labelled(s, personApplicationLabels);
 
 export interface PersonApplicationRow {
   person_application_id: number;

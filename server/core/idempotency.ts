@@ -195,7 +195,9 @@ export async function purgeIdempotencyKeys(db: Kysely<DB>, now: number): Promise
 }
 
 /**
- * Hooks every mutating call under /api. The preHandler is callback-style on
+ * Hooks every mutating call under /api, before the route's schema validates
+ * the body: a refused body is an answer to replay like any other, and the
+ * fingerprint is of the body as sent. The hook is callback-style on
  * purpose: the rest of the request runs inside `requestScope(..., done)`, and
  * AsyncLocalStorage.run around Fastify's done() carries the scope into the
  * handler, where enterWith from an async hook does not reliably.
@@ -203,7 +205,7 @@ export async function purgeIdempotencyKeys(db: Kysely<DB>, now: number): Promise
 export function registerIdempotency(app: FastifyInstance): void {
   const { db } = app.ctx;
 
-  app.addHook('preHandler', (req, reply, done) => {
+  app.addHook('preValidation', (req, reply, done) => {
     const raw = req.headers[IDEMPOTENCY_HEADER];
     // Without a signed-in user (sign-in, captcha) there is nobody to scope the key to: it is ignored, never shared.
     if (raw === undefined || !req.auth || !MUTATING.has(req.method) || !req.url.startsWith('/api')) return done();

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { listableQueues, queues, TaskState } from '../../domain/appointments';
 import { ok } from '../core/errors';
+import type { ZodTypeProvider } from '../core/route-schema';
 
 /** The approver's home: how many tasks wait in each queue the caller may list. */
-export async function approvalPendingRoutes(app: FastifyInstance) {
-  app.get('/approval/pending', { config: { permission: 'role' } }, async (req) => {
+export async function approvalPendingRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+  app.get('/approval/pending', { config: { permission: 'role' }, schema: { summary: '各审批队列待我审批的数量', querystring: z.object({}) } }, async (req) => {
     const auth = req.auth!;
     const mine = listableQueues(auth.permissions);
     if (mine.length === 0) return ok({ list: [] });

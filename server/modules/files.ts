@@ -2,11 +2,13 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
 import { ErrorCode } from '../../domain/errors';
 import { authenticate, authenticateSession, bearerToken } from '../core/auth';
 import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
 import { recordFileObject } from '../core/file-refs';
+import type { RouteSchema, ZodTypeProvider } from '../core/route-schema';
 import { fileStoreOf, isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
 import { mayReadFile } from './access';
@@ -169,7 +171,13 @@ export function fileHeaders(name: string, size: number): Record<string, string |
   };
 }
 
-export async function fileRoutes(app: FastifyInstance) {
+/** The upload reads one file part, whatever its field name. */
+const uploadSchema: RouteSchema = { summary: '上传文件', multipart: { file: '图片（JPG、PNG、WEBP、GIF，≤10MB）或文档（PDF、XLSX，≤20MB），一次一个' } };
+/** `?access=` of a file read: any value is taken as given, and anything but a good token answers 401 (fileReader). */
+const fileQuery = z.object({ access: z.unknown().optional().describe('文件访问令牌（/file/accessToken 或上传答复中的 url 所带）') });
+
+export async function fileRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const store = fileStoreOf(app.ctx.config.dataDir);
   const secret = await loadFileAccessSecret(app.ctx.db);
   // Scoped to this plugin: only the upload route parses multipart bodies.
@@ -181,10 +189,10 @@ export async function fileRoutes(app: FastifyInstance) {
     return { access, expiresAt, expiresIn: Math.round((expiresAt - Date.now()) / 1000) };
   };
 
-  app.post('/file/accessToken', { config: { permission: 'signed-in' } }, async (req) => ok(issueAccess(req)));
+  app.post('/file/accessToken', { config: { permission: 'signed-in' }, schema: { summary: '签发文件访问令牌（供 <img> 使用）', body: z.object({}) } }, async (req) => ok(issueAccess(req)));
 
   // A role, as for every other write: a signed-in account without one only sees the 403 page.
-  app.post('/file/upload', { config: { permission: 'role', operation: '上传文件' } }, async (req) => {
+  app.post('/file/upload', { config: { permission: 'role', operation: '上传文件' }, schema: uploadSchema }, async (req) => {
     if (!req.isMultipart()) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
     let data: Buffer;
     let truncated: boolean;
@@ -218,9 +226,9 @@ export async function fileRoutes(app: FastifyInstance) {
 
   // 'public' to the guard because an <img> cannot send a header; fileReader is this route's own check.
   // Its request lines stay out of the info log: the URL carries the access token.
-  app.get<{ Params: { name: string }; Querystring: { access?: unknown } }>('/file/:name', { config: { permission: 'public' }, logLevel: 'warn' }, async (req, reply) => {
-    const auth = await fileReader(app, req, secret);
-    const name = req.params.name;
+  app.get('/file/:name', { config: { permission: 'public' }, logLevel: 'warn', schema: { summary: '读取文件（Bearer 或 ?access= 令牌）', querystring: fileQuery } }, async (req, reply) => {
+    const auth = await fileReader(appInstance, req, secret);
+    const name = (req.params as { name: string }).name;
     // One answer for absent and not allowed: whether a name exists is itself not for everyone.
     const opened = isFileName(name) && (await mayReadFile(app.ctx.db, auth, name)) ? await store.open(name) : null;
     if (!opened) throw new AppError(ErrorCode.NOT_FOUND, MSG_NOT_FOUND);

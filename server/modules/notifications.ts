@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
+import { z } from 'zod';
 import { StreamEvent, type NotificationItem } from '../../domain/notifications';
 import { INT_MAX } from '../../domain/schemas/common';
-import { notificationLabels, notificationPageQuery, notificationReadBody } from '../../domain/schemas/notifications';
+import { notificationPageQuery, notificationReadBody } from '../../domain/schemas/notifications';
 import { ok } from '../core/errors';
 import { onNotified, signalNotified } from '../core/notify';
 import { pageOf } from '../core/paging';
-import { parse } from '../core/validate';
+import type { ZodTypeProvider } from '../core/route-schema';
 import type { DB, NotificationTable } from '../db/schema';
 
 /**
@@ -207,7 +208,8 @@ class StreamHub {
   }
 }
 
-export async function notificationRoutes(app: FastifyInstance) {
+export async function notificationRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const { ctx } = app;
   const db = ctx.db;
   const hub = new StreamHub(
@@ -226,8 +228,8 @@ export async function notificationRoutes(app: FastifyInstance) {
     hub.closeAll();
   });
 
-  app.post('/notifications/page', { config: { permission: 'signed-in' } }, async (req) => {
-    const q = parse(notificationPageQuery, req.body, notificationLabels);
+  app.post('/notifications/page', { config: { permission: 'signed-in' }, schema: { summary: '我的消息（分页）', body: notificationPageQuery } }, async (req) => {
+    const q = req.body;
     const userId = req.auth!.userId;
     const base = () => {
       let b = db.selectFrom('notification').where('user_id', '=', userId);
@@ -242,10 +244,10 @@ export async function notificationRoutes(app: FastifyInstance) {
     return ok({ list: page.list.map(toItem), total: page.total });
   });
 
-  app.get('/notifications/unreadCount', { config: { permission: 'signed-in' } }, async (req) => ok({ count: await unreadCount(db, req.auth!.userId) }));
+  app.get('/notifications/unreadCount', { config: { permission: 'signed-in' }, schema: { summary: '未读消息数', querystring: z.object({}) } }, async (req) => ok({ count: await unreadCount(db, req.auth!.userId) }));
 
-  app.post('/notifications/read', { config: { permission: 'signed-in', operation: '消息标为已读' } }, async (req) => {
-    const body = parse(notificationReadBody, req.body, notificationLabels);
+  app.post('/notifications/read', { config: { permission: 'signed-in', operation: '消息标为已读' }, schema: { summary: '消息标为已读', body: notificationReadBody } }, async (req) => {
+    const body = req.body;
     const userId = req.auth!.userId;
     // Another person's ids match nothing: the update is bound to the caller.
     await db.updateTable('notification').set({ read_at: ctx.time() }).where('user_id', '=', userId).where('notification_id', 'in', body.ids).where('read_at', 'is', null).execute();
@@ -253,14 +255,14 @@ export async function notificationRoutes(app: FastifyInstance) {
     return ok({ count: await unreadCount(db, userId) });
   });
 
-  app.post('/notifications/readAll', { config: { permission: 'signed-in', operation: '消息全部已读' } }, async (req) => {
+  app.post('/notifications/readAll', { config: { permission: 'signed-in', operation: '消息全部已读' }, schema: { summary: '消息全部标为已读', body: z.object({}) } }, async (req) => {
     const userId = req.auth!.userId;
     await db.updateTable('notification').set({ read_at: ctx.time() }).where('user_id', '=', userId).where('read_at', 'is', null).execute();
     signalNotified(db, [userId]);
     return ok({ count: 0 }, '已全部标为已读');
   });
 
-  app.get('/notifications/stream', { config: { permission: 'signed-in' } }, async (req, reply) => {
+  app.get('/notifications/stream', { config: { permission: 'signed-in' }, schema: { summary: '消息实时推送流（text/event-stream）', querystring: z.object({}) } }, async (req, reply) => {
     const auth = req.auth!;
     const last = Number(req.headers['last-event-id']);
     reply.hijack();

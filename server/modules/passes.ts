@@ -25,10 +25,11 @@ import {
   type PassPublicKey,
 } from '../../domain/pass';
 import { PLATE_PATTERN, idBody, isMainlandIdNumber } from '../../domain/schemas/car-application';
+import { labelled } from '../../domain/schemas/common';
 import { dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
 import { fail, notFound, ok } from '../core/errors';
-import { parse } from '../core/validate';
+import type { ZodTypeProvider } from '../core/route-schema';
 import type { DB } from '../db/schema';
 import { kindList, kinds, type KindDef } from './appointments/kinds';
 import { answersFor, loadApplication, type Db } from './appointments/service';
@@ -108,20 +109,24 @@ export async function issuePass(ctx: AppContext, keys: PassKeys, auth: AuthConte
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined);
 
-const lookupQuery = z
-  .object({
-    pass: z.preprocess(blankToUndefined, z.string().max(2000, { error: '通行码内容过长' }).optional()),
-    license_plate: z.preprocess(
-      (v) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() || undefined : v ?? undefined),
-      z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional(),
-    ),
-    idcard: z.preprocess(
-      (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined),
-      z.string().refine(isMainlandIdNumber, { error: '身份证号格式不正确' }).optional(),
-    ),
-  })
-  .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供通行码、车牌号或身份证号中的一项', path: ['pass'] });
 const lookupLabels = { pass: '通行码', license_plate: '车牌号', idcard: '身份证号' };
+const lookupQuery = labelled(
+  z
+    .object({
+      pass: z.preprocess(blankToUndefined, z.string().max(2000, { error: '通行码内容过长' }).optional()),
+      license_plate: z.preprocess(
+        (v) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() || undefined : v ?? undefined),
+        z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional(),
+      ),
+      idcard: z.preprocess(
+        (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined),
+        z.string().refine(isMainlandIdNumber, { error: '身份证号格式不正确' }).optional(),
+      ),
+    })
+    .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供通行码、车牌号或身份证号中的一项', path: ['pass'] }),
+  lookupLabels,
+);
+export type LookupQuery = z.output<typeof lookupQuery>;
 
 /** Applications the scan screen shows: submitted ones (drafts say nothing at a gate), newest first. */
 async function applicationsOf(db: Db, k: KindDef, column: string, value: string, now: string): Promise<LookupApplication[]> {
@@ -229,8 +234,8 @@ async function personLookup(db: Db, idcard: string, now: string, pinned?: Lookup
 
 const emptyLookup = (pass: PassCheck, now: string): PassLookup => ({ pass, subject: null, application: null, applications: [], lists: [], flags: [], checkedAt: now });
 
-export async function lookup(ctx: AppContext, keys: PassKeys, query: unknown): Promise<PassLookup> {
-  const q = parse(lookupQuery, query, lookupLabels);
+/** The scan screen's answer for one query, as the route's schema parsed it. */
+export async function lookup(ctx: AppContext, keys: PassKeys, q: LookupQuery): Promise<PassLookup> {
   const { db } = ctx;
   const now = ctx.time();
   if (q.license_plate) return vehicleLookup(db, q.license_plate, now);
@@ -259,18 +264,19 @@ export async function lookup(ctx: AppContext, keys: PassKeys, query: unknown): P
 
 // ---------------------------------------------------------------- routes
 
-export async function passRoutes(app: FastifyInstance) {
+export async function passRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const { ctx } = app;
   const keys = await loadPassKeys(ctx.db);
   const publicKey: PassPublicKey = { alg: 'ES256', kid: keys.kid, publicKey: keys.publicKey };
 
   // Every signed-in phone caches it, so that the scan screen verifies with no network.
-  app.get('/pass/publicKey', { config: { permission: 'signed-in' } }, async () => ok(publicKey));
+  app.get('/pass/publicKey', { config: { permission: 'signed-in' }, schema: { summary: '通行码验签公钥', querystring: z.object({}) } }, async () => ok(publicKey));
 
   // The guard asks for a role only: the row rule (answersFor) decides, and answers 404 for rows the caller may not read.
   for (const k of kindList) {
-    app.get(`${k.path}/pass`, { config: { permission: 'role' } }, async (req) => ok(await issuePass(ctx, keys, req.auth!, k.kind, parse(idBody, req.query, k.labels).id)));
+    app.get(`${k.path}/pass`, { config: { permission: 'role' }, schema: { summary: `${k.noun}通行码`, querystring: idBody } }, async (req) => ok(await issuePass(ctx, keys, req.auth!, k.kind, req.query.id)));
   }
 
-  app.get('/pass/lookup', { config: { permission: SCAN_PERMISSION } }, async (req) => ok(await lookup(ctx, keys, req.query)));
+  app.get('/pass/lookup', { config: { permission: SCAN_PERMISSION }, schema: { summary: '扫码查验（通行码、车牌号或身份证号）', querystring: lookupQuery } }, async (req) => ok(await lookup(ctx, keys, req.query)));
 }

@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import { pushLabels, pushSubscribeBody, pushUnsubscribeBody } from '../../domain/schemas/notifications';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { pushSubscribeBody, pushUnsubscribeBody } from '../../domain/schemas/notifications';
 import { startDispatcher } from '../../server-push/dispatch';
 import { listSubscriptions, removeSubscription, upsertSubscription } from '../../server-push/subscriptions';
 import { loadVapidKeys } from '../../server-push/vapid';
 import { ok } from '../core/errors';
 import { onNotified } from '../core/notify';
-import { parse } from '../core/validate';
+import type { ZodTypeProvider } from '../core/route-schema';
 
 /**
  * An endpoint and its keys are a capability to reach and read one device's
@@ -23,8 +24,14 @@ function auditOf(body: unknown) {
   return { push_service: host, device_label: b.device_label, push_subscription_id: b.push_subscription_id };
 }
 
+/** Set before the route's schema runs, so a refused body is logged the same way as an accepted one. */
+const auditRawBody = async (req: FastifyRequest) => {
+  req.auditParams = auditOf(req.body);
+};
+
 /** Web Push (DESIGN.md §2 server-push/): the key, each person's devices, and the dispatcher that sends. */
-export async function pushRoutes(app: FastifyInstance) {
+export async function pushRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const { ctx } = app;
   const keys = await loadVapidKeys(ctx.db);
   const dispatcher = startDispatcher({ db: ctx.db, dialect: ctx.dialect, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log });
@@ -36,24 +43,22 @@ export async function pushRoutes(app: FastifyInstance) {
   });
 
   // Subscribing a device needs the application server key; any signed-in user may opt in.
-  app.get('/push/vapidPublicKey', { config: { permission: 'signed-in' } }, async () => ok({ publicKey: keys.publicKey }));
+  app.get('/push/vapidPublicKey', { config: { permission: 'signed-in' }, schema: { summary: '推送服务公钥（VAPID）', querystring: z.object({}) } }, async () => ok({ publicKey: keys.publicKey }));
 
-  app.get('/push/subscriptions', { config: { permission: 'signed-in' } }, async (req) => {
+  app.get('/push/subscriptions', { config: { permission: 'signed-in' }, schema: { summary: '我已开启推送的设备', querystring: z.object({}) } }, async (req) => {
     const auth = req.auth!;
     const list = await listSubscriptions(ctx.db, auth);
     return ok({ list, total: list.length });
   });
 
-  app.post('/push/subscribe', { config: { permission: 'signed-in', operation: '开启推送通知' } }, async (req) => {
-    req.auditParams = auditOf(req.body);
-    const body = parse(pushSubscribeBody, req.body, pushLabels);
+  app.post('/push/subscribe', { config: { permission: 'signed-in', operation: '开启推送通知' }, schema: { summary: '开启本机推送通知', body: pushSubscribeBody }, preValidation: auditRawBody }, async (req) => {
+    const body = req.body;
     const id = await upsertSubscription(ctx.db, req.auth!, body, String(req.headers['user-agent'] ?? ''), ctx.time());
     return ok({ push_subscription_id: id }, '已开启本机推送');
   });
 
-  app.post('/push/unsubscribe', { config: { permission: 'signed-in', operation: '关闭推送通知' } }, async (req) => {
-    req.auditParams = auditOf(req.body);
-    const body = parse(pushUnsubscribeBody, req.body, pushLabels);
+  app.post('/push/unsubscribe', { config: { permission: 'signed-in', operation: '关闭推送通知' }, schema: { summary: '关闭一台设备的推送通知', body: pushUnsubscribeBody }, preValidation: auditRawBody }, async (req) => {
+    const body = req.body;
     // Removing a device that is already gone is what the caller wanted: answer success either way.
     const removed = await removeSubscription(ctx.db, req.auth!.userId, body);
     return ok({ removed }, '已关闭推送');

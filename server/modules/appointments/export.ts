@@ -3,7 +3,7 @@ import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
 import type { AppointmentKind } from '../../../domain/appointments';
 import { enumLabel } from '../../../domain/enums';
-import { parse } from '../../core/validate';
+import type { ZodTypeProvider } from '../../core/route-schema';
 import { kindList, kinds, type ExportColumn } from './kinds';
 import { applicationPages, type Db } from './service';
 
@@ -66,7 +66,8 @@ async function writeWorkbook(out: PassThrough, sink: Writable, db: Db, kind: App
 }
 
 /** POST {p}/all/history/export: the all-history list's filters in, an .xlsx streamed out. */
-export async function exportRoutes(app: FastifyInstance) {
+export async function exportRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const { db } = app.ctx;
   // Exports still writing when the server stops are cut off and awaited, so the database closes after their last page.
   const running = new Set<{ out: PassThrough; done: Promise<void> }>();
@@ -75,8 +76,8 @@ export async function exportRoutes(app: FastifyInstance) {
     await Promise.allSettled([...running].map((r) => r.done));
   });
   for (const k of kindList) {
-    app.post(`${k.path}/all/history/export`, { config: { permission: k.codes.allExport, operation: `导出${k.exportTitle}` } }, async (req, reply) => {
-      const filters = parse(k.listQuery, req.body, k.labels) as Record<string, unknown>;
+    app.post(`${k.path}/all/history/export`, { config: { permission: k.codes.allExport, operation: `导出${k.exportTitle}` }, schema: { summary: `导出${k.exportTitle}（.xlsx，筛选同总记录列表）`, body: k.listQuery } }, async (req, reply) => {
+      const filters = req.body as Record<string, unknown>;
       const time = app.ctx.time();
       const name = exportFileName(k.kind, filters.visit_area as number | undefined, time);
       const out = new PassThrough();

@@ -1,11 +1,13 @@
 import multipart from '@fastify/multipart';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { ErrorCode } from '../../../domain/errors';
 import { enums, type EnumName } from '../../../domain/enums';
 import { carApplicationLabels } from '../../../domain/schemas/car-application';
 import { addDays, addMonths, dateOf } from '../../../domain/visit-rules';
 import { AppError, fail, ok } from '../../core/errors';
+import type { RouteSchema, ZodTypeProvider } from '../../core/route-schema';
 import { detectFileType } from '../files';
 import { saveApplication } from './service';
 
@@ -253,7 +255,8 @@ async function readUpload(req: FastifyRequest): Promise<Buffer> {
   return data!;
 }
 
-export async function importRoutes(app: FastifyInstance) {
+export async function importRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
   // Scoped to this plugin: only the import routes parse multipart bodies.
   if (!app.hasContentTypeParser('multipart/form-data')) {
     await app.register(multipart, { limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 5, parts: 10 } });
@@ -269,9 +272,12 @@ export async function importRoutes(app: FastifyInstance) {
   for (const kind of Object.keys(imports) as ImportKind[]) {
     const def = imports[kind];
 
-    app.get(def.templatePath, { config: { permission: def.permission } }, async (_req, reply) => sendXlsx(reply, def.file, await buildTemplate(app, kind)));
+    app.get(def.templatePath, { config: { permission: def.permission }, schema: { summary: `下载${def.sheet}导入模板（.xlsx）`, querystring: z.object({}) } }, async (_req, reply) =>
+      sendXlsx(reply, def.file, await buildTemplate(appInstance, kind)),
+    );
 
-    app.post(def.importPath, { config: { permission: def.permission, operation: def.operation } }, async (req) => {
+    const importSchema: RouteSchema = { summary: def.operation, multipart: { file: `按导入模板填写的 .xlsx 文件（≤${IMPORT_MAX_BYTES / 1024 / 1024}MB，≤${IMPORT_MAX_ROWS}行）` } };
+    app.post(def.importPath, { config: { permission: def.permission, operation: def.operation }, schema: importSchema }, async (req) => {
       const data = await readUpload(req);
       const wb = new ExcelJS.Workbook();
       try {

@@ -7,7 +7,6 @@ import { flattenPermissions } from '../../../domain/permissions';
 import {
   amendBody as carAmendBody,
   canAmendBody as carCanAmendBody,
-  carApprovalLabels,
   carTaskQuery,
   checkBody,
 } from '../../../domain/schemas/car-application';
@@ -16,13 +15,13 @@ import {
   canAmendBody as personCanAmendBody,
   personTaskQuery,
 } from '../../../domain/schemas/person-application';
-import { idField } from '../../../domain/schemas/common';
+import { idField, labelled } from '../../../domain/schemas/common';
 import { carVisitErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AuthContext } from '../../core/context';
 import { transientDbConflict } from '../../core/db-errors';
 import { AppError, fail, ok } from '../../core/errors';
 import { containsText, pageOf } from '../../core/paging';
-import { parse } from '../../core/validate';
+import type { ZodTypeProvider } from '../../core/route-schema';
 import type { DB } from '../../db/schema';
 import { decide, lockSubjectRow, processInfo } from '../../workflow/engine';
 import { kinds } from './kinds';
@@ -37,7 +36,7 @@ import { loadApplication } from './service';
 type AnyDb = Kysely<any> | Transaction<any>;
 type AnySelect = SelectQueryBuilder<any, any, any>;
 
-const taskIdQuery = z.object({ id: idField('审批任务ID') });
+const taskIdQuery = labelled(z.object({ id: idField('审批任务ID') }), { id: '审批任务ID' });
 
 /** The spec 000 §7 paths of each queue (under /api). */
 const queuePaths: Record<QueueName, { page: string; check: string }> = {
@@ -117,7 +116,8 @@ async function applicationsById(db: AnyDb, kind: AppointmentKind, ids: number[])
   return new Map(rows.map((r: Record<string, unknown>) => [r[k.key] as number, parseJsonColumns(r, k.jsonColumns)]));
 }
 
-export async function queueRoutes(app: FastifyInstance) {
+export async function queueRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const { db } = app.ctx;
   const anyDb = db as unknown as Kysely<any>;
 
@@ -127,8 +127,8 @@ export async function queueRoutes(app: FastifyInstance) {
     const k = queueKinds[kind];
     const paths = queuePaths[name];
 
-    app.post(paths.page, { config: { permission: queue.list } }, async (req) => {
-      const q = parse(k.query, req.body, k.labels) as Record<string, unknown> & { size: number; pn: number };
+    app.post(paths.page, { config: { permission: queue.list }, schema: { summary: `${queue.title}：待我审批（分页）`, body: k.query } }, async (req) => {
+      const q = req.body as Record<string, unknown> & { size: number; pn: number };
       const me = req.auth!.userId;
       // Driven by process_task_queue (user_id, queue, state, process_task_id); the application joins by primary key,
       // and only when a filter reads it: the bare count then stays inside the index.
@@ -167,8 +167,8 @@ export async function queueRoutes(app: FastifyInstance) {
       return ok({ list: page.list.map((t) => wrap(kind, t, apps.get(t.ref_id) ?? {})), total: page.total });
     });
 
-    app.post(paths.check, { config: { permission: queue.check, operation: queue.title } }, async (req) => {
-      const body = parse(checkBody, req.body, carApprovalLabels);
+    app.post(paths.check, { config: { permission: queue.check, operation: queue.title }, schema: { summary: `${queue.title}：审核（可批量）`, body: checkBody } }, async (req) => {
+      const body = req.body;
       const taskIds = [...new Set(body.taskIds)];
       if (taskIds.length > 1 && !req.auth!.permissions.has(queue.batch)) throw missing(queue.batch);
       const me = req.auth!.userId;
@@ -228,8 +228,8 @@ export async function queueRoutes(app: FastifyInstance) {
     };
 
     // 'role' at the guard: which code applies depends on the queue the task is in, checked below.
-    app.get<{ Querystring: { id?: unknown } }>(`${k.path}/task/detail`, { config: { permission: 'role' } }, async (req) => {
-      const { id } = parse(taskIdQuery, req.query, { id: '审批任务ID' });
+    app.get(`${k.path}/task/detail`, { config: { permission: 'role' }, schema: { summary: `${k.noun}审批任务详情`, querystring: taskIdQuery } }, async (req) => {
+      const { id } = req.query;
       const task = await ownTask(req.auth!, id);
       const q = queues[task.queue as QueueName];
       if (!req.auth!.permissions.has(q.list) && !req.auth!.permissions.has(q.check)) throw missing(q.list);
@@ -259,13 +259,13 @@ export async function queueRoutes(app: FastifyInstance) {
       return auth.permissions.has(code) ? { ok: true } : { ok: false, missingCode: code };
     };
 
-    app.post(`${k.path}/canAmend`, { config: { permission: 'role' } }, async (req) => {
-      const b = parse(k.canAmendBody, req.body, k.labels) as Record<string, number>;
+    app.post(`${k.path}/canAmend`, { config: { permission: 'role' }, schema: { summary: `能否修改${k.noun}的来访时间`, body: k.canAmendBody } }, async (req) => {
+      const b = req.body as Record<string, number>;
       return ok((await amendCheck(anyDb, req.auth!, b[k.key]!, b.process_instance_id!)).ok);
     });
 
-    app.post(`${k.path}/amend`, { config: { permission: 'role', operation: '修改来访时间' } }, async (req) => {
-      const b = parse(k.amendBody, req.body, k.labels) as Record<string, string | number>;
+    app.post(`${k.path}/amend`, { config: { permission: 'role', operation: '修改来访时间' }, schema: { summary: `审批中修改${k.noun}的来访时间`, body: k.amendBody } }, async (req) => {
+      const b = req.body as Record<string, string | number>;
       const id = b[k.key] as number;
       const begin = b[k.begin] as string;
       const end = b[k.end] as string;

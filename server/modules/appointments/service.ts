@@ -11,7 +11,7 @@ import {
   type AppointmentKind,
 } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
-import { idField } from '../../../domain/schemas/common';
+import { idField, labelled } from '../../../domain/schemas/common';
 import { carApplicationRuleErrors, stripHiddenCargo, type CarApplicationRow, type CarPersonRow, type VehicleModelFlags } from '../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../domain/schemas/person-application';
 import { carVisitErrors, dateOf, delayErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
@@ -228,10 +228,9 @@ function hasFilters(k: (typeof kinds)[AppointmentKind], q: Record<string, unknow
   );
 }
 
-/** One page of a list: { list, total }, newest first. */
-export async function listApplications(db: Db, auth: AuthContext, kind: AppointmentKind, scope: ListScope, body: unknown) {
+/** One page of a list: { list, total }, newest first. `q` is the list query as the route's schema (the kind's listQuery) parsed it. */
+export async function listApplications(db: Db, auth: AuthContext, kind: AppointmentKind, scope: ListScope, q: Record<string, unknown> & { size: number; pn: number }) {
   const k = kinds[kind];
-  const q = parse(k.listQuery, body, k.labels) as Record<string, unknown> & { size: number; pn: number };
   const filter = await listFilter(db, kind, scope, auth, q);
   const count = () => filter(anyDb(db).selectFrom(`${k.table} as a`)).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst() as Promise<{ total: number }>;
   return pageOf(
@@ -548,7 +547,12 @@ export async function resumeApplication(trx: Db, ctx: AppContext, auth: AuthCont
  */
 export async function delayApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, body: unknown): Promise<void> {
   const k = kinds[kind];
-  const v = parse(k.delayBody, body, k.labels) as Record<string, any>;
+  await applyDelay(trx, ctx, auth, kind, parse(k.delayBody, body, k.labels) as Record<string, any>);
+}
+
+/** delayApplication with the body already parsed by the kind's delayBody (the route's schema). */
+export async function applyDelay(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, v: Record<string, any>): Promise<void> {
+  const k = kinds[kind];
   const row = await lockOwn(trx, ctx, auth, k, v.id);
   assertState('delay', row.state);
   const today = ctx.time();
@@ -577,10 +581,21 @@ export async function applicationProcess(db: Db, auth: AuthContext, kind: Appoin
   return processInfo(db, row.process_instance_id!);
 }
 
-/** `{ <key>: id }` (or `{ id }`) of an edit body, parsed before the state check so that a forbidden edit answers 409. */
-export function editId(kind: AppointmentKind, body: unknown): number {
+/**
+ * The edit route's body: the save form with the application's id as `<key>` (or `id`). Only the id is checked
+ * here, and comes out as `<key>`; the form passes through untouched and is parsed by saveApplication after the
+ * state check, so that a forbidden edit answers 409 whatever the form holds.
+ */
+export function editBody(kind: AppointmentKind) {
   const k = kinds[kind];
-  const b = (body ?? {}) as Record<string, unknown>;
-  const schema = z.object({ [k.key]: idField(k.labels[k.key] ?? '申请ID') });
-  return (parse(schema, { [k.key]: b[k.key] ?? b.id }, k.labels) as Record<string, number>)[k.key];
+  const fields = (b: unknown) => (b !== null && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
+  return labelled(
+    z
+      .preprocess((b) => {
+        const o = fields(b);
+        return { ...o, [k.key]: o[k.key] ?? o.id };
+      }, z.looseObject({ [k.key]: idField(k.labels[k.key] ?? '申请ID') }))
+      .describe(`${k.noun}的表单（同新增），另带 ${k.key}（或 id）指明要编辑的申请`),
+    k.labels,
+  );
 }
