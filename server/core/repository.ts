@@ -77,7 +77,9 @@ export function tableRepository(database: Db, spec: TableSpec) {
     },
     /** Is `value` taken in `column` by another live row (the uniqueness rules of a declaration)? */
     async taken(column: string, value: unknown, exceptId: number | undefined, opts: { acrossScope?: boolean } = {}, on: AnyDb = db): Promise<boolean> {
-      let q = (opts.acrossScope ? on.selectFrom(table).where(softDelete ?? key, softDelete ? '=' : 'is not', softDelete ? 0 : null) : live(on)).select(key).where(column, '=', value);
+      let q = opts.acrossScope ? on.selectFrom(table).select(key) : live(on).select(key);
+      if (opts.acrossScope && softDelete) q = q.where(softDelete, '=', 0);
+      q = q.where(column, '=', value);
       if (exceptId !== undefined) q = q.where(key, '!=', exceptId);
       return !!(await q.executeTakeFirst());
     },

@@ -9,7 +9,7 @@ import { defineScreen, type FieldDef, type ScreenDef } from '../../list-screen';
  */
 const fieldDefs: Record<string, FieldDef<EquipmentRow>> = {
   name: { name: 'name', label: L.name, kind: 'text', width: 160, ellipsis: true },
-  number: { name: 'number', label: L.number, kind: 'text', width: 140, ellipsis: true, form: { readOnlyOnEdit: false } },
+  number: { name: 'number', label: L.number, kind: 'text', width: 140, ellipsis: true },
   type: { name: 'type', label: L.type, kind: 'enum', options: 'gateType', width: 100 },
   entrances_type: { name: 'entrances_type', label: L.entrances_type, kind: 'enum', options: 'entranceType', width: 100 },
   is_security_check: { name: 'is_security_check', label: L.is_security_check, kind: 'yesNo', hideInSearch: true, width: 90 },

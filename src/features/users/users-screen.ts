@@ -1,4 +1,5 @@
 import { PASSWORD_RULE, userCreate, userUpdate, type UserRow } from '../../../domain/schemas/user';
+import { userOptionsQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
 import { BindRoleModal } from './components/bind-role-modal';
 
@@ -8,6 +9,8 @@ export const usersScreen = defineScreen<UserRow>({
   title: '用户列表',
   list: { path: '/user/page', permission: 'user:list' },
   rowKey: 'user_id',
+  // The forms' user pickers read this preload: a new or renamed user shows there at once.
+  invalidates: [userOptionsQuery.queryKey],
   card: { title: 'userName', extra: 'status' },
   fields: [
     { name: 'userName', label: '用户名', kind: 'text', dataIndex: 'user_name', width: 140, ellipsis: true },
