@@ -5,6 +5,8 @@
  * the call (DESIGN.md §2).
  */
 
+import type { PermissionCode } from './permissions';
+
 export const AppState = { DRAFT: 0, REVIEW: 1, APPROVED: 2, REJECTED: 3, REVOKED: 4 } as const;
 export type AppStateValue = (typeof AppState)[keyof typeof AppState];
 
@@ -24,13 +26,13 @@ export const appointmentCodes = {
     historyList: 'personApplyHistory:list', historyRevoke: 'personApplyHis:revoke',
     allList: 'allPersonApplyHistory:list', allExport: 'allPersonApplyHistory:export', allRevoke: 'personApplyAllHis:revoke', label: undefined,
   },
-} as const;
+} as const satisfies Record<AppointmentKind, Record<string, PermissionCode | undefined>>;
 
 export type AppointmentAction =
   | 'edit' | 'copy' | 'delay' | 'process' | 'submit' | 'revoke' | 'delete'
   | 'historyRevoke' | 'allRevoke' | 'reject' | 'resume' | 'amend';
 
-type Has = (code: string | undefined) => boolean;
+type Has = (code: PermissionCode | undefined) => boolean;
 
 /** The state each action needs (spec 000 §4); permission is checked beside it. */
 const stateRule: Record<AppointmentAction, (s: number) => boolean> = {
@@ -48,7 +50,7 @@ const stateRule: Record<AppointmentAction, (s: number) => boolean> = {
   amend: (s) => s === 1 || s === 2,
 };
 
-function permissionOf(kind: AppointmentKind, action: AppointmentAction): string | undefined {
+function permissionOf(kind: AppointmentKind, action: AppointmentAction): PermissionCode | undefined {
   const c = appointmentCodes[kind];
   switch (action) {
     case 'edit': return c.edit;

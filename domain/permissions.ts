@@ -9,35 +9,36 @@
  */
 export type PermissionType = 0 | 1 | 2;
 
-export interface PermissionSeed {
+export interface PermissionSeed<C extends string = string> {
   name: string;
-  code: string;
+  code: C;
   type: PermissionType;
   route?: string;
   icon?: string;
   open?: boolean;
-  children?: PermissionSeed[];
+  children?: readonly PermissionSeed[];
 }
 
-const p = (code: string, name: string): PermissionSeed => ({ code, name, type: 2 });
-const menu = (code: string, name: string, route: string, icon: string, children: PermissionSeed[] = [], open = false): PermissionSeed => ({
+// The helpers keep each code's literal type, so the tree below is also the type of every code (PermissionCode).
+const p = <const C extends string>(code: C, name: string) => ({ code, name, type: 2 as const });
+const menu = <const C extends string, const K extends readonly PermissionSeed[]>(code: C, name: string, route: string, icon: string, children: K, open = false) => ({
   code,
   name,
-  type: 1,
+  type: 1 as const,
   route,
   icon,
   children,
   ...(open ? { open } : {}),
 });
-const dir = (code: string, name: string, icon: string, children: PermissionSeed[]): PermissionSeed => ({ code, name, type: 0, icon, children });
+const dir = <const C extends string, const K extends readonly PermissionSeed[]>(code: C, name: string, icon: string, children: K) => ({ code, name, type: 0 as const, icon, children });
 
 /** Standard button set: list/add/edit/delete (+commit/revoke) under a code prefix. */
-const crud = (prefix: string, what: string, extra: Array<[string, string]> = []) => [
+const crud = <const P extends string, const E extends string = never>(prefix: P, what: string, extra: ReadonlyArray<readonly [E, string]> = []) => [
   p(`${prefix}:list`, `${what}查询`),
   p(`${prefix}:add`, `新增${what}`),
   p(`${prefix}:edit`, `编辑${what}`),
   p(`${prefix}:delete`, `删除${what}`),
-  ...extra.map(([c, n]) => p(`${prefix}:${c}`, n)),
+  ...extra.map(([c, n]) => p(`${prefix}:${c}` as `${P}:${E}`, n)),
 ];
 
 /**
@@ -45,9 +46,9 @@ const crud = (prefix: string, what: string, extra: Array<[string, string]> = [])
  * existing code that patrols and security leads hold for their field work
  * (no code in the spec names scanning).
  */
-export const SCAN_PERMISSION = 'carMark:list';
+export const SCAN_PERMISSION = 'carMark:list' satisfies PermissionCode;
 
-export const permissionTree: PermissionSeed[] = [
+export const permissionTree = [
   dir('dir:appointment', '预约管理', 'CalendarOutline', [
     menu('menu:personApply', '人员预约', '/appointments/person', 'UserAddOutline', crud('personApply', '人员预约', [['commit', '提交人员预约'], ['revoke', '撤销人员预约']])),
     menu('menu:carApply', '车辆预约', '/appointments/car', 'TruckOutline', crud('carApply', '车辆预约', [
@@ -152,7 +153,7 @@ export const permissionTree: PermissionSeed[] = [
   ]),
   dir('dir:security', '安防管理', 'ExclamationShieldOutline', [
     // Patrols' field screen: verifies a pass offline and looks up what it names (the lookup itself asks for carMark:list).
-    menu('menu:scan', '扫码核验', '/scan', 'ScanningOutline'),
+    menu('menu:scan', '扫码核验', '/scan', 'ScanningOutline', []),
     menu('menu:strandedManagementPerson', '人员滞留告警', '/security/stranded-person', 'ExclamationCircleOutline', [
       p('strandedManagementPerson:list', '人员滞留查询'),
       p('strandedManagementPerson:deal', '处理人员滞留告警'),
@@ -217,15 +218,35 @@ export const permissionTree: PermissionSeed[] = [
       p('processNode:edit', '编辑流程节点'),
       p('processNode:delet', '删除流程节点'),
     ]),
-    menu('menu:processDefinition', '流程定义', '/system/process-definitions', 'AppOutline'),
+    menu('menu:processDefinition', '流程定义', '/system/process-definitions', 'AppOutline', []),
     menu('menu:notice', '通知公告', '/system/notices', 'SoundOutline', [p('notice:list', '通知公告查询'), p('notice:add', '新增通知公告'), p('notice:edit', '编辑通知公告')]),
     menu('menu:loginLog', '登录日志', '/system/login-logs', 'FileOutline', [p('loginLog:list', '登录日志查询')]),
     menu('menu:operationLog', '操作日志', '/system/operation-logs', 'FileOutline', [p('operationLog:list', '操作日志查询')]),
     menu('menu:icons', '图标库', '/system/icons', 'AppstoreOutline', [p('sys:manage', '系统维护')]),
   ]),
-];
+] as const satisfies readonly PermissionSeed[];
 
-export function flattenPermissions(tree: PermissionSeed[] = permissionTree, parent?: PermissionSeed): Array<PermissionSeed & { parentCode?: string }> {
+type Kids<N> = N extends { children: infer K extends readonly unknown[] } ? K[number] : never;
+type Directories = (typeof permissionTree)[number];
+type Menus = Kids<Directories>;
+
+/** Every code the tree declares (three levels: directory, menu, button): a misspelled code in a route, a screen or a resource fails the type check. */
+export type PermissionCode = Directories['code'] | Menus['code'] | Kids<Menus>['code'];
+
+/** A screen's code: the key of the app's screen registry (src/app/routes.tsx). */
+export type MenuCode = Menus['code'];
+
+/** Each menu's route and name as the tree declares them: where the registry finds a screen's path and fallback title. */
+export const menuRoutes = new Map<string, { route: string; name: string }>(
+  permissionTree.flatMap((d) => d.children.map((m): [string, { route: string; name: string }] => [m.code, { route: m.route, name: m.name }])),
+);
+
+/** A prefix holding the whole button set of `crud` (list, add, edit, delete): what a declared register names as its codes. */
+export type CrudPrefix = {
+  [C in PermissionCode]: C extends `${infer P}:list` ? (`${P}:add` | `${P}:edit` | `${P}:delete` extends PermissionCode ? P : never) : never;
+}[PermissionCode];
+
+export function flattenPermissions(tree: readonly PermissionSeed[] = permissionTree, parent?: PermissionSeed): Array<PermissionSeed & { parentCode?: string }> {
   return tree.flatMap((n) => [{ ...n, ...(parent ? { parentCode: parent.code } : {}) }, ...flattenPermissions(n.children ?? [], n)]);
 }
 
@@ -240,7 +261,7 @@ export const openCodes: string[] = (() => {
 })();
 
 /** The one permission test both sides use to show a button and to accept a call. */
-export function can(held: ReadonlySet<string> | readonly string[], code: string): boolean {
+export function can(held: ReadonlySet<string> | readonly string[], code: PermissionCode): boolean {
   return Array.isArray(held) ? held.includes(code) : (held as ReadonlySet<string>).has(code);
 }
 

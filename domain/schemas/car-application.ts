@@ -10,7 +10,7 @@ import { APPROVED_TEXT, TaskResult, isDumpTruckModel } from '../appointments';
 import { MAX_PAGE_SIZE } from '../envelope';
 import { enums, type EnumName } from '../enums';
 import { normaliseVisitTime, type FieldError } from '../visit-rules';
-import { choice01, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
+import { choice01, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, recordLabels, requiredText } from './common';
 
 // ---------------------------------------------------------------- shared field builders
 
@@ -408,6 +408,7 @@ export type LabelBody = z.infer<typeof labelBody>;
 // ---------------------------------------------------------------- labels for server messages
 
 export const carApplicationLabels: Record<string, string> = {
+  ...recordLabels,
   id: '申请ID',
   car_application_id: '车辆预约ID',
   carApplicationId: '车辆预约ID',
@@ -416,6 +417,7 @@ export const carApplicationLabels: Record<string, string> = {
   license_plate: '车牌号',
   license_plate_color: '车牌颜色',
   vehicle_type_id: '车型',
+  vehicle_type_name: '车型',
   applicant_name: '申请人姓名',
   applicant_idcard: '身份证号',
   applicant_gender: '性别',
@@ -463,6 +465,8 @@ export const carApplicationLabels: Record<string, string> = {
   photo: '标记照片',
   begin_time: '开始时间',
   end_time: '结束时间',
+  label_status: '是否标记',
+  label_remark: '标记原因',
 };
 
 /** The same with remark read as the approval opinion (check, return) or as the flag reason (label). */

@@ -85,6 +85,19 @@ export type FieldLabels = Record<string, string>;
  */
 export const fieldLabels = z.registry<{ labels: FieldLabels }>();
 
+/** Every table's time stamps. */
+export const stampLabels: FieldLabels = { create_time: '创建时间', update_time: '更新时间' };
+
+/** Columns every appointment and register row answers with (lists, details, exports). */
+export const recordLabels: FieldLabels = {
+  ...stampLabels,
+  state: '审核状态',
+  is_delayed: '是否延期',
+  interviewee_depart_name: '被访部门',
+  revoke_reason: '撤销理由',
+  in_black_list: '是否在黑名单',
+};
+
 export function labelled<T extends z.ZodType>(schema: T, labels: FieldLabels): T {
   fieldLabels.add(schema, { labels });
   return schema;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { CODE_PATTERN, CODE_PATTERN_MSG, idField, intField, labelled, optionalFilterText, optionalText, requiredText } from './common';
+import { CODE_PATTERN, CODE_PATTERN_MSG, idField, intField, labelled, optionalFilterText, optionalText, requiredText, stampLabels } from './common';
 
 /** 部门管理 (spec 002 §2 Department tree, §3, §5). */
 export const departmentLabels = {
+  ...stampLabels,
   departId: '部门ID',
   pid: '上级部门',
   name: '部门名称',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { choice01, idField, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
+import type { CrudPrefix } from '../permissions';
 
 /**
  * The seven equipment kinds of spec 001 (§2 Equipment lists, §3 Devices,
@@ -68,7 +69,7 @@ export interface EquipmentKindDef {
   kind: string;
   title: string;
   /** Permission code prefix: `${codes}:list`, add, edit, delete. */
-  codes: string;
+  codes: CrudPrefix;
   /** Form fields in order. */
   fields: readonly InputField[];
   filters: readonly FilterField[];

@@ -3,7 +3,7 @@
  * Field names are the spec's snake_case wire names, which are also the columns.
  */
 import { z } from 'zod';
-import { choice01, idField, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery } from './common';
+import { choice01, idField, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, recordLabels } from './common';
 import {
   always,
   checkBody,
@@ -115,6 +115,7 @@ export type PersonReturnBody = z.infer<typeof returnBody>;
 export type PersonAmendBody = z.infer<typeof amendBody>;
 
 export const personApplicationLabels: Record<string, string> = {
+  ...recordLabels,
   id: '申请ID',
   person_application_id: '人员预约ID',
   personApplicationId: '人员预约ID',

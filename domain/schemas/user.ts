@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { CODE_PATTERN, CODE_PATTERN_MSG, choice01, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText } from './common';
+import { choice01, CODE_PATTERN, CODE_PATTERN_MSG, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
 
 export const PHONE_PATTERN = /^1\d{10}$/;
 export const PASSWORD_RULE = { min: 8, max: 64 };
 
 export const userLabels = {
+  ...stampLabels,
+  roleNames: '角色',
   userId: '用户ID',
   userName: '用户名',
   account: '账号',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { choice01, idField, intField, labelled, optionalFilterText, pageQuery, requiredText } from './common';
+import { choice01, idField, intField, labelled, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
 
 export const SPEED_MIN = 0;
 export const SPEED_MAX = 300;
@@ -14,6 +14,7 @@ const fields = {
 };
 
 export const vehicleTypeLabels = {
+  ...stampLabels,
   id: '车型ID',
   name: '车型名',
   speed: '车速',

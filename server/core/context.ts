@@ -5,13 +5,14 @@ import type { DB } from '../db/schema';
 import type { ServerKeys } from './crypto';
 import type { RouteSchema } from './route-schema';
 import type { SmsSender } from './sms';
+import type { PermissionCode } from '../../domain/permissions';
 
 /**
  * Who may call a route. A permission code means the caller must hold it;
  * 'role': any signed-in user holding at least one role; 'signed-in': any
  * session (info, logout, profile); 'public': no session (sign-in calls).
  */
-export type Access = 'public' | 'signed-in' | 'role' | (string & {});
+export type Access = 'public' | 'signed-in' | 'role' | PermissionCode;
 
 export interface RouteInfo {
   method: string;

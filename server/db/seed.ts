@@ -143,7 +143,7 @@ async function syncPermissions(ctx: AppContext) {
   await db.transaction().execute(async (trx) => {
     const existing = new Map((await trx.selectFrom('sys_permission').select(['permission_id', 'code']).where('deleted', '=', 0).execute()).map((r) => [r.code, r.permission_id]));
     let sort = 0;
-    const walk = async (nodes: PermissionSeed[], pid: number) => {
+    const walk = async (nodes: readonly PermissionSeed[], pid: number) => {
       for (const n of nodes) {
         sort += 1;
         const values = { pid, name: n.name, type: n.type, route: n.route ?? null, icon: n.icon ?? null, open: n.open ? 1 : 0, sort, update_time: now };

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { MenuNode } from '../../domain/permissions';
+import type { MenuNode, PermissionCode } from '../../domain/permissions';
 import { get } from './http';
 
 export interface Me {
@@ -20,7 +20,7 @@ export function useMe() {
 }
 
 /** `can(code)`: the same test the server applies; buttons hide themselves with it. */
-export function useCan(): (code: string | undefined) => boolean {
+export function useCan(): (code: PermissionCode | undefined) => boolean {
   const { data } = useMe();
   const held = new Set(data?.permissions ?? []);
   return (code) => !code || held.has(code);

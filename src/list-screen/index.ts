@@ -1,6 +1,6 @@
 export { ListScreen } from './list-screen';
 export { ScreenModal, type ScreenModalProps as ScreenModalFrameProps } from './screen-modal';
 export { defineScreen } from './types';
-export type { BatchAction, Can, FieldDef, FieldKind, FormDef, FormMode, Row, RowAction, ScreenDef, ScreenModalProps, ToolbarAction, Values } from './types';
+export type { BatchAction, Can, DeclaredField, FieldDef, FieldKind, FormDef, FormMode, Row, RowAction, ScreenDeclaration, ScreenDef, ScreenModalProps, ToolbarAction, Values } from './types';
 export { MESSAGES, failureText } from './conventions';
 export { FormItem, type FormItemProps } from './form-item';

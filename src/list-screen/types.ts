@@ -1,6 +1,8 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { ZodType } from 'zod';
 import type { EnumName, EnumOption } from '../../domain/enums';
+import type { PermissionCode } from '../../domain/permissions';
+import type { FieldLabels } from '../../domain/schemas/common';
 
 /**
  * One declarative description per list screen (DESIGN.md §6). A field is
@@ -25,7 +27,7 @@ export type FieldKind =
   | 'images'
   | 'custom';
 
-export type Can = (code: string | undefined) => boolean;
+export type Can = (code: PermissionCode | undefined) => boolean;
 /** Rows are API objects (interfaces from domain/); the screen reads them by key. */
 export type Row = object;
 export type Values = Record<string, unknown>;
@@ -112,7 +114,7 @@ interface ActionBase<R extends Row> {
   key: string;
   label: string;
   /** Hidden when the signed-in user lacks the code (useCan). */
-  permission?: string;
+  permission?: PermissionCode;
   /** State rule: the same domain/ function the server uses to refuse the call plugs in here. */
   visible?: (row: R, can: Can) => boolean;
   danger?: boolean;
@@ -135,7 +137,7 @@ export type RowAction<R extends Row = Row> = ActionBase<R> &
 export type ToolbarAction<R extends Row = Row> = {
   key: string;
   label: string;
-  permission?: string;
+  permission?: PermissionCode;
   /** Beside `permission`: e.g. one button that stands for several codes, shown when any is held. */
   visible?: (can: Can) => boolean;
   /** Filled button on desktop; on phones the screen's main button when there is no 'create' action. */
@@ -147,7 +149,7 @@ export type ToolbarAction<R extends Row = Row> = {
 export type BatchAction<R extends Row = Row> = {
   key: string;
   label: string;
-  permission?: string;
+  permission?: PermissionCode;
   danger?: boolean;
   confirm?: string;
 } & ({ type: 'modal'; component: ComponentType<ScreenModalProps<R>> } | { type: 'call'; path: string; body: (rows: R[]) => Values; success: string; failure: string });
@@ -196,7 +198,7 @@ export interface ScreenDef<R extends Row = Row> {
     /** false: an array answer is shown whole (a tree is not cut into pages), with its '共 N 条'. */
     paged?: boolean;
     /** Without it the list is not queried and the screen says so. */
-    permission?: string;
+    permission?: PermissionCode;
     /** Extra fixed params sent with every call. */
     params?: Values;
   };
@@ -231,7 +233,24 @@ export interface ScreenDef<R extends Row = Row> {
   rowNumber?: boolean;
 }
 
-/** Identity helper that keeps the row type when declaring a screen. */
-export function defineScreen<R extends Row>(def: ScreenDef<R>): ScreenDef<R> {
-  return def;
+/** A field as a screen declares it: without a label it takes its entity's catalogue label (ScreenDeclaration.labels). */
+export type DeclaredField<R extends Row = Row> = Omit<FieldDef<R>, 'label'> & { label?: string };
+
+export type ScreenDeclaration<R extends Row = Row> = Omit<ScreenDef<R>, 'fields'> & {
+  /** The entity's label catalogue from domain/ (the one its schemas' messages use), looked up by field name, then by dataIndex. */
+  labels?: FieldLabels;
+  fields: DeclaredField<R>[];
+};
+
+/** Declares a screen: keeps the row type and names each field from the entity's label catalogue unless it says otherwise. */
+export function defineScreen<R extends Row>(declaration: ScreenDeclaration<R>): ScreenDef<R> {
+  const { labels, fields, ...def } = declaration;
+  return {
+    ...def,
+    fields: fields.map((f) => {
+      const label = f.label ?? labels?.[f.name] ?? (f.dataIndex ? labels?.[f.dataIndex] : undefined);
+      if (!label) throw new Error(`screen ${def.key}: field ${f.name} has no label, and the screen's labels have none for it`);
+      return { ...f, label };
+    }),
+  };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../../domain/errors';
+import type { PermissionCode } from '../../../domain/permissions';
 import { idBody, revokeBody } from '../../../domain/schemas/car-application';
 import { fail, ok } from '../../core/errors';
 import type { ZodTypeProvider } from '../../core/route-schema';
@@ -41,7 +42,7 @@ export async function applicationRoutes(appInstance: FastifyInstance) {
     const unlessBlackListed = <T>(r: GuardedOutcome<T>): T => ('blackListed' in r ? fail(ErrorCode.STATE_CONFLICT, r.blackListed) : r.ok);
 
     // ------------------------------------------------------------ lists and details
-    const lists: Array<[url: string, permission: string, scope: ListScope, summary: string]> = [
+    const lists: Array<[url: string, permission: PermissionCode, scope: ListScope, summary: string]> = [
       [`${p}/list`, c.list, 'own', `我的${k.noun}（分页）`],
       [`${p}/history/list`, c.historyList, 'history', `${k.noun}记录：来访本部门及下级部门的（分页）`],
       [`${p}/all/history/list`, c.allList, 'all', `${k.noun}总记录（分页）`],
@@ -52,7 +53,7 @@ export async function applicationRoutes(appInstance: FastifyInstance) {
       );
     }
 
-    const details: Array<[url: string, permission: string, summary: string]> = [
+    const details: Array<[url: string, permission: PermissionCode, summary: string]> = [
       [`${p}/detail`, c.list, `${k.noun}详情`],
       [`${p}/history/detail`, c.historyList, `${k.noun}详情（预约记录）`],
       [`${p}/all/history/detail`, c.allList, `${k.noun}详情（预约总记录）`],
@@ -99,7 +100,7 @@ export async function applicationRoutes(appInstance: FastifyInstance) {
       return ok(null, '提交成功！');
     });
 
-    const revokes: Array<[url: string, permission: string, scope: RevokeScope, where: string]> = [
+    const revokes: Array<[url: string, permission: PermissionCode, scope: RevokeScope, where: string]> = [
       [`${p}/revoke`, c.revoke, 'own', ''],
       [`${p}/revokeForHis`, c.historyRevoke, 'history', '（预约记录）'],
       [`${p}/revokeForAllHis`, c.allRevoke, 'all', '（预约总记录）'],

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppointmentKind } from '../../../domain/appointments';
 import { enumLabel } from '../../../domain/enums';
 import type { ZodTypeProvider } from '../../core/route-schema';
-import { kindList, kinds, type ExportColumn } from './kinds';
+import { kindList, kinds, type ExportColumn, type KindDef } from './kinds';
 import { applicationPages, type Db } from './service';
 
 const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -27,6 +27,13 @@ const cellOf = (col: ExportColumn, row: Record<string, any>) => {
   return raw ?? '';
 };
 
+/** The column's own header, else its field's label in the kind's catalogue (the same words as the form and its messages). */
+export function exportHeader(k: KindDef, c: ExportColumn): string {
+  const header = c.header ?? (typeof c.value === 'string' ? k.labels[c.value] : undefined);
+  if (!header) throw new Error(`${k.kind} export: column ${String(c.value)} has no header and no label`);
+  return header;
+}
+
 /**
  * Writes every matching row into the stream as one worksheet, page by page.
  * Waits whenever the client reads slower than the database answers, so memory
@@ -36,7 +43,7 @@ async function writeWorkbook(out: PassThrough, sink: Writable, db: Db, kind: App
   const k = kinds[kind];
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet(k.exportTitle, { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = k.exportColumns.map((c, i) => ({ header: c.header, key: `c${i}`, width: c.width ?? 14 }));
+  sheet.columns = k.exportColumns.map((c, i) => ({ header: exportHeader(k, c), key: `c${i}`, width: c.width ?? 14 }));
   sheet.getRow(1).font = { bold: true };
   sheet.getRow(1).commit();
   // Between pages: wait while the client's connection is full, and stop when it went away. The zip

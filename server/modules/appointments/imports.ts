@@ -25,9 +25,10 @@ export const EXAMPLE_REMARK = '示例行，导入时自动忽略，可删除';
 
 type Lookup = 'vehicleType' | 'department';
 
-interface Column {
+interface DeclaredColumn {
   key: string;
-  header: string;
+  /** Defaults to the field's label in carApplicationLabels: the import names a column as the form names the field. */
+  header?: string;
   required: boolean;
   width: number;
   /** A code table whose labels the cell holds. */
@@ -38,27 +39,30 @@ interface Column {
   choices?: string;
 }
 
-const columns: Column[] = [
-  { key: 'license_plate', header: '车牌号', required: true, width: 14 },
-  { key: 'license_plate_color', header: '车牌颜色', required: true, width: 14, table: 'plateColor', choices: '车牌颜色' },
-  { key: 'vehicle_type_id', header: '车型', required: true, width: 18, lookup: 'vehicleType', choices: '车型' },
-  { key: 'applicant_name', header: '申请人姓名', required: true, width: 14 },
-  { key: 'visitor_idcard_type', header: '证件类型', required: true, width: 24, table: 'idcardType', choices: '证件类型' },
+const declaredColumns: DeclaredColumn[] = [
+  { key: 'license_plate', required: true, width: 14 },
+  { key: 'license_plate_color', required: true, width: 14, table: 'plateColor', choices: '车牌颜色' },
+  { key: 'vehicle_type_id', required: true, width: 18, lookup: 'vehicleType', choices: '车型' },
+  { key: 'applicant_name', required: true, width: 14 },
+  { key: 'visitor_idcard_type', required: true, width: 24, table: 'idcardType', choices: '证件类型' },
   { key: 'applicant_idcard', header: '证件号码', required: true, width: 22 },
-  { key: 'applicant_gender', header: '性别', required: true, width: 8, table: 'gender', choices: '性别' },
-  { key: 'applicant_phone', header: '手机号', required: true, width: 14 },
-  { key: 'visit_area', header: '园区', required: true, width: 14, table: 'visitArea', choices: '园区' },
-  { key: 'visitor_company', header: '来访单位', required: true, width: 28 },
-  { key: 'visitor_content', header: '来访事由', required: true, width: 24 },
-  { key: 'visitor_begin_time', header: '来访开始时间', required: true, width: 14 },
-  { key: 'visitor_end_time', header: '来访结束时间', required: true, width: 14 },
-  { key: 'interviewee_name', header: '被访人姓名', required: true, width: 12 },
-  { key: 'interviewee_phone', header: '被访人电话', required: true, width: 14 },
-  { key: 'interviewee_depart_id', header: '被访部门', required: true, width: 30, lookup: 'department', choices: '被访部门' },
-  { key: 'vehicle_license_number', header: '行驶证号', required: false, width: 18 },
-  { key: 'engine_number', header: '发动机号', required: false, width: 18 },
-  { key: 'remark', header: '备注', required: false, width: 30 },
+  { key: 'applicant_gender', required: true, width: 8, table: 'gender', choices: '性别' },
+  { key: 'applicant_phone', required: true, width: 14 },
+  { key: 'visit_area', required: true, width: 14, table: 'visitArea', choices: '园区' },
+  { key: 'visitor_company', required: true, width: 28 },
+  { key: 'visitor_content', required: true, width: 24 },
+  { key: 'visitor_begin_time', required: true, width: 14 },
+  { key: 'visitor_end_time', required: true, width: 14 },
+  { key: 'interviewee_name', required: true, width: 12 },
+  { key: 'interviewee_phone', required: true, width: 14 },
+  { key: 'interviewee_depart_id', required: true, width: 30, lookup: 'department', choices: '被访部门' },
+  { key: 'vehicle_license_number', required: false, width: 18 },
+  { key: 'engine_number', required: false, width: 18 },
+  { key: 'remark', required: false, width: 30 },
 ];
+
+type Column = DeclaredColumn & { header: string };
+const columns: Column[] = declaredColumns.map((c) => ({ ...c, header: c.header ?? carApplicationLabels[c.key]! }));
 
 /** Field → header text, so an error names the column the person sees. */
 const headerOf = new Map(columns.map((c) => [c.key, c.header]));

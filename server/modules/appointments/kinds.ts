@@ -21,19 +21,17 @@ import {
   returnSubmitBody as personReturnSubmitBody,
 } from '../../../domain/schemas/person-application';
 
+/** A column's header is its field's label in the kind's catalogue, unless the spec's export names it otherwise. */
+export type ExportColumn = {
+  /** Code table whose label replaces the stored value. */
+  table?: EnumName;
+  width?: number;
+} & ({ value: string; header?: string } | { value: (row: Record<string, any>) => unknown; header: string });
+
 /**
  * Everything that differs between person and vehicle appointments, so that
  * service, routes and export are written once and parameterised by kind.
  */
-export interface ExportColumn {
-  header: string;
-  /** A column of the row, or a function of the whole row. */
-  value: string | ((row: Record<string, any>) => unknown);
-  /** Code table whose label replaces the stored value. */
-  table?: EnumName;
-  width?: number;
-}
-
 export interface KindDef {
   kind: AppointmentKind;
   table: 'car_application' | 'person_application';
@@ -68,10 +66,10 @@ export interface KindDef {
 }
 
 const common = {
-  state: { header: '审核状态', value: 'state', table: 'applicationState', width: 10 },
-  delayed: { header: '是否延期', value: 'is_delayed', table: 'delayed', width: 8 },
-  dept: { header: '被访部门', value: 'interviewee_depart_name', width: 24 },
-  area: { header: '园区', value: 'visit_area', table: 'visitArea', width: 12 },
+  state: { value: 'state', table: 'applicationState', width: 10 },
+  delayed: { value: 'is_delayed', table: 'delayed', width: 8 },
+  dept: { value: 'interviewee_depart_name', width: 24 },
+  area: { value: 'visit_area', table: 'visitArea', width: 12 },
 } satisfies Record<string, ExportColumn>;
 
 export const kinds: Record<AppointmentKind, KindDef> = {
@@ -107,35 +105,35 @@ export const kinds: Record<AppointmentKind, KindDef> = {
     intFilters: ['visit_area', 'state', 'visitor_type', 'is_delayed'],
     exportTitle: '车辆预约总记录',
     exportColumns: [
-      { header: '预约单号', value: 'application_number', width: 20 },
-      { header: '车牌号', value: 'license_plate', width: 12 },
-      { header: '车牌颜色', value: 'license_plate_color', table: 'plateColor', width: 10 },
-      { header: '车型', value: 'vehicle_type_name', width: 16 },
-      { header: '申请人姓名', value: 'applicant_name', width: 12 },
-      { header: '证件类型', value: 'visitor_idcard_type', table: 'idcardType', width: 18 },
+      { value: 'application_number', width: 20 },
+      { value: 'license_plate', width: 12 },
+      { value: 'license_plate_color', table: 'plateColor', width: 10 },
+      { value: 'vehicle_type_name', width: 16 },
+      { value: 'applicant_name', width: 12 },
+      { value: 'visitor_idcard_type', table: 'idcardType', width: 18 },
       { header: '证件号码', value: 'applicant_idcard', width: 22 },
-      { header: '性别', value: 'applicant_gender', table: 'gender', width: 6 },
-      { header: '手机号', value: 'applicant_phone', width: 14 },
+      { value: 'applicant_gender', table: 'gender', width: 6 },
+      { value: 'applicant_phone', width: 14 },
       common.area,
-      { header: '申请类型', value: 'visitor_type', table: 'carVisitorType', width: 10 },
-      { header: '来访单位', value: 'visitor_company', width: 28 },
-      { header: '来访事由', value: 'visitor_content', width: 30 },
-      { header: '来访开始时间', value: 'visitor_begin_time', width: 20 },
-      { header: '来访结束时间', value: 'visitor_end_time', width: 20 },
-      { header: '被访人姓名', value: 'interviewee_name', width: 12 },
-      { header: '被访人电话', value: 'interviewee_phone', width: 14 },
+      { value: 'visitor_type', table: 'carVisitorType', width: 10 },
+      { value: 'visitor_company', width: 28 },
+      { value: 'visitor_content', width: 30 },
+      { value: 'visitor_begin_time', width: 20 },
+      { value: 'visitor_end_time', width: 20 },
+      { value: 'interviewee_name', width: 12 },
+      { value: 'interviewee_phone', width: 14 },
       common.dept,
       common.state,
       { header: '货物类型', value: (r) => (r.cargo_type === 1 ? '危险货物' : r.cargo_type === 0 ? '普通货物' : ''), width: 10 },
-      { header: '货物名称', value: 'cargo_name', width: 16 },
+      { value: 'cargo_name', width: 16 },
       { header: '载重（吨）', value: 'car_load', width: 10 },
       common.delayed,
-      { header: '延期理由', value: 'delay_reason', width: 24 },
-      { header: '是否标记', value: 'label_status', table: 'yesNo', width: 8 },
-      { header: '标记原因', value: 'label_remark', width: 24 },
-      { header: '是否在黑名单', value: 'in_black_list', table: 'yesNo', width: 10 },
-      { header: '撤销理由', value: 'revoke_reason', width: 24 },
-      { header: '创建时间', value: 'create_time', width: 20 },
+      { value: 'delay_reason', width: 24 },
+      { value: 'label_status', table: 'yesNo', width: 8 },
+      { value: 'label_remark', width: 24 },
+      { value: 'in_black_list', table: 'yesNo', width: 10 },
+      { value: 'revoke_reason', width: 24 },
+      { value: 'create_time', width: 20 },
     ],
   },
   person: {
@@ -169,29 +167,29 @@ export const kinds: Record<AppointmentKind, KindDef> = {
     intFilters: ['interviewee_depart_id', 'visit_area', 'state', 'visitor_type', 'is_delayed'],
     exportTitle: '人员预约总记录',
     exportColumns: [
-      { header: '申请单号', value: 'application_number', width: 20 },
-      { header: '访客姓名', value: 'visitor_name', width: 12 },
-      { header: '性别', value: 'visitor_gender', table: 'gender', width: 6 },
-      { header: '民族', value: 'visitor_nation', width: 8 },
-      { header: '手机号', value: 'visitor_phone', width: 14 },
-      { header: '来访单位', value: 'visitor_company', width: 28 },
-      { header: '地址', value: 'visitor_address', width: 28 },
-      { header: '申请类型', value: 'visitor_type', table: 'personVisitorType', width: 10 },
-      { header: '证件类型', value: 'visitor_idcard_type', table: 'idcardType', width: 18 },
+      { value: 'application_number', width: 20 },
+      { value: 'visitor_name', width: 12 },
+      { value: 'visitor_gender', table: 'gender', width: 6 },
+      { value: 'visitor_nation', width: 8 },
+      { value: 'visitor_phone', width: 14 },
+      { value: 'visitor_company', width: 28 },
+      { value: 'visitor_address', width: 28 },
+      { value: 'visitor_type', table: 'personVisitorType', width: 10 },
+      { value: 'visitor_idcard_type', table: 'idcardType', width: 18 },
       { header: '证件号码', value: 'visitor_idcard', width: 22 },
-      { header: '来访事由', value: 'visit_content', width: 30 },
-      { header: '来访开始时间', value: 'visit_begin_time', width: 20 },
-      { header: '来访结束时间', value: 'visit_end_time', width: 20 },
+      { value: 'visit_content', width: 30 },
+      { value: 'visit_begin_time', width: 20 },
+      { value: 'visit_end_time', width: 20 },
       common.area,
-      { header: '被访人姓名', value: 'interviewee_name', width: 12 },
-      { header: '被访人电话', value: 'interviewee_phone', width: 14 },
+      { value: 'interviewee_name', width: 12 },
+      { value: 'interviewee_phone', width: 14 },
       common.dept,
       common.state,
       common.delayed,
-      { header: '延期理由', value: 'delay_reason', width: 24 },
-      { header: '是否在黑名单', value: 'in_black_list', table: 'yesNo', width: 10 },
-      { header: '撤销理由', value: 'revoke_reason', width: 24 },
-      { header: '创建时间', value: 'create_time', width: 20 },
+      { value: 'delay_reason', width: 24 },
+      { value: 'in_black_list', table: 'yesNo', width: 10 },
+      { value: 'revoke_reason', width: 24 },
+      { value: 'create_time', width: 20 },
     ],
   },
 };

@@ -1,4 +1,4 @@
-import { departCreate, departmentLabels as L, departUpdate, type DepartmentRow } from '../../../domain/schemas/department';
+import { departCreate, departmentLabels, departUpdate, type DepartmentRow } from '../../../domain/schemas/department';
 import { post } from '../../lib/http';
 import { departmentsQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
@@ -34,6 +34,7 @@ function treeOrder(rows: TreeRow[]): TreeRow[] {
 export const departmentsScreen = defineScreen<TreeRow>({
   key: 'system.departments',
   title: '部门管理',
+  labels: departmentLabels,
   list: { path: '/depart/all', answer: 'array', arrange: treeOrder, paged: false },
   rowKey: 'depart_id',
   // Users, appointment forms and filters read departments from this preload: a change shows there at once.
@@ -42,17 +43,16 @@ export const departmentsScreen = defineScreen<TreeRow>({
   fields: [
     {
       name: 'name',
-      label: L.name,
       kind: 'text',
       dataIndex: 'name',
       width: 260,
       render: (r) => <span className="dept-name" style={{ paddingLeft: `${(r.depth ?? 0) * 1.25}em` }}>{(r.depth ?? 0) > 0 ? '└ ' : ''}{r.name}</span>,
     },
-    { name: 'pid', label: L.pid, kind: 'department', dataIndex: 'pid', hideInSearch: true, hideInTable: true, hideInCard: true, hideInDetail: true, form: { required: false, help: '不选则为顶级部门' } },
-    { name: 'code', label: L.code, kind: 'text', dataIndex: 'code', hideInSearch: true, width: 160 },
-    { name: 'visitArea', label: L.visitArea, kind: 'enum', options: 'visitArea', dataIndex: 'visit_area', hideInSearch: true, width: 140 },
-    { name: 'remark', label: L.remark, kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 200, ellipsis: true, form: { help: '最多80个字' } },
-    { name: 'createTime', label: '创建时间', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInCard: true, width: 170 },
+    { name: 'pid', kind: 'department', dataIndex: 'pid', hideInSearch: true, hideInTable: true, hideInCard: true, hideInDetail: true, form: { required: false, help: '不选则为顶级部门' } },
+    { name: 'code', kind: 'text', dataIndex: 'code', hideInSearch: true, width: 160 },
+    { name: 'visitArea', kind: 'enum', options: 'visitArea', dataIndex: 'visit_area', hideInSearch: true, width: 140 },
+    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 200, ellipsis: true, form: { help: '最多80个字' } },
+    { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInCard: true, width: 170 },
   ],
   toolbar: [{ key: 'add', label: '新增部门', type: 'create', permission: 'dept:add' }],
   rowActions: [

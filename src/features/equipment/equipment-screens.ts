@@ -1,28 +1,28 @@
-import { equipmentKinds, equipmentLabels as L, equipmentSchemas, type EquipmentKind, type EquipmentKindDef, type EquipmentRow } from '../../../domain/schemas/equipment';
+import { equipmentKinds, equipmentLabels, equipmentSchemas, type EquipmentKind, type EquipmentKindDef, type EquipmentRow } from '../../../domain/schemas/equipment';
 import { get } from '../../lib/http';
-import { defineScreen, type FieldDef, type ScreenDef } from '../../list-screen';
+import { defineScreen, type DeclaredField, type ScreenDef } from '../../list-screen';
 
 /**
  * 设备管理 (spec 001 §2 Equipment lists): one declaration, seven kinds. Each
  * kind's fields and filters come from domain/schemas/equipment.ts, the same
  * table the server registers its routes from.
  */
-const fieldDefs: Record<string, FieldDef<EquipmentRow>> = {
-  name: { name: 'name', label: L.name, kind: 'text', width: 160, ellipsis: true },
-  number: { name: 'number', label: L.number, kind: 'text', width: 140, ellipsis: true },
-  type: { name: 'type', label: L.type, kind: 'enum', options: 'gateType', width: 100 },
-  entrances_type: { name: 'entrances_type', label: L.entrances_type, kind: 'enum', options: 'entranceType', width: 100 },
-  is_security_check: { name: 'is_security_check', label: L.is_security_check, kind: 'yesNo', hideInSearch: true, width: 90 },
-  temporary_reservation: { name: 'temporary_reservation', label: L.temporary_reservation, kind: 'yesNo', hideInSearch: true, width: 120 },
-  lane_number: { name: 'lane_number', label: L.lane_number, kind: 'text', hideInSearch: true, width: 100 },
-  plate: { name: 'plate', label: L.plate, kind: 'text', width: 110 },
-  longitude: { name: 'longitude', label: L.longitude, kind: 'number', hideInSearch: true, width: 110 },
-  latitude: { name: 'latitude', label: L.latitude, kind: 'number', hideInSearch: true, width: 110 },
+const fieldDefs: Record<string, DeclaredField<EquipmentRow>> = {
+  name: { name: 'name', kind: 'text', width: 160, ellipsis: true },
+  number: { name: 'number', kind: 'text', width: 140, ellipsis: true },
+  type: { name: 'type', kind: 'enum', options: 'gateType', width: 100 },
+  entrances_type: { name: 'entrances_type', kind: 'enum', options: 'entranceType', width: 100 },
+  is_security_check: { name: 'is_security_check', kind: 'yesNo', hideInSearch: true, width: 90 },
+  temporary_reservation: { name: 'temporary_reservation', kind: 'yesNo', hideInSearch: true, width: 120 },
+  lane_number: { name: 'lane_number', kind: 'text', hideInSearch: true, width: 100 },
+  plate: { name: 'plate', kind: 'text', width: 110 },
+  longitude: { name: 'longitude', kind: 'number', hideInSearch: true, width: 110 },
+  latitude: { name: 'latitude', kind: 'number', hideInSearch: true, width: 110 },
 };
 
-const stateFields: FieldDef<EquipmentRow>[] = [
-  { name: 'state', label: L.state, kind: 'enum', options: 'stateEquipmentType', tag: true, hideInForm: true, width: 90, search: { default: -1 } },
-  { name: 'state_update_time', label: L.state_update_time, kind: 'text', hideInSearch: true, hideInForm: true, width: 170, render: (r) => r.state_update_time ?? '-' },
+const stateFields: DeclaredField<EquipmentRow>[] = [
+  { name: 'state', kind: 'enum', options: 'stateEquipmentType', tag: true, hideInForm: true, width: 90, search: { default: -1 } },
+  { name: 'state_update_time', kind: 'text', hideInSearch: true, hideInForm: true, width: 170, render: (r) => r.state_update_time ?? '-' },
 ];
 
 function equipmentScreen(k: EquipmentKindDef): ScreenDef<EquipmentRow> {
@@ -33,6 +33,7 @@ function equipmentScreen(k: EquipmentKindDef): ScreenDef<EquipmentRow> {
   return defineScreen<EquipmentRow>({
     key: `equipment.${k.kind}`,
     title: k.title,
+    labels: equipmentLabels,
     list: { path: `${base}/list`, permission: `${k.codes}:list` },
     rowKey: 'id',
     card: { title: 'name', extra: 'state' },

@@ -1,4 +1,4 @@
-import { PASSWORD_RULE, userCreate, userUpdate, type UserRow } from '../../../domain/schemas/user';
+import { PASSWORD_RULE, userCreate, userLabels, userUpdate, type UserRow } from '../../../domain/schemas/user';
 import { userOptionsQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
 import { BindRoleModal } from './components/bind-role-modal';
@@ -7,29 +7,29 @@ import { BindRoleModal } from './components/bind-role-modal';
 export const usersScreen = defineScreen<UserRow>({
   key: 'system.users',
   title: '用户列表',
+  labels: userLabels,
   list: { path: '/user/page', permission: 'user:list' },
   rowKey: 'user_id',
   // The forms' user pickers read this preload: a new or renamed user shows there at once.
   invalidates: [userOptionsQuery.queryKey],
   card: { title: 'userName', extra: 'status' },
   fields: [
-    { name: 'userName', label: '用户名', kind: 'text', dataIndex: 'user_name', width: 140, ellipsis: true },
-    { name: 'account', label: '账号', kind: 'text', dataIndex: 'account', width: 140, ellipsis: true },
+    { name: 'userName', kind: 'text', dataIndex: 'user_name', width: 140, ellipsis: true },
+    { name: 'account', kind: 'text', dataIndex: 'account', width: 140, ellipsis: true },
     {
       name: 'password',
-      label: '密码',
       kind: 'password',
       hideInSearch: true,
       hideInTable: true,
       hideInDetail: true,
       form: { placeholder: { create: '请输入密码', edit: '不修改请留空' }, help: `${PASSWORD_RULE.min}-${PASSWORD_RULE.max}位，须同时包含字母和数字` },
     },
-    { name: 'gender', label: '性别', kind: 'enum', options: 'gender', dataIndex: 'gender', hideInSearch: true, width: 80 },
-    { name: 'phone', label: '手机号', kind: 'text', dataIndex: 'phone', width: 140, search: { placeholder: '请输入完整手机号' } },
-    { name: 'departId', label: '部门', kind: 'department', dataIndex: 'depart_id', width: 180, ellipsis: true, render: (r) => r.depart_name ?? '-' },
-    { name: 'status', label: '状态', kind: 'enum', options: 'status', tag: true, dataIndex: 'status', width: 90, form: { only: 'edit' } },
-    { name: 'roleNames', label: '角色', kind: 'text', hideInSearch: true, hideInTable: true, hideInForm: true, render: (r) => (r.roleNames?.length ? r.roleNames.join('、') : '-') },
-    { name: 'createTime', label: '创建时间', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true },
+    { name: 'gender', kind: 'enum', options: 'gender', dataIndex: 'gender', hideInSearch: true, width: 80 },
+    { name: 'phone', kind: 'text', dataIndex: 'phone', width: 140, search: { placeholder: '请输入完整手机号' } },
+    { name: 'departId', kind: 'department', dataIndex: 'depart_id', width: 180, ellipsis: true, render: (r) => r.depart_name ?? '-' },
+    { name: 'status', kind: 'enum', options: 'status', tag: true, dataIndex: 'status', width: 90, form: { only: 'edit' } },
+    { name: 'roleNames', kind: 'text', hideInSearch: true, hideInTable: true, hideInForm: true, render: (r) => (r.roleNames?.length ? r.roleNames.join('、') : '-') },
+    { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true },
   ],
   toolbar: [{ key: 'add', label: '新增用户', type: 'create', permission: 'user:add' }],
   rowActions: [

@@ -1,4 +1,4 @@
-import { vehicleTypeCreate, vehicleTypeUpdate, type VehicleTypeRow } from '../../../domain/schemas/vehicle-type';
+import { vehicleTypeCreate, vehicleTypeLabels, vehicleTypeUpdate, type VehicleTypeRow } from '../../../domain/schemas/vehicle-type';
 import { post } from '../../lib/http';
 import { vehicleTypesQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
@@ -7,19 +7,20 @@ import { defineScreen } from '../../list-screen';
 export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
   key: 'system.vehicle-types',
   title: '车型列表',
+  labels: vehicleTypeLabels,
   list: { path: '/vehicleType/page' },
   rowKey: 'id',
   // The appointment forms read the models from this preload: an edit shows there at once.
   invalidates: [vehicleTypesQuery.queryKey],
   card: { title: 'name' },
   fields: [
-    { name: 'name', label: '车型名', kind: 'text', dataIndex: 'name', width: 160, ellipsis: true },
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 160, ellipsis: true },
     { name: 'speed', label: '车速(km/h)', kind: 'number', dataIndex: 'speed', unit: 'km/h', hideInSearch: true, width: 110, render: (r) => String(r.speed), form: { label: '车速' } },
-    { name: 'needRecord', label: '预约是否需要备案', kind: 'yesNo', dataIndex: 'need_record', hideInSearch: true, width: 150 },
-    { name: 'showCargoType', label: '页面是否显示货物类型', kind: 'yesNo', dataIndex: 'show_cargo_type', hideInSearch: true, width: 170 },
-    { name: 'checkOverweight', label: '是否需要判断超重', kind: 'yesNo', dataIndex: 'check_overweight', hideInSearch: true, width: 150 },
-    { name: 'needBlindVideo', label: '是否需要上传盲区视频监控图片', kind: 'yesNo', dataIndex: 'need_blind_video', hideInSearch: true, width: 240 },
-    { name: 'updateTime', label: '更新时间', kind: 'text', dataIndex: 'update_time', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true },
+    { name: 'needRecord', kind: 'yesNo', dataIndex: 'need_record', hideInSearch: true, width: 150 },
+    { name: 'showCargoType', kind: 'yesNo', dataIndex: 'show_cargo_type', hideInSearch: true, width: 170 },
+    { name: 'checkOverweight', kind: 'yesNo', dataIndex: 'check_overweight', hideInSearch: true, width: 150 },
+    { name: 'needBlindVideo', kind: 'yesNo', dataIndex: 'need_blind_video', hideInSearch: true, width: 240 },
+    { name: 'updateTime', kind: 'text', dataIndex: 'update_time', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true },
   ],
   toolbar: [{ key: 'add', label: '新增车型', type: 'create', permission: 'modal:add' }],
   rowActions: [

@@ -1,6 +1,6 @@
 import { AddOutline, UploadOutline } from 'antd-mobile-icons';
 import { canDo, type AppointmentAction } from '../../../../domain/appointments';
-import type { CarApplicationRow } from '../../../../domain/schemas/car-application';
+import { carApplicationLabels, type CarApplicationRow } from '../../../../domain/schemas/car-application';
 import { get } from '../../../lib/http';
 import { defineScreen, type Can, type RowAction } from '../../../list-screen';
 import { revokeModalFor } from '../shared/action-modals';
@@ -42,16 +42,17 @@ const rowActions: RowAction<R>[] = [
 export const carApplicationsScreen = defineScreen<R>({
   key: 'appointments.car',
   title: '车辆预约列表',
+  labels: carApplicationLabels,
   list: { path: `${prefix}/list`, permission: codes.list },
   rowKey: 'car_application_id',
   rowNumber: true,
   card: { title: 'license_plate', extra: 'state' },
   // Order serves the table (status and validity before the details); the filters follow it.
   fields: [
-    { name: 'application_number', label: '预约单号', kind: 'text', width: 180, ellipsis: true },
-    { name: 'license_plate', label: '车牌号', kind: 'text', width: 110 },
-    { name: 'state', label: '审核状态', kind: 'enum', options: 'applicationState', tag: true, width: 100 },
-    { name: 'visitor_type', label: '申请类型', kind: 'enum', options: 'carVisitorType', width: 90 },
+    { name: 'application_number', kind: 'text', width: 180, ellipsis: true },
+    { name: 'license_plate', kind: 'text', width: 110 },
+    { name: 'state', kind: 'enum', options: 'applicationState', tag: true, width: 100 },
+    { name: 'visitor_type', kind: 'enum', options: 'carVisitorType', width: 90 },
     {
       name: 'visit_time',
       label: '有效时间',
@@ -60,17 +61,17 @@ export const carApplicationsScreen = defineScreen<R>({
       search: { rangeKeys: ['begin_time', 'end_time'] },
       render: (r) => visitRange(r.visitor_begin_time, r.visitor_end_time),
     },
-    { name: 'vehicle_type_id', label: '车型', kind: 'text', hideInSearch: true, width: 130, ellipsis: true, render: (r) => r.vehicle_type_name ?? '-' },
-    { name: 'license_plate_color', label: '车牌颜色', kind: 'enum', options: 'plateColor', hideInSearch: true, hideInCard: true, width: 110 },
+    { name: 'vehicle_type_id', kind: 'text', hideInSearch: true, width: 130, ellipsis: true, render: (r) => r.vehicle_type_name ?? '-' },
+    { name: 'license_plate_color', kind: 'enum', options: 'plateColor', hideInSearch: true, hideInCard: true, width: 110 },
     { name: 'applicant_name', label: '申请人', kind: 'text', width: 96, ellipsis: true, search: { placeholder: '请输入申请人姓名' } },
-    { name: 'applicant_phone', label: '手机号', kind: 'text', width: 130, hideInCard: true },
-    { name: 'applicant_idcard', label: '身份证号', kind: 'text', hideInTable: true },
-    { name: 'visitor_company', label: '来访单位', kind: 'text', width: 180, ellipsis: true },
+    { name: 'applicant_phone', kind: 'text', width: 130, hideInCard: true },
+    { name: 'applicant_idcard', kind: 'text', hideInTable: true },
+    { name: 'visitor_company', kind: 'text', width: 180, ellipsis: true },
     { name: 'interviewee_name', label: '被访人', kind: 'text', width: 96, ellipsis: true, hideInCard: true, search: { placeholder: '请输入被访人姓名' } },
     { name: 'interviewee_phone', label: '被访电话', kind: 'text', width: 130, hideInCard: true, search: { placeholder: '请输入被访人电话' } },
-    { name: 'visit_area', label: '园区', kind: 'enum', options: 'visitArea', width: 120, hideInCard: true },
-    { name: 'is_delayed', label: '是否延期', kind: 'enum', options: 'delayed', width: 86, hideInCard: true },
-    { name: 'create_time', label: '创建时间', kind: 'text', hideInSearch: true, hideInCard: true, width: 170 },
+    { name: 'visit_area', kind: 'enum', options: 'visitArea', width: 120, hideInCard: true },
+    { name: 'is_delayed', kind: 'enum', options: 'delayed', width: 86, hideInCard: true },
+    { name: 'create_time', kind: 'text', hideInSearch: true, hideInCard: true, width: 170 },
   ],
   toolbar: [
     { key: 'add', label: '新增预约', type: 'modal', component: CarCreateModal, permission: codes.add, primary: true, icon: <AddOutline /> },

@@ -1,6 +1,6 @@
 import { AddOutline } from 'antd-mobile-icons';
 import { canDo, type AppointmentAction } from '../../../../domain/appointments';
-import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
+import { personApplicationLabels, type PersonApplicationRow } from '../../../../domain/schemas/person-application';
 import { get } from '../../../lib/http';
 import { defineScreen, type Can, type RowAction } from '../../../list-screen';
 import { ApplicationDetailWithProcess } from '../shared/application-detail';
@@ -41,15 +41,16 @@ const rowActions: RowAction<R>[] = [
 export const personApplicationsScreen = defineScreen<R>({
   key: 'appointments.person',
   title: '人员预约列表',
+  labels: personApplicationLabels,
   list: { path: `${prefix}/list`, permission: codes.list },
   rowKey: 'person_application_id',
   card: { title: 'visitor_name', extra: 'state' },
   // Order serves the table (status and validity before the details); the filters follow it.
   fields: [
-    { name: 'application_number', label: '申请单号', kind: 'text', width: 180, ellipsis: true },
-    { name: 'visitor_name', label: '访客姓名', kind: 'text', width: 100, ellipsis: true },
+    { name: 'application_number', kind: 'text', width: 180, ellipsis: true },
+    { name: 'visitor_name', kind: 'text', width: 100, ellipsis: true },
     { name: 'state', label: '状态', kind: 'enum', options: 'applicationState', tag: true, width: 96 },
-    { name: 'visitor_type', label: '申请类型', kind: 'enum', options: 'personVisitorType', width: 96 },
+    { name: 'visitor_type', kind: 'enum', options: 'personVisitorType', width: 96 },
     {
       name: 'visit_time',
       label: '有效时间',
@@ -58,15 +59,15 @@ export const personApplicationsScreen = defineScreen<R>({
       search: { rangeKeys: ['begin_time', 'end_time'] },
       render: (r) => visitRange(r.visit_begin_time, r.visit_end_time),
     },
-    { name: 'visitor_company', label: '来访单位', kind: 'text', width: 180, ellipsis: true },
-    { name: 'visitor_idcard', label: '身份证号', kind: 'text', hideInTable: true },
-    { name: 'visitor_phone', label: '手机号', kind: 'text', width: 130, hideInCard: true },
-    { name: 'interviewee_depart_id', label: '被访部门', kind: 'department', width: 170, ellipsis: true, hideInCard: true, render: (r) => r.interviewee_depart_name ?? '-' },
+    { name: 'visitor_company', kind: 'text', width: 180, ellipsis: true },
+    { name: 'visitor_idcard', kind: 'text', hideInTable: true },
+    { name: 'visitor_phone', kind: 'text', width: 130, hideInCard: true },
+    { name: 'interviewee_depart_id', kind: 'department', width: 170, ellipsis: true, hideInCard: true, render: (r) => r.interviewee_depart_name ?? '-' },
     { name: 'interviewee_name', label: '被访人', kind: 'text', width: 96, ellipsis: true, search: { placeholder: '请输入被访人姓名' } },
     { name: 'interviewee_phone', label: '被访电话', kind: 'text', width: 130, hideInCard: true, search: { placeholder: '请输入被访人电话' } },
-    { name: 'is_delayed', label: '是否延期', kind: 'enum', options: 'delayed', width: 86, hideInCard: true },
-    { name: 'visitor_gender', label: '性别', kind: 'enum', options: 'gender', hideInSearch: true, hideInCard: true, width: 64 },
-    { name: 'create_time', label: '创建时间', kind: 'text', hideInSearch: true, hideInCard: true, width: 170 },
+    { name: 'is_delayed', kind: 'enum', options: 'delayed', width: 86, hideInCard: true },
+    { name: 'visitor_gender', kind: 'enum', options: 'gender', hideInSearch: true, hideInCard: true, width: 64 },
+    { name: 'create_time', kind: 'text', hideInSearch: true, hideInCard: true, width: 170 },
   ],
   toolbar: [{ key: 'add', label: '新增预约', type: 'modal', component: PersonCreateModal, permission: codes.add, primary: true, icon: <AddOutline /> }],
   rowActions,
