@@ -133,8 +133,6 @@ export const queues = {
 export type QueueName = keyof typeof queues;
 export const queueNames = Object.keys(queues) as QueueName[];
 
-/** The queues a holder of `permissions` may list, in menu order: the home's 待我审批 rows (server and screen). */
-export const listableQueues = (permissions: { has(code: string): boolean }): QueueName[] => queueNames.filter((q) => permissions.has(queues[q].list));
 
 /** The queue of a new task; null for process types whose queues belong to other screens (registrations, lists, waybills). */
 export function queueFor(processType: number, isLastNode: boolean): QueueName | null {

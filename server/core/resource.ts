@@ -81,6 +81,8 @@ export interface ResourceDef extends TableSpec {
   toRow?: (values: RowValues, ctx: WriteContext) => RowValues | Promise<RowValues>;
   /** Rules that need the database (a referenced row exists, nobody disables themself). */
   check?: (values: RowValues, ctx: WriteContext, db: Db) => Promise<void>;
+  /** Runs in an edit's transaction before the update: lock the row and refuse by its state; answers columns to set beside the values. */
+  beforeUpdate?: (trx: Db, id: number, ctx: WriteContext) => Promise<RowValues | void>;
   /** Runs in the write's transaction after the row is written (sessions ended on a new password). */
   afterWrite?: (trx: Db, values: RowValues, ctx: WriteContext & { id: number }) => Promise<void>;
   /** Runs in the delete's transaction before the row goes: refuse (children remain) or clean up. */
@@ -172,7 +174,8 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
         );
       } else {
         written = id!;
-        const changed = await repo.update(id!, { ...row, ...(stamps.updateUser ? { [stamps.updateUser]: wctx.auth.userId } : {}), [stamps.updateTime]: wctx.now }, trx);
+        const extra = (await def.beforeUpdate?.(trx, id!, wctx)) ?? {};
+        const changed = await repo.update(id!, { ...row, ...extra, ...(stamps.updateUser ? { [stamps.updateUser]: wctx.auth.userId } : {}), [stamps.updateTime]: wctx.now }, trx);
         if (changed === 0) notFound(def.noun);
       }
       await def.afterWrite?.(trx, values, { ...wctx, id: written });

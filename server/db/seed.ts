@@ -80,8 +80,6 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allCarApplyHistory:export', 'carApplyAllHis:revoke',
       'carRegistrationApproval:list', 'carRegistrationApproval:check', 'carListApproval:list', 'carListApproval:check',
       'personListApproval:list', 'personListApproval:check', 'transportListApproval:check', 'allTransportListHis:revoke',
-      'carList:add', 'carList:edit', 'carList:delete', 'carList:commit', 'carList:revoke',
-      'personList:add', 'personList:edit', 'personList:delete', 'personList:commit', 'personList:revoke',
     ],
   },
   {
@@ -105,6 +103,9 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allPersonApplyHistory:list',
       'gateDevice:list', 'bumpingPostDevice:list', 'tireBreakerDevice:list', 'liftingPillarDevice:list', 'securityLaneIDevice:list', 'carScaleSystemDevice:list', 'carFaceDevice:list',
       'notice:list', 'notice:add', 'notice:edit',
+      // The lead files list entries from what the field reports; the squad approves them (nobody approves their own).
+      'carList:add', 'carList:edit', 'carList:delete', 'carList:commit', 'carList:revoke',
+      'personList:add', 'personList:edit', 'personList:delete', 'personList:commit', 'personList:revoke',
     ],
   },
   {
@@ -117,10 +118,10 @@ export const demoUsers: Array<{ account: string; name: string; gender: number; p
   { account: 'admin', name: '系统管理员', gender: 0, phone: '13800000001', depart: 'INFO_CENTER', role: 'admin', can: '全部功能' },
   { account: 'contact', name: '王芳', gender: 1, phone: '13800000002', depart: 'CNOOC_SHELL', role: 'enterprise_contact', can: '填报、提交、撤销本人的人员与车辆预约，车辆备案' },
   { account: 'reviewer', name: '李强', gender: 0, phone: '13800000003', depart: 'CNOOC_SHELL', role: 'enterprise_reviewer', can: '审核来访中海壳牌的预约，查看与撤销其预约记录' },
-  { account: 'squad', name: '陈刚', gender: 0, phone: '13800000004', depart: 'SQUAD', role: 'squad_reviewer', can: '石化大队终审、名单与运单审核' },
+  { account: 'squad', name: '陈刚', gender: 0, phone: '13800000004', depart: 'SQUAD', role: 'squad_reviewer', can: '石化大队终审，黑白名单、备案与运单审核' },
   { account: 'hazard', name: '刘洋', gender: 0, phone: '13800000005', depart: 'HAZMAT', role: 'hazard_reviewer', can: '危化品、自卸货车、客车专项审核' },
   { account: 'patrol', name: '张伟', gender: 0, phone: '13800000006', depart: 'SQUAD', role: 'patrol', can: '巡查、标记车辆、过闸记录' },
-  { account: 'lead', name: '赵敏', gender: 1, phone: '13800000007', depart: 'SQUAD', role: 'security_lead', can: '处理滞留告警、设备与公告' },
+  { account: 'lead', name: '赵敏', gender: 1, phone: '13800000007', depart: 'SQUAD', role: 'security_lead', can: '处理滞留告警、设备与公告，填报车辆与人员黑白名单' },
   { account: 'auditor', name: '孙丽', gender: 1, phone: '13800000008', depart: 'PARK_ADMIN', role: 'auditor', can: '查看日志、记录与报表' },
   { account: 'portcontact', name: '黄磊', gender: 0, phone: '13800000009', depart: 'HZ_PORT', role: 'enterprise_contact', can: '港区企业联系人：本人的人员与车辆预约' },
   { account: 'norole', name: '周杰', gender: 0, phone: '13800000010', depart: 'HZ_PORT', can: '未分配角色：只能看到403页面' },

@@ -76,7 +76,12 @@ export const registerReadCodes = {
   department: 'role',
   user: 'user:list',
 } as const satisfies Record<string, Access>;
-export type RegisterKind = keyof typeof registerReadCodes | 'equipment';
+/** Registers under approval (modules/registers): the park's lists, read by whoever keeps them or approves them. */
+export const approvableReadCodes = {
+  car_black_white_list: ['menu:carList', 'carListApproval:list', 'carListApproval:check'],
+  person_black_white_list: ['menu:personList', 'personListApproval:list', 'personListApproval:check'],
+} as const satisfies Record<string, readonly Access[]>;
+export type RegisterKind = keyof typeof registerReadCodes | keyof typeof approvableReadCodes | 'equipment';
 
 /** Every kind of record whose rows are read through this switch. */
 export type RecordKind = FileRecordKind | RegisterKind;
@@ -104,6 +109,9 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
     case 'department':
     case 'user':
       return holds(auth, registerReadCodes[kind]);
+    case 'car_black_white_list':
+    case 'person_black_white_list':
+      return approvableReadCodes[kind].some((code) => holds(auth, code));
     case 'equipment':
       // One table for seven kinds: a device is read by the holders of its own kind's list code.
       return anyEquipmentReadable(db, auth, ids);

@@ -1,5 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { AppState, OVERTIME_REMARK, queueFor, TaskResult, TaskState } from '../../domain/appointments';
+import { AppState, OVERTIME_REMARK, TaskResult, TaskState } from '../../domain/appointments';
+import { approvalQueueFor } from '../../domain/registers';
+import { subjectByTable, subjectOf, type SubjectTable } from './subjects';
 import { enumLabel } from '../../domain/enums';
 import { ErrorCode } from '../../domain/errors';
 import type { AppContext } from '../core/context';
@@ -21,23 +23,7 @@ export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** Where each process type keeps the state the engine moves. */
-const subjects: Record<number, { table: SubjectTable; key: 'car_application_id' | 'person_application_id' }> = {
-  1: { table: 'person_application', key: 'person_application_id' },
-  2: { table: 'car_application', key: 'car_application_id' },
-  3: { table: 'car_application', key: 'car_application_id' },
-  4: { table: 'car_application', key: 'car_application_id' },
-  5: { table: 'car_application', key: 'car_application_id' },
-};
-
-export type SubjectTable = 'car_application' | 'person_application';
-const subjectKey: Record<SubjectTable, 'car_application_id' | 'person_application_id'> = { car_application: 'car_application_id', person_application: 'person_application_id' };
-
-function subjectOf(processType: number) {
-  const s = subjects[processType];
-  if (!s) throw new Error(`no subject table for process type ${processType}`);
-  return s;
-}
+export type { SubjectTable } from './subjects';
 
 /*
  * LOCK ORDER (PostgreSQL; SQLite has one writer and takes no row locks).
@@ -65,7 +51,7 @@ function subjectOf(processType: number) {
 
 /** Step 1 of the lock order: the application row, locked on PostgreSQL. Answers the row as stored (also a deleted one). */
 export async function lockSubjectRow(trx: Db, ctx: AppContext, table: SubjectTable, id: number): Promise<Record<string, any> | undefined> {
-  const q = (trx as Kysely<any>).selectFrom(table).selectAll().where(subjectKey[table], '=', id);
+  const q = (trx as Kysely<any>).selectFrom(table).selectAll().where(subjectByTable[table].key, '=', id);
   return (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
 }
 
@@ -90,8 +76,7 @@ async function lockInstance(trx: Db, ctx: AppContext, id: number, subject?: { pr
 
 async function setSubjectState(trx: Db, ctx: AppContext, processType: number, refId: number, state: number) {
   const s = subjectOf(processType);
-  // The two subject tables share the columns written here.
-  await (trx as Kysely<any>).updateTable(s.table).set({ state, update_time: ctx.time() }).where(s.key, '=', refId).execute();
+  await (trx as Kysely<any>).updateTable(s.table).set({ [s.stateColumn]: state, update_time: ctx.time() }).where(s.key, '=', refId).execute();
 }
 
 export interface StartInput {
@@ -204,7 +189,7 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
   }
   const now = ctx.time();
   const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
-  const queue = queueFor(inst.process_type, !last);
+  const queue = approvalQueueFor(inst.process_type, !last);
   const created = await trx
     .insertInto('process_task')
     .values(

@@ -1,47 +1,32 @@
 import type { Kysely, Transaction } from 'kysely';
-import { queues, type QueueName } from '../../domain/appointments';
+import { approvalQueues, type ApprovalQueueName } from '../../domain/registers';
 import { NotificationKind, recordLink } from '../../domain/notifications';
 import type { AppContext } from '../core/context';
 import { notify } from '../core/notify';
 import type { DB } from '../db/schema';
+import { subjects, type SubjectDef } from './subjects';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-interface Subject {
-  kind: 'person' | 'car';
-  /** The plate, or '访客' and the visitor's name. */
-  name: string;
-  number: string;
-  /** The applicant's own list, where the application and its approval are shown. */
-  url: string;
+/** The row a process is about, named for a notification; null when it is gone. */
+async function describe(trx: Db, processType: number, refId: number): Promise<{ def: SubjectDef; name: string } | null> {
+  const def = subjects[processType];
+  if (!def) return null;
+  const row = await (trx as Kysely<any>).selectFrom(def.table).select([...def.nameColumns]).where(def.key, '=', refId).executeTakeFirst();
+  return row ? { def, name: def.name(row) } : null;
 }
-
-/** What the engine's process types 1-5 are about; other types have no application screen yet. */
-async function subjectOf(trx: Db, processType: number, refId: number): Promise<Subject | null> {
-  if (processType === 1) {
-    const p = await trx.selectFrom('person_application').select(['visitor_name', 'application_number']).where('person_application_id', '=', refId).executeTakeFirst();
-    return p ? { kind: 'person', name: `访客${p.visitor_name}`, number: p.application_number, url: '/appointments/person' } : null;
-  }
-  if (processType >= 2 && processType <= 5) {
-    const c = await trx.selectFrom('car_application').select(['license_plate', 'application_number']).where('car_application_id', '=', refId).executeTakeFirst();
-    return c ? { kind: 'car', name: c.license_plate, number: c.application_number, url: '/appointments/car' } : null;
-  }
-  return null;
-}
-
-const numbered = (s: Subject) => (s.number ? `${s.name}（${s.number}）` : s.name);
 
 /** '新的审批任务' to each candidate of a node that just became active; tapping opens the queue the task is in. */
 export async function notifyTasksAssigned(
   trx: Db,
   ctx: AppContext,
   inst: { process_type: number; ref_id: number },
-  queue: QueueName | null,
+  queue: ApprovalQueueName | null,
   tasks: Array<{ process_task_id: number; user_id: number }>,
 ): Promise<void> {
-  const subject = await subjectOf(trx, inst.process_type, inst.ref_id);
-  const q = queue ? queues[queue] : null;
-  const what = subject ? numbered(subject) : '一项申请';
+  const subject = await describe(trx, inst.process_type, inst.ref_id);
+  const q = queue ? approvalQueues[queue] : null;
+  const what = subject ? subject.name : '一项申请';
   await notify(
     trx,
     ctx,
@@ -64,18 +49,18 @@ export async function notifyDecided(
   approved: boolean,
   remark = '',
 ): Promise<void> {
-  const subject = await subjectOf(trx, inst.process_type, inst.ref_id);
+  const subject = await describe(trx, inst.process_type, inst.ref_id);
   if (!subject) return;
-  const label = subject.kind === 'person' ? '人员预约' : '车辆预约';
+  const { def } = subject;
   const reason = remark.trim() ? `：${remark.trim().slice(0, 100)}` : '';
   await notify(trx, ctx, [
     {
       userId: inst.applicant_user_id,
       kind: NotificationKind.APPLICATION_DECIDED,
-      title: approved ? '预约已通过' : '预约被驳回',
-      body: approved ? `${label} ${numbered(subject)} 已审核通过` : `${label} ${numbered(subject)} 被驳回${reason}`,
-      url: recordLink(subject.url, inst.ref_id),
-      tag: `application-${subject.kind}-${inst.ref_id}`,
+      title: def.decided[approved ? 0 : 1],
+      body: approved ? `${def.noun} ${subject.name} 已审核通过` : `${def.noun} ${subject.name} 被驳回${reason}`,
+      url: recordLink(def.url, inst.ref_id),
+      tag: `application-${def.kind}-${inst.ref_id}`,
     },
   ]);
 }

@@ -6,18 +6,12 @@ import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { readableBy } from '../../server/modules/appointments/service';
 import { decide } from '../../server/workflow/engine';
-import { carApplicationBody, personApplicationBody } from './fixtures';
+import { carApplicationBody, idNumber, personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 type Row = Record<string, any>;
 type Page = { list: Row[]; total: number };
 
-const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-function idNumber(seq: number): string {
-  const body = `440106199001${String(10 + (seq % 18)).padStart(2, '0')}${String(seq % 1000).padStart(3, '0')}`;
-  const sum = ID_WEIGHTS.reduce((s, w, i) => s + w * Number(body[i]), 0);
-  return body + '10X98765432'[sum % 11];
-}
 
 /** Person and vehicle applications through the HTTP API on each dialect, with the seeded demo park. */
 for (const dialect of await dialects()) {
@@ -44,11 +38,11 @@ for (const dialect of await dialects()) {
 
     const plate = () => `粤A${String(++seq).padStart(5, '0')}`;
     const carBody = (o: Row = {}): Row => ({
-      ...carApplicationBody({ today, license_plate: plate(), applicant_idcard: idNumber(++seq), vehicle_type_id: model['小型汽车']!, interviewee_depart_id: depart.CNOOC_SHELL! }),
+      ...carApplicationBody({ today, license_plate: plate(), applicant_idcard: idNumber(++seq, '01'), vehicle_type_id: model['小型汽车']!, interviewee_depart_id: depart.CNOOC_SHELL! }),
       ...o,
     });
     const personBody = (o: Row = {}): Row => ({
-      ...personApplicationBody({ today, visitor_idcard: idNumber(++seq), interviewee_depart_id: depart.CNOOC_SHELL! }),
+      ...personApplicationBody({ today, visitor_idcard: idNumber(++seq, '01'), interviewee_depart_id: depart.CNOOC_SHELL! }),
       ...o,
     });
 
@@ -182,7 +176,7 @@ for (const dialect of await dialects()) {
         cargo_name: '液碱',
         car_load: 20,
         cargo_info: { cargo_name: '氢氧化钠溶液', cargo_quantity: 20, cargo_unit: '吨', enterprise: '惠州恒通危运', driver: '郑文斌', driver_phone: '13112345609' },
-        carPersonList: [{ name: '郑文斌', idcard_type: 1, id_card: idNumber(++seq), gender: 0, phone: '13112345609', type: 1 }, { name: '' }],
+        carPersonList: [{ name: '郑文斌', idcard_type: 1, id_card: idNumber(++seq, '01'), gender: 0, phone: '13112345609', type: 1 }, { name: '' }],
       });
       const got = await contact.post<Row>('/carApplications/get', { id: hazardous });
       expect(got.body.data).toMatchObject({ process_type: ProcessType.CHEMICALS, cargo_type: 1, vehicle_type_name: '普通货车', cargo_info: { cargo_name: '氢氧化钠溶液', cargo_quantity: 20 } });
@@ -412,7 +406,7 @@ for (const dialect of await dialects()) {
       expect((await push('car', ok)).body.msg).toBe('提交成功！');
 
       // The applicant's ID on a vehicle, and the visitor's ID on a person application.
-      const idcard = idNumber(++seq);
+      const idcard = idNumber(++seq, '01');
       await ctx.db.insertInto('person_black_white_list').values({ name: '黑名单人员', idcard, type: 1, status: 2, start_time: null, end_time: null, create_time: now, update_time: now }).execute();
       const byApplicant = await create('car', { applicant_idcard: idcard, applicant_name: '黑名单人员' });
       expect((await push('car', byApplicant)).body.msg).toBe(`该申请人（黑名单人员，证件号${idcard}）在黑名单中，不能提交`);

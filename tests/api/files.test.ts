@@ -7,7 +7,7 @@ import { dateOf } from '../../domain/visit-rules';
 import { fileAccess } from '../../server/db/migrations/007-file-access';
 import { rgbPng } from '../../server/db/seed-appointments';
 import { loadFileAccessSecret, signFileAccess } from '../../server/modules/files';
-import { carApplicationBody, personApplicationBody } from './fixtures';
+import { carApplicationBody, idNumber, personApplicationBody } from './fixtures';
 import { Client, dialects, readLog, startServer, type TestServer } from './harness';
 
 // ---------- tiny real files ----------
@@ -54,13 +54,6 @@ function zip(entries: Record<string, string>): Buffer {
   return Buffer.concat([...locals, cd, eocd]);
 }
 
-const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-/** A resident ID number with a valid check character. */
-function idNumber(seq: number): string {
-  const body = `440106199002${String(10 + (seq % 18)).padStart(2, '0')}${String(seq % 1000).padStart(3, '0')}`;
-  const sum = ID_WEIGHTS.reduce((acc, w, i) => acc + w * Number(body[i]), 0);
-  return body + '10X98765432'[sum % 11];
-}
 
 const NOT_FOUND = { success: false, code: 1005, msg: '文件不存在或无权查看', message: '文件不存在或无权查看', data: null };
 

@@ -1,5 +1,13 @@
 import { addDays } from '../../domain/visit-rules';
 
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+/** A resident ID number with a valid check character; suites pass their own birth month so their numbers differ. */
+export function idNumber(seq: number, birthMonth = '02'): string {
+  const body = `4401061990${birthMonth}${String(10 + (seq % 18)).padStart(2, '0')}${String(seq % 1000).padStart(3, '0')}`;
+  const sum = ID_WEIGHTS.reduce((acc, w, i) => acc + w * Number(body[i]), 0);
+  return body + '10X98765432'[sum % 11];
+}
+
 /**
  * A valid vehicle application body for the API suites: a temporary visit to
  * the given department starting four days from `today` (vehicles must start

@@ -5,19 +5,13 @@ import { dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { forgetRolePermissions } from '../../server/core/auth';
 import { contactRoles } from '../../server/db/migrations/008-contact-roles';
-import { carApplicationBody, personApplicationBody } from './fixtures';
+import { carApplicationBody, idNumber, personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 type Row = Record<string, any>;
 type Page = { list: Row[]; total: number };
 type Info = { permissions: string[]; menus: MenuNode[]; roleNames: string[] };
 
-const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-function idNumber(seq: number): string {
-  const body = `440106199002${String(10 + (seq % 18)).padStart(2, '0')}${String(seq % 1000).padStart(3, '0')}`;
-  const sum = ID_WEIGHTS.reduce((s, w, i) => s + w * Number(body[i]), 0);
-  return body + '10X98765432'[sum % 11];
-}
 
 const K = {
   car: { p: '/carApplications', key: 'car_application_id', table: 'car_application', noun: '车辆预约', returnKey: 'carApplicationId' },

@@ -1,9 +1,9 @@
+import { listableApprovalQueues } from '../../domain/registers';
 import { describe, expect, it } from 'vitest';
 import {
   AppState,
   ProcessType,
   canDo,
-  listableQueues,
   queueFor,
   stateAllows,
   stateConflictMessage,
@@ -657,11 +657,11 @@ describe('vehicle process and queues', () => {
   });
 
   it('lists the queues whose list code is held, in menu order (the home rows before the counts come)', () => {
-    expect(listableQueues(new Set())).toEqual([]);
-    expect(listableQueues(new Set(['personAppyApproval:list', 'carApplyApproval:list', 'carApplyApproval:check']))).toEqual(['car_task', 'person_task']);
+    expect(listableApprovalQueues(new Set())).toEqual([]);
+    expect(listableApprovalQueues(new Set(['personAppyApproval:list', 'carApplyApproval:list', 'carApplyApproval:check']))).toEqual(['car_task', 'person_task']);
     // Queues listed by their check code: holding only the batch code lists nothing.
-    expect(listableQueues(new Set(['carShddFinalCheck:check', 'personShddFinalCheck:check']))).toEqual(['car_final', 'person_final']);
-    expect(listableQueues(new Set(['carApplyApproval:batch']))).toEqual([]);
+    expect(listableApprovalQueues(new Set(['carShddFinalCheck:check', 'personShddFinalCheck:check']))).toEqual(['car_final', 'person_final']);
+    expect(listableApprovalQueues(new Set(['carApplyApproval:batch']))).toEqual([]);
   });
 
   it('routes a task to the queue of its process, the last node to the final review', () => {

@@ -18,12 +18,12 @@ import {
 import { idField, labelled } from '../../../domain/schemas/common';
 import { carVisitErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AuthContext } from '../../core/context';
-import { transientDbConflict } from '../../core/db-errors';
 import { AppError, fail, ok } from '../../core/errors';
 import { containsText, pageOf } from '../../core/paging';
 import type { ZodTypeProvider } from '../../core/route-schema';
 import type { DB } from '../../db/schema';
-import { decide, lockSubjectRow, processInfo } from '../../workflow/engine';
+import { decideTasks } from '../../workflow/decide-tasks';
+import { lockSubjectRow, processInfo } from '../../workflow/engine';
 import { kinds } from './kinds';
 import { loadApplication } from './service';
 
@@ -169,43 +169,8 @@ export async function queueRoutes(appInstance: FastifyInstance) {
 
     app.post(paths.check, { config: { permission: queue.check, operation: queue.title }, schema: { summary: `${queue.title}：审核（可批量）`, body: checkBody } }, async (req) => {
       const body = req.body;
-      const taskIds = [...new Set(body.taskIds)];
-      if (taskIds.length > 1 && !req.auth!.permissions.has(queue.batch)) throw missing(queue.batch);
-      const me = req.auth!.userId;
-      const done: number[] = [];
-      const failed: Array<{ taskId: number; message: string; error: AppError }> = [];
-      // One transaction per task: a task someone else settled meanwhile does not undo the others.
-      for (const taskId of taskIds) {
-        try {
-          await db.transaction().execute((trx) => decide(trx, app.ctx, { taskId, userId: me, result: body.result, remark: body.remark, queues: [name] }));
-          done.push(taskId);
-        } catch (err) {
-          // A deadlock victim (only possible if some path broke the lock order) is one failed task, not a 500 for the whole batch.
-          const e = err instanceof AppError ? err : transientDbConflict(err);
-          if (!e) throw err;
-          failed.push({ taskId, message: e.message, error: e });
-        }
-      }
-      if (failed.length === 0) return ok({ done, failed: [] }, '审核成功！');
-      if (taskIds.length === 1) throw failed[0]!.error;
-      // Name the application of each failed task the caller owns; another user's task stays anonymous.
-      const numbers = new Map(
-        (
-          await anyDb
-            .selectFrom('process_task as t')
-            .innerJoin(`${k.table} as a`, `a.${k.key}`, 't.ref_id')
-            .select(['t.process_task_id', 'a.application_number'])
-            .where('t.process_task_id', 'in', failed.map((f) => f.taskId))
-            .where('t.user_id', '=', me)
-            .where('t.queue', '=', name)
-            .execute()
-        ).map((r: { process_task_id: number; application_number: string }) => [r.process_task_id, r.application_number]),
-      );
-      const reasons = failed.map((f) => (numbers.has(f.taskId) ? `申请 ${numbers.get(f.taskId)} ${f.message}` : f.message));
-      fail(ErrorCode.STATE_CONFLICT, `${done.length} 条审核成功，${failed.length} 条未处理：${reasons.join('；')}`, {
-        done,
-        failed: failed.map(({ taskId, message }) => ({ taskId, message })),
-      });
+      if (new Set(body.taskIds).size > 1 && !req.auth!.permissions.has(queue.batch)) throw missing(queue.batch);
+      return ok(await decideTasks(db, app.ctx, { taskIds: body.taskIds, userId: req.auth!.userId, result: body.result, remark: body.remark, queues: [name] }), '审核成功！');
     });
   }
 

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { CheckShieldOutline, RightOutline } from 'antd-mobile-icons';
 import { useMemo } from 'react';
 import { Link } from 'react-router-dom';
-import { listableQueues, queues } from '../../../domain/appointments';
+import { approvalQueues, listableApprovalQueues } from '../../../domain/registers';
 import { get } from '../../lib/http';
 import { useMe } from '../../lib/me';
 import './pending-approvals.css';
@@ -31,7 +31,7 @@ export function PendingApprovals() {
   // Until the counts come, the rows the person will see are drawn from their permissions (the server's own rule),
   // so the section does not appear later and push the rest of the home screen down.
   const expected = useMemo(
-    () => listableQueues(new Set(permissions ?? [])).map((q): PendingQueue => ({ queue: q, title: queues[q].title, route: queues[q].route, count: 0 })),
+    () => listableApprovalQueues(new Set(permissions ?? [])).map((q): PendingQueue => ({ queue: q, title: approvalQueues[q].title, route: approvalQueues[q].route, count: 0 })),
     [permissions],
   );
   const loading = !data;

@@ -1,0 +1,55 @@
+/**
+ * Registers under approval (spec 001, DESIGN.md §7): vehicle and person
+ * black/white lists, and in time vehicle registrations and waybills. They
+ * live as appointments do: draft → submit → approval through a process of
+ * their own type → approved, rejected or revoked. The state table of spec 001
+ * §4 is the one of spec 000 §4 for the actions both name, so it is that table
+ * (stateAllows), not a copy.
+ */
+import { AppState, ProcessType, queueFor, queues, stateAllows, stateConflictMessage, type QueueName } from './appointments';
+import type { PermissionCode } from './permissions';
+
+export type RegisterKind = 'carList' | 'personList';
+export type RegisterAction = 'edit' | 'submit' | 'revoke' | 'delete' | 'process';
+
+export const registerAllows = (action: RegisterAction, state: number): boolean => stateAllows(action, state);
+export const registerConflictMessage = (action: RegisterAction, state: number): string => stateConflictMessage(action, state);
+
+/** An edit of a rejected or revoked entry makes it a draft again: spec 001 has no resume, and submit starts from draft. */
+export const stateAfterEdit = (state: number): number => (state === AppState.REJECTED || state === AppState.REVOKED ? AppState.DRAFT : state);
+
+/** The approval queue of each register (spec 001 §2): its screen, list and check codes. */
+export const registerQueues = {
+  car_list: { kind: 'carList', title: '车辆黑白名单审核', list: 'carListApproval:list', check: 'carListApproval:check', route: '/approval/car-list' },
+  person_list: { kind: 'personList', title: '人员黑白名单审核', list: 'personListApproval:list', check: 'personListApproval:check', route: '/approval/person-list' },
+} as const satisfies Record<string, { kind: RegisterKind; title: string; list: PermissionCode; check: PermissionCode; route: string }>;
+
+export type RegisterQueueName = keyof typeof registerQueues;
+export type ApprovalQueueName = QueueName | RegisterQueueName;
+
+/** Every approval queue, appointments' and registers': what the home's 待我审批 rows and the task notifications read. */
+export const approvalQueues: Record<ApprovalQueueName, { title: string; list: PermissionCode; route: string }> = { ...queues, ...registerQueues };
+
+export const listableApprovalQueues = (permissions: { has(code: string): boolean }): ApprovalQueueName[] =>
+  (Object.keys(approvalQueues) as ApprovalQueueName[]).filter((q) => permissions.has(approvalQueues[q].list));
+
+/** The queue of a new task of any process type. */
+export function approvalQueueFor(processType: number, isLastNode: boolean): ApprovalQueueName | null {
+  if (processType === ProcessType.CAR_LIST) return 'car_list';
+  if (processType === ProcessType.PERSON_LIST) return 'person_list';
+  return queueFor(processType, isLastNode);
+}
+
+/** Black/white list type (enums.blackWhiteType). */
+export const ListType = { BLACK: 1, WHITE: 2 } as const;
+
+/**
+ * Whether an entry is in force on `day` (YYYY-MM-DD): approved, not deleted,
+ * and the day within start..end, either end open (DESIGN.md §7).
+ */
+export function inForce(entry: { status: number; deleted?: number; start_time: string | null; end_time: string | null }, day: string): boolean {
+  if (entry.status !== AppState.APPROVED || entry.deleted === 1) return false;
+  if (entry.start_time && entry.start_time.slice(0, 10) > day) return false;
+  if (entry.end_time && entry.end_time.slice(0, 10) < day) return false;
+  return true;
+}

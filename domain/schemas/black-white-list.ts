@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { PLATE_PATTERN } from '../identity';
+import { dateOf } from '../visit-rules';
+import { always, codeField, idNumberCheck, idNumberField, imagesField, optionalField, reqText } from './car-application';
+import { idField, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, recordLabels, requiredText } from './common';
+import type { FieldError } from '../visit-rules';
+
+/**
+ * Vehicle and person black/white lists (spec 001 §2, §3, §5). An entry is
+ * filed as a draft, submitted, and in force once approved for its dates
+ * (domain/registers.ts inForce).
+ */
+
+const listLabels = {
+  ...recordLabels,
+  id: '名单ID',
+  type: '名单类型',
+  start_time: '开始时间',
+  end_time: '结束时间',
+  in_reason: '原因',
+  status: '状态',
+  validity: '有效期状态',
+  reason: '撤销理由',
+  remark: '审批意见',
+};
+
+export const carListLabels = { ...listLabels, license_plate: '车牌号', vehicle_type_id: '车型', vehicle_type_name: '车型' };
+export const personListLabels = { ...listLabels, name: '姓名', gender: '性别', idcard_type: '证件类型', idcard: '证件号码', face_photo: '人脸照片' };
+
+const startField = requiredText('请选择开始时间', 19, '开始时间格式不正确');
+const endField = requiredText('请选择结束时间', 19, '结束时间格式不正确');
+const dayStart = (s: string) => `${dateOf(s)} 00:00:00`;
+const dayEnd = (s: string) => `${dateOf(s)} 23:59:59`;
+const DATE_PREFIX = /^\d{4}-\d{2}-\d{2}/;
+
+const common = {
+  type: codeField('请选择名单类型', 'blackWhiteType'),
+  start_time: startField.regex(DATE_PREFIX, { error: '开始时间格式不正确' }).transform(dayStart),
+  end_time: endField.regex(DATE_PREFIX, { error: '结束时间格式不正确' }).transform(dayEnd),
+  in_reason: reqText('请输入原因', 200),
+};
+
+const carFields = {
+  license_plate: requiredText('请输入车牌号', 10, '车牌号格式不正确').toUpperCase().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
+  vehicle_type_id: optionalField(intField('请选择车型').pipe(z.number().min(1, { error: '请选择车型' }))),
+  ...common,
+};
+
+const personFields = {
+  name: reqText('请输入姓名', 30),
+  gender: codeField('请选择性别', 'gender'),
+  idcard_type: codeField('请选择证件类型', 'idcardType'),
+  idcard: idNumberField(),
+  face_photo: imagesField(1),
+  ...common,
+};
+
+const personIdCheck = idNumberCheck('idcard', 'idcard_type');
+const id = { id: idField(listLabels.id) };
+
+export const carListCreate = labelled(z.object(carFields), carListLabels);
+export const carListUpdate = labelled(z.object({ ...carFields, ...id }), carListLabels);
+export const personListCreate = labelled(z.object(personFields).superRefine(personIdCheck, always), personListLabels);
+export const personListUpdate = labelled(z.object({ ...personFields, ...id }).superRefine(personIdCheck, always), personListLabels);
+
+/** Validity filter (spec 001 "validity type"; codes ours): 1 in force today, 2 not yet, 3 ended. */
+export const Validity = { CURRENT: 1, FUTURE: 2, ENDED: 3 } as const;
+
+const listFilters = { type: optionalFilterInt, status: optionalFilterInt, validity: optionalFilterInt };
+export const carListQuery = labelled(pageQuery.extend({ license_plate: optionalFilterText, ...listFilters }), carListLabels);
+export const personListQuery = labelled(pageQuery.extend({ name: optionalFilterText, idcard: optionalFilterText, ...listFilters }), personListLabels);
+
+/** Pickers disable dates before today (spec 001 §5); the server holds the same rule, and the end after the start. */
+export function listDateErrors(v: { start_time: string; end_time: string }, today: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const day = dateOf(today);
+  if (dateOf(v.start_time) < day) errors.push({ field: 'start_time', message: '开始时间不能早于今天' });
+  if (dateOf(v.end_time) < day) errors.push({ field: 'end_time', message: '结束时间不能早于今天' });
+  else if (v.end_time < v.start_time) errors.push({ field: 'end_time', message: '结束时间不能早于开始时间' });
+  return errors;
+}
+
+interface ListRowBase {
+  id: number;
+  type: number;
+  start_time: string | null;
+  end_time: string | null;
+  status: number;
+  in_reason: string;
+  revoke_reason: string;
+  process_instance_id: number | null;
+  create_user_id: number | null;
+  create_user_name?: string | null;
+  create_time: string;
+  update_time: string;
+}
+
+export interface CarListRow extends ListRowBase {
+  license_plate: string;
+  vehicle_type_id: number | null;
+  vehicle_type_name?: string | null;
+}
+
+export interface PersonListRow extends ListRowBase {
+  name: string;
+  gender: number | null;
+  idcard_type: number | null;
+  idcard: string;
+  face_photo: string;
+}

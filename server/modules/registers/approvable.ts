@@ -1,0 +1,203 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { AppState, TaskState } from '../../../domain/appointments';
+import { ErrorCode } from '../../../domain/errors';
+import type { PermissionCode } from '../../../domain/permissions';
+import { registerAllows, registerConflictMessage, registerQueues, stateAfterEdit, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
+import { checkBody, idBody, revokeBody } from '../../../domain/schemas/car-application';
+import { labelled, optionalFilterText, pageQuery, type FieldLabels } from '../../../domain/schemas/common';
+import { filterTimeField } from '../../../domain/schemas/car-application';
+import type { FieldError } from '../../../domain/visit-rules';
+import type { AuthContext } from '../../core/context';
+import { fail, notFound, ok } from '../../core/errors';
+import { containsText, pageOf } from '../../core/paging';
+import { registerResource, type ResourceDef } from '../../core/resource';
+import type { AnySelect, Db, RowValues } from '../../core/repository';
+import type { ZodTypeProvider } from '../../core/route-schema';
+import { decideTasks } from '../../workflow/decide-tasks';
+import { lockSubjectRow, processInfo, revokeInstance, startInstance, type SubjectTable } from '../../workflow/engine';
+import { subjectByTable } from '../../workflow/subjects';
+import { anyReadable } from '../access';
+
+/**
+ * A register under approval (DESIGN.md §7), declared once per kind: the plain
+ * register of core/resource.ts (list, get, detail, save, edit, delete) with
+ * the spec 001 §4 state table, plus submit, revoke, the process view and its
+ * approval queue (task page and check). Kinds differ only in their declaration.
+ */
+export interface ApprovableDef {
+  noun: string;
+  table: SubjectTable & ('car_black_white_list' | 'person_black_white_list');
+  processType: number;
+  queue: RegisterQueueName;
+  /** The spec's path prefix, e.g. '/carBlackWhiteList' (process info is under '/v2' + base). */
+  base: string;
+  codes: { list: PermissionCode; add: PermissionCode; edit: PermissionCode; delete: PermissionCode; commit: PermissionCode; revoke: PermissionCode };
+  labels: FieldLabels;
+  schemas: { list: z.ZodType; create: z.ZodType; update: z.ZodType };
+  columns: readonly string[];
+  filters: ResourceDef['filters'];
+  /** The key of the row inside a task wrapper (spec 001 §3: ref_id, process_task_id … and the row). */
+  wrapper: string;
+  /** Text filters of the approval queue, matched as "contains". */
+  taskFilters: string[];
+  /** Rules of the form that need today or the database; errors name their field. */
+  rules?: (values: RowValues, today: string, db: Db) => Promise<FieldError[]> | FieldError[];
+  /** Rows as answered (names beside ids). */
+  decorate?: ResourceDef['decorate'];
+}
+
+type StateRow = { status: number; process_instance_id: number | null; create_user_id: number | null; deleted: number };
+
+function assertAllowed(action: RegisterAction, state: number) {
+  if (!registerAllows(action, state)) fail(ErrorCode.STATE_CONFLICT, registerConflictMessage(action, state));
+}
+
+function validationError(errors: FieldError[], labels: FieldLabels): never {
+  const list = errors.map((e) => ({ field: e.field, label: labels[e.field] ?? e.field, message: e.message }));
+  const first = list[0]!;
+  return fail(ErrorCode.VALIDATION, first.message.includes(first.label) ? first.message : `${first.label}：${first.message}`, { errors: list });
+}
+
+export function approvableRoutes(def: ApprovableDef) {
+  const subject = subjectByTable[def.table];
+  const queue = registerQueues[def.queue];
+  const taskQuery = labelled(
+    pageQuery.extend({ ...Object.fromEntries(def.taskFilters.map((f) => [f, optionalFilterText])), begin_time: filterTimeField('begin'), end_time: filterTimeField('end') }),
+    def.labels,
+  );
+
+  return async function routes(appInstance: FastifyInstance) {
+    const app = appInstance.withTypeProvider<ZodTypeProvider>();
+    const { ctx } = app;
+    const { db } = ctx;
+    const anyDb = db as unknown as Kysely<any>;
+
+    /** The row under its lock (the engine's lock order: the row before its instance), 404 when absent or deleted. */
+    const lockLive = async (trx: Db, id: number): Promise<StateRow> => {
+      const row = (await lockSubjectRow(trx, ctx, def.table, id)) as StateRow | undefined;
+      if (!row || row.deleted !== 0) notFound(def.noun);
+      return row!;
+    };
+    const runRules = async (values: RowValues) => {
+      const errors = (await def.rules?.(values, ctx.time(), db)) ?? [];
+      if (errors.length) validationError(errors, def.labels);
+    };
+
+    await registerResource(app, {
+      noun: def.noun,
+      table: def.table,
+      key: 'id',
+      softDelete: 'deleted',
+      columns: def.columns,
+      labels: def.labels,
+      access: def.table,
+      paths: {
+        list: `${def.base}/list`,
+        get: `${def.base}/get`,
+        detail: { url: `${def.base}/detail`, method: 'GET' },
+        save: `${def.base}/save`,
+        edit: `${def.base}/edit`,
+        delete: `${def.base}/delete`,
+      },
+      // Detail is read by the list's keepers and its approvers alike: the access switch decides per row.
+      permissions: { list: def.codes.list, get: def.codes.edit, detail: 'role', save: def.codes.add, edit: def.codes.edit, delete: def.codes.delete },
+      schemas: def.schemas,
+      filters: def.filters,
+      ...(def.decorate ? { decorate: def.decorate } : {}),
+      toRow: (values, w) => (w.mode === 'create' ? { ...values, status: AppState.DRAFT } : values),
+      check: (values) => runRules(values),
+      beforeUpdate: async (trx, id) => {
+        const row = await lockLive(trx, id);
+        assertAllowed('edit', row.status);
+        const next = stateAfterEdit(row.status);
+        return next === row.status ? {} : { status: next, process_instance_id: null };
+      },
+      beforeDelete: async (trx, id) => {
+        const row = await lockLive(trx, id);
+        assertAllowed('delete', row.status);
+      },
+      stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
+    });
+
+    /** The caller may read the row (the access switch) and it is live; 404 otherwise, the same answer for both. */
+    const readable = async (auth: AuthContext, id: number): Promise<StateRow> => {
+      const row = (await anyDb.selectFrom(def.table).selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst()) as StateRow | undefined;
+      if (!row || !(await anyReadable(db, auth, def.table, [id]))) notFound(def.noun);
+      return row!;
+    };
+
+    app.post(`${def.base}/push`, { config: { permission: def.codes.commit, operation: `提交${def.noun}` }, schema: { summary: `提交${def.noun}审批`, body: idBody } }, async (req) => {
+      const { id } = req.body;
+      await db.transaction().execute(async (trx) => {
+        const row = await lockLive(trx, id);
+        assertAllowed('submit', row.status);
+        const instanceId = await startInstance(trx, ctx, { processType: def.processType, refId: id, applicantUserId: row.create_user_id ?? req.auth!.userId, intervieweeDepartId: null });
+        await (trx as unknown as Kysely<any>).updateTable(def.table).set({ process_instance_id: instanceId, revoke_reason: '', update_user_id: req.auth!.userId }).where('id', '=', id).execute();
+      });
+      return ok(null, '提交成功！');
+    });
+
+    app.post(`${def.base}/revoke`, { config: { permission: def.codes.revoke, operation: `撤销${def.noun}` }, schema: { summary: `撤销${def.noun}`, body: revokeBody } }, async (req) => {
+      const { id, reason } = req.body;
+      await db.transaction().execute(async (trx) => {
+        const row = await lockLive(trx, id);
+        assertAllowed('revoke', row.status);
+        if (row.process_instance_id) await revokeInstance(trx, ctx, row.process_instance_id);
+        await (trx as unknown as Kysely<any>)
+          .updateTable(def.table)
+          .set({ [subject.stateColumn]: AppState.REVOKED, revoke_reason: reason, update_user_id: req.auth!.userId, update_time: ctx.time() })
+          .where('id', '=', id)
+          .execute();
+      });
+      return ok(null, '撤销审核成功！');
+    });
+
+    app.post(`/v2${def.base}/check/process/info`, { config: { permission: 'role' }, schema: { summary: `${def.noun}审批流程`, body: idBody } }, async (req) => {
+      const row = await readable(req.auth!, req.body.id);
+      if (!registerAllows('process', row.status) || !row.process_instance_id) fail(ErrorCode.STATE_CONFLICT, '草稿尚未提交，没有审批流程');
+      return ok(await processInfo(db, row.process_instance_id!));
+    });
+
+    app.post(`${def.base}/task/page`, { config: { permission: queue.list }, schema: { summary: `${queue.title}：待我审批（分页）`, body: taskQuery } }, async (req) => {
+      const q = req.body as RowValues & { size: number; pn: number };
+      const tasks = () => {
+        let s: AnySelect = anyDb
+          .selectFrom('process_task as t')
+          .innerJoin(`${def.table} as a`, 'a.id', 't.ref_id')
+          .where('t.user_id', '=', req.auth!.userId)
+          .where('t.queue', '=', def.queue)
+          .where('t.state', '=', TaskState.PENDING);
+        for (const f of def.taskFilters) if (typeof q[f] === 'string') s = s.where(containsText(`a.${f}`, String(q[f])));
+        if (q.begin_time) s = s.where('t.submit_time', '>=', q.begin_time);
+        if (q.end_time) s = s.where('t.submit_time', '<=', q.end_time);
+        return s;
+      };
+      const page = await pageOf(
+        q,
+        () => tasks().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst() as Promise<{ total: number } | undefined>,
+        (limit, offset) =>
+          tasks()
+            .select(['t.process_task_id', 't.process_instance_id', 't.ref_id', 't.submit_time', 't.state', 'a.create_user_id'])
+            .orderBy('t.process_task_id', 'desc')
+            .limit(limit)
+            .offset(offset)
+            .execute() as Promise<Array<{ process_task_id: number; process_instance_id: number; ref_id: number; submit_time: string; state: number; create_user_id: number }>>,
+      );
+      const ids = page.list.map((t) => t.ref_id);
+      let rows: RowValues[] = ids.length ? await anyDb.selectFrom(def.table).select([...def.columns]).where('id', 'in', ids).execute() : [];
+      if (def.decorate) rows = await def.decorate(rows, db);
+      const byId = new Map(rows.map((r) => [r.id as number, r]));
+      return ok({
+        list: page.list.map((t) => ({ ...t, type_id: def.processType, approval_status: (byId.get(t.ref_id)?.status as number | undefined) ?? null, [def.wrapper]: byId.get(t.ref_id) ?? {} })),
+        total: page.total,
+      });
+    });
+
+    app.post(`${def.base}/task/check`, { config: { permission: queue.check, operation: queue.title }, schema: { summary: `${queue.title}：审核（可批量）`, body: checkBody } }, async (req) => {
+      const b = req.body;
+      return ok(await decideTasks(db, ctx, { taskIds: b.taskIds, userId: req.auth!.userId, result: b.result, remark: b.remark, queues: [def.queue] }), '审核成功！');
+    });
+  };
+}
