@@ -42,6 +42,8 @@ export const enums = {
   delayed: opts([[0, '否'], [1, '是']]),
   yesNo: opts([[0, '否'], [1, '是']]),
   blackWhiteType: opts([[1, '黑名单', 'danger'], [2, '白名单', 'success']]),
+  /** Black/white list "validity type" filter (spec 001 §2; codes ours, domain/schemas/black-white-list.ts Validity). */
+  listValidity: opts([[1, '生效中', 'success'], [2, '未生效', 'primary'], [3, '已失效', 'default']]),
   permissionType: opts([[0, '目录'], [1, '菜单'], [2, '权限']]),
   processTaskState: opts([[0, '待审核', 'primary'], [1, '已审核', 'success'], [2, '已关闭', 'default']]),
   approvalResult: opts([[1, '同意', 'success'], [2, '驳回', 'danger']]),

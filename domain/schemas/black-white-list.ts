@@ -19,7 +19,7 @@ const listLabels = {
   end_time: '结束时间',
   in_reason: '原因',
   status: '状态',
-  validity: '有效期状态',
+  validity: '有效状态',
   reason: '撤销理由',
   remark: '审批意见',
 };

@@ -11,7 +11,7 @@ import { isFileName } from './storage';
  * the rows that exist already), and a case in `mayReadFile`'s switch. Until
  * the case exists the switch denies the kind, so forgetting it fails closed.
  */
-export type FileRecordKind = 'car_application' | 'person_application' | 'vehicle_mark';
+export type FileRecordKind = 'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -24,6 +24,7 @@ export const fileColumns = {
   car_application: ['applicant_face_photo', 'vehicle_img', 'img12123', 'blind_video_photo', 'register_record_photo', 'dump_truck_file', 'cargo_info'],
   person_application: ['visitor_face_photo', 'visitor_idcard_photo1', 'visitor_idcard_photo2'],
   vehicle_mark: ['photo', 'cancel_photo'],
+  person_black_white_list: ['face_photo'],
 } as const satisfies Record<FileRecordKind, readonly string[]>;
 
 /**

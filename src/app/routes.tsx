@@ -28,6 +28,7 @@ const screen = <R extends Row>(load: () => Promise<ScreenDef<R>>): Page =>
 
 const equipment = (kind: EquipmentKind) => screen(() => import('../features/equipment/equipment-screens').then((m) => m.equipmentScreens[kind]));
 const history = () => import('../features/appointments/history/history-screens');
+const registers = () => import('../features/registers/list-screens');
 const queue = (name: QueueName): Page => lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage(name) })));
 
 /** Screens outside the menu tree: the bottom tabs and what every signed-in user reaches from them. */
@@ -65,6 +66,10 @@ const menuScreens: { [C in MenuCode]?: Page } = {
   'menu:scan': lazy(() =>
     Promise.all([import('../features/scan/scan-page'), import('../features/appointments/shared/action-modals')]).then(([scan, modals]) => ({ default: scan.scanPageWith({ FlagModal: modals.flagModalFor() }) })),
   ),
+  'menu:carList': screen(() => registers().then((m) => m.carListScreen)),
+  'menu:personList': screen(() => registers().then((m) => m.personListScreen)),
+  'menu:carListApproval': screen(() => registers().then((m) => m.carListQueueScreen)),
+  'menu:personListApproval': screen(() => registers().then((m) => m.personListQueueScreen)),
   'menu:gateDevice': equipment('gate'),
   'menu:bumpingPostDevice': equipment('bumpingPost'),
   'menu:tireBreakerDevice': equipment('tireCrushing'),

@@ -4,7 +4,23 @@ import { useEffect } from 'react';
 import { MESSAGES } from './conventions';
 import { FieldValue } from './field-value';
 import { ScreenModal } from './screen-modal';
-import type { Row, ScreenDef } from './types';
+import type { FieldDef, Row, ScreenDef } from './types';
+
+/** A record's fields as label and value lines: the detail modal's body, and what a review shows of the record. */
+export function DetailLines<R extends Row>({ fields, row }: { fields: FieldDef<R>[]; row: R }) {
+  return (
+    <dl className="dv">
+      {fields.map((f) => (
+        <div className="dv-row" key={f.name}>
+          <dt className="dv-label">{f.label}</dt>
+          <dd className="dv-value">
+            <FieldValue field={f} row={row} variant="detail" />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
 
 /** Detail of one row: fetched when the screen has a detail call, else the list row itself. */
 export function DetailView<R extends Row>({ def, row, open, onClose }: { def: ScreenDef<R>; row: R; open: boolean; onClose: () => void }) {
@@ -37,16 +53,7 @@ export function DetailView<R extends Row>({ def, row, open, onClose }: { def: Sc
         detail.render ? (
           detail.render(data)
         ) : (
-          <dl className="dv">
-            {fields.map((f) => (
-              <div className="dv-row" key={f.name}>
-                <dt className="dv-label">{f.label}</dt>
-                <dd className="dv-value">
-                  <FieldValue field={f} row={data} variant="detail" />
-                </dd>
-              </div>
-            ))}
-          </dl>
+          <DetailLines fields={fields} row={data} />
         )
       ) : null}
     </ScreenModal>

@@ -32,6 +32,9 @@ function placeholderOf<R extends Row>(field: FieldDef<R>, purpose: 'search' | 'f
   return `${choose ? '请选择' : '请输入'}${(purpose === 'form' && field.form?.label) || field.label}`;
 }
 
+/** Today on this device as 'YYYY-MM-DD' (the Swedish locale writes dates that way), for fields that start today. */
+const minDay = <R extends Row>(field: FieldDef<R>, purpose: 'search' | 'form') => (purpose === 'form' && field.form?.fromToday ? new Date().toLocaleDateString('sv-SE') : undefined);
+
 /** The input a field's kind calls for, in the filter form or the create/edit form. */
 export function FieldInput<R extends Row>({ field, value, onChange, purpose, mode, id, onEnter, disabled }: FieldInputArgs<R>) {
   const desktop = useIsDesktop();
@@ -86,10 +89,10 @@ export function FieldInput<R extends Row>({ field, value, onChange, purpose, mod
         </Suspense>
       ) : null;
     case 'date':
-      return <DateInput aria-label={field.label} value={value} onChange={onChange} disabled={disabled} />;
+      return <DateInput aria-label={field.label} value={value} onChange={onChange} disabled={disabled} min={minDay(field, purpose)} />;
     case 'dateRange':
     case 'datetimeRange':
-      return <DateRangeInput aria-label={field.label} value={value} onChange={onChange} withTime={field.kind === 'datetimeRange'} disabled={disabled} />;
+      return <DateRangeInput aria-label={field.label} value={value} onChange={onChange} withTime={field.kind === 'datetimeRange'} disabled={disabled} min={minDay(field, purpose)} />;
     default:
       break;
   }

@@ -1,6 +1,7 @@
 export { ListScreen } from './list-screen';
 export { ScreenModal, type ScreenModalProps as ScreenModalFrameProps } from './screen-modal';
 export { defineScreen } from './types';
+export { DetailLines } from './detail-view';
 export type { BatchAction, Can, DeclaredField, FieldDef, FieldKind, FormDef, FormMode, Row, RowAction, ScreenDeclaration, ScreenDef, ScreenModalProps, ToolbarAction, Values } from './types';
 export { MESSAGES, failureText } from './conventions';
 export { FormItem, type FormItemProps } from './form-item';

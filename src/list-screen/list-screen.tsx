@@ -76,7 +76,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
     queryKey: ['list', def.key, requestParams],
     queryFn: async (): Promise<Page<R>> => {
       const answer = def.list.method === 'GET' ? await get<Page<R> | R[]>(def.list.path, requestParams) : await post<Page<R> | R[]>(def.list.path, requestParams);
-      if (!Array.isArray(answer)) return answer;
+      if (!Array.isArray(answer)) return def.list.arrange ? { ...answer, list: def.list.arrange(answer.list) } : answer;
       const list = def.list.arrange ? def.list.arrange(answer) : answer;
       return { list, total: list.length };
     },

@@ -96,6 +96,8 @@ export interface FieldDef<R extends Row = Row> {
     required?: boolean;
     /** Help text under the input. */
     help?: string;
+    /** Date kinds: days before today cannot be picked (spec 001's list dates). */
+    fromToday?: boolean;
     rangeKeys?: [string, string];
   };
 }
@@ -193,7 +195,7 @@ export interface ScreenDef<R extends Row = Row> {
     method?: 'GET' | 'POST';
     /** 'array': the whole filtered list at once (trees, small registers), paged on the client. */
     answer?: 'page' | 'array';
-    /** Orders an array answer before it is paged (a tree depth first). */
+    /** Orders or reshapes the rows before they are shown: a tree depth first, a task row laid over the record it wraps. */
     arrange?: (rows: R[]) => R[];
     /** false: an array answer is shown whole (a tree is not cut into pages), with its '共 N 条'. */
     paged?: boolean;

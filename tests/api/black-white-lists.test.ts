@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CarListRow, PersonListRow } from '../../domain/schemas/black-white-list';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
+import { rgbPng } from '../../server/db/seed-appointments';
 import { carApplicationBody, idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
@@ -138,6 +139,26 @@ for (const dialect of await dialects()) {
       expect((await patrol.get(`/carBlackWhiteList/detail?id=${white}`)).status).toBe(404);
       expect((await lead.get('/carBlackWhiteList/detail?id=99999999')).status).toBe(404);
       expect((await lead.get('/carBlackWhiteList/detail?id=1e15')).status).toBe(400);
+    });
+
+    it("the approver sees the face photo on an entry; nobody else without the list's codes does", async () => {
+      const upload = async (c: Client) => {
+        const form = new FormData();
+        form.append('file', new Blob([new Uint8Array(rgbPng(1, 1, () => [0, 0, 255]))], { type: 'image/png' }), 'face.png');
+        const r = await fetch(`${server.base}/api/file/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${c.token}` } });
+        return ((await r.json()) as { data: { name: string } }).data.name;
+      };
+      const read = (c: Client, name: string) => fetch(`${server.base}/api/file/${name}`, { headers: { authorization: `Bearer ${c.token}` } }).then((r) => r.status);
+      // Someone else's upload cannot be put on an entry.
+      const others = await upload(squad);
+      const refused = await lead.post('/personBlackWhiteList/save', personEntry({ face_photo: others }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.msg).toContain('不存在或无权使用');
+      const photo = await upload(lead);
+      expect(await read(squad, photo)).toBe(404);
+      await create('/personBlackWhiteList', personEntry({ face_photo: photo }));
+      expect(await read(squad, photo)).toBe(200);
+      expect(await read(contact, photo)).toBe(404);
     });
 
     it('the squad sees the new queues on its home counts', async () => {

@@ -18,7 +18,8 @@ import type { ZodTypeProvider } from '../../core/route-schema';
 import { decideTasks } from '../../workflow/decide-tasks';
 import { lockSubjectRow, processInfo, revokeInstance, startInstance, type SubjectTable } from '../../workflow/engine';
 import { subjectByTable } from '../../workflow/subjects';
-import { anyReadable } from '../access';
+import { anyReadable, assertFilesUsable } from '../access';
+import { fileColumns, fileNamesOfRow, recordFileRefs, type FileRecordKind } from '../../core/file-refs';
 
 /**
  * A register under approval (DESIGN.md §7), declared once per kind: the plain
@@ -46,6 +47,8 @@ export interface ApprovableDef {
   rules?: (values: RowValues, today: string, db: Db) => Promise<FieldError[]> | FieldError[];
   /** Rows as answered (names beside ids). */
   decorate?: ResourceDef['decorate'];
+  /** The register holds uploaded files (fileColumns of core/file-refs.ts): whoever reads a row reads its photos. */
+  holdsFiles?: boolean;
 }
 
 type StateRow = { status: number; process_instance_id: number | null; create_user_id: number | null; deleted: number };
@@ -107,7 +110,12 @@ export function approvableRoutes(def: ApprovableDef) {
       filters: def.filters,
       ...(def.decorate ? { decorate: def.decorate } : {}),
       toRow: (values, w) => (w.mode === 'create' ? { ...values, status: AppState.DRAFT } : values),
-      check: (values) => runRules(values),
+      check: async (values, w) => {
+        // Only files the caller may use already (their own uploads) can be put on a row.
+        if (def.holdsFiles) await assertFilesUsable(db, w.auth, ...fileColumns[def.table as FileRecordKind].map((c) => values[c]));
+        await runRules(values);
+      },
+      ...(def.holdsFiles ? { afterWrite: (trx: Db, values: RowValues, w: { id: number }) => recordFileRefs(trx, def.table as FileRecordKind, w.id, fileNamesOfRow(def.table as FileRecordKind, values)) } : {}),
       beforeUpdate: async (trx, id) => {
         const row = await lockLive(trx, id);
         assertAllowed('edit', row.status);

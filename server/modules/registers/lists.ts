@@ -99,6 +99,7 @@ export const personListDef = (ctx: AppContext): ApprovableDef => ({
   wrapper: 'personBlackWhiteList',
   taskFilters: ['name', 'idcard'],
   rules: dateRules,
+  holdsFiles: true,
   decorate: withNames(false),
 });
 

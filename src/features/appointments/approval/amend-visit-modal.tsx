@@ -12,6 +12,7 @@ import { failureText, ScreenModal, type ScreenModalProps } from '../../../list-s
 import { canAmendKey } from './can-amend';
 import { queueOf, type Queue } from './queue-paths';
 import { taskSubtitle, taskTitle, visitRange, type TaskRow } from './task-row';
+import { processInfoPath } from '../shared/process-drawer';
 import './approval.css';
 
 const OK_TEXT = '编辑成功！';
@@ -44,7 +45,7 @@ function AmendVisit({ queue, row, open, onClose, onDone }: { queue: Queue; row: 
     try {
       await post(`${queue.prefix}/amend`, parsed.data);
       Toast.show({ icon: 'success', content: OK_TEXT });
-      void qc.invalidateQueries({ queryKey: ['process-info', queue.kind, row.ref_id] });
+      void qc.invalidateQueries({ queryKey: ['process-info', processInfoPath(queue.kind), row.ref_id] });
       void qc.invalidateQueries({ queryKey: canAmendKey(queue.kind, row) });
       onDone();
     } catch (err) {

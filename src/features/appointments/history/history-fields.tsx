@@ -3,7 +3,7 @@ import type { CarApplicationRow } from '../../../../domain/schemas/car-applicati
 import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
 import type { FieldDef } from '../../../list-screen';
 import { visitRange } from '../shared/kinds';
-import '../shared/process.css';
+import '../shared/action-modals.css';
 
 const TIME_RANGE_KEYS: [string, string] = ['begin_time', 'end_time'];
 

@@ -7,13 +7,13 @@ import { MAX_LABEL_PHOTOS, labelBody, returnBody as carReturnBody, returnSubmitB
 import { returnBody as personReturnBody, returnSubmitBody as personReturnSubmitBody } from '../../../../domain/schemas/person-application';
 import { ChoiceRadio } from '../../../components/choice-radio';
 import { ImageUpload } from '../../../components/image-upload';
+import { ModalForm, ReasonModal } from '../../../components/reason-modal';
 import { forgetLocalPhotos, photoLimitMessage, splitFileNames, splitLocalPhotos } from '../../../lib/files';
 import { ApiError, api, http } from '../../../lib/http';
-import { useIsDesktop } from '../../../lib/use-media';
 import { FormItem, ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
 import { fieldErrorMap } from '../../../list-screen/conventions';
 import { applicationIdOf } from './process-drawer';
-import './process.css';
+import './action-modals.css';
 
 const prefixOf = (kind: AppointmentKind) => (kind === 'car' ? '/carApplications' : '/personApplications');
 
@@ -66,66 +66,6 @@ function Subject({ kind, row }: { kind: AppointmentKind; row?: Row }) {
 }
 
 
-function FormFrame({ children }: { children: ReactNode }) {
-  const desktop = useIsDesktop();
-  return <div className={`ef pf-boxed am-form ${desktop ? 'ef--horizontal' : 'ef--vertical'}`}>{children}</div>;
-}
-
-interface ReasonModalProps {
-  open: boolean;
-  kind: AppointmentKind;
-  row?: Row;
-  title: string;
-  label: string;
-  placeholder: string;
-  okText?: string;
-  danger?: boolean;
-  notice?: string;
-  onClose: () => void;
-  /** Validates and sends; answers field errors to show, or null when done. */
-  submit: (text: string) => Promise<Record<string, string> | null>;
-  errorKey: string;
-}
-
-/** A reason (revoke) or an opinion (reject): one required text, the spec's message when empty. */
-function ReasonModal({ open, kind, row, title, label, placeholder, okText = '确定', danger, notice, onClose, submit, errorKey }: ReasonModalProps) {
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const go = async () => {
-    if (busy) return;
-    setBusy(true);
-    try {
-      const errs = await submit(text);
-      if (errs) setError(errs[errorKey] ?? Object.values(errs)[0]);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <ScreenModal open={open} title={title} onClose={onClose} onOk={() => void go()} okText={okText} okLoading={busy} okDanger={danger}>
-      <Subject kind={kind} row={row} />
-      {notice && <div className="am-notice">{notice}</div>}
-      <FormFrame>
-        <FormItem label={label} required error={error} htmlFor="am-reason">
-          <TextArea
-            id="am-reason"
-            value={text}
-            onChange={(v) => {
-              setText(v);
-              setError(undefined);
-            }}
-            placeholder={placeholder}
-            autoSize={{ minRows: 3, maxRows: 8 }}
-            maxLength={200}
-            showCount
-          />
-        </FormItem>
-      </FormFrame>
-    </ScreenModal>
-  );
-}
-
 const cache = new Map<string, ComponentType<ScreenModalProps<Row>>>();
 function once<R extends Row>(key: string, make: () => ComponentType<ScreenModalProps<Row>>): ComponentType<ScreenModalProps<R>> {
   let c = cache.get(key);
@@ -147,8 +87,7 @@ export function revokeModalFor<R extends Row = Row>(kind: AppointmentKind, path?
   return once<R>(`RevokeModal(${kind},${url})`, () => (props: ScreenModalProps<Row>) => (
     <ReasonModal
       open={props.open}
-      kind={kind}
-      row={props.row}
+      subject={<Subject kind={kind} row={props.row} />}
       title="撤销审核"
       label="撤销理由"
       placeholder="请输入撤销理由"
@@ -177,8 +116,7 @@ export function rejectModalFor<R extends Row = Row>(kind: AppointmentKind): Comp
   return once<R>(`RejectModal(${kind})`, () => (props: ScreenModalProps<Row>) => (
     <ReasonModal
       open={props.open}
-      kind={kind}
-      row={props.row}
+      subject={<Subject kind={kind} row={props.row} />}
       title="驳回"
       label="审批意见"
       placeholder="请输入审批意见"
@@ -395,7 +333,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
   if (picked.length === 0) return null;
   return (
     <ScreenModal open={open} title={picked.length > 1 ? `标记车辆（${picked.length}辆）` : '标记车辆'} onClose={onClose} onOk={() => void submit()} okText="标记" okLoading={busy} width={620}>
-      <FormFrame>
+      <ModalForm>
         <FormItem label="标记车辆">
           <Plates rows={picked} />
         </FormItem>
@@ -414,7 +352,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
         <FormItem label="现场照片" error={errors.photo} help={`最多${MAX_LABEL_PHOTOS}张，无网络时先保存在本机`}>
           <ImageUpload value={values.photo} onChange={(v) => set('photo', v)} max={MAX_LABEL_PHOTOS} />
         </FormItem>
-      </FormFrame>
+      </ModalForm>
     </ScreenModal>
   );
 }

@@ -8,7 +8,8 @@ import { ImageList } from '../../../components/image-upload';
 import { splitFileNames } from '../../../lib/files';
 import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
 import { PassCard } from './pass-card';
-import { ProcessTimeline } from './process-timeline';
+import { ProcessTimeline } from '../../../components/process/process-timeline';
+import { processInfoPath } from './process-drawer';
 import { rowId, visitRange } from './kinds';
 import './application-detail.css';
 import { PlateBadge } from '../../../components/plate-badge';
@@ -329,7 +330,7 @@ export function ApplicationDetailWithProcess({ kind, row }: { kind: AppointmentK
           <h4 className="ad-title">
             <span>审批流程</span>
           </h4>
-          <ProcessTimeline kind={kind} id={rowId(kind, row)} />
+          <ProcessTimeline path={processInfoPath(kind)} id={rowId(kind, row)} />
         </section>
       )}
     </>

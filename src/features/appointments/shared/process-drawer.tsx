@@ -1,11 +1,7 @@
-import { Popup } from 'antd-mobile';
-import { CloseOutline } from 'antd-mobile-icons';
-import { useEffect, type ComponentType } from 'react';
+import type { ComponentType } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
+import { processDrawerFor as drawerFor, type ProcessSubject } from '../../../components/process/process-drawer';
 import type { Row, ScreenModalProps } from '../../../list-screen';
-import { useIsDesktop } from '../../../lib/use-media';
-import { ProcessTimeline } from './process-timeline';
-import './process.css';
 
 /**
  * The application id of a row: an application row carries it under its own
@@ -27,60 +23,12 @@ function subtitleOf(kind: AppointmentKind, row: Row | undefined): string {
   return [src.application_number, who].filter((v) => typeof v === 'string' && v).join(' · ');
 }
 
-export type ProcessDrawerProps<R extends Row = Row> = ScreenModalProps<R> & { kind: AppointmentKind; id?: number };
+export const processInfoPath = (kind: AppointmentKind) => (kind === 'car' ? '/v2/carApplications/check/process/info' : '/v2/personApplications/check/process/info');
 
-/**
- * 审批流程: a drawer from the right on desktop (the list stays visible beside
- * it), a bottom sheet on phones.
- */
-export function ProcessDrawer<R extends Row>({ open, row, onClose, kind, id }: ProcessDrawerProps<R>) {
-  const desktop = useIsDesktop();
-  const appId = id ?? applicationIdOf(kind, row);
-  const subtitle = subtitleOf(kind, row);
+const subjects: Record<AppointmentKind, ProcessSubject> = {
+  car: { path: processInfoPath('car'), idOf: (row) => applicationIdOf('car', row), subtitle: (row) => subtitleOf('car', row) },
+  person: { path: processInfoPath('person'), idOf: (row) => applicationIdOf('person', row), subtitle: (row) => subtitleOf('person', row) },
+};
 
-  useEffect(() => {
-    if (!open || !desktop) return;
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [open, desktop, onClose]);
-
-  return (
-    <Popup
-      visible={open}
-      position={desktop ? 'right' : 'bottom'}
-      onMaskClick={onClose}
-      onClose={onClose}
-      destroyOnClose
-      bodyClassName={desktop ? 'pd pd--desktop' : 'pd pd--phone'}
-    >
-      <div className="pd-frame" role="dialog" aria-modal="true" aria-label="审批流程">
-        {!desktop && <div className="pd-grip" aria-hidden />}
-        <header className="pd-head">
-          <div className="pd-titles">
-            <h2 className="pd-title">审批流程</h2>
-            {subtitle && <div className="pd-sub">{subtitle}</div>}
-          </div>
-          <button type="button" className="pd-close" aria-label="关闭" onClick={onClose}>
-            <CloseOutline />
-          </button>
-        </header>
-        <div className="pd-body">{appId !== undefined ? <ProcessTimeline kind={kind} id={appId} /> : <div className="pt-empty">暂无审批记录</div>}</div>
-      </div>
-    </Popup>
-  );
-}
-
-const drawers = new Map<AppointmentKind, ComponentType<ScreenModalProps<Row>>>();
-
-/** ProcessDrawer as a row-action modal of a screen; one stable component per kind. */
-export function processDrawerFor<R extends Row = Row>(kind: AppointmentKind): ComponentType<ScreenModalProps<R>> {
-  let c = drawers.get(kind);
-  if (!c) {
-    const Drawer = (props: ScreenModalProps<Row>) => <ProcessDrawer {...props} kind={kind} />;
-    Drawer.displayName = `ProcessDrawer(${kind})`;
-    drawers.set(kind, Drawer);
-    c = Drawer;
-  }
-  return c as ComponentType<ScreenModalProps<R>>;
-}
+/** The process drawer of an appointment kind as a row-action modal. */
+export const processDrawerFor = <R extends Row = Row>(kind: AppointmentKind): ComponentType<ScreenModalProps<R>> => drawerFor<R>(subjects[kind]);

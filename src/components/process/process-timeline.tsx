@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, ErrorBlock, Skeleton, Steps, Tag } from 'antd-mobile';
 import { CheckCircleFill, ClockCircleFill, CloseCircleFill, MinusCircleOutline, SendOutline } from 'antd-mobile-icons';
-import { TaskState, isRejectResult, type AppointmentKind } from '../../../../domain/appointments';
-import { enums, type EnumOption } from '../../../../domain/enums';
-import { post } from '../../../lib/http';
+import { TaskState, isRejectResult } from '../../../domain/appointments';
+import { enums, type EnumOption } from '../../../domain/enums';
+import { post } from '../../lib/http';
 import './process.css';
 
 /** One entry of processTaskList (spec 000 §3 "approval task wrapper", spec 002 §3). */
@@ -24,13 +24,11 @@ export interface ProcessInfo {
   processTaskList: ProcessTask[];
 }
 
-export const processInfoPath = (kind: AppointmentKind) => (kind === 'car' ? '/v2/carApplications/check/process/info' : '/v2/personApplications/check/process/info');
-
-/** The approval process of one application (by its application id). */
-export function useProcessInfo(kind: AppointmentKind, id: number | undefined, enabled = true) {
+/** The approval process of one record, by the process-info call of its kind (spec: /v2/<kind>/check/process/info) and the record's id. */
+export function useProcessInfo(path: string, id: number | undefined, enabled = true) {
   return useQuery({
-    queryKey: ['process-info', kind, id],
-    queryFn: () => post<ProcessInfo>(processInfoPath(kind), { id }),
+    queryKey: ['process-info', path, id],
+    queryFn: () => post<ProcessInfo>(path, { id }),
     enabled: enabled && id !== undefined && id !== null,
     retry: false,
   });
@@ -103,8 +101,8 @@ function TaskBody({ task }: { task: ProcessTask }) {
  * node with approver, department, state, result (once decided), opinion and
  * time (spec 000 §2 "approval-process drawer", §4 colours).
  */
-export function ProcessTimeline({ kind, id }: { kind: AppointmentKind; id: number }) {
-  const q = useProcessInfo(kind, id);
+export function ProcessTimeline({ path, id }: { path: string; id: number }) {
+  const q = useProcessInfo(path, id);
   if (q.isLoading) return <Skeleton.Paragraph lineCount={6} animated className="pt-skeleton" />;
   if (q.isError)
     return (
