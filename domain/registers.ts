@@ -9,7 +9,7 @@
 import { AppState, ProcessType, queueFor, queues, stateAllows, stateConflictMessage, type QueueName } from './appointments';
 import type { PermissionCode } from './permissions';
 
-export type RegisterKind = 'carList' | 'personList';
+export type RegisterKind = 'carList' | 'personList' | 'registration' | 'waybill';
 export type RegisterAction = 'edit' | 'submit' | 'revoke' | 'delete' | 'process';
 
 export const registerAllows = (action: RegisterAction, state: number): boolean => stateAllows(action, state);
@@ -22,6 +22,9 @@ export const stateAfterEdit = (state: number): number => (state === AppState.REJ
 export const registerQueues = {
   car_list: { kind: 'carList', title: '车辆黑白名单审核', list: 'carListApproval:list', check: 'carListApproval:check', route: '/approval/car-list' },
   person_list: { kind: 'personList', title: '人员黑白名单审核', list: 'personListApproval:list', check: 'personListApproval:check', route: '/approval/person-list' },
+  registration: { kind: 'registration', title: '车辆备案审核', list: 'carRegistrationApproval:list', check: 'carRegistrationApproval:check', route: '/approval/registration' },
+  // Spec 001 §6 names one code for the waybill queue: it lists and decides.
+  transport: { kind: 'waybill', title: '运单审核', list: 'transportListApproval:check', check: 'transportListApproval:check', route: '/approval/transport' },
 } as const satisfies Record<string, { kind: RegisterKind; title: string; list: PermissionCode; check: PermissionCode; route: string }>;
 
 export type RegisterQueueName = keyof typeof registerQueues;
@@ -37,8 +40,40 @@ export const listableApprovalQueues = (permissions: { has(code: string): boolean
 export function approvalQueueFor(processType: number, isLastNode: boolean): ApprovalQueueName | null {
   if (processType === ProcessType.CAR_LIST) return 'car_list';
   if (processType === ProcessType.PERSON_LIST) return 'person_list';
+  if (processType === ProcessType.REGISTRATION) return 'registration';
+  if (processType === ProcessType.WAYBILL) return 'transport';
   return queueFor(processType, isLastNode);
 }
+
+/** The spec's paths of a register; standardPaths gives the shape most of spec 001 §7 uses. */
+export interface ApprovablePaths {
+  list: string;
+  get: string;
+  /** GET */
+  detail: string;
+  save: string;
+  edit: string;
+  push: string;
+  delete: string;
+  revoke: string;
+  processInfo: string;
+  taskPage: string;
+  taskCheck: string;
+}
+
+export const standardPaths = (base: string): ApprovablePaths => ({
+  list: `${base}/list`,
+  get: `${base}/get`,
+  detail: `${base}/detail`,
+  save: `${base}/save`,
+  edit: `${base}/edit`,
+  push: `${base}/push`,
+  delete: `${base}/delete`,
+  revoke: `${base}/revoke`,
+  processInfo: `/v2${base}/check/process/info`,
+  taskPage: `${base}/task/page`,
+  taskCheck: `${base}/task/check`,
+});
 
 /** Black/white list type (enums.blackWhiteType). */
 export const ListType = { BLACK: 1, WHITE: 2 } as const;

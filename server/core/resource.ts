@@ -71,6 +71,8 @@ export interface ResourceDef extends TableSpec {
   messages?: { save?: string; edit?: string; delete?: string };
   /** The list's rows before paging (joins); default the live rows of the table. */
   listFrom?: (db: Db) => AnySelect;
+  /** The caller's rows only (a filer's own registrations): narrows list and all per request. */
+  listScope?: (q: AnySelect, auth: AuthContext) => AnySelect;
   /** Rows as answered: e.g. names looked up for a page. */
   decorate?: (rows: RowValues[], db: Db) => Promise<RowValues[]>;
   /** Remembered or estimated totals for million-row registers. */
@@ -120,6 +122,10 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
     app.route({ method, url, config: { permission, ...(operation ? { operation } : {}) }, schema, handler });
   };
   const input = (req: FastifyRequest) => (req.method === 'GET' ? req.query : req.body);
+  const rowsFor = (auth: AuthContext) => {
+    const rows = def.listFrom ? def.listFrom(ctx.db) : repo.live();
+    return def.listScope ? def.listScope(rows, auth) : rows;
+  };
 
   /** A row the caller may read, or 404: the same answer for "absent" and "not yours". */
   const readable = async (id: number, auth: AuthContext) => {
@@ -131,14 +137,14 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
   if (def.paths.list) {
     route(def.paths.list, def.permissions.list, { summary: `${def.noun}列表`, body: def.schemas.list! }, undefined, async (req) => {
       const q = input(req) as RowValues & { size: number; pn: number };
-      const filtered = await repo.applyFilters(def.listFrom ? def.listFrom(ctx.db) : repo.live(), def.filters ?? {}, q);
+      const filtered = await repo.applyFilters(rowsFor(req.auth!), def.filters ?? {}, q);
       const [total, rows] = await Promise.all([def.count ? def.count(filtered, repo, q) : repo.count(filtered), repo.page(filtered, q.size, (q.pn - 1) * q.size)]);
       return ok({ list: def.decorate ? await def.decorate(rows, ctx.db) : rows, total });
     });
   }
   if (def.paths.all) {
     route(def.paths.all, def.permissions.all ?? def.permissions.list, { summary: `全部${def.noun}`, body: def.schemas.all ?? z.object({}) }, undefined, async (req) => {
-      const filtered = await repo.applyFilters(def.listFrom ? def.listFrom(ctx.db) : repo.live(), def.filters ?? {}, (input(req) ?? {}) as RowValues);
+      const filtered = await repo.applyFilters(rowsFor(req.auth!), def.filters ?? {}, (input(req) ?? {}) as RowValues);
       const rows = await repo.all(filtered, ALL_LIMIT);
       return ok(def.decorate ? await def.decorate(rows, ctx.db) : rows);
     });

@@ -80,7 +80,12 @@ export const registerReadCodes = {
 export const approvableReadCodes = {
   car_black_white_list: ['menu:carList', 'carListApproval:list', 'carListApproval:check'],
   person_black_white_list: ['menu:personList', 'personListApproval:list', 'personListApproval:check'],
+  vehicle_registration: ['carRegistrationHistory:list', 'carRegistrationApproval:list', 'carRegistrationApproval:check'],
+  transport_list: ['menu:allTransportListHis', 'transportListApproval:check'],
 } as const satisfies Record<string, readonly Access[]>;
+
+/** Registers whose rows are their filer's: the filer reads their own besides the holders of the codes above. */
+const filedRegisters = new Set<string>(['vehicle_registration', 'transport_list']);
 export type RegisterKind = keyof typeof registerReadCodes | keyof typeof approvableReadCodes | 'equipment';
 
 /** Every kind of record whose rows are read through this switch. */
@@ -111,7 +116,10 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
       return holds(auth, registerReadCodes[kind]);
     case 'car_black_white_list':
     case 'person_black_white_list':
-      return approvableReadCodes[kind].some((code) => holds(auth, code));
+    case 'vehicle_registration':
+    case 'transport_list':
+      if (approvableReadCodes[kind].some((code) => holds(auth, code))) return true;
+      return filedRegisters.has(kind) && !!(await (db as Kysely<any>).selectFrom(kind).select('id').where('id', 'in', ids.slice(0, ID_CHUNK)).where('create_user_id', '=', auth.userId).where('deleted', '=', 0).executeTakeFirst());
     case 'equipment':
       // One table for seven kinds: a device is read by the holders of its own kind's list code.
       return anyEquipmentReadable(db, auth, ids);

@@ -7,7 +7,7 @@ import { ProcessType } from '../../domain/appointments';
  */
 export interface SubjectDef {
   /** In notification tags: one notification per row and kind replaces the last. */
-  kind: 'person' | 'car' | 'car-list' | 'person-list';
+  kind: 'person' | 'car' | 'car-list' | 'person-list' | 'registration' | 'waybill';
   table: SubjectTable;
   key: string;
   /** The column holding the spec's state (0 draft … 4 revoked): `state`, or `status` on the black/white lists. */
@@ -25,7 +25,7 @@ export interface SubjectDef {
   url: string;
 }
 
-export type SubjectTable = 'car_application' | 'person_application' | 'car_black_white_list' | 'person_black_white_list';
+export type SubjectTable = 'car_application' | 'person_application' | 'car_black_white_list' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list';
 
 const person: SubjectDef = {
   kind: 'person',
@@ -77,6 +77,31 @@ const personList: SubjectDef = {
   url: '/vehicles/person-list',
 };
 
+const registration: SubjectDef = {
+  kind: 'registration',
+  table: 'vehicle_registration',
+  key: 'id',
+  stateColumn: 'state',
+  noun: '车辆备案',
+  decided: ['备案已通过', '备案被驳回'],
+  nameColumns: ['license_plate', 'application_number'],
+  name: (r) => `${r.license_plate}（${r.application_number}）`,
+  ref: (r) => `备案 ${r.application_number}`,
+  url: '/vehicles/registration',
+};
+const waybill: SubjectDef = {
+  kind: 'waybill',
+  table: 'transport_list',
+  key: 'id',
+  stateColumn: 'state',
+  noun: '运单',
+  decided: ['运单已通过', '运单被驳回'],
+  nameColumns: ['license_plate', 'application_number'],
+  name: (r) => `${r.license_plate}（${r.application_number}）`,
+  ref: (r) => `运单 ${r.application_number}`,
+  url: '/vehicles/transport-history',
+};
+
 export const subjects: Record<number, SubjectDef> = {
   [ProcessType.PERSON]: person,
   [ProcessType.CAR]: car,
@@ -85,9 +110,18 @@ export const subjects: Record<number, SubjectDef> = {
   [ProcessType.CHEMICALS]: car,
   [ProcessType.CAR_LIST]: carList,
   [ProcessType.PERSON_LIST]: personList,
+  [ProcessType.REGISTRATION]: registration,
+  [ProcessType.WAYBILL]: waybill,
 };
 
-export const subjectByTable: Record<SubjectTable, SubjectDef> = { person_application: person, car_application: car, car_black_white_list: carList, person_black_white_list: personList };
+export const subjectByTable: Record<SubjectTable, SubjectDef> = {
+  person_application: person,
+  car_application: car,
+  car_black_white_list: carList,
+  person_black_white_list: personList,
+  vehicle_registration: registration,
+  transport_list: waybill,
+};
 
 export function subjectOf(processType: number): SubjectDef {
   const s = subjects[processType];

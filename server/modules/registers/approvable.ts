@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppState, TaskState } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
 import type { PermissionCode } from '../../../domain/permissions';
-import { registerAllows, registerConflictMessage, registerQueues, stateAfterEdit, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
+import { registerAllows, registerConflictMessage, registerQueues, stateAfterEdit, type ApprovablePaths, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
 import { checkBody, idBody, revokeBody } from '../../../domain/schemas/car-application';
 import { labelled, optionalFilterText, pageQuery, type FieldLabels } from '../../../domain/schemas/common';
 import { filterTimeField } from '../../../domain/schemas/car-application';
@@ -15,6 +15,7 @@ import { containsText, pageOf } from '../../core/paging';
 import { registerResource, type ResourceDef } from '../../core/resource';
 import type { AnySelect, Db, RowValues } from '../../core/repository';
 import type { ZodTypeProvider } from '../../core/route-schema';
+import type { DB } from '../../db/schema';
 import { decideTasks } from '../../workflow/decide-tasks';
 import { lockSubjectRow, processInfo, revokeInstance, startInstance, type SubjectTable } from '../../workflow/engine';
 import { subjectByTable } from '../../workflow/subjects';
@@ -29,11 +30,21 @@ import { fileColumns, fileNamesOfRow, recordFileRefs, type FileRecordKind } from
  */
 export interface ApprovableDef {
   noun: string;
-  table: SubjectTable & ('car_black_white_list' | 'person_black_white_list');
+  /** A subject table of the engine that the database has (db/schema.ts). */
+  table: Extract<Exclude<SubjectTable, 'car_application' | 'person_application'>, keyof DB>;
   processType: number;
   queue: RegisterQueueName;
-  /** The spec's path prefix, e.g. '/carBlackWhiteList' (process info is under '/v2' + base). */
-  base: string;
+  paths: ApprovablePaths;
+  /**
+   * Rows are their filer's (registrations, waybills): the main list shows the
+   * caller's own, and only the filer edits, submits, revokes or deletes there.
+   * Without it the register is the park's (the lists): every holder of the codes.
+   */
+  own?: boolean;
+  /** Lists over every row (history screens), each with its code; a revoke from there has its own path and code. */
+  histories?: Array<{ list: string; detail?: string; permission: PermissionCode; summary: string; revoke?: { path: string; permission: PermissionCode } }>;
+  /** Application numbers (prefix + yyyyMMdd + six-digit id), written when a row is created. */
+  numberPrefix?: string;
   codes: { list: PermissionCode; add: PermissionCode; edit: PermissionCode; delete: PermissionCode; commit: PermissionCode; revoke: PermissionCode };
   labels: FieldLabels;
   schemas: { list: z.ZodType; create: z.ZodType; update: z.ZodType };
@@ -83,12 +94,18 @@ export function approvableRoutes(def: ApprovableDef) {
       if (!row || row.deleted !== 0) notFound(def.noun);
       return row!;
     };
+    /** The row under its lock; on a filed register only the filer's (anyone else's reads as absent). */
+    const lockMine = async (trx: Db, id: number, auth: AuthContext): Promise<StateRow> => {
+      const row = await lockLive(trx, id);
+      if (def.own && row.create_user_id !== auth.userId) notFound(def.noun);
+      return row;
+    };
     const runRules = async (values: RowValues) => {
       const errors = (await def.rules?.(values, ctx.time(), db)) ?? [];
       if (errors.length) validationError(errors, def.labels);
     };
 
-    await registerResource(app, {
+    const repo = await registerResource(app, {
       noun: def.noun,
       table: def.table,
       key: 'id',
@@ -96,14 +113,8 @@ export function approvableRoutes(def: ApprovableDef) {
       columns: def.columns,
       labels: def.labels,
       access: def.table,
-      paths: {
-        list: `${def.base}/list`,
-        get: `${def.base}/get`,
-        detail: { url: `${def.base}/detail`, method: 'GET' },
-        save: `${def.base}/save`,
-        edit: `${def.base}/edit`,
-        delete: `${def.base}/delete`,
-      },
+      paths: { list: def.paths.list, get: def.paths.get, detail: { url: def.paths.detail, method: 'GET' }, save: def.paths.save, edit: def.paths.edit, delete: def.paths.delete },
+      ...(def.own ? { listScope: (q: AnySelect, auth: AuthContext) => q.where('create_user_id', '=', auth.userId) } : {}),
       // Detail is read by the list's keepers and its approvers alike: the access switch decides per row.
       permissions: { list: def.codes.list, get: def.codes.edit, detail: 'role', save: def.codes.add, edit: def.codes.edit, delete: def.codes.delete },
       schemas: def.schemas,
@@ -115,15 +126,21 @@ export function approvableRoutes(def: ApprovableDef) {
         if (def.holdsFiles) await assertFilesUsable(db, w.auth, ...fileColumns[def.table as FileRecordKind].map((c) => values[c]));
         await runRules(values);
       },
-      ...(def.holdsFiles ? { afterWrite: (trx: Db, values: RowValues, w: { id: number }) => recordFileRefs(trx, def.table as FileRecordKind, w.id, fileNamesOfRow(def.table as FileRecordKind, values)) } : {}),
-      beforeUpdate: async (trx, id) => {
-        const row = await lockLive(trx, id);
+      afterWrite: async (trx, values, w) => {
+        if (def.holdsFiles) await recordFileRefs(trx, def.table as FileRecordKind, w.id, fileNamesOfRow(def.table as FileRecordKind, values));
+        if (def.numberPrefix && w.mode === 'create') {
+          const number = `${def.numberPrefix}${w.now.slice(0, 10).replace(/-/g, '')}${String(w.id).padStart(6, '0')}`;
+          await (trx as unknown as Kysely<any>).updateTable(def.table).set({ application_number: number }).where('id', '=', w.id).execute();
+        }
+      },
+      beforeUpdate: async (trx, id, w) => {
+        const row = await lockMine(trx, id, w.auth);
         assertAllowed('edit', row.status);
         const next = stateAfterEdit(row.status);
         return next === row.status ? {} : { status: next, process_instance_id: null };
       },
-      beforeDelete: async (trx, id) => {
-        const row = await lockLive(trx, id);
+      beforeDelete: async (trx, id, auth) => {
+        const row = await lockMine(trx, id, auth);
         assertAllowed('delete', row.status);
       },
       stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
@@ -136,10 +153,10 @@ export function approvableRoutes(def: ApprovableDef) {
       return row!;
     };
 
-    app.post(`${def.base}/push`, { config: { permission: def.codes.commit, operation: `提交${def.noun}` }, schema: { summary: `提交${def.noun}审批`, body: idBody } }, async (req) => {
+    app.post(def.paths.push, { config: { permission: def.codes.commit, operation: `提交${def.noun}` }, schema: { summary: `提交${def.noun}审批`, body: idBody } }, async (req) => {
       const { id } = req.body;
       await db.transaction().execute(async (trx) => {
-        const row = await lockLive(trx, id);
+        const row = await lockMine(trx, id, req.auth!);
         assertAllowed('submit', row.status);
         const instanceId = await startInstance(trx, ctx, { processType: def.processType, refId: id, applicantUserId: row.create_user_id ?? req.auth!.userId, intervieweeDepartId: null });
         await (trx as unknown as Kysely<any>).updateTable(def.table).set({ process_instance_id: instanceId, revoke_reason: '', update_user_id: req.auth!.userId }).where('id', '=', id).execute();
@@ -147,28 +164,48 @@ export function approvableRoutes(def: ApprovableDef) {
       return ok(null, '提交成功！');
     });
 
-    app.post(`${def.base}/revoke`, { config: { permission: def.codes.revoke, operation: `撤销${def.noun}` }, schema: { summary: `撤销${def.noun}`, body: revokeBody } }, async (req) => {
-      const { id, reason } = req.body;
-      await db.transaction().execute(async (trx) => {
-        const row = await lockLive(trx, id);
-        assertAllowed('revoke', row.status);
-        if (row.process_instance_id) await revokeInstance(trx, ctx, row.process_instance_id);
-        await (trx as unknown as Kysely<any>)
-          .updateTable(def.table)
-          .set({ [subject.stateColumn]: AppState.REVOKED, revoke_reason: reason, update_user_id: req.auth!.userId, update_time: ctx.time() })
-          .where('id', '=', id)
-          .execute();
+    /** Revoke with a reason (spec 001 §4): from the filer's list, or from a history screen with that screen's code. */
+    const revoke = (path: string, permission: PermissionCode, mine: boolean, where: string) =>
+      app.post(path, { config: { permission, operation: `撤销${def.noun}${where}` }, schema: { summary: `撤销${def.noun}${where}`, body: revokeBody } }, async (req) => {
+        const { id, reason } = req.body;
+        await db.transaction().execute(async (trx) => {
+          const row = mine ? await lockMine(trx, id, req.auth!) : await lockLive(trx, id);
+          assertAllowed('revoke', row.status);
+          if (row.process_instance_id) await revokeInstance(trx, ctx, row.process_instance_id);
+          await (trx as unknown as Kysely<any>)
+            .updateTable(def.table)
+            .set({ [subject.stateColumn]: AppState.REVOKED, revoke_reason: reason, update_user_id: req.auth!.userId, update_time: ctx.time() })
+            .where('id', '=', id)
+            .execute();
+        });
+        return ok(null, '撤销审核成功！');
       });
-      return ok(null, '撤销审核成功！');
-    });
+    revoke(def.paths.revoke, def.codes.revoke, true, '');
 
-    app.post(`/v2${def.base}/check/process/info`, { config: { permission: 'role' }, schema: { summary: `${def.noun}审批流程`, body: idBody } }, async (req) => {
+    for (const h of def.histories ?? []) {
+      app.post(h.list, { config: { permission: h.permission }, schema: { summary: h.summary, body: def.schemas.list } }, async (req) => {
+        const q = req.body as RowValues & { size: number; pn: number };
+        const filtered = await repo.applyFilters(repo.live(), def.filters ?? {}, q);
+        const [total, rows] = await Promise.all([repo.count(filtered), repo.page(filtered, q.size, (q.pn - 1) * q.size)]);
+        return ok({ list: def.decorate ? await def.decorate(rows, db) : rows, total });
+      });
+      if (h.detail) {
+        app.get(h.detail, { config: { permission: h.permission }, schema: { summary: `${def.noun}详情（${h.summary}）`, querystring: idBody } }, async (req) => {
+          await readable(req.auth!, req.query.id);
+          const row = await repo.get(req.query.id);
+          return ok(def.decorate ? (await def.decorate([row!], db))[0] : row);
+        });
+      }
+      if (h.revoke) revoke(h.revoke.path, h.revoke.permission, false, `（${h.summary}）`);
+    }
+
+    app.post(def.paths.processInfo, { config: { permission: 'role' }, schema: { summary: `${def.noun}审批流程`, body: idBody } }, async (req) => {
       const row = await readable(req.auth!, req.body.id);
       if (!registerAllows('process', row.status) || !row.process_instance_id) fail(ErrorCode.STATE_CONFLICT, '草稿尚未提交，没有审批流程');
       return ok(await processInfo(db, row.process_instance_id!));
     });
 
-    app.post(`${def.base}/task/page`, { config: { permission: queue.list }, schema: { summary: `${queue.title}：待我审批（分页）`, body: taskQuery } }, async (req) => {
+    app.post(def.paths.taskPage, { config: { permission: queue.list }, schema: { summary: `${queue.title}：待我审批（分页）`, body: taskQuery } }, async (req) => {
       const q = req.body as RowValues & { size: number; pn: number };
       const tasks = () => {
         let s: AnySelect = anyDb
@@ -203,7 +240,7 @@ export function approvableRoutes(def: ApprovableDef) {
       });
     });
 
-    app.post(`${def.base}/task/check`, { config: { permission: queue.check, operation: queue.title }, schema: { summary: `${queue.title}：审核（可批量）`, body: checkBody } }, async (req) => {
+    app.post(def.paths.taskCheck, { config: { permission: queue.check, operation: queue.title }, schema: { summary: `${queue.title}：审核（可批量）`, body: checkBody } }, async (req) => {
       const b = req.body;
       return ok(await decideTasks(db, ctx, { taskIds: b.taskIds, userId: req.auth!.userId, result: b.result, remark: b.remark, queues: [def.queue] }), '审核成功！');
     });

@@ -16,6 +16,7 @@ import {
 import { dateOf } from '../../../domain/visit-rules';
 import type { AppContext } from '../../core/context';
 import type { AnySelect, Db, RowValues } from '../../core/repository';
+import { standardPaths } from '../../../domain/registers';
 import { approvableRoutes, type ApprovableDef } from './approvable';
 
 /** Vehicle and person black/white lists (spec 001 §2, §3, §7): two declarations of a register under approval. */
@@ -55,7 +56,7 @@ export const carListDef = (ctx: AppContext): ApprovableDef => ({
   table: 'car_black_white_list',
   processType: ProcessType.CAR_LIST,
   queue: 'car_list',
-  base: '/carBlackWhiteList',
+  paths: standardPaths('/carBlackWhiteList'),
   // "list always allowed" (spec 001 §6): whoever has the screen lists it.
   codes: { list: 'menu:carList', add: 'carList:add', edit: 'carList:edit', delete: 'carList:delete', commit: 'carList:commit', revoke: 'carList:revoke' },
   labels: carListLabels,
@@ -84,7 +85,7 @@ export const personListDef = (ctx: AppContext): ApprovableDef => ({
   table: 'person_black_white_list',
   processType: ProcessType.PERSON_LIST,
   queue: 'person_list',
-  base: '/personBlackWhiteList',
+  paths: standardPaths('/personBlackWhiteList'),
   codes: { list: 'menu:personList', add: 'personList:add', edit: 'personList:edit', delete: 'personList:delete', commit: 'personList:commit', revoke: 'personList:revoke' },
   labels: personListLabels,
   schemas: { list: personListQuery, create: personListCreate, update: personListUpdate },

@@ -2,7 +2,7 @@ import { Toast } from 'antd-mobile';
 import type { ComponentType } from 'react';
 import type { z } from 'zod';
 import type { PermissionCode } from '../../../domain/permissions';
-import { registerAllows, registerQueues, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
+import { registerAllows, registerQueues, type ApprovablePaths, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
 import { revokeBody } from '../../../domain/schemas/car-application';
 import type { FieldLabels } from '../../../domain/schemas/common';
 import { batchReviewModalFor, reviewModalFor, type ReviewKind, type ReviewTask } from '../../components/approval/review-modal';
@@ -27,8 +27,7 @@ export interface RegisterScreens<R extends ApprovableRow> {
   key: string;
   noun: string;
   title: string;
-  /** The spec's path prefix, e.g. '/carBlackWhiteList'. */
-  base: string;
+  paths: ApprovablePaths;
   codes: { list: PermissionCode; add: PermissionCode; edit: PermissionCode; delete: PermissionCode; commit: PermissionCode; revoke: PermissionCode };
   queue: RegisterQueueName;
   /** The row's key inside a task of the queue (the server's wrapper). */
@@ -46,7 +45,7 @@ export interface RegisterScreens<R extends ApprovableRow> {
 
 const when = (action: RegisterAction) => (r: ApprovableRow) => registerAllows(action, r.status);
 
-function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>): ComponentType<ScreenModalProps<R>> {
+function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.paths.revoke): ComponentType<ScreenModalProps<R>> {
   return function RegisterRevokeModal({ open, row, onClose, onDone }: ScreenModalProps<R>) {
     return (
       <ReasonModal
@@ -63,7 +62,7 @@ function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>): ComponentT
           const parsed = revokeBody.safeParse({ id: row?.id, reason });
           if (!parsed.success) return Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? ''), i.message]));
           try {
-            await post(`${s.base}/revoke`, parsed.data);
+            await post(path, parsed.data);
             Toast.show({ icon: 'success', content: '撤销审核成功！' });
             onDone();
           } catch (e) {
@@ -81,7 +80,7 @@ function processSubject<R extends ApprovableRow>(s: RegisterScreens<R>): Process
   let p = processSubjects.get(s);
   if (!p) {
     p = {
-      path: `/v2${s.base}/check/process/info`,
+      path: s.paths.processInfo,
       idOf: (row) => {
         const r = row as Record<string, unknown> | undefined;
         const v = r?.ref_id ?? r?.id;
@@ -107,19 +106,19 @@ export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R
       permission: s.codes.commit,
       visible: when('submit'),
       confirm: (r) => `确认提交“${s.name(r)}”？提交后将进入审批流程。`,
-      path: `${s.base}/push`,
+      path: s.paths.push,
       body: (r) => ({ id: r.id }),
       success: '提交成功！',
       failure: '提交失败',
     },
     { key: 'revoke', label: '撤销', type: 'modal', component: revokeModal(s), permission: s.codes.revoke, visible: when('revoke'), danger: true },
-    { key: 'delete', label: '删除', type: 'delete', permission: s.codes.delete, visible: when('delete'), path: `${s.base}/delete`, body: (r) => ({ id: r.id }) },
+    { key: 'delete', label: '删除', type: 'delete', permission: s.codes.delete, visible: when('delete'), path: s.paths.delete, body: (r) => ({ id: r.id }) },
   ];
   return defineScreen<R>({
     key: s.key,
     title: s.title,
     labels: s.labels,
-    list: { path: `${s.base}/list`, permission: s.codes.list },
+    list: { path: s.paths.list, permission: s.codes.list },
     rowKey: 'id' as keyof R & string,
     card: s.card,
     fields: s.fields,
@@ -127,11 +126,11 @@ export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R
     rowActions,
     form: {
       schema: { create: s.schemas.create, edit: s.schemas.update },
-      create: { path: `${s.base}/save`, title: `新增${s.noun}` },
-      edit: { path: `${s.base}/edit`, title: `编辑${s.noun}`, idParam: 'id' },
+      create: { path: s.paths.save, title: `新增${s.noun}` },
+      edit: { path: s.paths.edit, title: `编辑${s.noun}`, idParam: 'id' },
       width: 640,
     },
-    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(`${s.base}/detail`, { id: r.id }) },
+    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(s.paths.detail, { id: r.id }) },
   });
 }
 
@@ -145,7 +144,7 @@ function reviewKind<R extends ApprovableRow>(s: RegisterScreens<R>, screen: Scre
     const q = registerQueues[s.queue];
     k = {
       name: s.queue,
-      checkPath: `${s.base}/task/check`,
+      checkPath: s.paths.taskCheck,
       check: q.check,
       processPath: processSubject(s).path,
       // Spec 001 §4: approving pre-fills the opinion '审批通过。'.
@@ -173,7 +172,7 @@ export function registerQueueScreen<R extends ApprovableRow>(s: RegisterScreens<
     title: q.title,
     labels: s.labels,
     list: {
-      path: `${s.base}/task/page`,
+      path: s.paths.taskPage,
       permission: q.list,
       arrange: (rows) => rows.map((t) => ({ ...(t as unknown as Record<string, unknown>)[s.wrapper] as R, ...t, id: (t as ReviewTask).ref_id }) as T),
     },
@@ -190,5 +189,34 @@ export function registerQueueScreen<R extends ApprovableRow>(s: RegisterScreens<
     batch: [{ key: 'batch', label: '批量审核', type: 'modal', permission: q.check, component: batchReviewModalFor(kind) }],
     detail: { component: Review },
     autoRefresh: 60_000,
+  });
+}
+
+/** A history screen of a register (spec 001: 车辆备案记录, 运单记录, 运单总记录): every row it may list, detail, process and revoke with its own code. */
+export interface RegisterHistory {
+  key: string;
+  title: string;
+  list: string;
+  /** GET; the register's own detail call when absent. */
+  detail?: string;
+  permission: PermissionCode;
+  revoke?: { path: string; permission: PermissionCode };
+}
+
+export function registerHistoryScreen<R extends ApprovableRow>(s: RegisterScreens<R>, h: RegisterHistory): ScreenDef<R> {
+  return defineScreen<R>({
+    key: `${s.key}.${h.key}`,
+    title: h.title,
+    labels: s.labels,
+    list: { path: h.list, permission: h.permission },
+    rowKey: 'id' as keyof R & string,
+    card: s.card,
+    fields: s.fields,
+    rowActions: [
+      { key: 'detail', label: '详情', type: 'detail' },
+      { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process') },
+      ...(h.revoke ? [{ key: 'revoke', label: '撤销', type: 'modal' as const, component: revokeModal(s, h.revoke.path), permission: h.revoke.permission, visible: when('revoke'), danger: true }] : []),
+    ],
+    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(h.detail ?? s.paths.detail, { id: r.id }) },
   });
 }

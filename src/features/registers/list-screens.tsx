@@ -1,5 +1,6 @@
 import { carListCreate, carListLabels, carListUpdate, personListCreate, personListLabels, personListUpdate, type CarListRow, type PersonListRow } from '../../../domain/schemas/black-white-list';
 import { enumLabel } from '../../../domain/enums';
+import { standardPaths } from '../../../domain/registers';
 import { UploadOutline } from 'antd-mobile-icons';
 import { importModalFor } from '../../components/import-modal';
 import { VehicleTypeSelect } from '../../components/vehicle-type-select';
@@ -36,7 +37,7 @@ export const carList: RegisterScreens<CarListRow> = {
   key: 'registers.car-list',
   noun: '车辆黑白名单',
   title: '车辆黑白名单',
-  base: '/carBlackWhiteList',
+  paths: standardPaths('/carBlackWhiteList'),
   codes: { list: 'menu:carList', add: 'carList:add', edit: 'carList:edit', delete: 'carList:delete', commit: 'carList:commit', revoke: 'carList:revoke' },
   queue: 'car_list',
   wrapper: 'carBlackWhiteList',
@@ -71,7 +72,7 @@ export const personList: RegisterScreens<PersonListRow> = {
   key: 'registers.person-list',
   noun: '人员黑白名单',
   title: '人员黑白名单',
-  base: '/personBlackWhiteList',
+  paths: standardPaths('/personBlackWhiteList'),
   codes: { list: 'menu:personList', add: 'personList:add', edit: 'personList:edit', delete: 'personList:delete', commit: 'personList:commit', revoke: 'personList:revoke' },
   queue: 'person_list',
   wrapper: 'personBlackWhiteList',
