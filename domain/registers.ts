@@ -75,6 +75,23 @@ export const standardPaths = (base: string): ApprovablePaths => ({
   taskCheck: `${base}/task/check`,
 });
 
+/** Waybills (spec 001 §7): the filer's own list is the history (运单记录); get, save, edit, push and delete are ours (the spec names none). */
+export const waybillPaths: ApprovablePaths = {
+  list: '/transportList/history',
+  get: '/transportList/get',
+  detail: '/transportList/detail',
+  save: '/transportList/save',
+  edit: '/transportList/edit',
+  push: '/transportList/push',
+  delete: '/transportList/delete',
+  revoke: '/transportList/revoke',
+  processInfo: '/transportList/checkProcessInfo',
+  taskPage: '/transportList/taskPage',
+  taskCheck: '/transportList/check',
+};
+/** The all-history of waybills (运单总记录) and its revoke. */
+export const waybillAllHistoryPaths = { list: '/transportList/list', revoke: '/transportList/revokeForHis' } as const;
+
 /** Black/white list type (enums.blackWhiteType). */
 export const ListType = { BLACK: 1, WHITE: 2 } as const;
 

@@ -21,6 +21,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = 16;
 const APPOINTMENTS = Number(process.env.BENCH_APPOINTMENTS ?? 1_000_000);
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 400);
+const LIST_ENTRIES = Number(process.env.BENCH_LIST_ENTRIES ?? 100_000);
 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
 
@@ -105,6 +106,76 @@ async function main() {
   console.log(row('  baseline: raw better-sqlite3', baseline, 'pages/s'));
 
   await benchAppointments();
+  await benchRegisters();
+}
+
+/**
+ * The registers under approval at scale: LIST_ENTRIES vehicle black/white list
+ * entries (a tenth under review with a squad task each), their list, a plate
+ * search and the squad's queue, beside the same page read straight from
+ * better-sqlite3.
+ */
+async function benchRegisters() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-reg-'));
+  const password = 'Bench' + Date.now() + 'z';
+  const config = loadConfig({ DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD: password, PORT: '0', LOG_LEVEL: 'warn' }, { staticDir: undefined });
+  let app = await buildApp(config);
+  await app.close();
+
+  const raw = new Database(path.join(dataDir, 'park.db'));
+  const t0 = performance.now();
+  const userOf = (account: string) => (raw.prepare('select user_id from sys_user where account = ?').get(account) as { user_id: number }).user_id;
+  const lead = userOf('lead');
+  const squad = userOf('squad');
+  const insertEntry = raw.prepare(`insert into car_black_white_list (license_plate, vehicle_type_id, type, start_time, end_time, status, in_reason, revoke_reason, process_instance_id, create_user_id, update_user_id, create_time, update_time, deleted)
+    values (?, null, ?, '2026-01-01 00:00:00', '2027-12-31 23:59:59', ?, '压测', '', null, ?, ?, '2026-01-01 08:00:00', '2026-01-01 08:00:00', 0)`);
+  const insertTask = raw.prepare(`insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, result, remark, auto, submit_time, approve_time, due_at)
+    values (0, 0, 1, 7, 'car_list', ?, ?, 0, 0, null, '', 0, '2026-01-01 09:00:00', null, null)`);
+  const letters = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
+  raw.transaction(() => {
+    for (let i = 0; i < LIST_ENTRIES; i += 1) {
+      const plate = `粤${letters[i % letters.length]}${String(i).padStart(5, '0')}`;
+      const pending = i % 10 === 0;
+      const id = Number(insertEntry.run(plate, 1 + (i % 2), pending ? 1 : 2, lead, lead).lastInsertRowid);
+      if (pending) insertTask.run(id, squad);
+    }
+  })();
+  raw.exec('analyze');
+  console.log(`\nSeeded ${LIST_ENTRIES.toLocaleString()} vehicle black/white list entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const pn = (i: number) => 1 + ((i * 7919) % 50);
+  const cols = 'id, type, start_time, end_time, status, in_reason, revoke_reason, process_instance_id, create_user_id, update_user_id, create_time, update_time, license_plate, vehicle_type_id';
+  const cases = [
+    { label: 'lead     carBlackWhiteList/list', account: 'lead' as const, path: '/carBlackWhiteList/list', body: {}, sql: `select ${cols} from car_black_white_list where deleted = 0 order by id desc limit 10 offset ?`, count: 'select count(*) as n from car_black_white_list where deleted = 0', args: [] as unknown[] },
+    { label: 'lead     carBlackWhiteList/list (plate search)', account: 'lead' as const, path: '/carBlackWhiteList/list', body: { license_plate: 'A0' }, sql: `select ${cols} from car_black_white_list where deleted = 0 and license_plate like ? order by id desc limit 10 offset ?`, count: 'select count(*) as n from car_black_white_list where deleted = 0 and license_plate like ?', args: ['%A0%'] },
+    { label: 'squad    carBlackWhiteList/task/page', account: 'squad' as const, path: '/carBlackWhiteList/task/page', body: {}, sql: `select t.process_task_id, t.ref_id, t.submit_time, a.* from process_task t join car_black_white_list a on a.id = t.ref_id where t.user_id = ? and t.queue = 'car_list' and t.state = 0 order by t.process_task_id desc limit 10 offset ?`, count: "select count(*) as n from process_task where user_id = ? and queue = 'car_list' and state = 0", args: [squad] },
+  ];
+  const baselines = cases.map((c) => {
+    const page = raw.prepare(c.sql);
+    const count = raw.prepare(c.count);
+    return rawLoad((i) => {
+      count.get(...c.args);
+      page.all(...c.args, (pn(i) - 1) * 10);
+    }, 500);
+  });
+  raw.close();
+
+  app = await buildApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const tokens = { lead: await signInViaApi(origin, dataDir, 'lead', password), squad: await signInViaApi(origin, dataDir, 'squad', password) };
+  console.log(`\nRegister lists and queues over ${LIST_ENTRIES.toLocaleString()} entries, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: raw better-sqlite3)`);
+  for (const [k, c] of cases.entries()) {
+    const r = await load(async (i) => {
+      const res = await fetch(`${origin}/api${c.path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[c.account]}` }, body: JSON.stringify({ size: 10, pn: pn(i), ...c.body }) });
+      if (!res.ok) throw new Error(`${c.path} answered ${res.status}`);
+      await res.arrayBuffer();
+    });
+    console.log(row(c.label, r));
+    console.log(row('  baseline: raw better-sqlite3', baselines[k]!, 'pages/s'));
+  }
+  await app.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 /**

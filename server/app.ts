@@ -29,6 +29,8 @@ import { departmentRoutes } from './modules/departments';
 import { equipmentRoutes } from './modules/equipment';
 import { carListImportRoutes } from './modules/registers/list-import';
 import { listRoutes } from './modules/registers/lists';
+import { registrationRoutes } from './modules/registers/registrations';
+import { waybillRoutes } from './modules/registers/waybills';
 import { fileRoutes } from './modules/files';
 import { passRoutes } from './modules/passes';
 import { roleRoutes } from './modules/roles';
@@ -38,7 +40,7 @@ import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, carListImportRoutes, passRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes];
 
 /** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
 function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error) {

@@ -11,7 +11,7 @@ import { isFileName } from './storage';
  * the rows that exist already), and a case in `mayReadFile`'s switch. Until
  * the case exists the switch denies the kind, so forgetting it fails closed.
  */
-export type FileRecordKind = 'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list';
+export type FileRecordKind = 'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -25,6 +25,11 @@ export const fileColumns = {
   person_application: ['visitor_face_photo', 'visitor_idcard_photo1', 'visitor_idcard_photo2'],
   vehicle_mark: ['photo', 'cancel_photo'],
   person_black_white_list: ['face_photo'],
+  vehicle_registration: [
+    'registry_img', 'business_license_img', 'company_road_transport_img', 'legal_person_idcard_img', 'driver_info_img', 'supercargo_info_img', 'driving_permit_img',
+    'road_transport_img', 'compulsory_insurance_img', 'commercial_insurance_img', 'carrier_liability_insurance_img', 'report_instruction_img', 'commitment_letter_img', 'gps_instruction_img',
+  ],
+  transport_list: ['annex'],
 } as const satisfies Record<FileRecordKind, readonly string[]>;
 
 /**

@@ -9,6 +9,8 @@ import { rateCounters } from './migrations/006-rate-counters';
 import { fileAccess } from './migrations/007-file-access';
 import { contactRoles } from './migrations/008-contact-roles';
 import { equipment } from './migrations/009-equipment';
+import { vehicleRegistration } from './migrations/010-vehicle-registration';
+import { transportList } from './migrations/011-transport-list';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -22,6 +24,8 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '007-file-access': fileAccess(),
     '008-contact-roles': contactRoles(),
     '009-equipment': equipment(dialect),
+    '010-vehicle-registration': vehicleRegistration(dialect),
+    '011-transport-list': transportList(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

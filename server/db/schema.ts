@@ -485,3 +485,113 @@ export interface DB {
   file_object: FileObjectTable;
   file_ref: FileRefTable;
 }
+
+// ---------------------------------------------------------------- transport waybills (migration 011)
+
+export interface TransportListTable {
+  id: Generated<number>;
+  /** Written right after the insert (approvable.ts numberPrefix). */
+  application_number: string | null;
+  transport_type: number;
+  list_number: D<string>;
+  cargo_name: D<string>;
+  cargo_quantity: number;
+  cargo_unit: D<string>;
+  enterprise: D<string>;
+  unified_social_credit_code: D<string>;
+  business_license_number: D<string>;
+  contact_phone: D<string>;
+  license_plate: string;
+  license_plate_color: number;
+  vehicle_transport_license: D<string>;
+  trailer_license: D<string>;
+  trailer_transport_license: D<string>;
+  tank_volume: number | null;
+  driver: D<string>;
+  driver_qualification_certificate: D<string>;
+  driver_phone: D<string>;
+  supercargo: D<string>;
+  supercargo_qualification_certificate: D<string>;
+  supercargo_phone: D<string>;
+  shipper: D<string>;
+  shipper_phone: D<string>;
+  recipient: D<string>;
+  recipient_phone: D<string>;
+  carrier: D<string>;
+  carrier_phone: D<string>;
+  loader: D<string>;
+  loader_phone: D<string>;
+  /** 'YYYY-MM-DD'. */
+  shipment_date: D<string>;
+  shipment_addr: D<string>;
+  destination: D<string>;
+  annex: D<string>;
+  state: D<number>;
+  revoke_reason: D<string>;
+  process_instance_id: number | null;
+  create_user_id: number | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+// Merged into DB above, like the file-access block.
+export interface DB {
+  transport_list: TransportListTable;
+}
+
+// ---------------------------------------------------------------- vehicle registrations (migration 010)
+
+export interface VehicleRegistrationTable {
+  id: Generated<number>;
+  /** Written right after the insert (approvable.ts numberPrefix). */
+  application_number: string | null;
+  visit_area: number;
+  visitor_company: string;
+  license_plate: string;
+  license_plate_color: number | null;
+  total_mass: number | null;
+  phone: string;
+  /** The registration is valid from begin_time to end_time ('YYYY-MM-DD HH:mm:ss'). */
+  begin_time: string;
+  end_time: string;
+  /** Document images: ';'-joined stored names. */
+  registry_img: D<string>;
+  business_license_img: D<string>;
+  company_road_transport_img: D<string>;
+  legal_person_idcard_img: D<string>;
+  driver_info_img: D<string>;
+  supercargo_info_img: D<string>;
+  driving_permit_img: D<string>;
+  road_transport_img: D<string>;
+  compulsory_insurance_img: D<string>;
+  commercial_insurance_img: D<string>;
+  carrier_liability_insurance_img: D<string>;
+  report_instruction_img: D<string>;
+  commitment_letter_img: D<string>;
+  gps_instruction_img: D<string>;
+  company_road_transport_number: D<string>;
+  /** Validity dates 'YYYY-MM-DD'. */
+  company_road_transport_begin: string | null;
+  company_road_transport_end: string | null;
+  road_transport_number: D<string>;
+  road_transport_begin: string | null;
+  road_transport_end: string | null;
+  tank_number: D<string>;
+  tank_volume: number | null;
+  tank_medium_range: D<string>;
+  tank_report_begin: string | null;
+  tank_report_end: string | null;
+  state: D<number>;
+  revoke_reason: D<string>;
+  process_instance_id: number | null;
+  create_user_id: number | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+// Merged into DB above, like the file-access block.
+export interface DB {
+  vehicle_registration: VehicleRegistrationTable;
+}

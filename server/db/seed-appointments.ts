@@ -1,6 +1,6 @@
 import { crc32, deflateSync } from 'node:zlib';
 import type { Transaction } from 'kysely';
-import { TaskResult, TaskState, type AppointmentKind } from '../../domain/appointments';
+import { ProcessType, TaskResult, TaskState, type AppointmentKind } from '../../domain/appointments';
 import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
@@ -132,6 +132,9 @@ const cars: CarSeed[] = [
   { by: 'portcontact', model: '普通货车', plate: '粤LG1573', color: 1, applicant: ['钟伟华', 0, '13812345624', '19831212'], company: '惠州港通物流有限公司', content: '进口设备零部件送货', type: 3, from: 5, days: 2, cargo: 0, cargoName: '设备零部件', load: 10, steps: ['submit', 'approve'], ago: 800 },
 ];
 
+/** The demo vehicles as seed-registrations.ts reads them: those of a need_record model are registered before they are submitted. */
+export const demoVehicles = cars.map((c) => ({ plate: c.plate, model: c.model, by: c.by, company: c.company, color: c.color }));
+
 const persons: PersonSeed[] = [
   // 王芳 (中海壳牌)
   { by: 'contact', visitor: ['刘晓燕', 1, '13711112201', '19930408'], company: '广州赛思检测技术有限公司', address: '广州市黄埔区科学大道88号', type: 4, content: '实验室设备验收', from: 2, days: 1, steps: [], ago: 50 },
@@ -186,13 +189,13 @@ function cargoInfo(s: CarSeed, begin: string) {
 }
 
 /** An AuthContext for acting as a demo user without a session. */
-async function actor(ctx: AppContext, account: string): Promise<AuthContext | null> {
+export async function actor(ctx: AppContext, account: string): Promise<AuthContext | null> {
   const u = await ctx.db.selectFrom('sys_user').select(['user_id', 'account', 'user_name', 'depart_id']).where('account', '=', account).where('deleted', '=', 0).executeTakeFirst();
   return u ? { userId: u.user_id, account: u.account, userName: u.user_name, departId: u.depart_id, sessionId: 0, roleIds: [], roleNames: [], permissions: new Set() } : null;
 }
 
 /** A copy of the context whose clock reads `minutesAgo` before the seed started, so the demo has a past. */
-function clockAt(ctx: AppContext, start: number, minutesAgo: number): AppContext {
+export function clockAt(ctx: AppContext, start: number, minutesAgo: number): AppContext {
   const at = start - minutesAgo * 60_000;
   return { ...ctx, time: () => formatInZone(at, ctx.config.tz), now: () => at };
 }
@@ -212,7 +215,8 @@ async function runSteps(trx: Transaction<DB>, ctx: AppContext, start: number, ki
         .innerJoin('process_instance as i', 'i.process_instance_id', 't.process_instance_id')
         .select(['t.process_task_id', 't.user_id'])
         .where('i.ref_id', '=', id)
-        .where('i.process_type', kind === 'car' ? '!=' : '=', 1)
+        // Registrations and waybills share ref ids with applications: only this kind's process types.
+        .where('i.process_type', 'in', kind === 'car' ? [ProcessType.CAR, ProcessType.HEAVY_DUMP, ProcessType.BUS, ProcessType.CHEMICALS] : [ProcessType.PERSON])
         .where('t.state', '=', TaskState.PENDING)
         .orderBy('t.process_task_id')
         .executeTakeFirstOrThrow();

@@ -27,7 +27,8 @@ const processes: Array<{ type: number; name: string; chain: string[] }> = [
   { type: ProcessType.HEAVY_DUMP, name: '重型自卸货车预约审批', chain: ['company', 'hazmat', 'squad'] },
   { type: ProcessType.BUS, name: '中大型客车预约审批', chain: ['company', 'hazmat', 'squad'] },
   { type: ProcessType.CHEMICALS, name: '危险化学品车辆预约审批', chain: ['company', 'hazmat', 'squad'] },
-  { type: ProcessType.REGISTRATION, name: '车辆备案审批', chain: ['company', 'squad'] },
+  // A registration visits no department: a visited-enterprise node would never find its reviewer.
+  { type: ProcessType.REGISTRATION, name: '车辆备案审批', chain: ['hazmat', 'squad'] },
   { type: ProcessType.CAR_LIST, name: '车辆黑白名单审批', chain: ['squad'] },
   { type: ProcessType.PERSON_LIST, name: '人员黑白名单审批', chain: ['squad'] },
   { type: ProcessType.WAYBILL, name: '运输运单审批', chain: ['hazmat', 'squad'] },

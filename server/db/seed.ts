@@ -8,6 +8,8 @@ import { forgetRolePermissions } from '../core/auth';
 import { hashPassword } from '../core/crypto';
 import { seedDemoAppointments } from './seed-appointments';
 import { seedProcesses } from './seed-processes';
+import { seedDemoRegistrations } from './seed-registrations';
+import { seedDemoWaybills } from './seed-waybills';
 
 interface DepartSeed {
   code: string;
@@ -56,7 +58,8 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'carApply:list', 'carApply:add', 'carApply:edit', 'carApply:delete', 'carApply:commit', 'carApply:revoke', 'carApply:proprietorImport', 'carApply:buildImport',
       'personBatchApply:list', 'personBatchApply:add', 'personBatchApply:edit', 'personBatchApply:commit', 'personBatchApply:delete',
       'carRegistration:list', 'carRegistration:add', 'carRegistration:edit', 'carRegistration:delete', 'carRegistration:commit', 'carRegistration:revoke',
-      'carRegistrationHistory:list', 'carRegistrationHistory:revoke', 'transportListHis:revoke',
+      'transportListHis:revoke',
+      'menu:transportListHis', 'transportListHis:add', 'transportListHis:edit', 'transportListHis:delete', 'transportListHis:commit',
     ],
   },
   {
@@ -78,8 +81,9 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'personAppyApproval:list', 'personAppyApproval:check', 'personAppyApproval:batch', 'personApplyApproval:ShowDept',
       'allPersonApplyHistory:list', 'allPersonApplyHistory:export', 'personApplyAllHis:revoke',
       'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allCarApplyHistory:export', 'carApplyAllHis:revoke',
-      'carRegistrationApproval:list', 'carRegistrationApproval:check', 'carListApproval:list', 'carListApproval:check',
+      'carRegistrationApproval:list', 'carRegistrationApproval:check', 'carRegistrationHistory:list', 'carRegistrationHistory:revoke', 'carListApproval:list', 'carListApproval:check',
       'personListApproval:list', 'personListApproval:check', 'transportListApproval:check', 'allTransportListHis:revoke',
+      'menu:allTransportListHis',
     ],
   },
   {
@@ -201,7 +205,10 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
   if (!seeded) await seedDemoPark(ctx, log);
   // Separate from the flag above so that databases seeded before the approval engine get their processes.
   await seedProcesses(ctx);
+  // Before the appointments: their need_record vehicles are submitted only with an approved registration.
+  await seedDemoRegistrations(ctx);
   await seedDemoAppointments(ctx);
+  await seedDemoWaybills(ctx);
   await seedDemoEquipment(ctx);
 
   const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();

@@ -29,6 +29,8 @@ const screen = <R extends Row>(load: () => Promise<ScreenDef<R>>): Page =>
 const equipment = (kind: EquipmentKind) => screen(() => import('../features/equipment/equipment-screens').then((m) => m.equipmentScreens[kind]));
 const history = () => import('../features/appointments/history/history-screens');
 const registers = () => import('../features/registers/list-screens');
+const waybills = () => import('../features/registers/waybill-screens');
+const registrations = () => import('../features/registers/registration-screens');
 const queue = (name: QueueName): Page => lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage(name) })));
 
 /** Screens outside the menu tree: the bottom tabs and what every signed-in user reaches from them. */
@@ -70,6 +72,12 @@ const menuScreens: { [C in MenuCode]?: Page } = {
   'menu:personList': screen(() => registers().then((m) => m.personListScreen)),
   'menu:carListApproval': screen(() => registers().then((m) => m.carListQueueScreen)),
   'menu:personListApproval': screen(() => registers().then((m) => m.personListQueueScreen)),
+  'menu:carRegistration': screen(() => registrations().then((m) => m.registrationScreen)),
+  'menu:carRegistrationHistory': screen(() => registrations().then((m) => m.registrationHistoryScreen)),
+  'menu:carRegistrationApproval': screen(() => registrations().then((m) => m.registrationQueueScreen)),
+  'menu:transportListHis': screen(() => waybills().then((m) => m.waybillHistoryScreen)),
+  'menu:allTransportListHis': screen(() => waybills().then((m) => m.allWaybillHistoryScreen)),
+  'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
   'menu:gateDevice': equipment('gate'),
   'menu:bumpingPostDevice': equipment('bumpingPost'),
   'menu:tireBreakerDevice': equipment('tireCrushing'),

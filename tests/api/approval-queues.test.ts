@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../domain/visit-rules';
-import { carApplicationBody, personApplicationBody } from './fixtures';
+import { carApplicationBody, personApplicationBody, registerPlate } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 /** The approval queues, visit-date amend and vehicle flags over HTTP, with the seeded demo accounts and processes. */
@@ -91,9 +91,12 @@ for (const dialect of await dialects()) {
 
     /** A submitted vehicle application: its id, number and process instance. */
     async function newCar(modelName: keyof typeof extras, extra: Record<string, unknown> = {}) {
-      const saved = await as.contact!.post('/v2/carApplications/save', carBody(modelName, extra));
+      const body = carBody(modelName, extra);
+      const saved = await as.contact!.post('/v2/carApplications/save', body);
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
       const id = idOf(saved);
+      // Dump trucks and hazardous vehicles need an approved registration of the plate (DESIGN.md §7).
+      await registerPlate(server.app.ctx.db, body.license_plate, today, addDays(today, 30));
       const pushed = await as.contact!.post('/carApplications/push', { id });
       expect(pushed.body, JSON.stringify(pushed.body)).toMatchObject({ success: true });
       const row = await server.app.ctx.db.selectFrom('car_application').select(['application_number', 'process_instance_id', 'state']).where('car_application_id', '=', id).executeTakeFirstOrThrow();

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import { addDays } from '../../domain/visit-rules';
+import type { DB } from '../../server/db/schema';
 
 const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
 /** A resident ID number with a valid check character; suites pass their own birth month so their numbers differ. */
@@ -58,4 +60,18 @@ export function personApplicationBody(v: { today: string; visitor_idcard: string
     interviewee_phone: '13800000003',
     interviewee_depart_id: v.interviewee_depart_id,
   };
+}
+
+/**
+ * An approved registration of `plate` valid from `begin` to `end` (dates), written
+ * straight to the database: a vehicle model with need_record = 1 is submitted only
+ * with one covering its visit (DESIGN.md §7). Suites about other things use this;
+ * the registration's own walk is tests/api/vehicle-registrations.test.ts.
+ */
+export async function registerPlate(db: Kysely<DB>, plate: string, begin: string, end: string): Promise<void> {
+  const now = `${begin} 00:00:00`;
+  await db
+    .insertInto('vehicle_registration')
+    .values({ license_plate: plate, visit_area: 3, visitor_company: '惠州测试物流有限公司', phone: '13900007777', total_mass: 31, begin_time: `${begin} 00:00:00`, end_time: `${end} 23:59:59`, state: 2, create_time: now, update_time: now })
+    .execute();
 }

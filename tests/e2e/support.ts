@@ -95,6 +95,39 @@ const PLATE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
 /** A random ordinary Huizhou plate (粤L + 5), so reruns against one database never file the same vehicle twice. */
 export const randomPlate = () => `粤L${Array.from({ length: 5 }, () => PLATE_CHARS[Math.floor(Math.random() * PLATE_CHARS.length)]).join('')}`;
 
+const approverTokens = new Map<string, Promise<string>>();
+const approver = (account: string) => {
+  let t = approverTokens.get(account);
+  if (!t) approverTokens.set(account, (t = signInViaApi(base, E2E_DATA_DIR, account, DEMO_PASSWORD)));
+  return t;
+};
+
+/**
+ * An approved registration of `plate` valid on `day`, filed by `contact` and
+ * approved by the hazardous-goods department and the squad through the API: a
+ * vehicle model with need_record = 1 is submitted only with one (DESIGN.md §7).
+ */
+export async function registerVehicle(contact: string, plate: string, day: string): Promise<void> {
+  const { id } = await call<{ id: number }>(contact, '/vehicleRegistration/save', {
+    license_plate: plate,
+    license_plate_color: 1,
+    visit_area: 1,
+    visitor_company: '惠州测试物流有限公司',
+    phone: '13900007777',
+    total_mass: 31,
+    begin_time: day,
+    end_time: day,
+  });
+  await call(contact, '/vehicleRegistration/push', { id });
+  for (const account of ['hazard', 'squad']) {
+    const token = await approver(account);
+    const { list } = await call<{ list: Array<{ process_task_id: number; ref_id: number }> }>(token, '/vehicleRegistration/task/page', { size: 100, pn: 1, license_plate: plate });
+    const task = list.find((t) => t.ref_id === id);
+    if (!task) throw new Error(`no registration task of ${plate} for ${account}`);
+    await call(token, '/vehicleRegistration/task/check', { taskIds: [task.process_task_id], result: 1, remark: '审批通过。' });
+  }
+}
+
 export interface FiledVehicle {
   id: number;
   plate: string;
@@ -107,12 +140,14 @@ export interface FiledVehicle {
  */
 export async function fileVehicle(
   contact: string,
-  v: { model: string; seq: number; day: string; driver: string; company: string; content: string; phonePrefix: string; extra?: Record<string, unknown> },
+  v: { model: string; seq: number; day: string; driver: string; company: string; content: string; phonePrefix: string; extra?: Record<string, unknown>; register?: boolean },
 ): Promise<FiledVehicle> {
-  const models = (await call<{ list: Array<{ id: number; name: string }> }>(contact, '/vehicleType/page', { size: 100, pn: 1 })).list;
+  const models = (await call<{ list: Array<{ id: number; name: string; need_record: number }> }>(contact, '/vehicleType/page', { size: 100, pn: 1 })).list;
   const model = models.find((m) => m.name === v.model);
   if (!model) throw new Error(`no vehicle model ${v.model}`);
-  const plate = randomPlate();
+  const plate = typeof v.extra?.license_plate === 'string' ? v.extra.license_plate : randomPlate();
+  // register: false leaves a need-record plate as it is (registered already, or to be refused).
+  if (model.need_record === 1 && v.register !== false) await registerVehicle(contact, plate, v.day);
   const { id } = await call<{ id: number }>(contact, '/v2/carApplications/save', {
     license_plate: plate,
     license_plate_color: 2,

@@ -14,6 +14,7 @@ import { ErrorCode } from '../../../domain/errors';
 import { idField, labelled } from '../../../domain/schemas/common';
 import { carApplicationRuleErrors, stripHiddenCargo, type CarApplicationRow, type CarPersonRow, type VehicleModelFlags } from '../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../domain/schemas/person-application';
+import { registrationMissingMessage } from '../../../domain/schemas/vehicle-registration';
 import { carVisitErrors, dateOf, delayErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../../core/context';
 import { AppError, fail, notFound } from '../../core/errors';
@@ -339,6 +340,30 @@ export async function blackListHit(db: Db, ctx: AppContext, kind: AppointmentKin
   return null;
 }
 
+/**
+ * DESIGN.md §7: a vehicle model with need_record = 1 is booked only with an
+ * approved registration of its plate whose begin..end covers the visit.
+ * Throws the 409 of a submit or resume; read after the application's lock, as
+ * the black lists are.
+ */
+async function assertRegistered(db: Db, k: KindDef, row: ApplicationRecord): Promise<void> {
+  if (k.kind !== 'car') return;
+  const model = await vehicleModel(db, row.vehicle_type_id);
+  if (model?.need_record !== 1) return;
+  const plate = String(row.license_plate).toUpperCase();
+  const covering = await db
+    .selectFrom('vehicle_registration')
+    .select('id')
+    .where('license_plate', '=', plate)
+    .where('state', '=', AppState.APPROVED)
+    .where('deleted', '=', 0)
+    .where('begin_time', '<=', row.visitor_begin_time)
+    .where('end_time', '>=', row.visitor_end_time)
+    .limit(1)
+    .executeTakeFirst();
+  if (!covering) fail(ErrorCode.STATE_CONFLICT, registrationMissingMessage(plate));
+}
+
 // ---------------------------------------------------------------- saving
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
@@ -479,6 +504,7 @@ export async function submitApplication(trx: Db, ctx: AppContext, auth: AuthCont
   await recheck(trx, ctx, k, row);
   const hit = await refreshBlackList(trx, ctx, k, row);
   if (hit) return { blackListed: hit };
+  await assertRegistered(trx, k, row);
   const instanceId = await startInstance(trx, ctx, {
     processType: kind === 'car' ? row.process_type : ProcessType.PERSON,
     refId: id,
@@ -533,6 +559,7 @@ export async function resumeApplication(trx: Db, ctx: AppContext, auth: AuthCont
   const instanceId = instanceOf(row, 'resume');
   const hit = await refreshBlackList(trx, ctx, k, row);
   if (hit) return { blackListed: hit };
+  await assertRegistered(trx, k, row);
   await resumeInstance(trx, ctx, instanceId);
   await anyDb(trx).updateTable(k.table).set(touch(auth, ctx)).where(k.key, '=', id).execute();
   return { ok: null };

@@ -9,7 +9,7 @@ import { checkBody, idBody, revokeBody } from '../../../domain/schemas/car-appli
 import { labelled, optionalFilterText, pageQuery, type FieldLabels } from '../../../domain/schemas/common';
 import { filterTimeField } from '../../../domain/schemas/car-application';
 import type { FieldError } from '../../../domain/visit-rules';
-import type { AuthContext } from '../../core/context';
+import type { AppContext, AuthContext } from '../../core/context';
 import { fail, notFound, ok } from '../../core/errors';
 import { containsText, pageOf } from '../../core/paging';
 import { registerResource, type ResourceDef } from '../../core/resource';
@@ -54,6 +54,8 @@ export interface ApprovableDef {
   wrapper: string;
   /** Text filters of the approval queue, matched as "contains". */
   taskFilters: string[];
+  /** Other filters of the queue (a registration's park): their schemas, and how they narrow the tasks (the row is `a`). */
+  taskWhere?: { shape: Record<string, z.ZodType>; apply: (q: AnySelect, values: RowValues) => AnySelect };
   /** Rules of the form that need today or the database; errors name their field. */
   rules?: (values: RowValues, today: string, db: Db) => Promise<FieldError[]> | FieldError[];
   /** Rows as answered (names beside ids). */
@@ -62,7 +64,17 @@ export interface ApprovableDef {
   holdsFiles?: boolean;
 }
 
+/** What the state table reads of a row; `status` is the spec's state, whichever column holds it (subjects.ts stateColumn). */
 type StateRow = { status: number; process_instance_id: number | null; create_user_id: number | null; deleted: number };
+
+/** Application numbers: prefix + yyyyMMdd of the creation + six-digit id. */
+export const applicationNumber = (prefix: string, now: string, id: number) => `${prefix}${now.slice(0, 10).replace(/-/g, '')}${String(id).padStart(6, '0')}`;
+
+/** Submit (spec 001 §4) once the state allows it: the row's process starts. The push route and the demo seed both file through this. */
+export async function startApproval(trx: Db, ctx: AppContext, def: Pick<ApprovableDef, 'table' | 'processType'>, id: number, applicantUserId: number, byUserId: number): Promise<void> {
+  const instanceId = await startInstance(trx, ctx, { processType: def.processType, refId: id, applicantUserId, intervieweeDepartId: null });
+  await (trx as unknown as Kysely<any>).updateTable(def.table).set({ process_instance_id: instanceId, revoke_reason: '', update_user_id: byUserId }).where('id', '=', id).execute();
+}
 
 function assertAllowed(action: RegisterAction, state: number) {
   if (!registerAllows(action, state)) fail(ErrorCode.STATE_CONFLICT, registerConflictMessage(action, state));
@@ -78,7 +90,7 @@ export function approvableRoutes(def: ApprovableDef) {
   const subject = subjectByTable[def.table];
   const queue = registerQueues[def.queue];
   const taskQuery = labelled(
-    pageQuery.extend({ ...Object.fromEntries(def.taskFilters.map((f) => [f, optionalFilterText])), begin_time: filterTimeField('begin'), end_time: filterTimeField('end') }),
+    pageQuery.extend({ ...Object.fromEntries(def.taskFilters.map((f) => [f, optionalFilterText])), ...def.taskWhere?.shape, begin_time: filterTimeField('begin'), end_time: filterTimeField('end') }),
     def.labels,
   );
 
@@ -87,12 +99,13 @@ export function approvableRoutes(def: ApprovableDef) {
     const { ctx } = app;
     const { db } = ctx;
     const anyDb = db as unknown as Kysely<any>;
+    const asStateRow = (row: Record<string, unknown>): StateRow => ({ ...(row as StateRow), status: row[subject.stateColumn] as number });
 
     /** The row under its lock (the engine's lock order: the row before its instance), 404 when absent or deleted. */
     const lockLive = async (trx: Db, id: number): Promise<StateRow> => {
-      const row = (await lockSubjectRow(trx, ctx, def.table, id)) as StateRow | undefined;
+      const row = await lockSubjectRow(trx, ctx, def.table, id);
       if (!row || row.deleted !== 0) notFound(def.noun);
-      return row!;
+      return asStateRow(row!);
     };
     /** The row under its lock; on a filed register only the filer's (anyone else's reads as absent). */
     const lockMine = async (trx: Db, id: number, auth: AuthContext): Promise<StateRow> => {
@@ -120,7 +133,7 @@ export function approvableRoutes(def: ApprovableDef) {
       schemas: def.schemas,
       filters: def.filters,
       ...(def.decorate ? { decorate: def.decorate } : {}),
-      toRow: (values, w) => (w.mode === 'create' ? { ...values, status: AppState.DRAFT } : values),
+      toRow: (values, w) => (w.mode === 'create' ? { ...values, [subject.stateColumn]: AppState.DRAFT } : values),
       check: async (values, w) => {
         // Only files the caller may use already (their own uploads) can be put on a row.
         if (def.holdsFiles) await assertFilesUsable(db, w.auth, ...fileColumns[def.table as FileRecordKind].map((c) => values[c]));
@@ -129,15 +142,14 @@ export function approvableRoutes(def: ApprovableDef) {
       afterWrite: async (trx, values, w) => {
         if (def.holdsFiles) await recordFileRefs(trx, def.table as FileRecordKind, w.id, fileNamesOfRow(def.table as FileRecordKind, values));
         if (def.numberPrefix && w.mode === 'create') {
-          const number = `${def.numberPrefix}${w.now.slice(0, 10).replace(/-/g, '')}${String(w.id).padStart(6, '0')}`;
-          await (trx as unknown as Kysely<any>).updateTable(def.table).set({ application_number: number }).where('id', '=', w.id).execute();
+          await (trx as unknown as Kysely<any>).updateTable(def.table).set({ application_number: applicationNumber(def.numberPrefix, w.now, w.id) }).where('id', '=', w.id).execute();
         }
       },
       beforeUpdate: async (trx, id, w) => {
         const row = await lockMine(trx, id, w.auth);
         assertAllowed('edit', row.status);
         const next = stateAfterEdit(row.status);
-        return next === row.status ? {} : { status: next, process_instance_id: null };
+        return next === row.status ? {} : { [subject.stateColumn]: next, process_instance_id: null };
       },
       beforeDelete: async (trx, id, auth) => {
         const row = await lockMine(trx, id, auth);
@@ -148,9 +160,9 @@ export function approvableRoutes(def: ApprovableDef) {
 
     /** The caller may read the row (the access switch) and it is live; 404 otherwise, the same answer for both. */
     const readable = async (auth: AuthContext, id: number): Promise<StateRow> => {
-      const row = (await anyDb.selectFrom(def.table).selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst()) as StateRow | undefined;
+      const row = (await anyDb.selectFrom(def.table).selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst()) as Record<string, unknown> | undefined;
       if (!row || !(await anyReadable(db, auth, def.table, [id]))) notFound(def.noun);
-      return row!;
+      return asStateRow(row!);
     };
 
     app.post(def.paths.push, { config: { permission: def.codes.commit, operation: `提交${def.noun}` }, schema: { summary: `提交${def.noun}审批`, body: idBody } }, async (req) => {
@@ -158,8 +170,7 @@ export function approvableRoutes(def: ApprovableDef) {
       await db.transaction().execute(async (trx) => {
         const row = await lockMine(trx, id, req.auth!);
         assertAllowed('submit', row.status);
-        const instanceId = await startInstance(trx, ctx, { processType: def.processType, refId: id, applicantUserId: row.create_user_id ?? req.auth!.userId, intervieweeDepartId: null });
-        await (trx as unknown as Kysely<any>).updateTable(def.table).set({ process_instance_id: instanceId, revoke_reason: '', update_user_id: req.auth!.userId }).where('id', '=', id).execute();
+        await startApproval(trx, ctx, def, id, row.create_user_id ?? req.auth!.userId, req.auth!.userId);
       });
       return ok(null, '提交成功！');
     });
@@ -185,7 +196,8 @@ export function approvableRoutes(def: ApprovableDef) {
     for (const h of def.histories ?? []) {
       app.post(h.list, { config: { permission: h.permission }, schema: { summary: h.summary, body: def.schemas.list } }, async (req) => {
         const q = req.body as RowValues & { size: number; pn: number };
-        const filtered = await repo.applyFilters(repo.live(), def.filters ?? {}, q);
+        // A draft is its filer's until submitted: history screens show what entered approval.
+        const filtered = await repo.applyFilters(repo.live().where(subject.stateColumn, '!=', AppState.DRAFT), def.filters ?? {}, q);
         const [total, rows] = await Promise.all([repo.count(filtered), repo.page(filtered, q.size, (q.pn - 1) * q.size)]);
         return ok({ list: def.decorate ? await def.decorate(rows, db) : rows, total });
       });
@@ -215,6 +227,7 @@ export function approvableRoutes(def: ApprovableDef) {
           .where('t.queue', '=', def.queue)
           .where('t.state', '=', TaskState.PENDING);
         for (const f of def.taskFilters) if (typeof q[f] === 'string') s = s.where(containsText(`a.${f}`, String(q[f])));
+        if (def.taskWhere) s = def.taskWhere.apply(s, q);
         if (q.begin_time) s = s.where('t.submit_time', '>=', q.begin_time);
         if (q.end_time) s = s.where('t.submit_time', '<=', q.end_time);
         return s;
@@ -235,7 +248,7 @@ export function approvableRoutes(def: ApprovableDef) {
       if (def.decorate) rows = await def.decorate(rows, db);
       const byId = new Map(rows.map((r) => [r.id as number, r]));
       return ok({
-        list: page.list.map((t) => ({ ...t, type_id: def.processType, approval_status: (byId.get(t.ref_id)?.status as number | undefined) ?? null, [def.wrapper]: byId.get(t.ref_id) ?? {} })),
+        list: page.list.map((t) => ({ ...t, type_id: def.processType, approval_status: (byId.get(t.ref_id)?.[subject.stateColumn] as number | undefined) ?? null, [def.wrapper]: byId.get(t.ref_id) ?? {} })),
         total: page.total,
       });
     });

@@ -36,7 +36,7 @@ const byValidity = (ctx: AppContext) => (q: AnySelect, value: unknown) => {
 };
 
 /** The filer's name beside each row, and the model's for vehicles. */
-const withNames = (models: boolean) => async (rows: RowValues[], db: Db) => {
+export const withNames = (models: boolean) => async (rows: RowValues[], db: Db) => {
   const anyDb = db as unknown as Kysely<any>;
   const userIds = [...new Set(rows.map((r) => r.create_user_id).filter((v): v is number => typeof v === 'number'))];
   const users = new Map<number, string>(userIds.length ? (await anyDb.selectFrom('sys_user').select(['user_id', 'user_name']).where('user_id', 'in', userIds).execute()).map((u) => [u.user_id, u.user_name]) : []);

@@ -1,5 +1,5 @@
 import { Toast } from 'antd-mobile';
-import type { ComponentType } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import type { z } from 'zod';
 import type { PermissionCode } from '../../../domain/permissions';
 import { registerAllows, registerQueues, type ApprovablePaths, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
@@ -18,9 +18,13 @@ import { defineScreen, DetailLines, failureText, type DeclaredField, type Row, t
  */
 export interface ApprovableRow extends Row {
   id: number;
-  status: number;
+  /** The spec's state (0 draft … 4 revoked): `status` on the lists, `state` on registrations and waybills (RegisterScreens.stateKey). */
+  status?: number;
+  state?: number;
   process_instance_id: number | null;
 }
+
+type StateKey = 'status' | 'state';
 
 export interface RegisterScreens<R extends ApprovableRow> {
   /** Screen key prefix and the register's noun ('车辆黑白名单'). */
@@ -38,12 +42,16 @@ export interface RegisterScreens<R extends ApprovableRow> {
   schemas: { create: z.ZodType; update: z.ZodType };
   /** Toolbar buttons beside 新增 (an import). */
   toolbar?: ToolbarAction<R>[];
+  /** Where a row holds its state (default 'status'). */
+  stateKey?: StateKey;
+  /** The read-only detail (sections), also the review's summary; the fields' lines when absent. */
+  detail?: (row: R) => ReactNode;
   /** The line naming a row: a plate, a person. */
   name: (row: R) => string;
   subtitle: (row: R) => string;
 }
 
-const when = (action: RegisterAction) => (r: ApprovableRow) => registerAllows(action, r.status);
+const when = (action: RegisterAction, key: StateKey = 'status') => (r: ApprovableRow) => registerAllows(action, r[key] ?? -1);
 
 function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.paths.revoke): ComponentType<ScreenModalProps<R>> {
   return function RegisterRevokeModal({ open, row, onClose, onDone }: ScreenModalProps<R>) {
@@ -97,22 +105,22 @@ function processSubject<R extends ApprovableRow>(s: RegisterScreens<R>): Process
 export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R>): ScreenDef<R> {
   const rowActions: RowAction<R>[] = [
     { key: 'detail', label: '详情', type: 'detail' },
-    { key: 'edit', label: '编辑', type: 'edit', permission: s.codes.edit, visible: when('edit') },
-    { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process') },
+    { key: 'edit', label: '编辑', type: 'edit', permission: s.codes.edit, visible: when('edit', s.stateKey) },
+    { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process', s.stateKey) },
     {
       key: 'submit',
       label: '提交',
       type: 'call',
       permission: s.codes.commit,
-      visible: when('submit'),
+      visible: when('submit', s.stateKey),
       confirm: (r) => `确认提交“${s.name(r)}”？提交后将进入审批流程。`,
       path: s.paths.push,
       body: (r) => ({ id: r.id }),
       success: '提交成功！',
       failure: '提交失败',
     },
-    { key: 'revoke', label: '撤销', type: 'modal', component: revokeModal(s), permission: s.codes.revoke, visible: when('revoke'), danger: true },
-    { key: 'delete', label: '删除', type: 'delete', permission: s.codes.delete, visible: when('delete'), path: s.paths.delete, body: (r) => ({ id: r.id }) },
+    { key: 'revoke', label: '撤销', type: 'modal', component: revokeModal(s), permission: s.codes.revoke, visible: when('revoke', s.stateKey), danger: true },
+    { key: 'delete', label: '删除', type: 'delete', permission: s.codes.delete, visible: when('delete', s.stateKey), path: s.paths.delete, body: (r) => ({ id: r.id }) },
   ];
   return defineScreen<R>({
     key: s.key,
@@ -130,12 +138,12 @@ export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R
       edit: { path: s.paths.edit, title: `编辑${s.noun}`, idParam: 'id' },
       width: 640,
     },
-    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(s.paths.detail, { id: r.id }) },
+    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(s.paths.detail, { id: r.id }), ...(s.detail ? { render: s.detail, width: 760 } : {}) },
   });
 }
 
 /** A task of the register's queue, laid over the row it wraps so the list's fields read it as they read the register. */
-export type RegisterTask<R extends ApprovableRow> = R & ReviewTask & { process_task_id: number; ref_id: number };
+export type RegisterTask<R extends ApprovableRow> = R & ReviewTask & { process_task_id: number; ref_id: number; approval_status?: number | null };
 
 const reviewKinds = new WeakMap<object, ReviewKind<never>>();
 function reviewKind<R extends ApprovableRow>(s: RegisterScreens<R>, screen: ScreenDef<R>): ReviewKind<RegisterTask<R>> {
@@ -151,9 +159,9 @@ function reviewKind<R extends ApprovableRow>(s: RegisterScreens<R>, screen: Scre
       approvedText: '审批通过。',
       title: (r) => s.name(r),
       subtitle: (r) => s.subtitle(r),
-      // Spec 001 §2: review only while the entry is under approval (status 1).
-      reviewable: (r) => r.status === 1 && r.state === 0,
-      Summary: ({ row }) => <DetailLines fields={screen.fields.filter((f) => !f.hideInDetail)} row={row} />,
+      // Spec 001 §2: review only while the entry is under approval (its state 1, which the task page answers as approval_status); the task's own state is 0 while pending.
+      reviewable: (r) => r.approval_status === 1 && r.state === 0,
+      Summary: ({ row }) => (s.detail ? s.detail(row) : <DetailLines fields={screen.fields.filter((f) => !f.hideInDetail)} row={row} />),
     };
     reviewKinds.set(s, k as unknown as ReviewKind<never>);
   }
@@ -179,7 +187,7 @@ export function registerQueueScreen<R extends ApprovableRow>(s: RegisterScreens<
     rowKey: 'process_task_id',
     card: s.card,
     // The register's columns, then when it was submitted; the queue searches by the register's text fields only (spec 001 §2).
-    fields: [...(s.fields.filter((f) => !f.hideInTable && f.name !== 'status' && f.name !== 'validity') as DeclaredField<T>[]), { name: 'submit_time', label: '提交时间', kind: 'text', width: 170 } satisfies DeclaredField<T>].map(
+    fields: [...(s.fields.filter((f) => !f.hideInTable && f.name !== (s.stateKey ?? 'status') && f.name !== 'validity') as DeclaredField<T>[]), { name: 'submit_time', label: '提交时间', kind: 'text', width: 170 } satisfies DeclaredField<T>].map(
       (f): DeclaredField<T> => ({ ...f, hideInSearch: f.hideInSearch || f.kind !== 'text' || f.name === 'submit_time', hideInForm: true }),
     ),
     rowActions: [
@@ -214,9 +222,9 @@ export function registerHistoryScreen<R extends ApprovableRow>(s: RegisterScreen
     fields: s.fields,
     rowActions: [
       { key: 'detail', label: '详情', type: 'detail' },
-      { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process') },
-      ...(h.revoke ? [{ key: 'revoke', label: '撤销', type: 'modal' as const, component: revokeModal(s, h.revoke.path), permission: h.revoke.permission, visible: when('revoke'), danger: true }] : []),
+      { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process', s.stateKey) },
+      ...(h.revoke ? [{ key: 'revoke', label: '撤销', type: 'modal' as const, component: revokeModal(s, h.revoke.path), permission: h.revoke.permission, visible: when('revoke', s.stateKey), danger: true }] : []),
     ],
-    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(h.detail ?? s.paths.detail, { id: r.id }) },
+    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(h.detail ?? s.paths.detail, { id: r.id }), ...(s.detail ? { render: s.detail, width: 760 } : {}) },
   });
 }

@@ -17,6 +17,7 @@ import {
   type VehicleModelFlags,
 } from '../../../../domain/schemas/car-application';
 import type { VehicleTypeRow } from '../../../../domain/schemas/vehicle-type';
+import { NEEDS_REGISTRATION_HINT } from '../../../../domain/schemas/vehicle-registration';
 import { PASSAGE_HOURS_HINT, carVisitErrors, carVisitTypeHint, earliestCarVisitDate } from '../../../../domain/visit-rules';
 import { DateInput } from '../../../components/date-inputs';
 import { splitFileNames } from '../../../lib/files';
@@ -350,7 +351,7 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
           options={modelOptions}
           required
           placeholder={types.isLoading ? '车型加载中…' : '请选择车型'}
-          help={types.isError ? '车型加载失败，请稍后重试' : undefined}
+          help={types.isError ? '车型加载失败，请稍后重试' : model?.need_record === 1 ? NEEDS_REGISTRATION_HINT : undefined}
         />
         <Field form={form} path="vehicle_license_number" label="行驶证号" kind="text" />
         <Field form={form} path="engine_number" label="发动机号" kind="text" />
