@@ -102,3 +102,25 @@ test('a contact files a car appointment; the blind-video photo field follows the
   await expect(list.row(plate)).toBeVisible();
   await shot(page, 'car-applications');
 });
+
+test('a hazardous-goods appointment takes its cargo from one of the contact’s approved waybills, and says the model needs registration', async ({ page }) => {
+  await signInAs(page, 'contact');
+  const list = listScreen(page);
+  await list.open('/appointments/car');
+  await page.getByRole('button', { name: /新增预约/ }).click();
+  await expect(page.getByRole('dialog').getByText('申请人信息')).toBeVisible();
+  await pick(page, '车型', '危险化学品运输车');
+  await expect(page.getByText('该车型需已备案且备案有效期覆盖来访日期，否则无法提交')).toBeVisible();
+  await field(page, '货物类型').getByText('危险货物', { exact: true }).click();
+  // The demo seed approved two of the contact's waybills; the first one's cargo fills the section.
+  const picker = field(page, '从运单带入');
+  await expect(picker).toBeVisible();
+  if (isPhone(page)) {
+    await picker.locator('button.pf-trigger').click();
+    // The wheel opens on the newest waybill; the model's picker stays mounted behind it.
+    await page.locator('.adm-picker-header-button', { hasText: '确定' }).last().click();
+  } else await picker.locator('select').selectOption({ index: 1 });
+  await expect(page.locator('#af-cargo_info-cargo_name')).not.toHaveValue('');
+  await expect(page.locator('#af-cargo_info-driver')).not.toHaveValue('');
+  await shot(page, 'car-form-waybill-cargo');
+});

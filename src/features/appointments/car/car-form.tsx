@@ -1,3 +1,4 @@
+import { useQuery } from '@tanstack/react-query';
 import { Button } from 'antd-mobile';
 import { AddOutline, DeleteOutline } from 'antd-mobile-icons';
 import { useEffect, useMemo, useRef } from 'react';
@@ -17,9 +18,12 @@ import {
   type VehicleModelFlags,
 } from '../../../../domain/schemas/car-application';
 import type { VehicleTypeRow } from '../../../../domain/schemas/vehicle-type';
+import type { WaybillOption } from '../../../../domain/schemas/transport-list';
 import { NEEDS_REGISTRATION_HINT } from '../../../../domain/schemas/vehicle-registration';
 import { PASSAGE_HOURS_HINT, carVisitErrors, carVisitTypeHint, earliestCarVisitDate } from '../../../../domain/visit-rules';
 import { DateInput } from '../../../components/date-inputs';
+import { EnumSelect } from '../../../components/enum-select';
+import { post } from '../../../lib/http';
 import { splitFileNames } from '../../../lib/files';
 import { useMe } from '../../../lib/me';
 import { useVehicleTypes } from '../../../lib/preloads';
@@ -210,9 +214,39 @@ function CarPersons({ form }: { form: ApplicationFormState }) {
   );
 }
 
+/**
+ * DESIGN.md §7: the cargo of a hazardous-goods visit can come from one of the
+ * applicant's approved waybills; choosing one fills 危险货物信息, which stays
+ * editable. Shown only when there is a waybill to take.
+ */
+function WaybillPicker({ form }: { form: ApplicationFormState }) {
+  const options = useQuery({
+    queryKey: ['appointment', 'waybill-options'],
+    queryFn: () => post<WaybillOption[]>('/transportList/approvedOptions', {}),
+    staleTime: 60_000,
+    retry: false,
+  });
+  const list = options.data ?? [];
+  if (list.length === 0) return null;
+  return (
+    <FormItem label="从运单带入" help="选择已审核通过的运单，自动填写以下危险货物信息">
+      <EnumSelect
+        aria-label="从运单带入"
+        placeholder="请选择运单"
+        options={list.map((w) => ({ value: w.id, label: `${w.application_number} · ${w.license_plate} · ${w.cargo_name}` }))}
+        onChange={(v) => {
+          const w = list.find((x) => x.id === v);
+          if (w) form.set('cargo_info', { ...(form.get('cargo_info') as Record<string, unknown> | undefined), ...w.cargo_info });
+        }}
+      />
+    </FormItem>
+  );
+}
+
 function CargoInfoSection({ form }: { form: ApplicationFormState }) {
   return (
     <FormSection title="危险货物信息" long error={form.errors.cargo_info} note="运输危险货物须填写以下信息，带 * 的为必填项。">
+      <WaybillPicker form={form} />
       {cargoInfoFields.map((f) => {
         const path = `cargo_info.${f.key}`;
         const required = requiredCargo.has(f.key);
