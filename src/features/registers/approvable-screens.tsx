@@ -40,6 +40,8 @@ export interface RegisterScreens<R extends ApprovableRow> {
   fields: DeclaredField<R>[];
   card: { title: string; extra?: string };
   schemas: { create: z.ZodType; update: z.ZodType };
+  /** What a revoke undoes besides the approval, said in the revoke modal ('已生效的名单随之失效'). */
+  revokeEffect?: string;
   /** Toolbar buttons beside 新增 (an import). */
   toolbar?: ToolbarAction<R>[];
   /** Where a row holds its state (default 'status'). */
@@ -62,7 +64,7 @@ function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.pa
         title="撤销审核"
         label="撤销理由"
         placeholder="请输入撤销理由"
-        notice={`撤销后，该${s.noun}的审批将终止，已生效的名单随之失效。`}
+        notice={`撤销后，该${s.noun}的审批将终止${s.revokeEffect ? `，${s.revokeEffect}` : ''}。`}
         danger
         errorKey="reason"
         onClose={onClose}

@@ -40,6 +40,7 @@ export const carList: RegisterScreens<CarListRow> = {
   paths: standardPaths('/carBlackWhiteList'),
   codes: { list: 'menu:carList', add: 'carList:add', edit: 'carList:edit', delete: 'carList:delete', commit: 'carList:commit', revoke: 'carList:revoke' },
   queue: 'car_list',
+  revokeEffect: '已生效的名单随之失效',
   wrapper: 'carBlackWhiteList',
   labels: carListLabels,
   fields: [
@@ -75,6 +76,7 @@ export const personList: RegisterScreens<PersonListRow> = {
   paths: standardPaths('/personBlackWhiteList'),
   codes: { list: 'menu:personList', add: 'personList:add', edit: 'personList:edit', delete: 'personList:delete', commit: 'personList:commit', revoke: 'personList:revoke' },
   queue: 'person_list',
+  revokeEffect: '已生效的名单随之失效',
   wrapper: 'personBlackWhiteList',
   labels: personListLabels,
   fields: [

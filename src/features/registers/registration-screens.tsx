@@ -109,6 +109,7 @@ export const registration: RegisterScreens<R> = {
   paths,
   codes: { list: 'carRegistration:list', add: 'carRegistration:add', edit: 'carRegistration:edit', delete: 'carRegistration:delete', commit: 'carRegistration:commit', revoke: 'carRegistration:revoke' },
   queue: 'registration',
+  revokeEffect: '已通过的备案随之失效',
   wrapper: 'vehicleRegistration',
   labels: vehicleRegistrationLabels,
   fields,
