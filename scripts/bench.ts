@@ -111,9 +111,10 @@ async function main() {
 
 /**
  * The registers under approval at scale: LIST_ENTRIES vehicle black/white list
- * entries (a tenth under review with a squad task each), their list, a plate
- * search and the squad's queue, beside the same page read straight from
- * better-sqlite3.
+ * entries (a tenth under review with a squad task each) and as many vehicle
+ * registrations: the list, a plate search, the filer's registrations, the
+ * squad's registration history and list queue, each beside the same page read
+ * straight from better-sqlite3.
  */
 async function benchRegisters() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-reg-'));
@@ -140,14 +141,23 @@ async function benchRegisters() {
       if (pending) insertTask.run(id, squad);
     }
   })();
+  // As many registrations, filed by the contact (the filer's list) and submitted (the squad's history).
+  const contact = userOf('contact');
+  const insertRegistration = raw.prepare(`insert into vehicle_registration (application_number, visit_area, visitor_company, license_plate, total_mass, phone, begin_time, end_time, state, create_user_id, update_user_id, create_time, update_time)
+    values (?, ?, '惠州压测物流有限公司', ?, 31, '13900007777', '2026-01-01 00:00:00', '2026-12-31 23:59:59', ?, ?, ?, '2026-01-01 08:00:00', '2026-01-01 08:00:00')`);
+  raw.transaction(() => {
+    for (let i = 0; i < LIST_ENTRIES; i += 1) insertRegistration.run(`VR20260101${String(i + 1).padStart(6, '0')}`, 1 + (i % 3), `粤R${String(i).padStart(5, '0')}`, 1 + (i % 2), contact, contact);
+  })();
   raw.exec('analyze');
-  console.log(`\nSeeded ${LIST_ENTRIES.toLocaleString()} vehicle black/white list entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`\nSeeded ${LIST_ENTRIES.toLocaleString()} vehicle black/white list entries and ${LIST_ENTRIES.toLocaleString()} registrations in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const pn = (i: number) => 1 + ((i * 7919) % 50);
   const cols = 'id, type, start_time, end_time, status, in_reason, revoke_reason, process_instance_id, create_user_id, update_user_id, create_time, update_time, license_plate, vehicle_type_id';
   const cases = [
     { label: 'lead     carBlackWhiteList/list', account: 'lead' as const, path: '/carBlackWhiteList/list', body: {}, sql: `select ${cols} from car_black_white_list where deleted = 0 order by id desc limit 10 offset ?`, count: 'select count(*) as n from car_black_white_list where deleted = 0', args: [] as unknown[] },
     { label: 'lead     carBlackWhiteList/list (plate search)', account: 'lead' as const, path: '/carBlackWhiteList/list', body: { license_plate: 'A0' }, sql: `select ${cols} from car_black_white_list where deleted = 0 and license_plate like ? order by id desc limit 10 offset ?`, count: 'select count(*) as n from car_black_white_list where deleted = 0 and license_plate like ?', args: ['%A0%'] },
+    { label: 'contact  vehicleRegistration/list', account: 'contact' as const, path: '/vehicleRegistration/list', body: {}, sql: 'select * from vehicle_registration where create_user_id = ? and deleted = 0 order by id desc limit 10 offset ?', count: 'select count(*) as n from vehicle_registration where create_user_id = ? and deleted = 0', args: [contact] },
+    { label: 'squad    vehicleRegistration/history/list', account: 'squad' as const, path: '/vehicleRegistration/history/list', body: {}, sql: 'select * from vehicle_registration where deleted = 0 and state != 0 order by id desc limit 10 offset ?', count: 'select count(*) as n from vehicle_registration where deleted = 0 and state != 0', args: [] },
     { label: 'squad    carBlackWhiteList/task/page', account: 'squad' as const, path: '/carBlackWhiteList/task/page', body: {}, sql: `select t.process_task_id, t.ref_id, t.submit_time, a.* from process_task t join car_black_white_list a on a.id = t.ref_id where t.user_id = ? and t.queue = 'car_list' and t.state = 0 order by t.process_task_id desc limit 10 offset ?`, count: "select count(*) as n from process_task where user_id = ? and queue = 'car_list' and state = 0", args: [squad] },
   ];
   const baselines = cases.map((c) => {
@@ -163,7 +173,11 @@ async function benchRegisters() {
   app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const tokens = { lead: await signInViaApi(origin, dataDir, 'lead', password), squad: await signInViaApi(origin, dataDir, 'squad', password) };
+  const tokens = {
+    lead: await signInViaApi(origin, dataDir, 'lead', password),
+    squad: await signInViaApi(origin, dataDir, 'squad', password),
+    contact: await signInViaApi(origin, dataDir, 'contact', password),
+  };
   console.log(`\nRegister lists and queues over ${LIST_ENTRIES.toLocaleString()} entries, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: raw better-sqlite3)`);
   for (const [k, c] of cases.entries()) {
     const r = await load(async (i) => {
