@@ -15,7 +15,7 @@ import { choice01, idField, idNumber, intField, labelled, optionalFilterInt, opt
 // ---------------------------------------------------------------- shared field builders
 
 export { MOBILE_PATTERN, OTHER_DOCUMENT_PATTERN, PLATE_PATTERN, TELEPHONE_PATTERN, idNumberError, isMainlandIdNumber } from '../identity';
-import { MOBILE_PATTERN, OTHER_DOCUMENT_PATTERN, PLATE_PATTERN, TELEPHONE_PATTERN, idNumberError, isMainlandIdNumber } from '../identity';
+import { MOBILE_PATTERN, PLATE_PATTERN, TELEPHONE_PATTERN, idNumberError } from '../identity';
 export const MAX_IMAGES = 20;
 export const MAX_LABEL_PHOTOS = 9;
 export const MAX_CAR_PERSONS = 10;

@@ -22,10 +22,23 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, labels: Fi
     const label = labels[field] ?? field;
     return { field, label, message: i.message };
   });
+  throw failureOf(errors);
+}
+
+/** 400 listing every broken field in data.errors, the first in `msg` with its field's name unless the message names it already. */
+function failureOf(errors: Array<{ field: string; label: string; message: string }>): AppError {
   const first = errors[0];
   const msg = first ? (first.label && !first.message.includes(first.label) ? `${first.label}：${first.message}` : first.message) : '请求参数不正确';
-  throw new AppError(ErrorCode.VALIDATION, msg, { errors });
+  return new AppError(ErrorCode.VALIDATION, msg, { errors });
 }
+
+/**
+ * The same 400 for rules beyond a schema (dates against today, rows in the
+ * database): each error names its field, labelled from the entity's labels
+ * (a nested field such as carPersonList.0.id_card by its list's label).
+ */
+export const ruleFailure = (errors: ReadonlyArray<{ field: string; message: string }>, labels: FieldLabels): AppError =>
+  failureOf(errors.map((e) => ({ field: e.field, label: labels[e.field] ?? labels[e.field.split('.')[0]!] ?? e.field, message: e.message })));
 
 /** The labels attached to a schema with `labelled` (domain/schemas/common.ts), looking through wrappers (z.preprocess, .transform, .optional). */
 export function labelsOf(schema: z.ZodType | undefined, depth = 0): FieldLabels {

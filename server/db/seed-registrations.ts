@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
-import { AppState, ProcessType, TaskResult, TaskState, isHazardousModel } from '../../domain/appointments';
+import { AppState, ProcessType, isHazardousModel } from '../../domain/appointments';
 import { vehicleRegistrationCreate } from '../../domain/schemas/vehicle-registration';
 import { addDays, addMonths, dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
 import { fileNamesOfRow, recordFileRefs } from '../core/file-refs';
 import { fileStoreOf } from '../core/storage';
-import { applicationNumber, startApproval } from '../modules/registers/approvable';
+import { applicationNumber } from '../modules/registers/approvable';
 import { registrationDef } from '../modules/registers/registrations';
-import { decide, lockSubjectRow } from '../workflow/engine';
 import { actor, clockAt, demoVehicles, rgbPng } from './seed-appointments';
+import { walkApproval, type WalkStep } from './seed-walk';
 
 /**
  * Demo vehicle registrations (车辆备案), seeded before the demo appointments:
@@ -22,8 +22,6 @@ import { actor, clockAt, demoVehicles, rgbPng } from './seed-appointments';
 
 const SETTING = 'demo_registrations_seeded';
 
-type Step = 'submit' | 'approve' | ['reject', string];
-
 interface RegistrationSeed {
   by: 'contact' | 'portcontact';
   plate: string;
@@ -31,7 +29,7 @@ interface RegistrationSeed {
   company: string;
   mass: number;
   hazardous: boolean;
-  steps: Step[];
+  steps: WalkStep[];
   /** Minutes before the seed that it was filed. */
   ago: number;
 }
@@ -112,27 +110,7 @@ export async function seedDemoRegistrations(ctx: AppContext): Promise<void> {
       await (trx as unknown as Kysely<any>).updateTable('vehicle_registration').set({ application_number: applicationNumber(registrationDef.numberPrefix!, filed, id) }).where('id', '=', id).execute();
       await recordFileRefs(trx, 'vehicle_registration', id, fileNamesOfRow('vehicle_registration', parsed));
 
-      let minutes = s.ago;
-      for (const step of s.steps) {
-        // Steps five to ninety minutes apart, never reaching into the future.
-        minutes = Math.max(0, minutes - (step === 'submit' ? 5 : Math.min(90, Math.floor(minutes / 3))));
-        const c = clockAt(ctx, start, minutes);
-        if (step === 'submit') {
-          await lockSubjectRow(trx, c, 'vehicle_registration', id);
-          await startApproval(trx, c, registrationDef, id, owner.userId, owner.userId);
-          continue;
-        }
-        const task = await trx
-          .selectFrom('process_task')
-          .select(['process_task_id', 'user_id'])
-          .where('process_type', '=', ProcessType.REGISTRATION)
-          .where('ref_id', '=', id)
-          .where('state', '=', TaskState.PENDING)
-          .orderBy('process_task_id')
-          .executeTakeFirstOrThrow();
-        const approve = step === 'approve';
-        await decide(trx, c, { taskId: task.process_task_id, userId: task.user_id, result: approve ? TaskResult.APPROVE : TaskResult.REJECT, remark: approve ? '审批通过。' : step[1] });
-      }
+      await walkApproval(trx, ctx, start, registrationDef, id, owner.userId, s.ago, s.steps);
     }
     await trx.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
   });

@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
-import { AppState, ProcessType, TaskResult, TaskState } from '../../domain/appointments';
+import { AppState, ProcessType } from '../../domain/appointments';
 import { transportListCreate } from '../../domain/schemas/transport-list';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../core/context';
 import { fileNamesOfRow, recordFileRefs } from '../core/file-refs';
 import { fileStoreOf } from '../core/storage';
-import { applicationNumber, startApproval } from '../modules/registers/approvable';
+import { applicationNumber } from '../modules/registers/approvable';
 import { waybillDef } from '../modules/registers/waybills';
-import { decide } from '../workflow/engine';
 import { actor, clockAt, rgbPng } from './seed-appointments';
+import { walkApproval, type WalkStep } from './seed-walk';
 
 /**
  * Demo waybills of the contact (王芳): a draft, one waiting for the
@@ -20,8 +20,6 @@ import { actor, clockAt, rgbPng } from './seed-appointments';
 
 const SETTING = 'demo_waybills_seeded';
 
-type Step = 'submit' | 'approve' | ['reject', string];
-
 interface WaybillSeed {
   plate: string;
   type: 1 | 2;
@@ -32,7 +30,7 @@ interface WaybillSeed {
   driver: [name: string, phone: string];
   /** Days from today to the shipment. */
   ship: number;
-  steps: Step[];
+  steps: WalkStep[];
   /** Minutes before the seed that the waybill was filed. */
   ago: number;
 }
@@ -114,26 +112,7 @@ export async function seedDemoWaybills(ctx: AppContext): Promise<void> {
       await (trx as unknown as Kysely<any>).updateTable('transport_list').set({ application_number: applicationNumber(waybillDef.numberPrefix!, filed, id) }).where('id', '=', id).execute();
       await recordFileRefs(trx, 'transport_list', id, fileNamesOfRow('transport_list', parsed));
 
-      let minutes = s.ago;
-      for (const step of s.steps) {
-        // Steps five to ninety minutes apart, never reaching into the future.
-        minutes = Math.max(0, minutes - (step === 'submit' ? 5 : Math.min(90, Math.floor(minutes / 3))));
-        const c = clockAt(ctx, start, minutes);
-        if (step === 'submit') {
-          await startApproval(trx, c, waybillDef, id, owner.userId, owner.userId);
-          continue;
-        }
-        const task = await trx
-          .selectFrom('process_task')
-          .select(['process_task_id', 'user_id'])
-          .where('process_type', '=', ProcessType.WAYBILL)
-          .where('ref_id', '=', id)
-          .where('state', '=', TaskState.PENDING)
-          .orderBy('process_task_id')
-          .executeTakeFirstOrThrow();
-        const approve = step === 'approve';
-        await decide(trx, c, { taskId: task.process_task_id, userId: task.user_id, result: approve ? TaskResult.APPROVE : TaskResult.REJECT, remark: approve ? '审批通过。' : step[1] });
-      }
+      await walkApproval(trx, ctx, start, waybillDef, id, owner.userId, s.ago, s.steps);
     }
     await trx.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
   });

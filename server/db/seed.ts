@@ -7,6 +7,7 @@ import type { AppContext } from '../core/context';
 import { forgetRolePermissions } from '../core/auth';
 import { hashPassword } from '../core/crypto';
 import { seedDemoAppointments } from './seed-appointments';
+import { seedDemoLists } from './seed-lists';
 import { seedProcesses } from './seed-processes';
 import { seedDemoRegistrations } from './seed-registrations';
 import { seedDemoWaybills } from './seed-waybills';
@@ -207,6 +208,8 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
   await seedProcesses(ctx);
   // Before the appointments: their need_record vehicles are submitted only with an approved registration.
   await seedDemoRegistrations(ctx);
+  // Before the appointments too: their black-listed plate is listed in force, so its draft is saved flagged.
+  await seedDemoLists(ctx);
   await seedDemoAppointments(ctx);
   await seedDemoWaybills(ctx);
   await seedDemoEquipment(ctx);

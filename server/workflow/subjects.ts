@@ -12,6 +12,8 @@ export interface SubjectDef {
   key: string;
   /** The column holding the spec's state (0 draft … 4 revoked): `state`, or `status` on the black/white lists. */
   stateColumn: 'state' | 'status';
+  /** The soft-delete flag: `is_deleted` on appointments (spec 000), `deleted` on the registers (spec 001). */
+  deletedColumn: 'is_deleted' | 'deleted';
   /** '人员预约' … as the applicant's decision notification names it. */
   noun: string;
   /** Notification titles on approval and rejection. */
@@ -32,6 +34,7 @@ const person: SubjectDef = {
   table: 'person_application',
   key: 'person_application_id',
   stateColumn: 'state',
+  deletedColumn: 'is_deleted',
   noun: '人员预约',
   decided: ['预约已通过', '预约被驳回'],
   nameColumns: ['visitor_name', 'application_number'],
@@ -44,6 +47,7 @@ const car: SubjectDef = {
   table: 'car_application',
   key: 'car_application_id',
   stateColumn: 'state',
+  deletedColumn: 'is_deleted',
   noun: '车辆预约',
   decided: ['预约已通过', '预约被驳回'],
   nameColumns: ['license_plate', 'application_number'],
@@ -57,6 +61,7 @@ const carList: SubjectDef = {
   table: 'car_black_white_list',
   key: 'id',
   stateColumn: 'status',
+  deletedColumn: 'deleted',
   noun: '车辆黑白名单',
   decided: ['名单已通过', '名单被驳回'],
   nameColumns: ['license_plate', 'type'],
@@ -69,6 +74,7 @@ const personList: SubjectDef = {
   table: 'person_black_white_list',
   key: 'id',
   stateColumn: 'status',
+  deletedColumn: 'deleted',
   noun: '人员黑白名单',
   decided: ['名单已通过', '名单被驳回'],
   nameColumns: ['name', 'type'],
@@ -82,6 +88,7 @@ const registration: SubjectDef = {
   table: 'vehicle_registration',
   key: 'id',
   stateColumn: 'state',
+  deletedColumn: 'deleted',
   noun: '车辆备案',
   decided: ['备案已通过', '备案被驳回'],
   nameColumns: ['license_plate', 'application_number'],
@@ -94,6 +101,7 @@ const waybill: SubjectDef = {
   table: 'transport_list',
   key: 'id',
   stateColumn: 'state',
+  deletedColumn: 'deleted',
   noun: '运单',
   decided: ['运单已通过', '运单被驳回'],
   nameColumns: ['license_plate', 'application_number'],

@@ -4,6 +4,7 @@ import { addDays, addMonths, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { rgbPng } from '../../server/db/seed-appointments';
 import { carApplicationBody, idNumber } from './fixtures';
+import { decide } from '../../server/workflow/engine';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 type Row = Record<string, unknown>;
@@ -326,6 +327,52 @@ for (const dialect of await dialects()) {
       // A model without need_record is not asked for one.
       const small = await contact.post<{ id: number }>('/v2/carApplications/save', carApplicationBody({ today, license_plate: plate(), applicant_idcard: idNumber(++seq, '05'), vehicle_type_id: model['小型汽车']!, interviewee_depart_id: depart.CNOOC_SHELL! }));
       expect((await contact.post('/carApplications/push', { id: small.body.data.id })).body.msg).toBe('提交成功！');
+    });
+
+    it('checks the registration again when an approver amends or the filer delays the visit (DESIGN.md §7)', async () => {
+      const p = plate();
+      await approved({ license_plate: p, begin_time: today, end_time: addDays(today, 8) });
+      const save = await contact.post<{ id: number }>('/v2/carApplications/save', {
+        ...carApplicationBody({ today, license_plate: p, applicant_idcard: idNumber(++seq, '05'), vehicle_type_id: model['混凝土搅拌车']!, interviewee_depart_id: depart.CNOOC_SHELL! }),
+        blind_video_photo: photo,
+        register_record_photo: photo,
+      });
+      const id = save.body.data.id;
+      expect((await contact.post('/carApplications/push', { id })).body.msg).toBe('提交成功！');
+      const refused = `车辆（${p}）未备案或备案不在来访日期内，不能提交`;
+      const app = () => ctx.db.selectFrom('car_application').selectAll().where('car_application_id', '=', id).executeTakeFirstOrThrow();
+      const pending = () =>
+        ctx.db
+          .selectFrom('process_task as t')
+          .innerJoin('sys_user as u', 'u.user_id', 't.user_id')
+          .select(['t.process_task_id', 't.user_id', 'u.account'])
+          .where('t.process_instance_id', '=', instance)
+          .where('t.state', '=', 0)
+          .orderBy('t.process_task_id')
+          .executeTakeFirst();
+      const instance = (await app()).process_instance_id!;
+
+      // The approver of the first node moves the visit past the registration's end: refused, dates kept.
+      const first = (await pending())!;
+      const approver = await new Client(server).as(first.account);
+      const amend = (b: string, e: string) => approver.post('/carApplications/amend', { car_application_id: id, process_instance_id: instance, visitor_begin_time: b, visitor_end_time: e });
+      let r = await amend(addDays(today, 7), addDays(today, 9));
+      expect(r.status, JSON.stringify(r.body)).toBe(409);
+      expect(r.body.msg).toBe(refused);
+      expect((await app()).visitor_end_time).toBe(`${addDays(today, 5)} 23:59:59`);
+      expect((await amend(addDays(today, 6), addDays(today, 8))).body.msg).toBe('编辑成功！');
+
+      // Approved; the filer's delay past the registration is refused as well, one inside it applies.
+      for (let t = await pending(); t; t = await pending()) {
+        const task = t;
+        await ctx.db.transaction().execute((trx) => decide(trx, ctx, { taskId: task.process_task_id, userId: task.user_id, result: 1, remark: '同意' }));
+      }
+      expect((await app()).state).toBe(2);
+      const delay = (b: string, e: string) => contact.post('/carApplications/delay', { id, visitor_begin_time: b, visitor_end_time: e, delay_reason: '工期延长' });
+      r = await delay(addDays(today, 8), addDays(today, 10));
+      expect(r.status, JSON.stringify(r.body)).toBe(409);
+      expect(r.body.msg).toBe(refused);
+      expect((await delay(addDays(today, 7), addDays(today, 8))).body.msg).toBe('延期申请成功！');
     });
 
     it('the demo seed registers its need_record vehicles before their appointments are submitted', async () => {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { appointmentCodes, type AppointmentKind } from '../../../domain/appointments';
 import type { EnumName } from '../../../domain/enums';
+import type { UnderApproval } from '../../workflow/subject-actions';
 import {
   carApplicationEdit,
   carApplicationLabels,
@@ -32,16 +33,13 @@ export type ExportColumn = {
  * Everything that differs between person and vehicle appointments, so that
  * service, routes and export are written once and parameterised by kind.
  */
-export interface KindDef {
+export interface KindDef extends UnderApproval {
   kind: AppointmentKind;
   table: 'car_application' | 'person_application';
   key: 'car_application_id' | 'person_application_id';
-  /** Application numbers are prefix + yyyyMMdd + zero-padded id. */
-  prefix: 'CA' | 'PA';
+  numberPrefix: 'CA' | 'PA';
   /** Route prefix under /api (and under /api/v2 for save, edit and process info). */
   path: '/carApplications' | '/personApplications';
-  /** '车辆预约' / '人员预约', for operation-log names and messages. */
-  noun: string;
   codes: (typeof appointmentCodes)[AppointmentKind];
   save: z.ZodType;
   edit: z.ZodType;
@@ -77,7 +75,8 @@ export const kinds: Record<AppointmentKind, KindDef> = {
     kind: 'car',
     table: 'car_application',
     key: 'car_application_id',
-    prefix: 'CA',
+    numberPrefix: 'CA',
+    wrapper: 'carApplication',
     path: '/carApplications',
     noun: '车辆预约',
     codes: appointmentCodes.car,
@@ -140,7 +139,8 @@ export const kinds: Record<AppointmentKind, KindDef> = {
     kind: 'person',
     table: 'person_application',
     key: 'person_application_id',
-    prefix: 'PA',
+    numberPrefix: 'PA',
+    wrapper: 'personApplication',
     path: '/personApplications',
     noun: '人员预约',
     codes: appointmentCodes.person,

@@ -4,8 +4,6 @@ import { z } from 'zod';
 import {
   AppState,
   ProcessType,
-  stateAllows,
-  stateConflictMessage,
   vehicleProcessType,
   type AppointmentAction,
   type AppointmentKind,
@@ -17,13 +15,14 @@ import type { PersonApplicationRow } from '../../../domain/schemas/person-applic
 import { registrationMissingMessage } from '../../../domain/schemas/vehicle-registration';
 import { carVisitErrors, dateOf, delayErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../../core/context';
-import { AppError, fail, notFound } from '../../core/errors';
+import { fail, notFound } from '../../core/errors';
 import { fileNamesOfRow, recordFileRefs } from '../../core/file-refs';
 import { containsText, pageOf, rememberedTotal, tableChanged } from '../../core/paging';
 import { afterCommit } from '../../core/transactions';
-import { parse } from '../../core/validate';
+import { parse, ruleFailure } from '../../core/validate';
 import type { DB } from '../../db/schema';
-import { lockSubjectRow, processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance } from '../../workflow/engine';
+import { rejectInstance, resumeInstance } from '../../workflow/engine';
+import { applicationNumber, approvalProcess, assertAllows, instanceOf, lockLive, revokeApproval, submitForApproval, type SubjectRow } from '../../workflow/subject-actions';
 import { departmentBranch } from '../../core/department-branch';
 import { kinds, type KindDef } from './kinds';
 
@@ -110,27 +109,9 @@ export async function carPersons(db: Db, carApplicationId: number): Promise<CarP
     .execute();
 }
 
-/**
- * The stored row, locked on PostgreSQL so that two actions on one application
- * run one after the other. Every action locks it before the engine touches the
- * instance or its tasks: the lock order of engine.ts (lockSubjectRow).
- */
-async function lockRow(trx: Db, ctx: AppContext, k: KindDef, id: number): Promise<ApplicationRecord> {
-  const row = await lockSubjectRow(trx, ctx, k.table, id);
-  if (!row || row.is_deleted !== 0) notFound(k.noun);
-  return row as ApplicationRecord;
-}
-
-/** Own applications only: anybody else's reads as absent (rows are never revealed). */
-async function lockOwn(trx: Db, ctx: AppContext, auth: AuthContext, k: KindDef, id: number): Promise<ApplicationRecord> {
-  const row = await lockRow(trx, ctx, k, id);
-  if (row.create_user_id !== auth.userId) notFound(k.noun);
-  return row;
-}
-
-function assertState(action: AppointmentAction, state: number) {
-  if (!stateAllows(action, state)) fail(ErrorCode.STATE_CONFLICT, stateConflictMessage(action, state));
-}
+/** The live row under its lock (the engine's lock order), 404 when absent or deleted; lockOwn: the caller's only. */
+const lockRow = async (trx: Db, ctx: AppContext, k: KindDef, id: number) => (await lockLive(trx, ctx, k.table, id)) as SubjectRow & ApplicationRecord;
+const lockOwn = async (trx: Db, ctx: AppContext, auth: AuthContext, k: KindDef, id: number) => (await lockLive(trx, ctx, k.table, id, auth)) as SubjectRow & ApplicationRecord;
 
 const inBranch = async (db: Db, auth: AuthContext, departId: number) => (await departmentBranch(db as Kysely<DB>, auth.departId)).includes(departId);
 
@@ -265,14 +246,6 @@ export async function* applicationPages(db: Db, auth: AuthContext | null, kind: 
 
 // ---------------------------------------------------------------- validation
 
-/** 400 with every broken rule in data.errors and the first one, with its field's name, in msg (as parse does). */
-export function ruleFailure(errors: FieldError[], labels: Record<string, string>): AppError {
-  const list = errors.map((e) => ({ field: e.field, label: labels[e.field] ?? labels[e.field.split('.')[0]] ?? e.field, message: e.message }));
-  const first = list[0];
-  const msg = first.label && !first.message.includes(first.label) ? `${first.label}：${first.message}` : first.message;
-  return new AppError(ErrorCode.VALIDATION, msg, { errors: list });
-}
-
 async function vehicleModel(db: Db, id: number): Promise<VehicleModelFlags | null> {
   const m = await db
     .selectFrom('vehicle_type')
@@ -343,10 +316,10 @@ export async function blackListHit(db: Db, ctx: AppContext, kind: AppointmentKin
 /**
  * DESIGN.md §7: a vehicle model with need_record = 1 is booked only with an
  * approved registration of its plate whose begin..end covers the visit.
- * Throws the 409 of a submit or resume; read after the application's lock, as
- * the black lists are.
+ * Throws the 409 of a submit, resume, delay or amend (new dates must be covered
+ * too); read after the application's lock, as the black lists are.
  */
-async function assertRegistered(db: Db, k: KindDef, row: ApplicationRecord): Promise<void> {
+export async function assertRegistered(db: Db, k: KindDef, row: ApplicationRecord): Promise<void> {
   if (k.kind !== 'car') return;
   const model = await vehicleModel(db, row.vehicle_type_id);
   if (model?.need_record !== 1) return;
@@ -366,8 +339,6 @@ async function assertRegistered(db: Db, k: KindDef, row: ApplicationRecord): Pro
 
 // ---------------------------------------------------------------- saving
 
-const pad = (n: number, w: number) => String(n).padStart(w, '0');
-export const applicationNumber = (k: KindDef, id: number, time: string) => `${k.prefix}${time.slice(0, 10).replace(/-/g, '')}${pad(id, 6)}`;
 
 const hasAnyFile = (files: Record<string, string> | undefined | null) => !!files && Object.values(files).some((s) => !!s);
 
@@ -382,7 +353,7 @@ const hasAnyFile = (files: Record<string, string> | undefined | null) => !!files
 export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, values: unknown, id?: number): Promise<number> {
   const k = kinds[kind];
   const current = id === undefined ? null : await lockOwn(trx, ctx, auth, k, id);
-  if (current) assertState('edit', current.state);
+  if (current) assertAllows('edit', current.state);
 
   const parsed = parse(k.save, values, k.labels) as Record<string, any>;
   const { errors, model } = await ruleErrors(trx, ctx, k, parsed);
@@ -424,7 +395,7 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
       .returning(k.key)
       .executeTakeFirstOrThrow();
     appId = inserted[k.key] as number;
-    await anyDb(trx).updateTable(k.table).set({ application_number: applicationNumber(k, appId, now) }).where(k.key, '=', appId).execute();
+    await anyDb(trx).updateTable(k.table).set({ application_number: applicationNumber(k.numberPrefix, now, appId) }).where(k.key, '=', appId).execute();
   } else {
     appId = id!;
     const approvalChanged =
@@ -468,7 +439,7 @@ const touch = (auth: AuthContext, ctx: AppContext) => ({ update_user_name: auth.
 export async function deleteApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number): Promise<void> {
   const k = kinds[kind];
   const row = await lockOwn(trx, ctx, auth, k, id);
-  assertState('delete', row.state);
+  assertAllows('delete', row.state);
   afterCommit(trx, () => tableChanged(k.table));
   await anyDb(trx).updateTable(k.table).set({ is_deleted: 1, ...touch(auth, ctx) }).where(k.key, '=', id).execute();
 }
@@ -500,19 +471,13 @@ export type GuardedOutcome<T> = { ok: T } | { blackListed: string };
 export async function submitApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number): Promise<GuardedOutcome<number>> {
   const k = kinds[kind];
   const row = await lockOwn(trx, ctx, auth, k, id);
-  assertState('submit', row.state);
+  assertAllows('submit', row.state);
   await recheck(trx, ctx, k, row);
   const hit = await refreshBlackList(trx, ctx, k, row);
   if (hit) return { blackListed: hit };
   await assertRegistered(trx, k, row);
-  const instanceId = await startInstance(trx, ctx, {
-    processType: kind === 'car' ? row.process_type : ProcessType.PERSON,
-    refId: id,
-    applicantUserId: row.create_user_id,
-    intervieweeDepartId: row.interviewee_depart_id,
-  });
-  await anyDb(trx).updateTable(k.table).set({ process_instance_id: instanceId, revoke_reason: '', ...touch(auth, ctx) }).where(k.key, '=', id).execute();
-  return { ok: instanceId };
+  const start = { processType: kind === 'car' ? row.process_type : ProcessType.PERSON, applicantUserId: row.create_user_id, intervieweeDepartId: row.interviewee_depart_id };
+  return { ok: await submitForApproval(trx, ctx, k.table, id, start, touch(auth, ctx)) };
 }
 
 /** Which revoke: the applicant's own, from the department history, or from the all-history screen. */
@@ -527,26 +492,19 @@ async function lockInScope(trx: Db, ctx: AppContext, auth: AuthContext, k: KindD
   return row;
 }
 
-function instanceOf(row: ApplicationRecord, action: AppointmentAction): number {
-  if (row.process_instance_id == null) fail(ErrorCode.STATE_CONFLICT, stateConflictMessage(action, row.state));
-  return row.process_instance_id!;
-}
 
 /** Revoke (state 1 or 2) with a reason: open tasks close, state 4. */
 export async function revokeApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number, reason: string, scope: RevokeScope = 'own'): Promise<void> {
   const k = kinds[kind];
   const row = await lockInScope(trx, ctx, auth, k, id, scope);
-  const action = revokeAction[scope];
-  assertState(action, row.state);
-  await revokeInstance(trx, ctx, instanceOf(row, action));
-  await anyDb(trx).updateTable(k.table).set({ revoke_reason: reason, ...touch(auth, ctx) }).where(k.key, '=', id).execute();
+  await revokeApproval(trx, ctx, k.table, row, revokeAction[scope], reason, touch(auth, ctx));
 }
 
 /** Reject from the all-history screen (state 1): recorded as the caller's decision at the active node. */
 export async function rejectApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number, remark: string): Promise<void> {
   const k = kinds[kind];
   const row = await lockRow(trx, ctx, k, id);
-  assertState('reject', row.state);
+  assertAllows('reject', row.state);
   await rejectInstance(trx, ctx, instanceOf(row, 'reject'), { userId: auth.userId, departId: auth.departId }, remark);
   await anyDb(trx).updateTable(k.table).set(touch(auth, ctx)).where(k.key, '=', id).execute();
 }
@@ -555,7 +513,7 @@ export async function rejectApplication(trx: Db, ctx: AppContext, auth: AuthCont
 export async function resumeApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number): Promise<GuardedOutcome<null>> {
   const k = kinds[kind];
   const row = await lockRow(trx, ctx, k, id);
-  assertState('resume', row.state);
+  assertAllows('resume', row.state);
   const instanceId = instanceOf(row, 'resume');
   const hit = await refreshBlackList(trx, ctx, k, row);
   if (hit) return { blackListed: hit };
@@ -581,7 +539,7 @@ export async function delayApplication(trx: Db, ctx: AppContext, auth: AuthConte
 export async function applyDelay(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, v: Record<string, any>): Promise<void> {
   const k = kinds[kind];
   const row = await lockOwn(trx, ctx, auth, k, v.id);
-  assertState('delay', row.state);
+  assertAllows('delay', row.state);
   const today = ctx.time();
   const range = { begin: v[k.begin] as string, end: v[k.end] as string };
   let errors = delayErrors(range, today, { begin: k.begin, end: k.end });
@@ -594,6 +552,7 @@ export async function applyDelay(trx: Db, ctx: AppContext, auth: AuthContext, ki
     errors = span.filter((e) => e.field === k.end);
   }
   if (errors.length) throw ruleFailure(errors, k.labels);
+  await assertRegistered(trx, k, { ...row, [k.begin]: range.begin, [k.end]: range.end });
   await anyDb(trx)
     .updateTable(k.table)
     .set({ [k.begin]: range.begin, [k.end]: range.end, is_delayed: 1, delay_reason: v.delay_reason, ...touch(auth, ctx) })
@@ -604,8 +563,7 @@ export async function applyDelay(trx: Db, ctx: AppContext, auth: AuthContext, ki
 /** The approval process of an application the caller may read (state not 0). */
 export async function applicationProcess(db: Db, auth: AuthContext, kind: AppointmentKind, id: number) {
   const row = (await loadReadable(db, auth, kind, id)) as unknown as ApplicationRecord;
-  if (!stateAllows('process', row.state) || row.process_instance_id == null) fail(ErrorCode.STATE_CONFLICT, stateConflictMessage('process', row.state));
-  return processInfo(db, row.process_instance_id!);
+  return approvalProcess(db, { ...row, status: row.state });
 }
 
 /**

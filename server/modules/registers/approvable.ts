@@ -1,23 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { AppState, TaskState } from '../../../domain/appointments';
-import { ErrorCode } from '../../../domain/errors';
+import { AppState } from '../../../domain/appointments';
 import type { PermissionCode } from '../../../domain/permissions';
-import { registerAllows, registerConflictMessage, registerQueues, stateAfterEdit, type ApprovablePaths, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
-import { checkBody, idBody, revokeBody } from '../../../domain/schemas/car-application';
-import { labelled, optionalFilterText, pageQuery, type FieldLabels } from '../../../domain/schemas/common';
+import { registerQueues, stateAfterEdit, type ApprovablePaths, type RegisterQueueName } from '../../../domain/registers';
+import { idBody, revokeBody } from '../../../domain/schemas/car-application';
+import { labelled, optionalFilterText, pageQuery } from '../../../domain/schemas/common';
 import { filterTimeField } from '../../../domain/schemas/car-application';
 import type { FieldError } from '../../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../../core/context';
-import { fail, notFound, ok } from '../../core/errors';
-import { containsText, pageOf } from '../../core/paging';
+import { notFound, ok } from '../../core/errors';
 import { registerResource, type ResourceDef } from '../../core/resource';
 import type { AnySelect, Db, RowValues } from '../../core/repository';
 import type { ZodTypeProvider } from '../../core/route-schema';
 import type { DB } from '../../db/schema';
-import { decideTasks } from '../../workflow/decide-tasks';
-import { lockSubjectRow, processInfo, revokeInstance, startInstance, type SubjectTable } from '../../workflow/engine';
+import { queueRoutes, textFilterConditions } from '../../workflow/queue-routes';
+import { ruleFailure } from '../../core/validate';
+import type { SubjectTable } from '../../workflow/engine';
+import { applicationNumber, approvalProcess, assertAllows, lockLive, revokeApproval, submitForApproval, type SubjectRow, type UnderApproval } from '../../workflow/subject-actions';
 import { subjectByTable } from '../../workflow/subjects';
 import { anyReadable, assertFilesUsable } from '../access';
 import { fileColumns, fileNamesOfRow, recordFileRefs, type FileRecordKind } from '../../core/file-refs';
@@ -28,8 +28,7 @@ import { fileColumns, fileNamesOfRow, recordFileRefs, type FileRecordKind } from
  * the spec 001 §4 state table, plus submit, revoke, the process view and its
  * approval queue (task page and check). Kinds differ only in their declaration.
  */
-export interface ApprovableDef {
-  noun: string;
+export interface ApprovableDef extends UnderApproval {
   /** A subject table of the engine that the database has (db/schema.ts). */
   table: Extract<Exclude<SubjectTable, 'car_application' | 'person_application'>, keyof DB>;
   processType: number;
@@ -43,15 +42,10 @@ export interface ApprovableDef {
   own?: boolean;
   /** Lists over every row (history screens), each with its code; a revoke from there has its own path and code. */
   histories?: Array<{ list: string; detail?: string; permission: PermissionCode; summary: string; revoke?: { path: string; permission: PermissionCode } }>;
-  /** Application numbers (prefix + yyyyMMdd + six-digit id), written when a row is created. */
-  numberPrefix?: string;
   codes: { list: PermissionCode; add: PermissionCode; edit: PermissionCode; delete: PermissionCode; commit: PermissionCode; revoke: PermissionCode };
-  labels: FieldLabels;
   schemas: { list: z.ZodType; create: z.ZodType; update: z.ZodType };
   columns: readonly string[];
   filters: ResourceDef['filters'];
-  /** The key of the row inside a task wrapper (spec 001 §3: ref_id, process_task_id … and the row). */
-  wrapper: string;
   /** Text filters of the approval queue, matched as "contains". */
   taskFilters: string[];
   /** Other filters of the queue (a registration's park): their schemas, and how they narrow the tasks (the row is `a`). */
@@ -64,26 +58,11 @@ export interface ApprovableDef {
   holdsFiles?: boolean;
 }
 
-/** What the state table reads of a row; `status` is the spec's state, whichever column holds it (subjects.ts stateColumn). */
-type StateRow = { status: number; process_instance_id: number | null; create_user_id: number | null; deleted: number };
-
-/** Application numbers: prefix + yyyyMMdd of the creation + six-digit id. */
-export const applicationNumber = (prefix: string, now: string, id: number) => `${prefix}${now.slice(0, 10).replace(/-/g, '')}${String(id).padStart(6, '0')}`;
+export { applicationNumber };
 
 /** Submit (spec 001 §4) once the state allows it: the row's process starts. The push route and the demo seed both file through this. */
 export async function startApproval(trx: Db, ctx: AppContext, def: Pick<ApprovableDef, 'table' | 'processType'>, id: number, applicantUserId: number, byUserId: number): Promise<void> {
-  const instanceId = await startInstance(trx, ctx, { processType: def.processType, refId: id, applicantUserId, intervieweeDepartId: null });
-  await (trx as unknown as Kysely<any>).updateTable(def.table).set({ process_instance_id: instanceId, revoke_reason: '', update_user_id: byUserId }).where('id', '=', id).execute();
-}
-
-function assertAllowed(action: RegisterAction, state: number) {
-  if (!registerAllows(action, state)) fail(ErrorCode.STATE_CONFLICT, registerConflictMessage(action, state));
-}
-
-function validationError(errors: FieldError[], labels: FieldLabels): never {
-  const list = errors.map((e) => ({ field: e.field, label: labels[e.field] ?? e.field, message: e.message }));
-  const first = list[0]!;
-  return fail(ErrorCode.VALIDATION, first.message.includes(first.label) ? first.message : `${first.label}：${first.message}`, { errors: list });
+  await submitForApproval(trx, ctx, def.table, id, { processType: def.processType, applicantUserId, intervieweeDepartId: null }, { update_user_id: byUserId });
 }
 
 export function approvableRoutes(def: ApprovableDef) {
@@ -99,23 +78,11 @@ export function approvableRoutes(def: ApprovableDef) {
     const { ctx } = app;
     const { db } = ctx;
     const anyDb = db as unknown as Kysely<any>;
-    const asStateRow = (row: Record<string, unknown>): StateRow => ({ ...(row as StateRow), status: row[subject.stateColumn] as number });
-
-    /** The row under its lock (the engine's lock order: the row before its instance), 404 when absent or deleted. */
-    const lockLive = async (trx: Db, id: number): Promise<StateRow> => {
-      const row = await lockSubjectRow(trx, ctx, def.table, id);
-      if (!row || row.deleted !== 0) notFound(def.noun);
-      return asStateRow(row!);
-    };
     /** The row under its lock; on a filed register only the filer's (anyone else's reads as absent). */
-    const lockMine = async (trx: Db, id: number, auth: AuthContext): Promise<StateRow> => {
-      const row = await lockLive(trx, id);
-      if (def.own && row.create_user_id !== auth.userId) notFound(def.noun);
-      return row;
-    };
+    const lockMine = (trx: Db, id: number, auth: AuthContext) => lockLive(trx, ctx, def.table, id, def.own ? auth : undefined);
     const runRules = async (values: RowValues) => {
       const errors = (await def.rules?.(values, ctx.time(), db)) ?? [];
-      if (errors.length) validationError(errors, def.labels);
+      if (errors.length) throw ruleFailure(errors, def.labels);
     };
 
     const repo = await registerResource(app, {
@@ -147,29 +114,29 @@ export function approvableRoutes(def: ApprovableDef) {
       },
       beforeUpdate: async (trx, id, w) => {
         const row = await lockMine(trx, id, w.auth);
-        assertAllowed('edit', row.status);
+        assertAllows('edit', row.status);
         const next = stateAfterEdit(row.status);
         return next === row.status ? {} : { [subject.stateColumn]: next, process_instance_id: null };
       },
       beforeDelete: async (trx, id, auth) => {
         const row = await lockMine(trx, id, auth);
-        assertAllowed('delete', row.status);
+        assertAllows('delete', row.status);
       },
       stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
     });
 
     /** The caller may read the row (the access switch) and it is live; 404 otherwise, the same answer for both. */
-    const readable = async (auth: AuthContext, id: number): Promise<StateRow> => {
-      const row = (await anyDb.selectFrom(def.table).selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst()) as Record<string, unknown> | undefined;
+    const readable = async (auth: AuthContext, id: number): Promise<SubjectRow> => {
+      const row = (await anyDb.selectFrom(def.table).selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst()) as RowValues | undefined;
       if (!row || !(await anyReadable(db, auth, def.table, [id]))) notFound(def.noun);
-      return asStateRow(row!);
+      return { ...row!, status: row![subject.stateColumn] } as SubjectRow;
     };
 
     app.post(def.paths.push, { config: { permission: def.codes.commit, operation: `提交${def.noun}` }, schema: { summary: `提交${def.noun}审批`, body: idBody } }, async (req) => {
       const { id } = req.body;
       await db.transaction().execute(async (trx) => {
         const row = await lockMine(trx, id, req.auth!);
-        assertAllowed('submit', row.status);
+        assertAllows('submit', row.status);
         await startApproval(trx, ctx, def, id, row.create_user_id ?? req.auth!.userId, req.auth!.userId);
       });
       return ok(null, '提交成功！');
@@ -180,14 +147,8 @@ export function approvableRoutes(def: ApprovableDef) {
       app.post(path, { config: { permission, operation: `撤销${def.noun}${where}` }, schema: { summary: `撤销${def.noun}${where}`, body: revokeBody } }, async (req) => {
         const { id, reason } = req.body;
         await db.transaction().execute(async (trx) => {
-          const row = mine ? await lockMine(trx, id, req.auth!) : await lockLive(trx, id);
-          assertAllowed('revoke', row.status);
-          if (row.process_instance_id) await revokeInstance(trx, ctx, row.process_instance_id);
-          await (trx as unknown as Kysely<any>)
-            .updateTable(def.table)
-            .set({ [subject.stateColumn]: AppState.REVOKED, revoke_reason: reason, update_user_id: req.auth!.userId, update_time: ctx.time() })
-            .where('id', '=', id)
-            .execute();
+          const row = mine ? await lockMine(trx, id, req.auth!) : await lockLive(trx, ctx, def.table, id);
+          await revokeApproval(trx, ctx, def.table, row, 'revoke', reason, { update_user_id: req.auth!.userId, update_time: ctx.time() });
         });
         return ok(null, '撤销审核成功！');
       });
@@ -211,51 +172,23 @@ export function approvableRoutes(def: ApprovableDef) {
       if (h.revoke) revoke(h.revoke.path, h.revoke.permission, false, `（${h.summary}）`);
     }
 
-    app.post(def.paths.processInfo, { config: { permission: 'role' }, schema: { summary: `${def.noun}审批流程`, body: idBody } }, async (req) => {
-      const row = await readable(req.auth!, req.body.id);
-      if (!registerAllows('process', row.status) || !row.process_instance_id) fail(ErrorCode.STATE_CONFLICT, '草稿尚未提交，没有审批流程');
-      return ok(await processInfo(db, row.process_instance_id!));
-    });
+    app.post(def.paths.processInfo, { config: { permission: 'role' }, schema: { summary: `${def.noun}审批流程`, body: idBody } }, async (req) =>
+      ok(await approvalProcess(db, await readable(req.auth!, req.body.id))),
+    );
 
-    app.post(def.paths.taskPage, { config: { permission: queue.list }, schema: { summary: `${queue.title}：待我审批（分页）`, body: taskQuery } }, async (req) => {
-      const q = req.body as RowValues & { size: number; pn: number };
-      const tasks = () => {
-        let s: AnySelect = anyDb
-          .selectFrom('process_task as t')
-          .innerJoin(`${def.table} as a`, 'a.id', 't.ref_id')
-          .where('t.user_id', '=', req.auth!.userId)
-          .where('t.queue', '=', def.queue)
-          .where('t.state', '=', TaskState.PENDING);
-        for (const f of def.taskFilters) if (typeof q[f] === 'string') s = s.where(containsText(`a.${f}`, String(q[f])));
-        if (def.taskWhere) s = def.taskWhere.apply(s, q);
-        if (q.begin_time) s = s.where('t.submit_time', '>=', q.begin_time);
-        if (q.end_time) s = s.where('t.submit_time', '<=', q.end_time);
-        return s;
-      };
-      const page = await pageOf(
-        q,
-        () => tasks().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst() as Promise<{ total: number } | undefined>,
-        (limit, offset) =>
-          tasks()
-            .select(['t.process_task_id', 't.process_instance_id', 't.ref_id', 't.submit_time', 't.state', 'a.create_user_id'])
-            .orderBy('t.process_task_id', 'desc')
-            .limit(limit)
-            .offset(offset)
-            .execute() as Promise<Array<{ process_task_id: number; process_instance_id: number; ref_id: number; submit_time: string; state: number; create_user_id: number }>>,
-      );
-      const ids = page.list.map((t) => t.ref_id);
-      let rows: RowValues[] = ids.length ? await anyDb.selectFrom(def.table).select([...def.columns]).where('id', 'in', ids).execute() : [];
-      if (def.decorate) rows = await def.decorate(rows, db);
-      const byId = new Map(rows.map((r) => [r.id as number, r]));
-      return ok({
-        list: page.list.map((t) => ({ ...t, type_id: def.processType, approval_status: (byId.get(t.ref_id)?.[subject.stateColumn] as number | undefined) ?? null, [def.wrapper]: byId.get(t.ref_id) ?? {} })),
-        total: page.total,
-      });
-    });
-
-    app.post(def.paths.taskCheck, { config: { permission: queue.check, operation: queue.title }, schema: { summary: `${queue.title}：审核（可批量）`, body: checkBody } }, async (req) => {
-      const b = req.body;
-      return ok(await decideTasks(db, ctx, { taskIds: b.taskIds, userId: req.auth!.userId, result: b.result, remark: b.remark, queues: [def.queue] }), '审核成功！');
+    queueRoutes(app, {
+      name: def.queue,
+      title: queue.title,
+      table: def.table,
+      paths: { page: def.paths.taskPage, check: def.paths.taskCheck },
+      codes: queue,
+      query: taskQuery,
+      wrapper: def.wrapper,
+      rowFilters: (q) => [...textFilterConditions(def.taskFilters.map((field) => ({ field })), q), ...(def.taskWhere ? [(s: AnySelect) => def.taskWhere!.apply(s, q)] : [])],
+      rowsById: async (rowDb, ids) => {
+        const rows: RowValues[] = await (rowDb as unknown as Kysely<any>).selectFrom(def.table).select([...def.columns]).where('id', 'in', ids).execute();
+        return new Map((def.decorate ? await def.decorate(rows, db) : rows).map((r) => [r.id as number, r]));
+      },
     });
   };
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
-import { AppState, ProcessType, TaskState } from '../../../domain/appointments';
+import { AppState, ProcessType } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
 import { registerQueues, standardPaths } from '../../../domain/registers';
 import {
@@ -20,7 +19,8 @@ import { fail, ok } from '../../core/errors';
 import type { AnySelect, Db, RowValues } from '../../core/repository';
 import type { ZodTypeProvider } from '../../core/route-schema';
 import { lockSubjectRow } from '../../workflow/engine';
-import { ruleFailure } from '../appointments/service';
+import { ruleFailure } from '../../core/validate';
+import { pendingTaskOn } from '../../workflow/subject-actions';
 import { approvableRoutes, type ApprovableDef } from './approvable';
 import { withNames } from './lists';
 
@@ -93,18 +93,7 @@ export const registrationDef: ApprovableDef = {
  */
 async function amendAllowed(db: Db, auth: AuthContext, id: number, instanceId: number): Promise<boolean> {
   if (!auth.permissions.has(registerQueues[QUEUE].check)) return false;
-  const row = await (db as unknown as Kysely<any>)
-    .selectFrom('vehicle_registration as a')
-    .innerJoin('process_task as t', (j) => j.onRef('t.process_instance_id', '=', 'a.process_instance_id'))
-    .select('a.state')
-    .where('a.id', '=', id)
-    .where('a.deleted', '=', 0)
-    .where('a.process_instance_id', '=', instanceId)
-    .where('t.user_id', '=', auth.userId)
-    .where('t.state', '=', TaskState.PENDING)
-    .where('t.queue', '=', QUEUE)
-    .executeTakeFirst();
-  return !!row && row.state === AppState.REVIEW;
+  return (await pendingTaskOn(db, 'vehicle_registration', id, instanceId, auth.userId, [QUEUE]))?.status === AppState.REVIEW;
 }
 
 async function amendRoutes(appInstance: FastifyInstance) {

@@ -1,0 +1,131 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import { TaskState } from '../../domain/appointments';
+import { ErrorCode } from '../../domain/errors';
+import { flattenPermissions, type PermissionCode } from '../../domain/permissions';
+import type { ApprovalQueueName } from '../../domain/registers';
+import { checkBody } from '../../domain/schemas/car-application';
+import type { AuthContext } from '../core/context';
+import { AppError, ok } from '../core/errors';
+import { containsText, pageOf } from '../core/paging';
+import type { AnySelect, Db, RowValues } from '../core/repository';
+import type { ZodTypeProvider } from '../core/route-schema';
+import { decideTasks } from './decide-tasks';
+import { subjectByTable, type SubjectTable } from './subjects';
+
+/**
+ * One approval queue of any kind under approval (appointments' seven, the
+ * registers' four), declared: its paths, codes, query and how its rows are
+ * filtered and read. The task page and the check (single or batch) are
+ * written here once.
+ */
+export interface QueueDecl {
+  name: ApprovalQueueName;
+  title: string;
+  table: SubjectTable;
+  paths: { page: string; check: string };
+  codes: { list: PermissionCode; check: PermissionCode; batch?: PermissionCode };
+  /** The page's body: paging, the row filters, begin_time/end_time on the submit time. */
+  query: z.ZodType;
+  /** The key of the row inside a task wrapper (spec 000 §3 and spec 001 §3: carApplication, carBlackWhiteList …). */
+  wrapper: string;
+  /** Conditions on the row (`a`) for this page's query; none keeps the count inside the task index. */
+  rowFilters: (q: RowValues, auth: AuthContext) => Array<(s: AnySelect) => AnySelect>;
+  /** The rows of a page by key, as the wrapper shows them (names beside ids, JSON columns parsed). */
+  rowsById: (db: Db, ids: number[]) => Promise<Map<number, RowValues>>;
+}
+
+/** A text filter matched as "contains"; upper-cased where the column is stored upper-case (plates, ID numbers). */
+export type TextFilter = { field: string; upper?: boolean };
+
+export const textFilterConditions = (filters: readonly TextFilter[], q: RowValues, alias = 'a'): Array<(s: AnySelect) => AnySelect> =>
+  filters.flatMap((f) => {
+    const v = q[f.field];
+    return typeof v === 'string' && v ? [(s: AnySelect) => s.where(containsText(`${alias}.${f.field}`, f.upper ? v.toUpperCase() : v))] : [];
+  });
+
+const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));
+/** 403 naming the missing code and what it allows. */
+export const missingCode = (code: string) => {
+  const name = permissionNames.get(code);
+  return new AppError(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${code}${name ? `（${name}）` : ''}`);
+};
+
+export const taskColumns = ['t.process_task_id', 't.process_instance_id', 't.ref_id', 't.process_type', 't.queue', 't.user_id', 't.state', 't.result', 't.remark', 't.submit_time', 't.approve_time', 'd.name as node_name'] as const;
+
+export type TaskFields = {
+  process_task_id: number;
+  process_instance_id: number;
+  ref_id: number;
+  process_type: number;
+  queue: string | null;
+  user_id: number;
+  state: number;
+  result: number | null;
+  remark: string;
+  submit_time: string;
+  approve_time: string | null;
+  node_name: string | null;
+};
+
+/** The task wrapper around one row: the task, the row's own status beside the task's state, and the row under the kind's key. */
+export function wrapTask(table: SubjectTable, wrapper: string, task: TaskFields, row: RowValues) {
+  return {
+    ref_id: task.ref_id,
+    process_task_id: task.process_task_id,
+    process_instance_id: task.process_instance_id,
+    type_id: task.process_type,
+    submit_time: task.submit_time,
+    state: task.state,
+    // Vehicle screens gate "review" on the task, person and register screens on the row.
+    approval_status: (row[subjectByTable[table].stateColumn] as number | undefined) ?? null,
+    result: task.result,
+    remark: task.remark,
+    approve_time: task.approve_time,
+    node_name: task.node_name,
+    [wrapper]: row,
+  };
+}
+
+export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const { db } = app.ctx;
+  const anyDb = db as unknown as Kysely<any>;
+  const subject = subjectByTable[decl.table];
+
+  typed.post(decl.paths.page, { config: { permission: decl.codes.list }, schema: { summary: `${decl.title}：待我审批（分页）`, body: decl.query } }, async (req) => {
+    const q = req.body as RowValues & { size: number; pn: number };
+    const rowFilters = decl.rowFilters(q, req.auth!);
+    // Driven by process_task_queue (user_id, queue, state, process_task_id); the row joins by key, and only when a
+    // filter reads it. A pending task's row is under review, which cannot be deleted: no deleted test needed.
+    const tasks = () => {
+      let s: AnySelect = anyDb.selectFrom('process_task as t').where('t.user_id', '=', req.auth!.userId).where('t.queue', '=', decl.name).where('t.state', '=', TaskState.PENDING);
+      if (q.begin_time) s = s.where('t.submit_time', '>=', q.begin_time);
+      if (q.end_time) s = s.where('t.submit_time', '<=', q.end_time);
+      if (!rowFilters.length) return s;
+      s = s.innerJoin(`${decl.table} as a`, `a.${subject.key}`, 't.ref_id');
+      return rowFilters.reduce((acc, f) => f(acc), s);
+    };
+    const page = await pageOf(
+      q,
+      () => tasks().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst() as Promise<{ total: number } | undefined>,
+      (limit, offset) =>
+        tasks()
+          .innerJoin('process_definition_node as d', 'd.definition_node_id', 't.definition_node_id')
+          .select([...taskColumns])
+          .orderBy('t.process_task_id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute() as Promise<TaskFields[]>,
+    );
+    const rows = page.list.length ? await decl.rowsById(db, page.list.map((t) => t.ref_id)) : new Map<number, RowValues>();
+    return ok({ list: page.list.map((t) => wrapTask(decl.table, decl.wrapper, t, rows.get(t.ref_id) ?? {})), total: page.total });
+  });
+
+  typed.post(decl.paths.check, { config: { permission: decl.codes.check, operation: decl.title }, schema: { summary: `${decl.title}：审核（可批量）`, body: checkBody } }, async (req) => {
+    const body = req.body;
+    if (decl.codes.batch && new Set(body.taskIds).size > 1 && !req.auth!.permissions.has(decl.codes.batch)) throw missingCode(decl.codes.batch);
+    return ok(await decideTasks(db, app.ctx, { taskIds: body.taskIds, userId: req.auth!.userId, result: body.result, remark: body.remark, queues: [decl.name] }), '审核成功！');
+  });
+}
