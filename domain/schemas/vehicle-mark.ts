@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import type { EnumOption } from '../enums';
+import { PLATE_PATTERN } from '../identity';
+import { MAX_LABEL_PHOTOS, codeField, imagesField, optText, optionalField, reqText } from './car-application';
+import { idField, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
+
+/**
+ * Vehicle marks (车辆标记, spec 001 §2, §3, §4, §5): a plate flagged with a
+ * colour, a type and an alarm, made on the marks screen or by flagging from
+ * the vehicle all-history screen (POST /label/vehicle/label). Active (1) it
+ * shows on the scan screen; edited or cancelled only while active.
+ */
+
+export const vehicleMarkLabels = {
+  ...stampLabels,
+  id: '标记ID',
+  car_application_id: '车辆预约ID',
+  application_number: '来源预约单号',
+  license_plate: '车牌号',
+  vehicle_type_id: '车型',
+  vehicle_type_name: '车型',
+  visitor_company: '来访单位',
+  color_id: '标记颜色',
+  label_type_id: '标记类型',
+  alarm_id: '报警方式',
+  remark: '标记原因',
+  status: '状态',
+  photo: '现场照片',
+  cancel_reason: '取消理由',
+  cancel_photo: '整改照片',
+  create_user_name: '标记人',
+  size: '每页条数',
+  pn: '页码',
+};
+
+/** Status of a mark (spec 001 §4: 1 active; "cancelled" is ours: 2, as the table's migration says). */
+export const MarkStatus = { ACTIVE: 1, CANCELLED: 2 } as const;
+export const markStatusOptions: EnumOption[] = [
+  { value: MarkStatus.ACTIVE, label: '标记中', color: 'danger' },
+  { value: MarkStatus.CANCELLED, label: '已取消', color: 'default' },
+];
+
+export type MarkAction = 'edit' | 'cancel' | 'delete';
+
+/** The state rule of spec 001 §4, one function for the screen's buttons and the server's refusal: edit and cancel while active; delete always. */
+export const markAllows = (action: MarkAction, status: number): boolean => action === 'delete' || status === MarkStatus.ACTIVE;
+
+export const markConflictMessage = (action: MarkAction): string => (action === 'cancel' ? '该标记已取消，不能重复取消' : '该标记已取消，不能编辑');
+
+export const CANCEL_PHOTO_REQUIRED = '请上传整改照片';
+
+const fields = {
+  license_plate: requiredText('请输入车牌号', 10, '车牌号格式不正确').toUpperCase().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
+  vehicle_type_id: optionalField(intField('请选择车型').pipe(z.number().min(1, { error: '请选择车型' }))).transform((v) => v ?? null),
+  visitor_company: optText(60),
+  color_id: codeField('请选择标记颜色', 'markColor'),
+  label_type_id: codeField('请选择标记类型', 'markLabelType'),
+  alarm_id: codeField('请选择报警方式', 'markAlarmType'),
+  remark: reqText('请输入标记原因', 200),
+  // Spec 001 §5 / §9: photos max 9 on the marking form.
+  photo: imagesField(MAX_LABEL_PHOTOS),
+};
+const id = { id: idField(vehicleMarkLabels.id) };
+
+export const vehicleMarkCreate = labelled(z.object(fields), vehicleMarkLabels);
+export const vehicleMarkUpdate = labelled(z.object({ ...fields, ...id }), vehicleMarkLabels);
+
+/** Cancel (spec 001 §5): a reason '请输入取消理由' and 1 to 9 rectification photos. */
+export const vehicleMarkCancel = labelled(
+  z.object({
+    ...id,
+    cancel_reason: reqText('请输入取消理由', 200),
+    cancel_photo: imagesField(MAX_LABEL_PHOTOS).refine((s) => s !== '', { error: CANCEL_PHOTO_REQUIRED }),
+  }),
+  vehicleMarkLabels,
+);
+
+/** List filters (spec 001 §2): plate, visiting company, status, colour, mark type, alarm type; the codes default to -1 (all). */
+export const vehicleMarkQuery = labelled(
+  pageQuery.extend({
+    license_plate: optionalFilterText,
+    visitor_company: optionalFilterText,
+    status: optionalFilterInt,
+    color_id: optionalFilterInt,
+    label_type_id: optionalFilterInt,
+    alarm_id: optionalFilterInt,
+  }),
+  vehicleMarkLabels,
+);
+
+export type VehicleMarkCreate = z.infer<typeof vehicleMarkCreate>;
+export type VehicleMarkCancel = z.infer<typeof vehicleMarkCancel>;
+
+/** A mark as the list and the detail answer it. */
+export interface VehicleMarkRow {
+  id: number;
+  car_application_id: number | null;
+  /** The flagged appointment's number, when the mark came from one. */
+  application_number?: string | null;
+  license_plate: string;
+  vehicle_type_id: number | null;
+  vehicle_type_name?: string | null;
+  visitor_company: string;
+  remark: string;
+  color_id: number;
+  label_type_id: number;
+  alarm_id: number;
+  status: number;
+  photo: string;
+  cancel_reason: string;
+  cancel_photo: string;
+  /** The photos as the spec's files: type 1 site photos, 2 cancel (rectification) photos. */
+  files?: Array<{ url: string; type: 1 | 2 }>;
+  create_user_id: number | null;
+  create_user_name?: string | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+}
