@@ -28,6 +28,7 @@ import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
 import { equipmentRoutes } from './modules/equipment';
 import { markRoutes } from './modules/marks';
+import { deviceRoutes } from './modules/devices/routes';
 import { carListImportRoutes } from './modules/registers/list-import';
 import { listRoutes } from './modules/registers/lists';
 import { registrationRoutes } from './modules/registers/registrations';
@@ -41,7 +42,7 @@ import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes];
 
 /** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
 function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error) {

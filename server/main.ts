@@ -2,6 +2,7 @@ import { loadConfig } from './config';
 import { buildApp } from './app';
 import { startOvertimeJob } from './jobs/overtime';
 import { startCleanupJob } from './jobs/cleanup';
+import { startDeviceOnlineJob } from './jobs/device-online';
 
 const config = loadConfig();
 const app = await buildApp(config);
@@ -9,6 +10,7 @@ const app = await buildApp(config);
 let closing = false;
 let stopOvertimeJob = () => {};
 let stopCleanupJob = () => {};
+let stopDeviceOnlineJob = () => {};
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
@@ -17,6 +19,7 @@ async function shutdown(signal: string) {
   force.unref();
   stopOvertimeJob();
   stopCleanupJob();
+  stopDeviceOnlineJob();
   await app.close();
   process.exit(0);
 }
@@ -26,4 +29,5 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 await app.listen({ port: config.port, host: config.host });
 stopOvertimeJob = startOvertimeJob(app);
 stopCleanupJob = startCleanupJob(app);
+stopDeviceOnlineJob = startDeviceOnlineJob(app);
 app.log.info(`园区出入管理系统 listening on http://localhost:${config.port} (${app.ctx.dialect})`);

@@ -6,6 +6,7 @@ import { AppError } from './errors';
 import { sha256 } from './crypto';
 import type { AuthContext } from './context';
 import { auditJson } from './redact';
+import { authenticateDevice } from './device-auth';
 
 const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));
 const RENEW_AFTER_MS = 60_000;
@@ -121,6 +122,10 @@ export function registerGuards(app: FastifyInstance) {
   app.addHook('onRequest', async (req) => {
     const permission = req.routeOptions.config?.permission;
     if (!permission || permission === 'public') return;
+    if (permission === 'device') {
+      req.device = await authenticateDevice(app, req);
+      return;
+    }
     const token = bearerToken(req);
     const auth = token ? await authenticate(app, token) : null;
     if (!auth) throw new AppError(ErrorCode.UNAUTHENTICATED, token ? '登录已过期，请重新登录' : '请先登录');

@@ -1,3 +1,4 @@
+import type { DeviceIdentity } from './device-auth';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config';
 import type { Dialect } from '../db/index';
@@ -12,7 +13,8 @@ import type { PermissionCode } from '../../domain/permissions';
  * 'role': any signed-in user holding at least one role; 'signed-in': any
  * session (info, logout, profile); 'public': no session (sign-in calls).
  */
-export type Access = 'public' | 'signed-in' | 'role' | PermissionCode;
+/** 'device': a park device's key (DESIGN.md §8, core/device-auth.ts), never a user's session. */
+export type Access = 'public' | 'signed-in' | 'role' | 'device' | PermissionCode;
 
 export interface RouteInfo {
   method: string;
@@ -55,6 +57,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthContext | null;
+    /** The calling device on 'device' routes. */
+    device?: DeviceIdentity;
     /** What the operation log records as params when the body itself is encrypted. */
     auditParams?: unknown;
   }

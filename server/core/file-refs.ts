@@ -11,7 +11,7 @@ import { isFileName } from './storage';
  * the rows that exist already), and a case in `mayReadFile`'s switch. Until
  * the case exists the switch denies the kind, so forgetting it fails closed.
  */
-export type FileRecordKind = 'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list';
+export type FileRecordKind = 'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list' | 'gate_record_car' | 'gate_record_person';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -30,6 +30,8 @@ export const fileColumns = {
     'road_transport_img', 'compulsory_insurance_img', 'commercial_insurance_img', 'carrier_liability_insurance_img', 'report_instruction_img', 'commitment_letter_img', 'gps_instruction_img',
   ],
   transport_list: ['annex'],
+  gate_record_car: ['plate_image', 'vehicle_image'],
+  gate_record_person: ['snapshot'],
 } as const satisfies Record<FileRecordKind, readonly string[]>;
 
 /**

@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
 const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));
 
 const accessText = (p: string) =>
-  p === 'public' ? '无需登录' : p === 'signed-in' ? '已登录即可' : p === 'role' ? '已登录且至少有一个角色' : `权限 ${p}${permissionNames.get(p) ? `（${permissionNames.get(p)}）` : ''}`;
+  p === 'public' ? '无需登录' : p === 'device' ? '设备密钥（Authorization: Device <设备编号>:<密钥>）' : p === 'signed-in' ? '已登录即可' : p === 'role' ? '已登录且至少有一个角色' : `权限 ${p}${permissionNames.get(p) ? `（${permissionNames.get(p)}）` : ''}`;
 
 /** JSON Schema of a zod schema as a client sends it; the entity's labels become each property's title. */
 function inputSchema(schema: z.ZodType): Json {

@@ -11,6 +11,7 @@ import { contactRoles } from './migrations/008-contact-roles';
 import { equipment } from './migrations/009-equipment';
 import { vehicleRegistration } from './migrations/010-vehicle-registration';
 import { transportList } from './migrations/011-transport-list';
+import { devices } from './migrations/012-devices';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -26,6 +27,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '009-equipment': equipment(dialect),
     '010-vehicle-registration': vehicleRegistration(dialect),
     '011-transport-list': transportList(dialect),
+    '012-devices': devices(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -427,13 +427,72 @@ export interface EquipmentTable {
   latitude: number | null;
   state: Generated<number>;
   state_update_time: string | null;
+  /** SHA-256 hex of the device key (DESIGN.md §8); null until one is issued. */
+  key_hash: string | null;
+  key_issued_time: string | null;
+  /** Epoch ms of the device's last call: the online timer's clock. */
+  last_seen_at: number | null;
   create_user_id: number | null;
   create_time: string;
   update_time: string;
   deleted: Generated<number>;
 }
+/** One event a device sent, once: the replay ledger (migration 012). */
+export interface DeviceEventTable {
+  device_id: number;
+  event_id: string;
+  type: string;
+  capture_time: string;
+  received_at: number;
+}
+export interface GateRecordCarTable {
+  id: Generated<number>;
+  device_id: number;
+  event_id: string;
+  license_plate: string;
+  license_plate_color: number | null;
+  direction: number;
+  open_result: number;
+  plate_image: D<string>;
+  vehicle_image: D<string>;
+  vehicle_brand: D<string>;
+  vehicle_type: D<string>;
+  vehicle_color: number | null;
+  vehicle_compare_result: number | null;
+  face_compare_result: number | null;
+  capture_time: string;
+  create_time: string;
+}
+export interface GateRecordPersonTable {
+  id: Generated<number>;
+  device_id: number;
+  event_id: string;
+  idcard: D<string>;
+  person_name: D<string>;
+  card_number: D<string>;
+  card_status: number | null;
+  image_type: number | null;
+  direction: number;
+  open_result: number;
+  snapshot: D<string>;
+  capture_time: string;
+  create_time: string;
+}
+export interface DeviceAlarmTable {
+  id: Generated<number>;
+  device_id: number;
+  event_id: string;
+  alarm_type: string;
+  remark: D<string>;
+  capture_time: string;
+  create_time: string;
+}
 export interface DB {
   equipment: EquipmentTable;
+  device_event: DeviceEventTable;
+  gate_record_car: GateRecordCarTable;
+  gate_record_person: GateRecordPersonTable;
+  device_alarm: DeviceAlarmTable;
   sys_department: DepartmentTable;
   sys_role: RoleTable;
   sys_permission: PermissionTable;

@@ -75,6 +75,9 @@ export const registerReadCodes = {
   vehicle_type: 'role',
   department: 'role',
   user: 'user:list',
+  // Gate crossing records and their images (DESIGN.md §8): the records screens' codes.
+  gate_record_car: 'vehicleGateCrosRecords:list',
+  gate_record_person: 'personGateCrosRecords:list',
 } as const satisfies Record<string, Access>;
 /** Registers under approval (modules/registers): the park's lists, read by whoever keeps them or approves them. */
 export const approvableReadCodes = {
@@ -113,6 +116,8 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
     case 'vehicle_type':
     case 'department':
     case 'user':
+    case 'gate_record_car':
+    case 'gate_record_person':
       return holds(auth, registerReadCodes[kind]);
     case 'car_black_white_list':
     case 'person_black_white_list':

@@ -176,12 +176,52 @@ const uploadSchema: RouteSchema = { summary: '上传文件', multipart: { file: 
 /** `?access=` of a file read: any value is taken as given, and anything but a good token answers 401 (fileReader). */
 const fileQuery = z.object({ access: z.unknown().optional().describe('文件访问令牌（/file/accessToken 或上传答复中的 url 所带）') });
 
+/**
+ * Reads the one file part of a multipart request, checks its type from its
+ * content and its size, stores it and records its uploader (in a
+ * transaction, so that an Idempotency-Key is marked done with it). The
+ * plugin calling it registers @fastify/multipart (multipartLimits).
+ */
+export async function receiveUpload(req: FastifyRequest, o: { uploaderUserId: number; imagesOnly?: boolean }): Promise<{ name: string; size: number; type: string }> {
+  if (!req.isMultipart()) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
+  let data: Buffer;
+  let truncated: boolean;
+  let fileName = '';
+  try {
+    const part = await req.file({ throwFileSizeLimit: false });
+    if (!part) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
+    fileName = part.filename;
+    const chunks: Buffer[] = [];
+    for await (const chunk of part.file) chunks.push(chunk as Buffer);
+    data = Buffer.concat(chunks);
+    truncated = part.file.truncated;
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status === 413) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, '一次只能上传一个文件');
+    throw new AppError(ErrorCode.VALIDATION, '上传的内容不完整，请重试');
+  }
+  req.auditParams = { file: fileName, size: data.length };
+  if (data.length === 0) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
+  const type = detectFileType(data, !truncated);
+  if (!type || (o.imagesOnly && !type.image)) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA, MSG_UNSUPPORTED);
+  const max = type.image ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
+  if (truncated || data.length > max) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, tooLarge(max));
+  const name = await fileStoreOf(req.server.ctx.config.dataDir).put(data, type.ext);
+  await req.server.ctx.db.transaction().execute((trx) => recordFileObject(trx, name, o.uploaderUserId, req.server.ctx.now()));
+  req.auditParams = { file: fileName, size: data.length, name };
+  return { name, size: data.length, type: type.mime };
+}
+
+/** One file per request, at most a document's size: what every upload route's multipart registration allows. */
+export const multipartLimits = { fileSize: DOCUMENT_MAX_BYTES, files: 1, fields: 10, parts: 20 };
+
 export async function fileRoutes(appInstance: FastifyInstance) {
   const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const store = fileStoreOf(app.ctx.config.dataDir);
   const secret = await loadFileAccessSecret(app.ctx.db);
   // Scoped to this plugin: only the upload route parses multipart bodies.
-  await app.register(multipart, { limits: { fileSize: DOCUMENT_MAX_BYTES, files: 1, fields: 10, parts: 20 } });
+  await app.register(multipart, { limits: multipartLimits });
 
   const issueAccess = (req: FastifyRequest) => {
     const expiresAt = Math.floor((Date.now() + FILE_ACCESS_TTL_MS) / 1000) * 1000;
@@ -193,35 +233,8 @@ export async function fileRoutes(appInstance: FastifyInstance) {
 
   // A role, as for every other write: a signed-in account without one only sees the 403 page.
   app.post('/file/upload', { config: { permission: 'role', operation: '上传文件' }, schema: uploadSchema }, async (req) => {
-    if (!req.isMultipart()) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
-    let data: Buffer;
-    let truncated: boolean;
-    let fileName = '';
-    try {
-      const part = await req.file({ throwFileSizeLimit: false });
-      if (!part) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
-      fileName = part.filename;
-      const chunks: Buffer[] = [];
-      for await (const chunk of part.file) chunks.push(chunk as Buffer);
-      data = Buffer.concat(chunks);
-      truncated = part.file.truncated;
-    } catch (err) {
-      if (err instanceof AppError) throw err;
-      const status = (err as { statusCode?: number }).statusCode;
-      if (status === 413) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, '一次只能上传一个文件');
-      throw new AppError(ErrorCode.VALIDATION, '上传的内容不完整，请重试');
-    }
-    req.auditParams = { file: fileName, size: data.length };
-    if (data.length === 0) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
-    const type = detectFileType(data, !truncated);
-    if (!type) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA, MSG_UNSUPPORTED);
-    const max = type.image ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
-    if (truncated || data.length > max) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, tooLarge(max));
-    const name = await store.put(data, type.ext);
-    // In a transaction so that an Idempotency-Key is marked done with it.
-    await app.ctx.db.transaction().execute((trx) => recordFileObject(trx, name, req.auth!.userId, app.ctx.now()));
-    req.auditParams = { file: fileName, size: data.length, name };
-    return ok({ name, url: `/api/file/${name}?access=${encodeURIComponent(issueAccess(req).access)}`, size: data.length, type: type.mime }, '上传成功');
+    const file = await receiveUpload(req, { uploaderUserId: req.auth!.userId });
+    return ok({ name: file.name, url: `/api/file/${file.name}?access=${encodeURIComponent(issueAccess(req).access)}`, size: file.size, type: file.type }, '上传成功');
   });
 
   // 'public' to the guard because an <img> cannot send a header; fileReader is this route's own check.

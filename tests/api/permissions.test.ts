@@ -31,7 +31,7 @@ for (const dialect of await dialects()) {
     });
 
     it('refuses every route that needs a code to a caller without it, naming the code', async () => {
-      const coded = server.app.ctx.routes.filter((r) => !['public', 'signed-in', 'role'].includes(r.permission));
+      const coded = server.app.ctx.routes.filter((r) => !['public', 'signed-in', 'role', 'device'].includes(r.permission));
       expect(coded.length).toBeGreaterThan(8);
       for (const r of coded) {
         const res = await bare.call(r.method, concrete(r.url).replace(/^\/api/, ''), r.method === 'GET' ? undefined : {});
@@ -42,10 +42,20 @@ for (const dialect of await dialects()) {
     });
 
     it('refuses every non-public route to a user without a role, except info, logout and profile', async () => {
-      for (const r of server.app.ctx.routes.filter((x) => x.permission !== 'public' && x.permission !== 'signed-in')) {
+      for (const r of server.app.ctx.routes.filter((x) => x.permission !== 'public' && x.permission !== 'signed-in' && x.permission !== 'device')) {
         const res = await noRole.call(r.method, concrete(r.url).replace(/^\/api/, ''), r.method === 'GET' ? undefined : {});
         expect(res.status, `${r.method} ${r.url}`).toBe(403);
         expect(res.body.code).toBe(1004);
+      }
+    });
+
+    it('answers 401 to a user session on every device route: only a device key opens them', async () => {
+      const device = server.app.ctx.routes.filter((x) => x.permission === 'device');
+      expect(device.length).toBeGreaterThanOrEqual(3);
+      for (const r of device) {
+        const res = await bare.call(r.method, r.url.replace(/^\/api/, ''), {});
+        expect(res.status, `${r.method} ${r.url}`).toBe(401);
+        expect(res.body.msg).toContain('设备认证失败');
       }
     });
 

@@ -25,6 +25,7 @@ import { rejectInstance, resumeInstance } from '../../workflow/engine';
 import { applicationNumber, approvalProcess, assertAllows, instanceOf, lockLive, revokeApproval, submitForApproval, type SubjectRow } from '../../workflow/subject-actions';
 import { departmentBranch } from '../../core/department-branch';
 import { kinds, type KindDef } from './kinds';
+import { registrationMissing } from '../park-rules';
 
 /**
  * Person and vehicle appointments, written once for both kinds (kinds.ts
@@ -321,20 +322,10 @@ export async function blackListHit(db: Db, ctx: AppContext, kind: AppointmentKin
  */
 export async function assertRegistered(db: Db, k: KindDef, row: ApplicationRecord): Promise<void> {
   if (k.kind !== 'car') return;
-  const model = await vehicleModel(db, row.vehicle_type_id);
-  if (model?.need_record !== 1) return;
   const plate = String(row.license_plate).toUpperCase();
-  const covering = await db
-    .selectFrom('vehicle_registration')
-    .select('id')
-    .where('license_plate', '=', plate)
-    .where('state', '=', AppState.APPROVED)
-    .where('deleted', '=', 0)
-    .where('begin_time', '<=', row.visitor_begin_time)
-    .where('end_time', '>=', row.visitor_end_time)
-    .limit(1)
-    .executeTakeFirst();
-  if (!covering) fail(ErrorCode.STATE_CONFLICT, registrationMissingMessage(plate));
+  if (await registrationMissing(db, { vehicle_type_id: row.vehicle_type_id, license_plate: plate, begin: row.visitor_begin_time, end: row.visitor_end_time })) {
+    fail(ErrorCode.STATE_CONFLICT, registrationMissingMessage(plate));
+  }
 }
 
 // ---------------------------------------------------------------- saving

@@ -1,0 +1,141 @@
+/**
+ * What a park device sends (DESIGN.md §8): the bodies of /api/device/events
+ * and /api/device/access. Shared by the server, the gate simulator and the
+ * demo seed, which all feed the same ingestion code.
+ */
+import { z } from 'zod';
+import { isMainlandIdNumber, PLATE_PATTERN } from '../identity';
+import { labelled, type FieldLabels } from './common';
+
+export const MAX_EVENTS_PER_CALL = 500;
+/** A capture time further ahead of the server's clock than this is a device clock gone wrong, not an event. */
+export const MAX_CLOCK_AHEAD_MS = 10 * 60_000;
+/** A device that sends nothing (heartbeat or event) for this long is offline. */
+export const OFFLINE_AFTER_MS = 5 * 60_000;
+
+export const deviceEventLabels: FieldLabels = {
+  events: '事件列表',
+  event_id: '事件ID',
+  type: '事件类型',
+  capture_time: '抓拍时间',
+  license_plate: '车牌号',
+  license_plate_color: '车牌颜色',
+  direction: '进出方向',
+  open_result: '开闸结果',
+  plate_image: '车牌图片',
+  vehicle_image: '车辆图片',
+  vehicle_brand: '车辆品牌',
+  vehicle_type: '车辆类型',
+  vehicle_color: '车身颜色',
+  vehicle_compare_result: '车辆比对结果',
+  face_compare_result: '人脸比对结果',
+  idcard: '证件号码',
+  person_name: '姓名',
+  card_number: '卡号',
+  card_status: '卡状态',
+  image_type: '图片类型',
+  snapshot: '抓拍图片',
+  state: '设备状态',
+  alarm_type: '告警类型',
+  remark: '备注',
+  pass: '通行码',
+};
+
+const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const text = (max: number, label: string) => z.string({ error: `${label}必须是文本` }).trim().max(max, { error: `${label}不能超过${max}个字符` });
+const optionalText = (max: number, label: string) => text(max, label).optional().transform((v) => v ?? '');
+const code = (label: string, values: readonly number[]) =>
+  z.number({ error: `${label}必须是数字` }).int({ error: `${label}必须是整数` }).refine((v) => values.includes(v), { error: `${label}只能是${values.join('、')}` });
+const optionalCode = (label: string, values: readonly number[]) => code(label, values).optional().nullable().transform((v) => v ?? null);
+/** A stored file name from /api/device/files (or none). */
+const fileName = (label: string) => optionalText(80, label).refine((v) => v === '' || /^[0-9a-f]{32}\.[a-z0-9]{1,5}$/.test(v), { error: `${label}必须是 /api/device/files 返回的文件名` });
+
+const base = {
+  event_id: z
+    .string({ error: '请提供事件ID' })
+    .trim()
+    .min(1, { error: '请提供事件ID' })
+    .max(64, { error: '事件ID不能超过64个字符' }),
+  capture_time: z.string({ error: '请提供抓拍时间' }).regex(TIME, { error: '抓拍时间格式应为 YYYY-MM-DD HH:mm:ss' }),
+};
+const direction = code('进出方向', [1, 2]);
+const openResult = code('开闸结果', [0, 1]);
+
+export const vehicleEvent = z.object({
+  ...base,
+  type: z.literal('vehicle'),
+  license_plate: z
+    .string({ error: '请提供车牌号' })
+    .trim()
+    .toUpperCase()
+    .regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
+  license_plate_color: optionalCode('车牌颜色', [1, 2, 3, 4, 5, 6, 7]),
+  direction,
+  open_result: openResult,
+  plate_image: fileName('车牌图片'),
+  vehicle_image: fileName('车辆图片'),
+  vehicle_brand: optionalText(30, '车辆品牌'),
+  vehicle_type: optionalText(30, '车辆类型'),
+  vehicle_color: optionalCode('车身颜色', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+  vehicle_compare_result: optionalCode('车辆比对结果', [0, 1]),
+  face_compare_result: optionalCode('人脸比对结果', [0, 1]),
+});
+export const personEvent = z.object({
+  ...base,
+  type: z.literal('person'),
+  idcard: z
+    .string({ error: '请提供证件号码' })
+    .trim()
+    .toUpperCase()
+    .refine(isMainlandIdNumber, { error: '证件号码格式不正确' }),
+  person_name: optionalText(30, '姓名'),
+  card_number: optionalText(30, '卡号'),
+  card_status: optionalCode('卡状态', [0, 1, 2]),
+  image_type: optionalCode('图片类型', [1, 2]),
+  direction,
+  open_result: openResult,
+  snapshot: fileName('抓拍图片'),
+});
+export const heartbeatEvent = z.object({ ...base, type: z.literal('heartbeat'), state: optionalCode('设备状态', [0, 1]) });
+export const alarmEvent = z.object({ ...base, type: z.literal('alarm'), alarm_type: text(30, '告警类型').min(1, { error: '请提供告警类型' }), remark: optionalText(200, '备注') });
+
+export const deviceEvent = z.discriminatedUnion('type', [vehicleEvent, personEvent, heartbeatEvent, alarmEvent], { error: '事件类型只能是 vehicle、person、heartbeat 或 alarm' });
+export type DeviceEvent = z.output<typeof deviceEvent>;
+export type VehicleEvent = z.output<typeof vehicleEvent>;
+export type PersonEvent = z.output<typeof personEvent>;
+
+/**
+ * The batch: each event is checked on its own by the server (a bad one is
+ * listed, the good ones of the batch kept), so the body only promises a list.
+ */
+export const eventsBody = labelled(
+  z.object({
+    events: z
+      .array(z.unknown(), { error: '请提供事件列表（events 数组）' })
+      .min(1, { error: '事件列表不能为空' })
+      .max(MAX_EVENTS_PER_CALL, { error: `每次最多上报${MAX_EVENTS_PER_CALL}条事件` }),
+  }),
+  deviceEventLabels,
+);
+
+export const accessBody = labelled(
+  z
+    .object({
+      direction,
+      license_plate: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional()),
+      idcard: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().refine(isMainlandIdNumber, { error: '证件号码格式不正确' }).optional()),
+      pass: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined), z.string().max(2000, { error: '通行码过长' }).optional()),
+    })
+    .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供车牌号、证件号码或通行码中的一项', path: ['license_plate'] }),
+  deviceEventLabels,
+);
+
+/** The first problem of one event, as its entry in `rejected` says it. */
+export function eventProblem(event: unknown): string | null {
+  const r = deviceEvent.safeParse(event);
+  if (r.success) return null;
+  const issue = r.error.issues[0]!;
+  const field = String(issue.path[0] ?? '');
+  const label = deviceEventLabels[field];
+  return label && !issue.message.includes(label) ? `${label}：${issue.message}` : issue.message;
+}

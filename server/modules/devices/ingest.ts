@@ -1,0 +1,119 @@
+import type { Kysely } from 'kysely';
+import { deviceEvent, eventProblem, MAX_CLOCK_AHEAD_MS, type DeviceEvent } from '../../../domain/schemas/device-event';
+import { formatInZone } from '../../../domain/time';
+import type { AppContext } from '../../core/context';
+import { recordFileRefs } from '../../core/file-refs';
+import type { Db } from '../../core/repository';
+import type { DeviceIdentity } from '../../core/device-auth';
+import type { DB } from '../../db/schema';
+
+export interface IngestResult {
+  accepted: number;
+  duplicates: number;
+  rejected: Array<{ event_id: string; msg: string }>;
+}
+
+/**
+ * Stores one batch of a device's events (DESIGN.md §8) in one transaction:
+ * each event is checked alone (a bad one is listed in `rejected`, the good
+ * ones are kept); device_event's key (device_id, event_id) admits each event
+ * once, so a replayed batch, on any server or connection, stores nothing
+ * twice; crossings become gate records; any contact marks the device online.
+ * The simulator and the demo seed call this too.
+ */
+export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, events: readonly unknown[]): Promise<IngestResult> {
+  const rejected: IngestResult['rejected'] = [];
+  const valid: DeviceEvent[] = [];
+  const seen = new Set<string>();
+  let duplicates = 0;
+  const latest = formatInZone(ctx.now() + MAX_CLOCK_AHEAD_MS, ctx.config.tz);
+  for (const raw of events) {
+    const id = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? ((raw as { event_id: string }).event_id.trim() || '') : '';
+    const problem = eventProblem(raw);
+    if (problem) {
+      rejected.push({ event_id: id, msg: problem });
+      continue;
+    }
+    const e = deviceEvent.parse(raw);
+    if (e.capture_time > latest) {
+      rejected.push({ event_id: e.event_id, msg: '抓拍时间晚于服务器时间，请校准设备时钟' });
+      continue;
+    }
+    // The same id twice in one batch: the second is a replay of the first.
+    if (seen.has(e.event_id)) {
+      duplicates++;
+      continue;
+    }
+    seen.add(e.event_id);
+    valid.push(e);
+  }
+
+  const now = ctx.time();
+  const nowMs = ctx.now();
+  const accepted = await ctx.db.transaction().execute(async (trx) => {
+    const stored = valid.length ? await admit(trx, device.id, valid, nowMs) : new Set<string>();
+    const fresh = valid.filter((e) => stored.has(e.event_id));
+    await writeRecords(trx, device, fresh, now);
+    await markSeen(trx, device.id, now, nowMs);
+    return fresh.length;
+  });
+  return { accepted, duplicates: duplicates + valid.length - accepted, rejected };
+}
+
+/** Multi-row inserts stay well under SQLite's bound-parameter limit (6 columns a row). */
+const CHUNK = 150;
+
+/** Inserts the ledger rows; answers the event ids that were new (a conflict is a replay and returns nothing). */
+async function admit(trx: Db, deviceId: number, events: DeviceEvent[], nowMs: number): Promise<Set<string>> {
+  const fresh = new Set<string>();
+  for (let i = 0; i < events.length; i += CHUNK) {
+    const rows = await trx
+      .insertInto('device_event')
+      .values(events.slice(i, i + CHUNK).map((e) => ({ device_id: deviceId, event_id: e.event_id, type: e.type, capture_time: e.capture_time, received_at: nowMs })))
+      .onConflict((oc) => oc.columns(['device_id', 'event_id']).doNothing())
+      .returning('event_id')
+      .execute();
+    for (const r of rows) fresh.add(r.event_id);
+  }
+  return fresh;
+}
+
+async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<void> {
+  const t = trx as unknown as Kysely<DB>;
+  for (const e of events) {
+    if (e.type === 'vehicle') {
+      const { type: _t, ...fields } = e;
+      const row = await t.insertInto('gate_record_car').values({ ...fields, device_id: device.id, create_time: now }).returning('id').executeTakeFirstOrThrow();
+      const images = [e.plate_image, e.vehicle_image].filter(Boolean);
+      if (images.length) await recordFileRefs(trx, 'gate_record_car', row.id, images);
+    } else if (e.type === 'person') {
+      const { type: _t, ...fields } = e;
+      const row = await t.insertInto('gate_record_person').values({ ...fields, device_id: device.id, create_time: now }).returning('id').executeTakeFirstOrThrow();
+      if (e.snapshot) await recordFileRefs(trx, 'gate_record_person', row.id, [e.snapshot]);
+    } else if (e.type === 'alarm') {
+      await t.insertInto('device_alarm').values({ device_id: device.id, event_id: e.event_id, alarm_type: e.alarm_type, remark: e.remark, capture_time: e.capture_time, create_time: now }).execute();
+    }
+  }
+}
+
+/** Any contact is a sign of life: online now, and the state time moves only when the state changes. */
+export async function markSeen(db: Db, deviceId: number, now: string, nowMs: number): Promise<void> {
+  await db.updateTable('equipment').set({ last_seen_at: nowMs }).where('id', '=', deviceId).where('state', '=', 1).execute();
+  await db.updateTable('equipment').set({ last_seen_at: nowMs, state: 1, state_update_time: now }).where('id', '=', deviceId).where('state', '!=', 1).execute();
+}
+
+/**
+ * The online timer's one statement: devices silent for `silentMs` go
+ * offline. A conditional UPDATE, so two servers running it at once change
+ * each device once.
+ */
+export async function markSilentOffline(db: Db, now: string, nowMs: number, silentMs: number): Promise<number> {
+  const r = await db
+    .updateTable('equipment')
+    .set({ state: 0, state_update_time: now })
+    .where('state', '=', 1)
+    .where('deleted', '=', 0)
+    .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', nowMs - silentMs)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

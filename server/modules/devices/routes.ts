@@ -1,0 +1,74 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import { ErrorCode } from '../../../domain/errors';
+import { gateDecision } from '../../../domain/gate';
+import { idBody } from '../../../domain/schemas/car-application';
+import { accessBody, eventsBody } from '../../../domain/schemas/device-event';
+import { equipmentKindList } from '../../../domain/schemas/equipment';
+import { newDeviceKey } from '../../core/device-auth';
+import { AppError, notFound, ok } from '../../core/errors';
+import type { RouteSchema, ZodTypeProvider } from '../../core/route-schema';
+import { multipartLimits, receiveUpload } from '../files';
+import { registrationMissing } from '../park-rules';
+import { loadPassKeys, lookup } from '../passes';
+import { ingestEvents, markSeen } from './ingest';
+
+const deviceUploadSchema: RouteSchema = { summary: '设备上传图片（multipart，返回文件名供事件引用）', multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个' } };
+
+/** A device's files have no user behind them: the uploader id of file_object is this. */
+export const DEVICE_UPLOADER = 0;
+
+/**
+ * The device API of DESIGN.md §8 (documented for gate vendors in
+ * docs/api.md), and the equipment screens' key issuing.
+ */
+export async function deviceRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+  const { ctx } = app;
+  const { db } = ctx;
+  const passKeys = await loadPassKeys(db);
+  // Scoped to this plugin, as in files.ts: only /device/files takes multipart bodies here.
+  await app.register(multipart, { limits: multipartLimits });
+
+  for (const k of equipmentKindList) {
+    app.post(
+      `/equipment/${k.kind}/issueKey`,
+      { config: { permission: `${k.codes}:edit`, operation: `签发${k.title}密钥` }, schema: { summary: `签发${k.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`, body: idBody } },
+      async (req) => {
+        const { key, hash } = newDeviceKey();
+        const r = await db.updateTable('equipment').set({ key_hash: hash, key_issued_time: ctx.time(), update_time: ctx.time() }).where('id', '=', req.body.id).where('kind', '=', k.kind).where('deleted', '=', 0).executeTakeFirst();
+        if (Number(r.numUpdatedRows) === 0) notFound(k.title);
+        // Only the answer carries the key: the operation log keeps request bodies, and the table only its hash.
+        return ok({ key }, '密钥已签发，请立即复制保存，关闭后将无法再次查看');
+      },
+    );
+  }
+
+  app.post('/device/events', { config: { permission: 'device' }, schema: { summary: '设备上报事件（批量，按 event_id 去重）', body: eventsBody } }, async (req) => ok(await ingestEvents(ctx, req.device!, req.body.events)));
+
+  app.post('/device/files', { config: { permission: 'device' }, schema: deviceUploadSchema }, async (req) => {
+    const file = await receiveUpload(req, { imagesOnly: true, uploaderUserId: DEVICE_UPLOADER });
+    await markSeen(db, req.device!.id, ctx.time(), ctx.now());
+    return ok({ name: file.name, size: file.size, type: file.type }, '上传成功');
+  });
+
+  app.post('/device/access', { config: { permission: 'device' }, schema: { summary: '闸机放行判定（车牌、证件号码或通行码）', body: accessBody } }, async (req) => {
+    const b = req.body;
+    let found;
+    try {
+      found = await lookup(ctx, passKeys, b.license_plate ? { license_plate: b.license_plate } : b.idcard ? { idcard: b.idcard } : { pass: b.pass! });
+    } catch (err) {
+      // Something scanned that is not a park pass at all: the gate gets a refusal, not an error.
+      if (err instanceof AppError && err.code === ErrorCode.VALIDATION) return ok({ allow: false, reason: '通行码无效（不是园区通行码），不能放行' });
+      throw err;
+    }
+    const current = found.application;
+    let missing = false;
+    if (current?.kind === 'car' && current.state === 2 && current.validity === 'valid') {
+      const row = await db.selectFrom('car_application').select(['vehicle_type_id', 'license_plate', 'visitor_begin_time', 'visitor_end_time']).where('car_application_id', '=', current.id).executeTakeFirst();
+      missing = !!row && (await registrationMissing(db, { vehicle_type_id: row.vehicle_type_id, license_plate: row.license_plate, begin: row.visitor_begin_time, end: row.visitor_end_time }));
+    }
+    await markSeen(db, req.device!.id, ctx.time(), ctx.now());
+    return ok(gateDecision(found, b.direction, () => missing));
+  });
+}

@@ -1,0 +1,29 @@
+import { AppState } from '../../domain/appointments';
+import type { Db } from '../core/repository';
+
+/**
+ * What the registers mean for the rest of the park (DESIGN.md §7), read by
+ * every path that lets a vehicle in: appointment submit, resume, delay and
+ * amend, and the gate's decision.
+ */
+
+/**
+ * need_record: a vehicle whose model needs a registration is let in only
+ * with an approved, live registration of its plate whose begin..end covers
+ * the whole visit. True when the model needs one and none covers it.
+ */
+export async function registrationMissing(db: Db, visit: { vehicle_type_id: number; license_plate: string; begin: string; end: string }): Promise<boolean> {
+  const model = await db.selectFrom('vehicle_type').select('need_record').where('id', '=', visit.vehicle_type_id).where('deleted', '=', 0).executeTakeFirst();
+  if (model?.need_record !== 1) return false;
+  const covering = await db
+    .selectFrom('vehicle_registration')
+    .select('id')
+    .where('license_plate', '=', visit.license_plate.toUpperCase())
+    .where('state', '=', AppState.APPROVED)
+    .where('deleted', '=', 0)
+    .where('begin_time', '<=', visit.begin)
+    .where('end_time', '>=', visit.end)
+    .limit(1)
+    .executeTakeFirst();
+  return !covering;
+}
