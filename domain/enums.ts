@@ -71,6 +71,16 @@ export const enums = {
   markColor: opts([[1, '红色', 'danger'], [2, '黄色', 'warning'], [3, '蓝色', 'primary']]),
   markLabelType: opts([[1, '重点关注'], [2, '违规行为'], [3, '安全隐患'], [4, '其他']]),
   markAlarmType: opts([[1, '禁止入园'], [2, '入园报警'], [3, '仅提示']]),
+  /** Gate crossing records (spec 001 §2, DESIGN.md §8): direction and open result as the device API sends them. */
+  gateDirection: opts([[1, '入场', 'success'], [2, '出场', 'primary']]),
+  gateOpenResult: opts([[1, '开闸', 'success'], [0, '未开闸', 'danger']]),
+  /** Body colour codes 1-10 of the gates' plate recognition (the usual camera table); the spec names the filter only. */
+  vehicleColor: opts([[1, '白色'], [2, '灰色'], [3, '黄色'], [4, '粉色'], [5, '红色'], [6, '紫色'], [7, '绿色'], [8, '蓝色'], [9, '棕色'], [10, '黑色']]),
+  /** Vehicle and face comparison results of a vehicle crossing (1 match, 0 not, docs/api.md). */
+  compareResult: opts([[1, '一致', 'success'], [0, '不一致', 'danger']]),
+  /** Person crossings: card status 0-2 and image type 1-2 of the device API; the names are ours (docs/decisions.md). */
+  gateCardStatus: opts([[1, '正常', 'success'], [2, '挂失', 'warning'], [0, '无效', 'danger']]),
+  gateImageType: opts([[1, '人脸抓拍'], [2, '证件照片']]),
 } satisfies Record<string, EnumOption[]>;
 
 export type EnumName = keyof typeof enums;

@@ -26,3 +26,13 @@ export function formatCountdown(totalSeconds: number): string {
   const s = Math.max(0, Math.floor(totalSeconds));
   return `${pad(Math.floor(s / 60))}:${pad(s % 60)}`;
 }
+
+/**
+ * A park time `minutes` later, by wall clock ('YYYY-MM-DD HH:mm:ss' in and
+ * out): the park's zone keeps no daylight saving, so wall-clock arithmetic is
+ * exact.
+ */
+export function addMinutes(time: string, minutes: number): string {
+  const ms = Date.parse(`${time.replace(' ', 'T')}Z`) + minutes * 60_000;
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}

@@ -24,11 +24,14 @@ import { registerRouteSchemas } from './core/route-schema';
 import { approvalPendingRoutes } from './modules/approval-pending';
 import { appointmentRoutes } from './modules/appointments/index';
 import { authRoutes } from './modules/auth';
+import { boardRoutes } from './modules/board';
 import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
 import { equipmentRoutes } from './modules/equipment';
 import { markRoutes } from './modules/marks';
+import { gateRecordRoutes } from './modules/gate-records';
 import { deviceRoutes } from './modules/devices/routes';
+import { strandedRoutes } from './modules/stranded';
 import { carListImportRoutes } from './modules/registers/list-import';
 import { listRoutes } from './modules/registers/lists';
 import { registrationRoutes } from './modules/registers/registrations';
@@ -42,7 +45,7 @@ import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes, boardRoutes, gateRecordRoutes, strandedRoutes];
 
 /** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
 function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error) {

@@ -3,6 +3,7 @@ import { buildApp } from './app';
 import { startOvertimeJob } from './jobs/overtime';
 import { startCleanupJob } from './jobs/cleanup';
 import { startDeviceOnlineJob } from './jobs/device-online';
+import { startStrandedJob } from './jobs/stranded';
 
 const config = loadConfig();
 const app = await buildApp(config);
@@ -11,6 +12,7 @@ let closing = false;
 let stopOvertimeJob = () => {};
 let stopCleanupJob = () => {};
 let stopDeviceOnlineJob = () => {};
+let stopStrandedJob = () => {};
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
@@ -20,6 +22,7 @@ async function shutdown(signal: string) {
   stopOvertimeJob();
   stopCleanupJob();
   stopDeviceOnlineJob();
+  stopStrandedJob();
   await app.close();
   process.exit(0);
 }
@@ -30,4 +33,5 @@ await app.listen({ port: config.port, host: config.host });
 stopOvertimeJob = startOvertimeJob(app);
 stopCleanupJob = startCleanupJob(app);
 stopDeviceOnlineJob = startDeviceOnlineJob(app);
+stopStrandedJob = startStrandedJob(app);
 app.log.info(`园区出入管理系统 listening on http://localhost:${config.port} (${app.ctx.dialect})`);

@@ -22,6 +22,7 @@ export const equipmentLabels = {
   latitude: '纬度',
   state: '在线状态',
   state_update_time: '最后状态时间',
+  key_issued_time: '密钥签发时间',
 };
 export type EquipmentField = keyof typeof equipmentLabels;
 
@@ -118,6 +119,8 @@ export interface EquipmentRow {
   latitude: number | null;
   state: number;
   state_update_time: string | null;
+  /** When the device's key (DESIGN.md §8) was last issued; null while it has none. The key and its hash never leave the server. */
+  key_issued_time: string | null;
   create_time: string;
   update_time: string;
 }

@@ -12,6 +12,7 @@ import { equipment } from './migrations/009-equipment';
 import { vehicleRegistration } from './migrations/010-vehicle-registration';
 import { transportList } from './migrations/011-transport-list';
 import { devices } from './migrations/012-devices';
+import { stranded } from './migrations/013-stranded';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -28,6 +29,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '010-vehicle-registration': vehicleRegistration(dialect),
     '011-transport-list': transportList(dialect),
     '012-devices': devices(dialect),
+    '013-stranded': stranded(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -119,6 +119,8 @@ export interface VehicleTypeTable {
   show_cargo_type: number;
   check_overweight: number;
   need_blind_video: number;
+  /** The longest a vehicle of the model may stay in one visit (migration 013); null: the visit's end. */
+  dwell_limit_minutes: D<number | null>;
   create_user_id: number | null;
   create_time: string;
   update_time: string;
@@ -487,8 +489,50 @@ export interface DeviceAlarmTable {
   capture_time: string;
   create_time: string;
 }
+/** One stay inside the park (migration 013): an 'in' crossing to the next 'out'. */
+export interface PresenceTable {
+  id: Generated<number>;
+  kind: string;
+  subject: string;
+  application_id: number | null;
+  visit_area: number | null;
+  deadline: string | null;
+  entry_time: string;
+  entry_device_id: number;
+  exit_time: string | null;
+  exit_device_id: number | null;
+  black: D<number>;
+  alarmed: D<number>;
+}
+export interface StrandedAlarmTable {
+  id: Generated<number>;
+  kind: string;
+  presence_id: number;
+  application_id: number | null;
+  application_info: D<string>;
+  license_plate: D<string>;
+  idcard: D<string>;
+  person_name: D<string>;
+  visit_area: number | null;
+  level_type: number;
+  is_black: D<number>;
+  entry_time: string;
+  alarm_time: string;
+  exit_time: string | null;
+  handle_user_id: number | null;
+  handled_remark: D<string>;
+  false_alarm: number | null;
+  handle_time: string | null;
+  phones: D<string>;
+  sms_send: D<number>;
+  sms_content: D<string>;
+  sms_error_response: string | null;
+  create_time: string;
+}
 export interface DB {
   equipment: EquipmentTable;
+  presence: PresenceTable;
+  stranded_alarm: StrandedAlarmTable;
   device_event: DeviceEventTable;
   gate_record_car: GateRecordCarTable;
   gate_record_person: GateRecordPersonTable;

@@ -89,12 +89,18 @@ export const approvableReadCodes = {
 
 /** Registers whose rows are their filer's: the filer reads their own besides the holders of the codes above. */
 const filedRegisters = new Set<string>(['vehicle_registration', 'transport_list']);
-export type RegisterKind = keyof typeof registerReadCodes | keyof typeof approvableReadCodes | 'equipment';
+export type RegisterKind = keyof typeof registerReadCodes | keyof typeof approvableReadCodes | 'equipment' | 'stranded_alarm';
 
 /** Every kind of record whose rows are read through this switch. */
 export type RecordKind = FileRecordKind | RegisterKind;
 
 const holds = (auth: AuthContext, access: Access) => (access === 'role' ? auth.roleIds.length > 0 : auth.permissions.has(access));
+
+/** One table for both kinds: an alarm is read by the holders of its kind's list code. */
+async function anyStrandedReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {
+  const rows = await db.selectFrom('stranded_alarm').select('kind').where('id', 'in', ids.slice(0, ID_CHUNK)).execute();
+  return rows.some((r) => auth.permissions.has(r.kind === 'car' ? 'strandedManagementCar:list' : 'strandedManagementPerson:list'));
+}
 
 async function anyEquipmentReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {
   const rows = await db.selectFrom('equipment').select('kind').where('id', 'in', ids.slice(0, ID_CHUNK)).where('deleted', '=', 0).execute();
@@ -125,6 +131,8 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
     case 'transport_list':
       if (approvableReadCodes[kind].some((code) => holds(auth, code))) return true;
       return filedRegisters.has(kind) && !!(await (db as Kysely<any>).selectFrom(kind).select('id').where('id', 'in', ids.slice(0, ID_CHUNK)).where('create_user_id', '=', auth.userId).where('deleted', '=', 0).executeTakeFirst());
+    case 'stranded_alarm':
+      return anyStrandedReadable(db, auth, ids);
     case 'equipment':
       // One table for seven kinds: a device is read by the holders of its own kind's list code.
       return anyEquipmentReadable(db, auth, ids);

@@ -1,7 +1,11 @@
 import { equipmentKindList, equipmentLabels, equipmentSchemas, type EquipmentKindDef } from '../../domain/schemas/equipment';
 import { defineResource, resourceRoutes } from '../core/resource';
 
-/** 设备管理 (spec 001): each of the seven kinds is the same declaration over the shared equipment table. */
+/**
+ * 设备管理 (spec 001): each of the seven kinds is the same declaration over the shared equipment table.
+ * State and key time are the device API's (DESIGN.md §8), answered but never taken from a form;
+ * key_hash and last_seen_at stay on the server.
+ */
 const equipmentResource = (k: EquipmentKindDef) => {
   const base = `/equipment/${k.kind}`;
   return defineResource({
@@ -10,7 +14,7 @@ const equipmentResource = (k: EquipmentKindDef) => {
     key: 'id',
     softDelete: 'deleted',
     scope: { kind: k.kind },
-    columns: ['id', 'name', 'number', ...k.fields.filter((f) => f !== 'name' && f !== 'number'), 'state', 'state_update_time', 'create_time', 'update_time'],
+    columns: ['id', 'name', 'number', ...k.fields.filter((f) => f !== 'name' && f !== 'number'), 'state', 'state_update_time', 'key_issued_time', 'create_time', 'update_time'],
     labels: equipmentLabels,
     access: 'equipment',
     paths: { list: `${base}/list`, detail: { url: `${base}/detail`, method: 'GET' }, save: `${base}/save`, edit: `${base}/edit`, delete: `${base}/delete` },

@@ -1,4 +1,6 @@
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { AppState } from '../../domain/appointments';
+import { ListType } from '../../domain/registers';
 import type { Db } from '../core/repository';
 
 /**
@@ -26,4 +28,25 @@ export async function registrationMissing(db: Db, visit: { vehicle_type_id: numb
     .limit(1)
     .executeTakeFirst();
   return !covering;
+}
+
+/**
+ * Whether a black-list entry of the plate ('car') or ID number ('person') is
+ * in force on `day` (YYYY-MM-DD): approved, live, the day within its dates
+ * (either end open). What refuses a submit and raises a stranded alarm the
+ * moment the subject is inside.
+ */
+export async function blackListedOn(db: Db, kind: 'car' | 'person', subject: string, day: string): Promise<boolean> {
+  const hit = await (db as unknown as Kysely<any>)
+    .selectFrom(kind === 'car' ? 'car_black_white_list' : 'person_black_white_list')
+    .select('id')
+    .where(kind === 'car' ? 'license_plate' : 'idcard', '=', subject.toUpperCase())
+    .where('type', '=', ListType.BLACK)
+    .where('status', '=', AppState.APPROVED)
+    .where('deleted', '=', 0)
+    .where((eb: ExpressionBuilder<any, any>) => eb.or([eb('start_time', 'is', null), eb('start_time', '<=', `${day} 23:59:59`)]))
+    .where((eb: ExpressionBuilder<any, any>) => eb.or([eb('end_time', 'is', null), eb('end_time', '>=', `${day} 00:00:00`)]))
+    .limit(1)
+    .executeTakeFirst();
+  return !!hit;
 }

@@ -79,6 +79,8 @@ const menuScreens: { [C in MenuCode]?: Page } = {
   'menu:allTransportListHis': screen(() => waybills().then((m) => m.allWaybillHistoryScreen)),
   'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
   'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
+  'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),
+  'menu:personGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.personGateRecordsScreen)),
   'menu:gateDevice': equipment('gate'),
   'menu:bumpingPostDevice': equipment('bumpingPost'),
   'menu:tireBreakerDevice': equipment('tireCrushing'),

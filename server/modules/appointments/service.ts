@@ -25,7 +25,7 @@ import { rejectInstance, resumeInstance } from '../../workflow/engine';
 import { applicationNumber, approvalProcess, assertAllows, instanceOf, lockLive, revokeApproval, submitForApproval, type SubjectRow } from '../../workflow/subject-actions';
 import { departmentBranch } from '../../core/department-branch';
 import { kinds, type KindDef } from './kinds';
-import { registrationMissing } from '../park-rules';
+import { blackListedOn, registrationMissing } from '../park-rules';
 
 /**
  * Person and vehicle appointments, written once for both kinds (kinds.ts
@@ -279,31 +279,16 @@ async function ruleErrors(db: Db, ctx: AppContext, k: KindDef, v: Record<string,
 
 // ---------------------------------------------------------------- black lists
 
-/** An entry in force today: type 1 (black), status 2 (in effect), not deleted, today within its dates (null = open). */
-function activeEntries(db: Db, table: 'car_black_white_list' | 'person_black_white_list', today: string): AnySelect {
-  const day = dateOf(today);
-  return anyDb(db)
-    .selectFrom(table as string)
-    .select('id')
-    .where('type', '=', 1)
-    .where('status', '=', 2)
-    .where('deleted', '=', 0)
-    .where((eb) => eb.or([eb('start_time', 'is', null), eb('start_time', '<=', `${day} 23:59:59`)]))
-    .where((eb) => eb.or([eb('end_time', 'is', null), eb('end_time', '>=', `${day} 00:00:00`)]))
-    .limit(1);
-}
-
 /**
  * Why an application is black-listed, as the 409 message of a submit, or null.
  * Vehicles: the plate, the applicant's and every driver's or passenger's ID;
  * persons: the visitor's ID.
  */
 export async function blackListHit(db: Db, ctx: AppContext, kind: AppointmentKind, v: Record<string, any>, persons: Array<{ name?: string | null; id_card?: string | null }> = []): Promise<string | null> {
-  const today = ctx.time();
-  const personListed = async (idcard: string | null | undefined) =>
-    !!idcard && !!(await activeEntries(db, 'person_black_white_list', today).where('idcard', '=', idcard.toUpperCase()).executeTakeFirst());
+  const day = dateOf(ctx.time());
+  const personListed = async (idcard: string | null | undefined) => !!idcard && (await blackListedOn(db, 'person', idcard, day));
   if (kind === 'car') {
-    if (await activeEntries(db, 'car_black_white_list', today).where('license_plate', '=', String(v.license_plate).toUpperCase()).executeTakeFirst()) {
+    if (await blackListedOn(db, 'car', String(v.license_plate), day)) {
       return `该车辆（${v.license_plate}）在黑名单中，不能提交`;
     }
     if (await personListed(v.applicant_idcard)) return `该申请人（${v.applicant_name}，证件号${v.applicant_idcard}）在黑名单中，不能提交`;

@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { recordFileRefs } from '../../core/file-refs';
 import type { Db } from '../../core/repository';
 import type { DeviceIdentity } from '../../core/device-auth';
+import { raiseDueAlarms, trackCrossing } from './presence';
 import type { DB } from '../../db/schema';
 
 export interface IngestResult {
@@ -49,15 +50,18 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
   }
 
   const now = ctx.time();
-  const nowMs = ctx.now();
+  // Whole milliseconds: a shifted clock (the seed's, the simulator's) may carry fractions, which a bigint column refuses.
+  const nowMs = Math.round(ctx.now());
   const accepted = await ctx.db.transaction().execute(async (trx) => {
     const stored = valid.length ? await admit(trx, device.id, valid, nowMs) : new Set<string>();
     const fresh = valid.filter((e) => stored.has(e.event_id));
-    await writeRecords(trx, device, fresh, now);
+    const blackInside = await writeRecords(trx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
-    return fresh.length;
+    return { count: fresh.length, blackInside };
   });
-  return { accepted, duplicates: duplicates + valid.length - accepted, rejected };
+  // A black-listed subject inside is stranded at once (DESIGN.md §8): its alarm goes out now, not at the next minute.
+  if (accepted.blackInside) await raiseDueAlarms(ctx);
+  return { accepted: accepted.count, duplicates: duplicates + valid.length - accepted.count, rejected };
 }
 
 /** Multi-row inserts stay well under SQLite's bound-parameter limit (6 columns a row). */
@@ -78,9 +82,13 @@ async function admit(trx: Db, deviceId: number, events: DeviceEvent[], nowMs: nu
   return fresh;
 }
 
-async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<void> {
+/** Crossings become records and move who is inside; answers whether a black-listed subject came in. */
+async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<boolean> {
   const t = trx as unknown as Kysely<DB>;
-  for (const e of events) {
+  let blackInside = false;
+  // In capture order: a batch replayed out of order still opens a stay before closing it.
+  for (const e of [...events].sort((a, b) => (a.capture_time < b.capture_time ? -1 : a.capture_time > b.capture_time ? 1 : 0))) {
+    if (e.type === 'vehicle' || e.type === 'person') blackInside = (await trackCrossing(trx, { ...e, device_id: device.id })) || blackInside;
     if (e.type === 'vehicle') {
       const { type: _t, ...fields } = e;
       const row = await t.insertInto('gate_record_car').values({ ...fields, device_id: device.id, create_time: now }).returning('id').executeTakeFirstOrThrow();
@@ -94,6 +102,7 @@ async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent
       await t.insertInto('device_alarm').values({ device_id: device.id, event_id: e.event_id, alarm_type: e.alarm_type, remark: e.remark, capture_time: e.capture_time, create_time: now }).execute();
     }
   }
+  return blackInside;
 }
 
 /** Any contact is a sign of life: online now, and the state time moves only when the state changes. */

@@ -1,6 +1,7 @@
 import { equipmentKinds, equipmentLabels, equipmentSchemas, type EquipmentKind, type EquipmentKindDef, type EquipmentRow } from '../../../domain/schemas/equipment';
 import { get } from '../../lib/http';
 import { defineScreen, type DeclaredField, type ScreenDef } from '../../list-screen';
+import { issueKeyConfirm, issueKeyModal } from './issue-key-modal';
 
 /**
  * 设备管理 (spec 001 §2 Equipment lists): one declaration, seven kinds. Each
@@ -20,16 +21,18 @@ const fieldDefs: Record<string, DeclaredField<EquipmentRow>> = {
   latitude: { name: 'latitude', kind: 'number', hideInSearch: true, width: 110 },
 };
 
-const stateFields: DeclaredField<EquipmentRow>[] = [
+/** What the device API sets (DESIGN.md §8): shown, never in a form. */
+const deviceFields: DeclaredField<EquipmentRow>[] = [
   { name: 'state', kind: 'enum', options: 'stateEquipmentType', tag: true, hideInForm: true, width: 90, search: { default: -1 } },
   { name: 'state_update_time', kind: 'text', hideInSearch: true, hideInForm: true, width: 170, render: (r) => r.state_update_time ?? '-' },
+  { name: 'key_issued_time', kind: 'text', hideInSearch: true, hideInForm: true, width: 170, render: (r) => r.key_issued_time ?? '未签发' },
 ];
 
 function equipmentScreen(k: EquipmentKindDef): ScreenDef<EquipmentRow> {
   const base = `/equipment/${k.kind}`;
   const schemas = equipmentSchemas(k);
   const shown = (name: string) => k.filters.includes(name as never);
-  const fields = [...k.fields.map((f) => fieldDefs[f]!), ...stateFields].map((f) => ({ ...f, hideInSearch: f.hideInSearch || !shown(f.name) }));
+  const fields = [...k.fields.map((f) => fieldDefs[f]!), ...deviceFields].map((f) => ({ ...f, hideInSearch: f.hideInSearch || !shown(f.name) }));
   return defineScreen<EquipmentRow>({
     key: `equipment.${k.kind}`,
     title: k.title,
@@ -41,6 +44,8 @@ function equipmentScreen(k: EquipmentKindDef): ScreenDef<EquipmentRow> {
     toolbar: [{ key: 'add', label: '新增', type: 'create', permission: `${k.codes}:add` }],
     rowActions: [
       { key: 'edit', label: '编辑', type: 'edit', permission: `${k.codes}:edit` },
+      // Issuing a key changes the device: its edit code's, as the server's issueKey route says.
+      { key: 'issueKey', label: '接入密钥', type: 'modal', permission: `${k.codes}:edit`, confirm: issueKeyConfirm, component: issueKeyModal(base) },
       { key: 'delete', label: '删除', type: 'delete', permission: `${k.codes}:delete`, path: `${base}/delete`, body: (r) => ({ id: r.id }) },
     ],
     form: {

@@ -1,0 +1,165 @@
+import type { Kysely } from 'kysely';
+import { AppState } from '../../../domain/appointments';
+import { Direction } from '../../../domain/gate';
+import type { PersonEvent, VehicleEvent } from '../../../domain/schemas/device-event';
+import { addMinutes } from '../../../domain/time';
+import type { AppContext } from '../../core/context';
+import type { Db } from '../../core/repository';
+import { raiseStrandedAlarmNotifications } from '../../core/stranded-alarm';
+import type { DB } from '../../db/schema';
+import { blackListedOn } from '../park-rules';
+
+/**
+ * Who is inside (DESIGN.md §8 "Stranded"): an 'in' crossing that opened the
+ * gate opens a stay, the next 'out' closes it. The stay's deadline is when it
+ * becomes stranded: the visit's end, or sooner the vehicle model's dwell
+ * limit; a black-listed subject is stranded the moment it is inside. The
+ * alarm timer (raiseDueAlarms) raises one alarm per stay.
+ */
+
+export const AlarmLevel = { VISIT_END: 1, DWELL_LIMIT: 2, BLACK_LISTED: 3 } as const;
+
+type Crossing = (VehicleEvent | PersonEvent) & { device_id: number };
+
+/** The approved visit of the subject that covers `at`, with what a stay and its alarm need. */
+async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: string) {
+  const t = db as unknown as Kysely<DB>;
+  if (kind === 'car') {
+    return t
+      .selectFrom('car_application as a')
+      .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+      .select(['a.car_application_id as id', 'a.visit_area', 'a.visitor_end_time as end', 'm.dwell_limit_minutes as dwell'])
+      .where('a.license_plate', '=', subject)
+      .where('a.state', '=', AppState.APPROVED)
+      .where('a.is_deleted', '=', 0)
+      .where('a.visitor_begin_time', '<=', at)
+      .where('a.visitor_end_time', '>=', at)
+      .orderBy('a.car_application_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+  const p = await t
+    .selectFrom('person_application as a')
+    .select(['a.person_application_id as id', 'a.visit_area', 'a.visit_end_time as end'])
+    .where('a.visitor_idcard', '=', subject)
+    .where('a.state', '=', AppState.APPROVED)
+    .where('a.is_deleted', '=', 0)
+    .where('a.visit_begin_time', '<=', at)
+    .where('a.visit_end_time', '>=', at)
+    .orderBy('a.person_application_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return p ? { ...p, dwell: null } : undefined;
+}
+
+/**
+ * Moves a stay on a crossing that opened the gate, in the ingesting
+ * transaction. Answers true when a black-listed subject came in, so that the
+ * caller raises its alarm as soon as the batch is stored.
+ */
+export async function trackCrossing(trx: Db, e: Crossing): Promise<boolean> {
+  if (e.open_result !== 1) return false;
+  const kind = e.type === 'vehicle' ? 'car' : 'person';
+  const subject = e.type === 'vehicle' ? e.license_plate : e.idcard;
+  const t = trx as unknown as Kysely<DB>;
+  // An open stay of the subject ends here either way: by this exit, or (a missed exit) by this new entry.
+  await t.updateTable('presence').set({ exit_time: e.capture_time, exit_device_id: e.direction === Direction.OUT ? e.device_id : null }).where('kind', '=', kind).where('subject', '=', subject).where('exit_time', 'is', null).execute();
+  if (e.direction === Direction.OUT) {
+    await t.updateTable('stranded_alarm').set({ exit_time: e.capture_time }).where('kind', '=', kind).where(kind === 'car' ? 'license_plate' : 'idcard', '=', subject).where('exit_time', 'is', null).execute();
+    return false;
+  }
+  const black = await blackListedOn(trx, kind, subject, e.capture_time.slice(0, 10));
+  const visit = await visitAt(trx, kind, subject, e.capture_time);
+  const byDwell = visit?.dwell ? addMinutes(e.capture_time, visit.dwell) : null;
+  const deadline = black ? e.capture_time : byDwell && visit && byDwell < visit.end ? byDwell : (visit?.end ?? null);
+  await t
+    .insertInto('presence')
+    .values({ kind, subject, application_id: visit?.id ?? null, visit_area: visit?.visit_area ?? null, deadline, entry_time: e.capture_time, entry_device_id: e.device_id, black: black ? 1 : 0 })
+    .execute();
+  return black;
+}
+
+/** What an alarm keeps about the visit, as it was when raised (application_info). */
+async function applicationInfo(db: Db, kind: 'car' | 'person', id: number | null): Promise<Record<string, unknown>> {
+  if (id == null) return {};
+  const t = db as unknown as Kysely<DB>;
+  if (kind === 'car') {
+    const a = await t
+      .selectFrom('car_application as a')
+      .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
+      .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+      .select(['a.application_number', 'a.license_plate', 'a.applicant_name', 'a.applicant_phone', 'a.visitor_company', 'a.visitor_begin_time', 'a.visitor_end_time', 'a.interviewee_name', 'a.interviewee_phone', 'd.name as interviewee_depart_name', 'm.name as vehicle_type_name', 'a.cargo_type', 'a.cargo_name'])
+      .where('a.car_application_id', '=', id)
+      .executeTakeFirst();
+    return a ?? {};
+  }
+  const a = await t
+    .selectFrom('person_application as a')
+    .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
+    .select(['a.application_number', 'a.visitor_name', 'a.visitor_phone', 'a.visitor_company', 'a.visit_begin_time', 'a.visit_end_time', 'a.interviewee_name', 'a.interviewee_phone', 'd.name as interviewee_depart_name'])
+    .where('a.person_application_id', '=', id)
+    .executeTakeFirst();
+  return a ?? {};
+}
+
+/**
+ * The alarm timer's work (every minute, every server): each open stay past
+ * its deadline gets its one alarm, claimed by a conditional update so that
+ * of two servers exactly one raises (and texts) it; the holders of the deal
+ * codes are notified and texted, and the SMS outcome is stored on the alarm.
+ * Answers how many alarms this call raised.
+ */
+export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<number> {
+  const now = ctx.time();
+  const due = await ctx.db
+    .selectFrom('presence')
+    .select(['id'])
+    .where('exit_time', 'is', null)
+    .where('alarmed', '=', 0)
+    .where('deadline', '<=', now)
+    .orderBy('deadline')
+    .limit(batch)
+    .execute();
+  let raised = 0;
+  for (const { id } of due) {
+    const done = await ctx.db.transaction().execute(async (trx) => {
+      const claimed = await trx.updateTable('presence').set({ alarmed: 1 }).where('id', '=', id).where('alarmed', '=', 0).where('exit_time', 'is', null).executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 0) return false;
+      const stay = await trx.selectFrom('presence').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const kind = stay.kind as 'car' | 'person';
+      const info = await applicationInfo(trx, kind, stay.application_id);
+      const level = stay.black ? AlarmLevel.BLACK_LISTED : stay.application_id != null && stay.deadline !== (info.visitor_end_time ?? info.visit_end_time) ? AlarmLevel.DWELL_LIMIT : AlarmLevel.VISIT_END;
+      const personName = kind === 'person' ? String(info.visitor_name ?? (await lastName(trx, stay.subject))) : '';
+      const alarm = await trx
+        .insertInto('stranded_alarm')
+        .values({
+          kind,
+          presence_id: id,
+          application_id: stay.application_id,
+          application_info: JSON.stringify(info),
+          license_plate: kind === 'car' ? stay.subject : '',
+          idcard: kind === 'person' ? stay.subject : '',
+          person_name: personName,
+          visit_area: stay.visit_area,
+          level_type: level,
+          is_black: stay.black,
+          entry_time: stay.entry_time,
+          alarm_time: now,
+          create_time: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const sms = await raiseStrandedAlarmNotifications(trx as unknown as Kysely<DB>, ctx, { kind, alarmId: alarm.id, subject: kind === 'car' ? stay.subject : personName || stay.subject, visitArea: stay.visit_area, alarmTime: now });
+      await trx.updateTable('stranded_alarm').set(sms).where('id', '=', alarm.id).execute();
+      return true;
+    });
+    if (done) raised++;
+  }
+  return raised;
+}
+
+/** A person's name as the gate last read it, for an alarm without a visit. */
+async function lastName(db: Db, idcard: string): Promise<string> {
+  const r = await (db as unknown as Kysely<DB>).selectFrom('gate_record_person').select('person_name').where('idcard', '=', idcard).orderBy('capture_time', 'desc').limit(1).executeTakeFirst();
+  return r?.person_name ?? '';
+}

@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { isMainlandIdNumber, PLATE_PATTERN } from '../../domain/identity';
+import { gateRecordCarQuery, gateRecordLabels, gateRecordPersonQuery, recordDays, recordRangeErrors } from '../../domain/schemas/gate-record';
+import { dateOf } from '../../domain/visit-rules';
+import { ok } from '../core/errors';
+import { containsText, pageOf } from '../core/paging';
+import { tableRepository, type Db, type FilterMatch, type RowValues } from '../core/repository';
+import type { ZodTypeProvider } from '../core/route-schema';
+import { ruleFailure } from '../core/validate';
+import { registerReadCodes } from './access';
+
+/**
+ * 车辆过闸记录 and 人员过闸记录 (spec 001 §2, §7): read-only lists of the
+ * crossings the device API stores (devices/ingest.ts), newest first by
+ * capture time. Not a declared resource: a list always covers whole days,
+ * today unless the query names others, and "today" is the park's, which only
+ * the server knows. So every page and its count are a range of the
+ * (capture_time, id) index, however many millions of rows the table holds
+ * (a person range at most MAX_RECORD_DAYS long, unless a whole ID number
+ * narrows it), and a whole plate or ID number is an equality on its own index.
+ */
+
+/** A whole plate or ID number matches exactly (its index); part of one is searched within the list's days. */
+const wholeOrPart =
+  (column: string, whole: (v: string) => boolean): FilterMatch =>
+  (q, v) =>
+    whole(String(v)) ? q.where(column, '=', v) : q.where(containsText(column, String(v)));
+
+const equals = (column: string) => ({ column, match: 'equals' as const });
+
+interface RecordList {
+  noun: string;
+  table: keyof typeof registerReadCodes & `gate_record_${string}`;
+  path: string;
+  query: z.ZodType;
+  columns: readonly string[];
+  filters: Record<string, { column: string; match: FilterMatch }>;
+  /** The spec's column names answered beside ours (the person list's paper_number). */
+  aliases?: Record<string, string>;
+}
+
+const shared = ['id', 'device_id', 'event_id', 'direction', 'open_result', 'capture_time', 'create_time'] as const;
+
+const lists: RecordList[] = [
+  {
+    noun: '车辆过闸记录',
+    table: 'gate_record_car',
+    path: '/device/record/car/page',
+    query: gateRecordCarQuery,
+    columns: [...shared, 'license_plate', 'license_plate_color', 'plate_image', 'vehicle_image', 'vehicle_brand', 'vehicle_type', 'vehicle_color', 'vehicle_compare_result', 'face_compare_result'],
+    filters: {
+      licensePlate: { column: 'license_plate', match: wholeOrPart('license_plate', (v) => PLATE_PATTERN.test(v)) },
+      vehicleColor: equals('vehicle_color'),
+      deviceId: equals('device_id'),
+      direction: equals('direction'),
+      openResult: equals('open_result'),
+    },
+  },
+  {
+    noun: '人员过闸记录',
+    table: 'gate_record_person',
+    path: '/device/record/person/page',
+    query: gateRecordPersonQuery,
+    columns: [...shared, 'idcard', 'person_name', 'card_number', 'card_status', 'image_type', 'snapshot'],
+    filters: {
+      idCard: { column: 'idcard', match: wholeOrPart('idcard', isMainlandIdNumber) },
+      personName: { column: 'person_name', match: 'contains' },
+      openResult: equals('open_result'),
+    },
+    aliases: { paper_number: 'idcard', person_event_type: 'direction' },
+  },
+];
+
+/** Each row's device name (deleted devices keep theirs), and the spec's aliases. */
+async function decorate(rows: RowValues[], db: Db, aliases: Record<string, string> = {}): Promise<RowValues[]> {
+  const ids = [...new Set(rows.map((r) => r.device_id as number))];
+  const names = new Map(ids.length ? (await db.selectFrom('equipment').select(['id', 'name']).where('id', 'in', ids).execute()).map((e) => [e.id, e.name]) : []);
+  return rows.map((r) => ({ ...r, device_name: names.get(r.device_id as number) ?? null, ...Object.fromEntries(Object.entries(aliases).map(([alias, column]) => [alias, r[column]])) }));
+}
+
+export async function gateRecordRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+  const { ctx } = app;
+
+  for (const def of lists) {
+    const repo = tableRepository(ctx.db, { table: def.table, key: 'id', columns: def.columns, orderBy: [['capture_time', 'desc'], ['id', 'desc']] });
+    app.post(def.path, { config: { permission: registerReadCodes[def.table] }, schema: { summary: `${def.noun}列表（按抓拍日期，默认当天）`, body: def.query } }, async (req) => {
+      const q = req.body as RowValues & { size: number; pn: number; date?: string; idCard?: string; startDate?: string; endDate?: string };
+      const today = dateOf(ctx.time());
+      const errors = recordRangeErrors(q, today);
+      if (errors.length) throw ruleFailure(errors, gateRecordLabels);
+      const [first, last] = recordDays(q, today);
+      const days = repo.live().where('capture_time', '>=', `${first} 00:00:00`).where('capture_time', '<=', `${last} 23:59:59`);
+      const filtered = await repo.applyFilters(days, def.filters, q);
+      const page = await pageOf(
+        q,
+        async () => ({ total: await repo.count(filtered) }),
+        async (limit, offset) => decorate(await repo.page(filtered, limit, offset), ctx.db, def.aliases),
+      );
+      return ok(page);
+    });
+  }
+
+  // The gate filter's choices: the park's gates, for whoever reads the vehicle records (the equipment list is another code's).
+  app.post('/device/record/car/gates', { config: { permission: registerReadCodes.gate_record_car }, schema: { summary: '车辆过闸记录的闸机筛选项', body: z.object({}) } }, async () =>
+    ok(await ctx.db.selectFrom('equipment').select(['id', 'name', 'number']).where('kind', '=', 'gate').where('deleted', '=', 0).orderBy('id').execute()),
+  );
+}

@@ -1,0 +1,139 @@
+import type { FastifyInstance } from 'fastify';
+import { enumLabel } from '../../domain/enums';
+import { ErrorCode } from '../../domain/errors';
+import type { PermissionCode } from '../../domain/permissions';
+import { alarmDealBody, strandedLabels, strandedListQuery, type StrandedKind } from '../../domain/schemas/stranded';
+import { fail, notFound, ok } from '../core/errors';
+import type { AnySelect, Db, FilterMatch, RowValues } from '../core/repository';
+import { defineResource, registerResource } from '../core/resource';
+import type { ZodTypeProvider } from '../core/route-schema';
+import { xlsxExports } from '../core/xlsx-export';
+
+/**
+ * 滞留告警 (spec 001 §2, §7; DESIGN.md §8): the person and vehicle alarm
+ * lists, read-only detail and handling. Alarms are raised only by detection
+ * (modules/devices/presence.ts); these routes read and handle them.
+ */
+
+const kinds: Record<StrandedKind, { base: string; noun: string; list: PermissionCode; deal: PermissionCode }> = {
+  person: { base: '/person/stranded', noun: '人员滞留告警', list: 'strandedManagementPerson:list', deal: 'strandedManagementPerson:deal' },
+  car: { base: '/car/stranded', noun: '车辆滞留告警', list: 'strandedManagementCar:list', deal: 'strandedManagementCar:deal' },
+};
+
+const columns = [
+  'id', 'kind', 'application_id', 'application_info', 'license_plate', 'idcard', 'person_name', 'visit_area', 'level_type', 'is_black', 'entry_time', 'alarm_time', 'exit_time',
+  'handle_user_id', 'handled_remark', 'false_alarm', 'handle_time', 'phones', 'sms_send', 'sms_content', 'sms_error_response', 'create_time',
+] as const;
+
+/** The visit as it was when the alarm was raised (stored as JSON), and the handler's name. */
+async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
+  const handlers = [...new Set(rows.map((r) => r.handle_user_id).filter((v): v is number => typeof v === 'number'))];
+  const names = new Map(handlers.length ? (await db.selectFrom('sys_user').select(['user_id', 'user_name']).where('user_id', 'in', handlers).execute()).map((u) => [u.user_id, u.user_name]) : []);
+  return rows.map((r) => {
+    let info: unknown = {};
+    try {
+      info = r.application_info ? JSON.parse(String(r.application_info)) : {};
+    } catch {
+      info = {};
+    }
+    return { ...r, application_info: info, handle_user_name: names.get(r.handle_user_id as number) ?? null };
+  });
+}
+
+/** The lists' filters (and the statistics'): plate, name, park, and the alarm time range. */
+const strandedFilters: Record<string, { column: string; match: FilterMatch }> = {
+  license_plate: { column: 'license_plate', match: 'contains' },
+  person_name: { column: 'person_name', match: 'contains' },
+  visit_area: { column: 'visit_area', match: 'equals' },
+  begin_time: { column: 'alarm_time', match: (q: AnySelect, v: unknown) => q.where('alarm_time', '>=', v) },
+  end_time: { column: 'alarm_time', match: (q: AnySelect, v: unknown) => q.where('alarm_time', '<=', v) },
+};
+
+const strandedResource = (kind: StrandedKind) => {
+  const k = kinds[kind];
+  return defineResource({
+    noun: k.noun,
+    table: 'stranded_alarm',
+    key: 'id',
+    scope: { kind },
+    columns,
+    labels: strandedLabels,
+    access: 'stranded_alarm',
+    paths: { list: `${k.base}/list`, detail: { url: `${k.base}/detail`, method: 'GET' } },
+    permissions: { list: k.list, detail: k.list },
+    schemas: { list: strandedListQuery },
+    filters: strandedFilters,
+    decorate,
+  });
+};
+
+/** The daily statistics rows (spec 001 §3 "Stranded row"): one per vehicle alarm, on the day it was raised. */
+const statRow = (r: RowValues) => ({ id: r.id, stat_date: String(r.alarm_time).slice(0, 10), visit_area: r.visit_area, license_plate: r.license_plate, create_time: r.create_time });
+
+export async function strandedRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+  const { ctx } = app;
+  const sendXlsx = xlsxExports(appInstance);
+  const repos = {} as Record<StrandedKind, Awaited<ReturnType<typeof registerResource>>>;
+  for (const kind of ['person', 'car'] as const) repos[kind] = await registerResource(app, strandedResource(kind));
+  const carAlarms = (f: RowValues) => repos.car.applyFilters(repos.car.live(), strandedFilters, f);
+
+  /** Every vehicle alarm matching the filters, newest first, a page at a time by key (the export). */
+  async function* carAlarmPages(f: RowValues, pageSize = 1000) {
+    let last: number | null = null;
+    for (;;) {
+      let q = await carAlarms(f);
+      if (last !== null) q = q.where('id', '<', last);
+      const rows = await repos.car.page(q, pageSize, 0);
+      if (rows.length) yield rows.map(statRow);
+      if (rows.length < pageSize) return;
+      last = rows[rows.length - 1]!.id as number;
+    }
+  }
+
+  // 车辆滞留统计 (spec 001 §2, §7): the vehicle alarms by day; its export is always allowed to the list's holders.
+  app.post('/stat_car_stranded/list', { config: { permission: kinds.car.list }, schema: { summary: '车辆滞留统计（分页）', body: strandedListQuery } }, async (req) => {
+    const q = req.body as RowValues & { size: number; pn: number };
+    const matching = await carAlarms(q);
+    const [total, rows] = await Promise.all([repos.car.count(matching), repos.car.page(matching, q.size, (q.pn - 1) * q.size)]);
+    return ok({ list: rows.map(statRow), total });
+  });
+  app.post('/stat_car_stranded/export', { config: { permission: kinds.car.list, operation: '导出车辆滞留统计' }, schema: { summary: '导出车辆滞留统计（.xlsx，筛选同列表）', body: strandedListQuery } }, async (req, reply) => {
+    const f = req.body as RowValues;
+    return sendXlsx(req, reply, {
+      fileName: '车辆滞留导出.xlsx',
+      fallback: 'stranded-vehicles.xlsx',
+      sheet: '车辆滞留统计',
+      columns: [
+        { header: '统计日期', width: 12, cell: (r: ReturnType<typeof statRow>) => r.stat_date },
+        { header: '来访园区', width: 12, cell: (r) => (r.visit_area == null ? '' : enumLabel('visitArea', r.visit_area as number)) },
+        { header: '车牌号', width: 14, cell: (r) => r.license_plate },
+        { header: '告警时间', width: 20, cell: (r) => r.create_time },
+      ],
+      pages: () => carAlarmPages(f),
+    });
+  });
+
+  for (const kind of ['person', 'car'] as const) {
+    const k = kinds[kind];
+
+    // Handling is the security lead's (spec 001 §2), offline too: the outbox sends it with an Idempotency-Key.
+    app.post(`${k.base}/alarmDeal`, { config: { permission: k.deal, operation: `处理${k.noun}` }, schema: { summary: `处理${k.noun}（是否误判、处理说明）`, body: alarmDealBody } }, async (req) => {
+      const b = req.body;
+      await ctx.db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('stranded_alarm').select(['id', 'handle_time']).where('id', '=', b.id).where('kind', '=', kind).executeTakeFirst();
+        if (!row) notFound(k.noun);
+        const now = ctx.time();
+        const r = await trx
+          .updateTable('stranded_alarm')
+          .set({ false_alarm: b.false_alarm, handled_remark: b.handled_remark, handle_user_id: req.auth!.userId, handle_time: now })
+          .where('id', '=', b.id)
+          .where('handle_time', 'is', null)
+          .executeTakeFirst();
+        // Of two leads handling one alarm at once, the first one's judgement stands.
+        if (Number(r.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, '处理告警错误：该告警已被处理');
+      });
+      return ok(null, '处理告警成功！');
+    });
+  }
+}

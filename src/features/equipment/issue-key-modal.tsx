@@ -1,0 +1,64 @@
+import { SpinLoading, Toast } from 'antd-mobile';
+import { useEffect, useRef, useState, type ComponentType } from 'react';
+import type { EquipmentRow } from '../../../domain/schemas/equipment';
+import { CopyField } from '../../components/copy-field';
+// The action modals' subject and notice boxes.
+import '../../components/reason-modal.css';
+import { post } from '../../lib/http';
+import { ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
+import './issue-key-modal.css';
+
+/** The confirm before issuing: a new key ends the old one at once (DESIGN.md §8). */
+export const issueKeyConfirm = (r: EquipmentRow) =>
+  r.key_issued_time
+    ? `「${r.name}」已于 ${r.key_issued_time} 签发过接入密钥。再次签发后旧密钥立即作废，仍用旧密钥的设备将无法接入，须换用新密钥。确定重新签发？`
+    : `为「${r.name}」签发接入密钥？密钥只显示一次；以后再次签发会使旧密钥立即作废。`;
+
+/**
+ * 接入密钥 (DESIGN.md §8) of one kind's devices: issued once the action is
+ * confirmed, then shown this one time with the header line the device sends.
+ * Closing reloads the list, whose 密钥签发时间 then shows the new time; the
+ * mask does not close it while the key is on its way.
+ */
+export function issueKeyModal(base: string): ComponentType<ScreenModalProps<EquipmentRow>> {
+  return function IssueKeyModal({ open, row, onClose, onDone }: ScreenModalProps<EquipmentRow>) {
+    const [key, setKey] = useState<string>();
+    // One issue per opening: a second call (StrictMode's repeated effect) would void the key shown.
+    const started = useRef(false);
+    useEffect(() => {
+      if (!open || !row || started.current) return;
+      started.current = true;
+      post<{ key: string }>(`${base}/issueKey`, { id: row.id }).then(
+        (d) => setKey(d.key),
+        (e: unknown) => {
+          Toast.show({ icon: 'fail', content: failureText('签发失败：', e instanceof Error ? e.message : String(e)), duration: 3000 });
+          onClose();
+        },
+      );
+    }, [open, row, onClose]);
+
+    return (
+      <ScreenModal open={open} title="接入密钥" onClose={onDone} okLoading={!key} width={620}>
+        {row && (
+          <div className="am-subject">
+            <div className="am-subject__main">
+              <b>{row.name}</b>
+              <span className="am-subject__no">{row.number}</span>
+            </div>
+          </div>
+        )}
+        {key && row ? (
+          <>
+            <div className="am-notice">密钥只显示这一次，关闭后无法再次查看，请立即复制并配置到设备。遗失后只能重新签发，旧密钥随之作废。</div>
+            <CopyField label="接入密钥" value={key} />
+            <CopyField label="设备请求头" value={`Authorization: Device ${row.number}:${key}`} />
+          </>
+        ) : (
+          <div className="ik-wait">
+            <SpinLoading /> 正在签发…
+          </div>
+        )}
+      </ScreenModal>
+    );
+  };
+}

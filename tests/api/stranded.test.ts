@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatInZone } from '../../domain/time';
+import { addDays, dateOf } from '../../domain/visit-rules';
+import type { AppContext } from '../../server/core/context';
+import { BLACK_PLATE, clockAt } from '../../server/db/seed-appointments';
+import { raiseDueAlarms } from '../../server/modules/devices/presence';
+import { carApplicationBody, idNumber } from './fixtures';
+import { Client, dialects, startServer, type TestServer } from './harness';
+
+type Row = Record<string, any>;
+
+/** Stranded detection and handling (DESIGN.md §8, spec 001 §2) on each dialect, fed only through the device API. */
+for (const dialect of await dialects()) {
+  describe(`stranded alarms on ${dialect}`, () => {
+    let server: TestServer;
+    let ctx: AppContext;
+    let admin: Client, contact: Client, lead: Client;
+    let today = '';
+    let key = '';
+    let seq = 0;
+    const gateNumber = 'GATE-W-01';
+    const model: Record<string, number> = {};
+    const depart: Record<string, number> = {};
+
+    const at = (minutesFromNow: number) => formatInZone(ctx.now() + minutesFromNow * 60_000, ctx.config.tz);
+    const later = (minutes: number) => clockAt(ctx, ctx.now(), -minutes);
+    async function send(events: Row[]) {
+      const r = await fetch(`${server.base}/api/device/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Device ${gateNumber}:${key}` }, body: JSON.stringify({ events }) });
+      const body = (await r.json()) as Row;
+      expect(body.data, JSON.stringify(body)).toMatchObject({ accepted: events.length });
+    }
+    const crossing = (plate: string, direction: 1 | 2, minutesFromNow: number, open = 1): Row => ({ event_id: `${dialect}-s-${++seq}`, type: 'vehicle', capture_time: at(minutesFromNow), license_plate: plate, direction, open_result: open });
+    const plateOf = () => `粤L${dialect === 'sqlite' ? 'T' : 'Q'}${String(3000 + ++seq).slice(-4)}`;
+    /** An approved vehicle visit of the contact's whose window is set on the stored row (the form books from days ahead). */
+    async function approvedVisit(plate: string, begin: string, end: string, vehicle = '小型汽车') {
+      const saved = await contact.post<{ id: number }>('/v2/carApplications/save', carApplicationBody({ today, license_plate: plate, applicant_idcard: idNumber(6000 + ++seq), vehicle_type_id: model[vehicle]!, interviewee_depart_id: depart.CNOOC_SHELL! }));
+      expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
+      await ctx.db.updateTable('car_application').set({ state: 2, visitor_begin_time: begin, visitor_end_time: end }).where('car_application_id', '=', saved.body.data.id).execute();
+      return saved.body.data.id;
+    }
+    const alarmsOf = (plate: string) => ctx.db.selectFrom('stranded_alarm').selectAll().where('license_plate', '=', plate).execute();
+
+    beforeAll(async () => {
+      server = await startServer(dialect);
+      ctx = server.app.ctx;
+      today = dateOf(ctx.time());
+      [admin, contact, lead] = await Promise.all(['admin', 'contact', 'lead'].map((a) => new Client(server).as(a)));
+      for (const m of await ctx.db.selectFrom('vehicle_type').select(['id', 'name']).execute()) model[m.name] = m.id;
+      for (const d of await ctx.db.selectFrom('sys_department').select(['depart_id', 'code']).execute()) depart[d.code] = d.depart_id;
+      const gate = await ctx.db.selectFrom('equipment').select('id').where('number', '=', gateNumber).executeTakeFirstOrThrow();
+      key = (await admin.post<{ key: string }>('/equipment/gate/issueKey', { id: gate.id })).body.data.key;
+    });
+    afterAll(async () => server?.close());
+
+    it('raises one alarm when a vehicle is still inside after its visit ends, tells the deal-code holders and records the SMS', async () => {
+      const plate = plateOf();
+      const id = await approvedVisit(plate, `${today} 00:00:00`, at(30));
+      await send([crossing(plate, 1, -10)]);
+      expect(await raiseDueAlarms(ctx)).toBe(0);
+      // Two servers' timers at once, 31 minutes on: one alarm between them.
+      const raised = await Promise.all([raiseDueAlarms(later(31)), raiseDueAlarms(later(31))]);
+      expect(raised[0]! + raised[1]!).toBe(1);
+      expect(await raiseDueAlarms(later(60))).toBe(0);
+      const [alarm] = await alarmsOf(plate);
+      expect(alarm).toMatchObject({ kind: 'car', application_id: id, level_type: 1, is_black: 0, exit_time: null, sms_send: 1 });
+      expect(alarm!.phones).toMatch(/^1\d{10}/);
+      expect(alarm!.sms_content).toContain(plate);
+      expect(JSON.parse(alarm!.application_info)).toMatchObject({ license_plate: plate });
+      // The security lead holds strandedManagementCar:deal: the notification centre has it.
+      const leadId = (await ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', 'lead').executeTakeFirstOrThrow()).user_id;
+      const note = await ctx.db.selectFrom('notification').selectAll().where('user_id', '=', leadId).where('tag', '=', `stranded-car-${alarm!.id}`).executeTakeFirst();
+      expect(note).toMatchObject({ kind: 'stranded_alarm', url: '/security/stranded-car' });
+
+      // Leaving closes the stay and the alarm.
+      await send([crossing(plate, 2, 1)]);
+      expect((await alarmsOf(plate))[0]!.exit_time).toBe(at(1));
+    });
+
+    it('leaves a visitor who left in time alone, and a gate that did not open opens no stay', async () => {
+      const plate = plateOf();
+      await approvedVisit(plate, `${today} 00:00:00`, at(30));
+      await send([crossing(plate, 1, -10), crossing(plate, 2, 5)]);
+      const other = plateOf();
+      await approvedVisit(other, `${today} 00:00:00`, at(30));
+      await send([crossing(other, 1, -5, 0)]);
+      expect(await raiseDueAlarms(later(120))).toBe(0);
+      expect(await alarmsOf(plate)).toHaveLength(0);
+      expect(await alarmsOf(other)).toHaveLength(0);
+    });
+
+    it('uses the model’s dwell limit when it ends the stay before the visit does', async () => {
+      const plate = plateOf();
+      await ctx.db.updateTable('vehicle_type').set({ dwell_limit_minutes: 30 }).where('name', '=', '普通货车').execute();
+      await approvedVisit(plate, `${today} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
+      await send([crossing(plate, 1, 0)]);
+      expect(await raiseDueAlarms(later(29))).toBe(0);
+      expect(await raiseDueAlarms(later(31))).toBe(1);
+      expect((await alarmsOf(plate))[0]).toMatchObject({ level_type: 2 });
+      await ctx.db.updateTable('vehicle_type').set({ dwell_limit_minutes: null }).where('name', '=', '普通货车').execute();
+    });
+
+    it('raises a black-listed plate’s alarm the moment it is inside', async () => {
+      await send([crossing(BLACK_PLATE, 1, 0)]);
+      const alarms = await alarmsOf(BLACK_PLATE);
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]).toMatchObject({ is_black: 1, level_type: 3 });
+      await send([crossing(BLACK_PLATE, 2, 1)]);
+    });
+
+    it('lists, shows and handles alarms for the holders of the codes; a second handling is refused', async () => {
+      const page = await lead.post<{ list: Row[]; total: number }>('/car/stranded/list', { size: 50, begin_time: addDays(today, -7), end_time: addDays(today, 1) });
+      expect(page.body, JSON.stringify(page.body)).toMatchObject({ success: true });
+      expect(page.body.data.total).toBeGreaterThanOrEqual(3);
+      const first = page.body.data.list[0]!;
+      expect(typeof first.application_info).toBe('object');
+      const byPlate = await lead.post<{ list: Row[] }>('/car/stranded/list', { size: 50, license_plate: BLACK_PLATE });
+      expect(byPlate.body.data.list.every((r) => r.license_plate === BLACK_PLATE)).toBe(true);
+      const detail = await lead.get<Row>(`/car/stranded/detail?id=${first.id}`);
+      expect(detail.body.data).toMatchObject({ id: first.id, kind: 'car' });
+
+      expect((await contact.post('/car/stranded/list', { size: 10 })).status).toBe(403);
+      expect((await lead.post('/car/stranded/alarmDeal', { id: first.id, false_alarm: 0 })).body.msg).toContain('请输入处理说明');
+      expect((await lead.post('/car/stranded/alarmDeal', { id: first.id, false_alarm: 3, handled_remark: 'x' })).status).toBe(400);
+      const dealt = await lead.post('/car/stranded/alarmDeal', { id: first.id, false_alarm: 0, handled_remark: '判断准确！' });
+      expect(dealt.body.msg).toBe('处理告警成功！');
+      const row = await ctx.db.selectFrom('stranded_alarm').selectAll().where('id', '=', first.id).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ false_alarm: 0, handled_remark: '判断准确！' });
+      expect(row.handle_time).not.toBeNull();
+      const again = await lead.post('/car/stranded/alarmDeal', { id: first.id, false_alarm: 1, handled_remark: '出现误判！' });
+      expect(again.status).toBe(409);
+      expect(again.body.msg).toBe('处理告警错误：该告警已被处理');
+      // The daily statistics and their export: always allowed to the list's holders.
+      const stats = await lead.post<{ list: Row[]; total: number }>('/stat_car_stranded/list', { size: 50, license_plate: BLACK_PLATE });
+      expect(stats.body.data.list[0]).toMatchObject({ stat_date: today, license_plate: BLACK_PLATE });
+      const file = await fetch(`${server.base}/api/stat_car_stranded/export`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${lead.token}` }, body: JSON.stringify({}) });
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-disposition')).toContain(encodeURIComponent('车辆滞留导出.xlsx'));
+      const bytes = Buffer.from(await file.arrayBuffer());
+      expect(bytes.subarray(0, 2).toString()).toBe('PK');
+      const ExcelJS = (await import('exceljs')).default;
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.load(bytes as never);
+      const sheet = wb.worksheets[0]!;
+      expect(sheet.getRow(1).values).toEqual([undefined, '统计日期', '来访园区', '车牌号', '告警时间']);
+      expect(sheet.rowCount - 1).toBe((await lead.post<{ total: number }>('/stat_car_stranded/list', { size: 1 })).body.data.total);
+      expect((await contact.post('/stat_car_stranded/export', {})).status).toBe(403);
+
+      // A vehicle alarm is not a person alarm.
+      expect((await lead.post('/person/stranded/alarmDeal', { id: first.id, false_alarm: 0, handled_remark: '判断准确！' })).status).toBe(404);
+    });
+  });
+}
