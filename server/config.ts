@@ -19,6 +19,8 @@ export interface Config {
   sessionIdleMs: number;
   sessionMaxMs: number;
   seedDemo: boolean;
+  /** The demo seed's 90 days of gate crossings (seed-gate-history.ts); off for API test servers that do not read them, which start faster. */
+  seedGateHistory: boolean;
   /** Seconds before the same account may ask for another SMS code (answered as expireOfSeconds). */
   captchaCooldownSeconds: number;
   /**
@@ -52,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionIdleMs: 7 * 24 * 3600_000,
     sessionMaxMs: 30 * 24 * 3600_000,
     seedDemo: env.SEED_DEMO !== '0',
+    seedGateHistory: env.SEED_GATE_HISTORY !== '0',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     captchaCooldownSeconds: env.CAPTCHA_COOLDOWN_SECONDS !== undefined ? Number(env.CAPTCHA_COOLDOWN_SECONDS) : CAPTCHA_COOLDOWN_SECONDS,
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),

@@ -7,6 +7,7 @@ import type { AppContext } from '../core/context';
 import { forgetRolePermissions } from '../core/auth';
 import { hashPassword } from '../core/crypto';
 import { seedDemoAppointments } from './seed-appointments';
+import { seedGateHistory } from './seed-gate-history';
 import { seedDemoLists } from './seed-lists';
 import { seedProcesses } from './seed-processes';
 import { seedDemoRegistrations } from './seed-registrations';
@@ -213,6 +214,7 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
   await seedDemoAppointments(ctx);
   await seedDemoWaybills(ctx);
   await seedDemoEquipment(ctx);
+  if (ctx.config.seedGateHistory) await seedGateHistory(ctx);
 
   const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();
   if (admin) await bindRolePermissions(ctx, admin.role_id, allPermissionCodes);
