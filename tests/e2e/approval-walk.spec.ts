@@ -46,6 +46,7 @@ async function approveInQueue(page: Page, route: string, app: Filed, via: 'tap' 
 test('vehicle appointments walk through every queue to approval', async ({ page }, testInfo) => {
   // Skipped on desktop on purpose: the issue asks for this walk at phone size, it takes minutes, and the
   // queue screens' desktop layout is covered by the all-history and forms specs that run on both projects.
+  // Skipped at desktop size on purpose: one walk is enough, and the desktop tables are checked by the other specs.
   test.skip(testInfo.project.name !== 'phone', 'the walk runs once, on the phone layout');
   test.setTimeout(300_000);
 

@@ -21,35 +21,26 @@ export const AlarmLevel = { VISIT_END: 1, DWELL_LIMIT: 2, BLACK_LISTED: 3 } as c
 
 type Crossing = (VehicleEvent | PersonEvent) & { device_id: number };
 
-/** The approved visit of the subject that covers `at`, with what a stay and its alarm need. */
-async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: string) {
-  const t = db as unknown as Kysely<DB>;
-  if (kind === 'car') {
-    return t
-      .selectFrom('car_application as a')
-      .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
-      .select(['a.car_application_id as id', 'a.visit_area', 'a.visitor_end_time as end', 'm.dwell_limit_minutes as dwell'])
-      .where('a.license_plate', '=', subject)
-      .where('a.state', '=', AppState.APPROVED)
-      .where('a.is_deleted', '=', 0)
-      .where('a.visitor_begin_time', '<=', at)
-      .where('a.visitor_end_time', '>=', at)
-      .orderBy('a.car_application_id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-  }
-  const p = await t
-    .selectFrom('person_application as a')
-    .select(['a.person_application_id as id', 'a.visit_area', 'a.visit_end_time as end'])
-    .where('a.visitor_idcard', '=', subject)
+/** Where each kind's approved visits are, and which column names the subject at the gate. */
+const visits = {
+  car: { table: 'car_application', key: 'car_application_id', subject: 'license_plate', begin: 'visitor_begin_time', end: 'visitor_end_time' },
+  person: { table: 'person_application', key: 'person_application_id', subject: 'visitor_idcard', begin: 'visit_begin_time', end: 'visit_end_time' },
+} as const;
+
+/** The approved visit of the subject that covers `at`, with what a stay and its alarm need (a vehicle's model's dwell limit). */
+async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: string): Promise<{ id: number; visit_area: number; end: string; dwell: number | null } | undefined> {
+  const v = visits[kind];
+  let q = (db as unknown as Kysely<any>)
+    .selectFrom(`${v.table} as a`)
+    .select([`a.${v.key} as id`, 'a.visit_area', `a.${v.end} as end`])
+    .where(`a.${v.subject}`, '=', subject)
     .where('a.state', '=', AppState.APPROVED)
     .where('a.is_deleted', '=', 0)
-    .where('a.visit_begin_time', '<=', at)
-    .where('a.visit_end_time', '>=', at)
-    .orderBy('a.person_application_id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return p ? { ...p, dwell: null } : undefined;
+    .where(`a.${v.begin}`, '<=', at)
+    .where(`a.${v.end}`, '>=', at);
+  if (kind === 'car') q = q.leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id').select('m.dwell_limit_minutes as dwell');
+  const row = await q.orderBy(`a.${v.key}`, 'desc').limit(1).executeTakeFirst();
+  return row ? { dwell: null, ...row } : undefined;
 }
 
 /**
