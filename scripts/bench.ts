@@ -10,7 +10,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { formatInZone } from '../domain/time';
+import { DEFAULT_PARK_TZ, formatInZone } from '../domain/time';
 import { addDays, dateOf } from '../domain/visit-rules';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
@@ -25,6 +25,8 @@ const APPOINTMENTS = Number(process.env.BENCH_APPOINTMENTS ?? 1_000_000);
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 400);
 const LIST_ENTRIES = Number(process.env.BENCH_LIST_ENTRIES ?? 100_000);
 const GATE_RECORDS = Number(process.env.BENCH_GATE_RECORDS ?? 5_000_000);
+const EVENT_BATCHES = Number(process.env.BENCH_EVENT_BATCHES ?? 200);
+const EVENTS_PER_BATCH = 100;
 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
 
@@ -282,8 +284,82 @@ async function benchAppointments() {
   console.log(`\nDurable approval decisions (synchronous=FULL), ${apiTasks.length} single-task checks, 8 concurrent`);
   console.log(row('reviewer carApplications/task/check', decisions, 'dec/s'));
   console.log(row('  baseline: raw better-sqlite3 transaction', rawDecisions, 'dec/s'));
+  await benchDevices(origin, dataDir, password);
   await app.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * The device API of DESIGN.md §8 over the appointments benchmark's million
+ * appointments: the gates' access question (a plate: its applications,
+ * lists in force and marks) and durable event ingestion in batches of 100
+ * vehicle crossings (ledger, gate record, who is inside, one commit each),
+ * each beside the same reads or writes straight from better-sqlite3.
+ */
+async function benchDevices(origin: string, dataDir: string, password: string) {
+  const admin = await signInViaApi(origin, dataDir, 'admin', password);
+  const call = async (auth: string, url: string, body: unknown) => {
+    const res = await fetch(`${origin}/api${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(body) });
+    const json = (await res.json()) as { success: boolean; msg: string; data: any };
+    if (!json.success) throw new Error(`${url} answered ${res.status}: ${json.msg}`);
+    return json.data;
+  };
+  const listed = (await call(`Bearer ${admin}`, '/equipment/gate/list', { size: 100, pn: 1 })).list as Array<{ id: number; number: string }>;
+  const gates: Array<{ id: number; auth: string }> = [];
+  for (const g of listed) gates.push({ id: g.id, auth: `Device ${g.number}:${(await call(`Bearer ${admin}`, '/equipment/gate/issueKey', { id: g.id })).key}` });
+
+  // The bench seed's plates (ten provinces, 100,000 numbers each; about 0.7 appointments a plate), and a tenth nobody filed.
+  const provinces = '粤京沪浙苏鲁川湘鄂闽';
+  const plateOf = (i: number) => (i % 10 === 9 ? `粤Z${String(i % 100000).padStart(5, '0')}` : `${provinces[(i * 7) % 10]}L${String((i * 7919) % 100000).padStart(5, '0')}`);
+
+  const raw = new Database(path.join(dataDir, 'park.db'));
+  raw.pragma('synchronous = FULL');
+  const now = formatInZone(Date.now(), process.env.PARK_TZ ?? DEFAULT_PARK_TZ);
+  const day = dateOf(now);
+  const apps = raw.prepare(`select a.*, vt.name as vehicle_type_name, d.name as interviewee_depart_name from car_application a left join sys_department d on d.depart_id = a.interviewee_depart_id
+    left join vehicle_type vt on vt.id = a.vehicle_type_id where a.license_plate = ? and a.is_deleted = 0 and a.state != 0 order by a.car_application_id desc limit 5`);
+  const lists = raw.prepare(`select id, type, in_reason, start_time, end_time from car_black_white_list where license_plate = ? and status = 2 and deleted = 0
+    and (start_time is null or start_time <= ?) and (end_time is null or end_time >= ?) order by type, id desc`);
+  const marks = raw.prepare('select m.*, u.user_name from vehicle_mark m left join sys_user u on u.user_id = m.create_user_id where m.license_plate = ? and m.status = 1 and m.deleted = 0 order by m.id desc');
+  const rawAccess = rawLoad((i) => {
+    const p = plateOf(i);
+    apps.all(p);
+    lists.all(p, `${day} 23:59:59`, `${day} 00:00:00`);
+    marks.all(p);
+  });
+
+  const ledger = raw.prepare('insert into device_event (device_id, event_id, type, capture_time, received_at) values (?, ?, ?, ?, ?)');
+  const record = raw.prepare(`insert into gate_record_car (device_id, event_id, license_plate, license_plate_color, direction, open_result, vehicle_brand, vehicle_type, vehicle_color, vehicle_compare_result, face_compare_result, capture_time, create_time)
+    values (?, ?, ?, 2, ?, 1, '东风', '重型罐式货车', 1, 1, null, ?, ?)`);
+  const rawBatch = raw.transaction((b: number) => {
+    for (let k = 0; k < EVENTS_PER_BATCH; k += 1) {
+      const id = `raw-${b}-${k}`;
+      ledger.run(gates[0]!.id, id, 'vehicle', now, Date.now());
+      record.run(gates[0]!.id, id, plateOf(b * EVENTS_PER_BATCH + k), 1 + (k % 2), now, now);
+    }
+  });
+  const rawIngest = rawLoad((b) => rawBatch(b), EVENT_BATCHES);
+  raw.close();
+
+  const access = await load((i) => call(gates[i % gates.length]!.auth, '/device/access', { direction: 1, license_plate: plateOf(i) }));
+  console.log(`\nDevice API over the same appointments, signed by device keys: ${REQUESTS} access questions at ${CONCURRENCY} concurrent; ${EVENT_BATCHES} batches of ${EVENTS_PER_BATCH} crossings from ${gates.length} gates, synchronous=FULL`);
+  console.log('(baseline: the same reads, or the ledger and record inserts with one commit a batch, straight from better-sqlite3)');
+  console.log(row('gate     device/access', access));
+  console.log(row('  baseline: raw better-sqlite3', rawAccess, 'look/s'));
+
+  const captured = formatInZone(Date.now(), process.env.PARK_TZ ?? DEFAULT_PARK_TZ);
+  const ingest = await load(
+    async (b) => {
+      const events = Array.from({ length: EVENTS_PER_BATCH }, (_, k) => ({ event_id: `bench-${b}-${k}`, type: 'vehicle', license_plate: plateOf(b * EVENTS_PER_BATCH + k), license_plate_color: 2, direction: 1 + (k % 2), open_result: 1, vehicle_brand: '东风', vehicle_type: '重型罐式货车', vehicle_color: 1, vehicle_compare_result: 1, capture_time: captured }));
+      const d = await call(gates[b % gates.length]!.auth, '/device/events', { events });
+      if (d.accepted !== EVENTS_PER_BATCH) throw new Error(`device/events accepted ${d.accepted} of ${EVENTS_PER_BATCH}: ${JSON.stringify(d.rejected[0])}`);
+    },
+    EVENT_BATCHES,
+    gates.length,
+  );
+  const perEvent = (r: { perSecond: number; p95: number }) => ({ perSecond: r.perSecond * EVENTS_PER_BATCH, p95: r.p95 });
+  console.log(row('gate     device/events (p95 of a batch)', perEvent(ingest), 'ev/s'));
+  console.log(row('  baseline: raw better-sqlite3', perEvent(rawIngest), 'ev/s'));
 }
 
 /**

@@ -8,7 +8,10 @@
  * their exit later; a few stay (never exit); the black-listed plate, an
  * unknown plate and early visitors are refused; every gate sends a
  * heartbeat a minute; the east gate falls silent after a while (offline five
- * minutes later); now and then a plate image goes up first. Each gate keeps
+ * minutes later); half a minute in, a guard lifts the barrier by hand for
+ * the black-listed vehicle it just refused, which raises a stranded alarm
+ * (黑名单入园) for the security lead at once; now and then a plate image
+ * goes up first. Each gate keeps
  * its events in a buffer, sends it in batches and drops it only once the
  * server has answered: after a network error (or a reply lost, which it
  * plays now and then) it replays the buffer, and the server's event ids make
@@ -62,6 +65,8 @@ export interface SimulationReport {
   /** Entered and left inside on purpose (overstays). */
   overstays: number;
   heartbeats: number;
+  /** Refused, then let in by hand: each raises a black-listed stranded alarm. */
+  manualOpenings: number;
   uploads: number;
   sent: number;
   accepted: number;
@@ -78,6 +83,8 @@ const EAST_SILENT_AFTER_MS = 3 * 60_000;
 /** Between entry and exit, at speed 1. */
 const STAY_MS: readonly [number, number] = [20_000, 150_000];
 const OVERSTAY_SHARE = 0.12;
+/** When the guard lets the refused black-listed vehicle in by hand (at speed 1). */
+const MANUAL_OPEN_AFTER_MS = 30_000;
 const LOST_REPLY_SHARE = 0.03;
 
 type Json = Record<string, unknown>;
@@ -124,7 +131,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const tz = process.env.PARK_TZ ?? DEFAULT_PARK_TZ;
   const parkTime = () => formatInZone(Date.now(), tz);
   const say = (zh: string, en: string) => log(`${parkTime().slice(11)}  ${zh}  | ${en}`);
-  const report: SimulationReport = { rounds: 0, entries: 0, refused: 0, exits: 0, overstays: 0, heartbeats: 0, uploads: 0, sent: 0, accepted: 0, duplicates: 0, rejected: 0, replays: 0 };
+  const report: SimulationReport = { rounds: 0, entries: 0, refused: 0, exits: 0, overstays: 0, heartbeats: 0, manualOpenings: 0, uploads: 0, sent: 0, accepted: 0, duplicates: 0, rejected: 0, replays: 0 };
 
   async function call<T>(url: string, init: { auth?: string; json?: unknown; form?: FormData } = {}): Promise<{ status: number; body: Envelope<T> }> {
     let res: Response;
@@ -276,11 +283,19 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     return '';
   }
 
-  async function arrive(gate: Gate, s: Subject, opts: { image?: boolean; overstay?: boolean } = {}): Promise<void> {
+  /** `manual`: refused, then let in by a guard lifting the barrier by hand (the gate reports the opening). */
+  async function arrive(gate: Gate, s: Subject, opts: { image?: boolean; overstay?: boolean; manual?: boolean } = {}): Promise<void> {
     const d = await decide(gate, s, 1);
     if (!d) return;
     const image = !s.persons && opts.image ? await plateImage(gate, s) : '';
-    queue(gate, { type: s.persons ? 'person' : 'vehicle', ...s.fields, direction: 1, open_result: d.allow ? 1 : 0, ...(image ? (s.persons ? { snapshot: image } : { plate_image: image }) : {}) });
+    const opened = d.allow || !!opts.manual;
+    queue(gate, { type: s.persons ? 'person' : 'vehicle', ...s.fields, direction: 1, open_result: opened ? 1 : 0, ...(image ? (s.persons ? { snapshot: image } : { plate_image: image }) : {}) });
+    if (!d.allow && opts.manual) {
+      report.manualOpenings += 1;
+      inside.set(s.key, { subject: s, gate, exitAt: Date.now() + between(r, ...STAY_MS) / speed });
+      say(`${gate.name} 入场 ${s.label} 判定拒绝（${d.reason}），值班人员手动抬杆放行：将触发滞留告警`, `${gate.number} in ${s.label}: refused, then let in by hand (a stranded alarm follows)`);
+      return;
+    }
     if (!d.allow) {
       report.refused += 1;
       say(`${gate.name} 入场 ${s.label} 拒绝：${d.reason}`, `${gate.number} in ${s.label}: refused (${s.why})`);
@@ -365,6 +380,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       }
       heartbeats(false);
       for (const stay of [...inside.values()]) if (stay.exitAt !== null && stay.exitAt <= Date.now()) await leave(stay);
+      if (!report.manualOpenings && Date.now() - started >= MANUAL_OPEN_AFTER_MS / speed) {
+        const black = free(false, ['black'])[0];
+        const g = liveGate(false);
+        if (black && g) await arrive(g, black, { manual: true });
+      }
       for (const persons of [false, true]) {
         const g = liveGate(persons);
         if (!g) continue;
@@ -387,8 +407,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
 
   const stuck = gates.reduce((n, g) => n + (g.silent ? 0 : g.buffer.length), 0);
   say(
-    `结束：${report.rounds} 轮，入场放行 ${report.entries}（有意滞留 ${report.overstays}，仍在园内 ${inside.size}），拒绝 ${report.refused}，出场 ${report.exits}，心跳 ${report.heartbeats}，图片 ${report.uploads}；事件发送 ${report.sent}，接收 ${report.accepted}，重复 ${report.duplicates}，拒绝 ${report.rejected}，重发 ${report.replays}${stuck ? `，未送达 ${stuck}` : ''}`,
-    `done: ${report.rounds} rounds, ${report.entries} in (${report.overstays} overstaying on purpose, ${inside.size} still inside), ${report.refused} refused, ${report.exits} out, ${report.heartbeats} heartbeats, ${report.uploads} images; ${report.sent} events sent, ${report.accepted} accepted, ${report.duplicates} duplicates, ${report.rejected} rejected, ${report.replays} replays${stuck ? `, ${stuck} undelivered` : ''}`,
+    `结束：${report.rounds} 轮，入场放行 ${report.entries}（有意滞留 ${report.overstays}，仍在园内 ${inside.size}），拒绝 ${report.refused}，手动放行 ${report.manualOpenings}，出场 ${report.exits}，心跳 ${report.heartbeats}，图片 ${report.uploads}；事件发送 ${report.sent}，接收 ${report.accepted}，重复 ${report.duplicates}，拒绝 ${report.rejected}，重发 ${report.replays}${stuck ? `，未送达 ${stuck}` : ''}`,
+    `done: ${report.rounds} rounds, ${report.entries} in (${report.overstays} overstaying on purpose, ${inside.size} still inside), ${report.refused} refused, ${report.manualOpenings} let in by hand, ${report.exits} out, ${report.heartbeats} heartbeats, ${report.uploads} images; ${report.sent} events sent, ${report.accepted} accepted, ${report.duplicates} duplicates, ${report.rejected} rejected, ${report.replays} replays${stuck ? `, ${stuck} undelivered` : ''}`,
   );
   return report;
 

@@ -3,6 +3,9 @@ import { choice01, idField, intField, labelled, optionalFilterText, pageQuery, r
 
 export const SPEED_MIN = 0;
 export const SPEED_MAX = 300;
+/** The longest dwell limit a model may set: seven days, longer than any visit the appointment rules allow. */
+export const DWELL_LIMIT_MAX = 7 * 24 * 60;
+const DWELL_LIMIT_MSG = `停留时限范围为1-${DWELL_LIMIT_MAX}分钟`;
 
 const fields = {
   name: requiredText('请输入车型名', 30, '不能超过30个文字'),
@@ -11,6 +14,11 @@ const fields = {
   showCargoType: choice01('请选择页面是否显示货物类型'),
   checkOverweight: choice01('请选择是否需要判断超重'),
   needBlindVideo: choice01('请选择页面是否需要上传盲区视频监控图片'),
+  // Stranded detection (DESIGN.md §8): a stay of this model alarms after these minutes, or at the visit's end when left empty.
+  dwellLimitMinutes: z.preprocess(
+    (v) => (v === '' || v === undefined ? null : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+    z.number({ error: DWELL_LIMIT_MSG }).int({ error: DWELL_LIMIT_MSG }).min(1, { error: DWELL_LIMIT_MSG }).max(DWELL_LIMIT_MAX, { error: DWELL_LIMIT_MSG }).nullable(),
+  ),
 };
 
 export const vehicleTypeLabels = {
@@ -22,6 +30,7 @@ export const vehicleTypeLabels = {
   showCargoType: '页面是否显示货物类型',
   checkOverweight: '是否需要判断超重',
   needBlindVideo: '是否需要上传盲区视频监控图片',
+  dwellLimitMinutes: '停留时限',
 };
 
 export const vehicleTypeCreate = labelled(z.object(fields), vehicleTypeLabels);
@@ -39,6 +48,7 @@ export interface VehicleTypeRow {
   show_cargo_type: number;
   check_overweight: number;
   need_blind_video: number;
+  dwell_limit_minutes: number | null;
   create_time: string;
   update_time: string;
 }

@@ -74,7 +74,7 @@ interface CarSeed {
   company: string;
   content: string;
   type: 1 | 2 | 3 | 4;
-  /** Days from today to the visit's first day (at least 3 for vehicles) and its length. */
+  /** Days from today to the visit's first day and its length: at least 3 days after the day it was filed (`ago`), as the visit rules ask. */
   from: number;
   days: number;
   cargo?: 0 | 1;
@@ -131,6 +131,10 @@ const cars: CarSeed[] = [
   { by: 'portcontact', model: '重型自卸货车', plate: '粤LC9450', color: 1, applicant: ['孙海波', 0, '13612345622', '19800101'], company: '惠州市建安土石方工程有限公司', content: '管廊基础回填土运输', type: 1, from: 3, days: 28, cargo: 0, cargoName: '回填土', load: 25, steps: ['submit', 'approve', 'approve', 'approve'], ago: 3500 },
   { by: 'portcontact', model: '小型汽车', plate: '粤LE0386', color: 4, applicant: ['马俊', 0, '13912345623', '19870505'], company: '惠州港务集团有限公司', content: '港务驻厂协调员日常通勤', type: 4, from: 3, days: 200, steps: ['submit', 'approve', 'approve'], ago: 4000 },
   { by: 'portcontact', model: '普通货车', plate: '粤LG1573', color: 1, applicant: ['钟伟华', 0, '13812345624', '19831212'], company: '惠州港通物流有限公司', content: '进口设备零部件送货', type: 3, from: 5, days: 2, cargo: 0, cargoName: '设备零部件', load: 10, steps: ['submit', 'approve'], ago: 800 },
+  // approved three or more days ago for visits under way today: the gates' traffic (npm run simulate), a tanker whose dwell limit runs out among them
+  { by: 'contact', model: '危险化学品运输车', plate: '粤LK7720', color: 1, applicant: ['钟华', 0, '15912345625', '19800712'], company: '惠州市恒通危险品运输有限公司', content: '液氮槽车送货入厂', type: 3, from: 0, days: 1, cargo: 1, cargoName: '液氮', load: 20, steps: ['submit', 'approve', 'approve', 'approve'], ago: 5000 },
+  { by: 'contact', model: '小型汽车', plate: '粤LD5519', color: 2, applicant: ['蔡文龙', 0, '15912345626', '19890223'], company: '惠州市中安检测技术有限公司', content: '储罐区年度防雷检测', type: 3, from: 0, days: 2, steps: ['submit', 'approve', 'approve'], ago: 4950 },
+  { by: 'portcontact', model: '普通货车', plate: '粤LF3362', color: 1, applicant: ['韩振东', 0, '15912345627', '19820530'], company: '惠州港通物流有限公司', content: '码头设备散件转运入厂', type: 3, from: 0, days: 1, cargo: 0, cargoName: '设备散件', load: 8, steps: ['submit', 'approve', 'approve'], ago: 4900 },
 ];
 
 /** The demo vehicles as seed-registrations.ts reads them: those of a need_record model are registered before they are submitted. */
@@ -149,6 +153,9 @@ const persons: PersonSeed[] = [
   { by: 'contact', visitor: ['郭强', 0, '13711112209', '19890802'], company: '深圳市华安安全技术有限公司', address: '深圳市南山区科技园', type: 4, content: '安全评价现场勘查', from: 2, days: 3, steps: ['submit', 'approve', ['reject', '身份证照片与本人信息不符，请核实后重新申请']], ago: 2000 },
   { by: 'contact', visitor: ['林晓峰', 0, '13711112210', '19910316'], company: '广东粤海建设工程有限公司', address: '广州市天河区珠江新城', type: 3, content: '管廊施工技术交底', from: 4, days: 60, steps: ['submit', ['revoke', '来访计划取消']], ago: 1600 },
   { by: 'contact', visitor: ['何丽萍', 1, '13711112211', '19840925'], company: '中石化工程建设有限公司', address: '北京市朝阳区安慧北里', type: 3, content: '设计联络会及现场踏勘', from: 6, days: 100, steps: ['submit', 'approve', 'approve'], ago: 3600 },
+  // approved for visits under way today: people at the west pedestrian gate (npm run simulate)
+  { by: 'contact', visitor: ['杨帆', 0, '13711112212', '19920811'], company: '惠州市中安检测技术有限公司', address: '惠州市惠城区河南岸演达一路', type: 4, content: '储罐区年度防雷检测', from: 0, days: 2, steps: ['submit', 'approve', 'approve'], ago: 4950 },
+  { by: 'contact', visitor: ['秦雪梅', 1, '13711112213', '19870304'], company: '广州赛思检测技术有限公司', address: '广州市黄埔区科学大道88号', type: 4, content: '循环水水质化验', from: 0, days: 1, steps: ['submit', 'approve', 'approve'], ago: 4800 },
   // 黄磊 (惠州港务)
   { by: 'portcontact', visitor: ['蔡志伟', 0, '13711112212', '19860117'], company: '惠州港务集团有限公司', address: '惠州市大亚湾西区港口大道', type: 4, content: '原料码头卸船协调', from: 3, days: 2, steps: [], ago: 70 },
   { by: 'portcontact', visitor: ['杨洋', 1, '13711112213', '19920704'], company: '惠州港荃湾港区码头有限公司', address: '惠州市大亚湾荃湾港区', type: 4, content: '管线交接界面确认', from: 1, days: 1, steps: ['submit'], ago: 15 },

@@ -133,14 +133,15 @@ export const demoUsers: Array<{ account: string; name: string; gender: number; p
   { account: 'norole', name: '周杰', gender: 0, phone: '13800000010', depart: 'HZ_PORT', can: '未分配角色：只能看到403页面' },
 ];
 
+/** The dangerous-goods tanker is alarmed after four hours inside however long its visit (DESIGN.md §8 dwell limit). */
 export const demoVehicleTypes = [
-  { name: '小型汽车', speed: 60, need_record: 0, show_cargo_type: 0, check_overweight: 0, need_blind_video: 0 },
-  { name: '重型自卸货车', speed: 30, need_record: 1, show_cargo_type: 1, check_overweight: 1, need_blind_video: 1 },
-  { name: '中型客车', speed: 40, need_record: 0, show_cargo_type: 0, check_overweight: 0, need_blind_video: 1 },
-  { name: '大型客车', speed: 40, need_record: 1, show_cargo_type: 0, check_overweight: 0, need_blind_video: 1 },
-  { name: '危险化学品运输车', speed: 30, need_record: 1, show_cargo_type: 1, check_overweight: 1, need_blind_video: 1 },
-  { name: '混凝土搅拌车', speed: 30, need_record: 1, show_cargo_type: 0, check_overweight: 1, need_blind_video: 1 },
-  { name: '普通货车', speed: 40, need_record: 0, show_cargo_type: 1, check_overweight: 1, need_blind_video: 0 },
+  { name: '小型汽车', speed: 60, need_record: 0, show_cargo_type: 0, check_overweight: 0, need_blind_video: 0, dwell_limit_minutes: null },
+  { name: '重型自卸货车', speed: 30, need_record: 1, show_cargo_type: 1, check_overweight: 1, need_blind_video: 1, dwell_limit_minutes: null },
+  { name: '中型客车', speed: 40, need_record: 0, show_cargo_type: 0, check_overweight: 0, need_blind_video: 1, dwell_limit_minutes: null },
+  { name: '大型客车', speed: 40, need_record: 1, show_cargo_type: 0, check_overweight: 0, need_blind_video: 1, dwell_limit_minutes: null },
+  { name: '危险化学品运输车', speed: 30, need_record: 1, show_cargo_type: 1, check_overweight: 1, need_blind_video: 1, dwell_limit_minutes: 240 },
+  { name: '混凝土搅拌车', speed: 30, need_record: 1, show_cargo_type: 0, check_overweight: 1, need_blind_video: 1, dwell_limit_minutes: null },
+  { name: '普通货车', speed: 40, need_record: 0, show_cargo_type: 1, check_overweight: 1, need_blind_video: 0, dwell_limit_minutes: null },
 ];
 
 /** Brings the permission table in line with domain/permissions.ts: adds new codes, updates names, routes and order. */

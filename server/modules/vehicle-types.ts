@@ -7,7 +7,7 @@ export const vehicleTypes = defineResource({
   table: 'vehicle_type',
   key: 'id',
   softDelete: 'deleted',
-  columns: ['id', 'name', 'speed', 'need_record', 'show_cargo_type', 'check_overweight', 'need_blind_video', 'create_time', 'update_time'],
+  columns: ['id', 'name', 'speed', 'need_record', 'show_cargo_type', 'check_overweight', 'need_blind_video', 'dwell_limit_minutes', 'create_time', 'update_time'],
   orderBy: [['id', 'asc']],
   labels: vehicleTypeLabels,
   access: 'vehicle_type',
@@ -21,7 +21,7 @@ export const vehicleTypes = defineResource({
   stamps: { createUser: 'create_user_id' },
   toRow: (values) => {
     const v = values as VehicleTypeCreate;
-    return { name: v.name, speed: v.speed, need_record: v.needRecord, show_cargo_type: v.showCargoType, check_overweight: v.checkOverweight, need_blind_video: v.needBlindVideo };
+    return { name: v.name, speed: v.speed, need_record: v.needRecord, show_cargo_type: v.showCargoType, check_overweight: v.checkOverweight, need_blind_video: v.needBlindVideo, dwell_limit_minutes: v.dwellLimitMinutes ?? null };
   },
 });
 

@@ -3,7 +3,7 @@ import { addDays, dateOf } from '../../domain/visit-rules';
 import { formatInZone } from '../../domain/time';
 import type { AppContext } from '../../server/core/context';
 import { BLACK_PLATE, rgbPng } from '../../server/db/seed-appointments';
-import { markSilentOffline } from '../../server/modules/devices/ingest';
+import { markSeen, markSilentOffline } from '../../server/modules/devices/ingest';
 import { carApplicationBody, idNumber, registerPlate } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
@@ -186,6 +186,12 @@ for (const dialect of await dialects()) {
       // The next heartbeat brings it back, with a new state time.
       await events([{ event_id: eventId(), type: 'heartbeat', capture_time: at(0) }]);
       expect((await row()).state).toBe(1);
+      // While online, a contact rewrites last_seen_at only once it is ten seconds old: no durable write per access answer.
+      const seen = Number((await row()).last_seen_at);
+      await markSeen(ctx.db, gate.id, at(0), seen + 5_000);
+      expect(Number((await row()).last_seen_at)).toBe(seen);
+      await markSeen(ctx.db, gate.id, at(0), seen + 11_000);
+      expect(Number((await row()).last_seen_at)).toBe(seen + 11_000);
     });
 
     it('decides access by the rules of DESIGN.md §8, in order', async () => {

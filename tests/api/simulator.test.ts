@@ -121,6 +121,26 @@ for (const dialect of await dialects()) {
       expect(report.uploads).toBe(1);
     });
 
+    it('runs on: the demo’s visits of today come and go, and a black-listed vehicle let in by hand alarms the security lead', async () => {
+      const from = formatInZone(ctx.now() - 1000, ctx.config.tz);
+      // At 60 times the speed the guard lifts the barrier after half a second; two seconds are several rounds.
+      const run = await runSimulation({ base: server.base, speed: 60, minutes: 2 / 60, dataDir: server.dataDir, password: DEMO_PASSWORD, log: (l) => lines.push(l), seed: 11 });
+      expect(run.manualOpenings).toBe(1);
+      expect(run.rounds).toBeGreaterThan(3);
+      const ins = await ctx.db.selectFrom('gate_record_car').select('license_plate').where('capture_time', '>=', from).where('direction', '=', 1).where('open_result', '=', 1).execute();
+      // Beside the white-listed truck, the demo's approved visits of today (seed-appointments.ts) are admitted.
+      const todays = ['粤LK7720', '粤LD5519', '粤LF3362'].filter((p) => ins.some((r) => r.license_plate === p));
+      expect(todays.length).toBeGreaterThanOrEqual(2);
+      const alarms = await ctx.db.selectFrom('stranded_alarm').selectAll().where('alarm_time', '>=', from).execute();
+      expect(alarms).toHaveLength(1);
+      const alarm = alarms[0]!;
+      expect(alarm).toMatchObject({ kind: 'car', level_type: 3, is_black: 1 });
+      expect(lines.some((l) => l.includes(`${alarm.license_plate} 判定拒绝`) && l.includes('手动抬杆放行'))).toBe(true);
+      const lead = await ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', 'lead').executeTakeFirstOrThrow();
+      const note = await ctx.db.selectFrom('notification').select(['kind', 'url']).where('user_id', '=', lead.user_id).where('tag', '=', `stranded-car-${alarm.id}`).executeTakeFirst();
+      expect(note).toMatchObject({ kind: 'stranded_alarm', url: `/security/stranded-car?open=${alarm.id}` });
+    });
+
     it('keeps its buffer when a reply is lost and replays it: the server stores each event once', async () => {
       const stored = await count('device_event');
       let lost = 0;

@@ -62,6 +62,23 @@ for (const dialect of await dialects()) {
       expect((await admin.post('/vehicleType/save', valid)).status).toBe(200);
     });
 
+    it('keeps a dwell limit for stranded detection, empty meaning the visit end', async () => {
+      for (const bad of [0, -5, 1.5, 10081, 'abc']) {
+        const r = await admin.post('/vehicleType/save', { ...valid, name: '停留限制', dwellLimitMinutes: bad });
+        expect(r.status, String(bad)).toBe(400);
+        expect(r.body.msg).toBe('停留时限范围为1-10080分钟');
+        expect((r.body.data as { errors: Array<{ field: string }> }).errors[0].field).toBe('dwellLimitMinutes');
+      }
+      const c = await admin.post<{ id: number }>('/vehicleType/save', { ...valid, name: '停留限制', dwellLimitMinutes: '45' });
+      const id = c.body.data.id;
+      expect((await admin.post<VehicleTypeRow>('/vehicleType/get', { id })).body.data.dwell_limit_minutes).toBe(45);
+      await admin.post('/vehicleType/update', { ...valid, id, name: '停留限制', dwellLimitMinutes: '' });
+      expect((await admin.post<VehicleTypeRow>('/vehicleType/get', { id })).body.data.dwell_limit_minutes).toBeNull();
+      // A client that never heard of the setting leaves it empty rather than failing.
+      const old = await admin.post<{ id: number }>('/vehicleType/save', { ...valid, name: '旧客户端车型' });
+      expect((await admin.post<VehicleTypeRow>('/vehicleType/get', { id: old.body.data.id })).body.data.dwell_limit_minutes).toBeNull();
+    });
+
     it('lets an enterprise contact read models but not change them', async () => {
       const c = await new Client(server).as('contact');
       expect((await c.post('/vehicleType/page', {})).status).toBe(200);

@@ -28,10 +28,18 @@ test('adds, edits and deletes a vehicle model, with a validation error on the wa
   await list.action(name, '编辑');
   await expect(field(page, '车型名').locator('input')).toHaveValue(name);
   await field(page, '车型名').locator('input').fill(`${name}改`);
+  // The stranded-alarm dwell limit: minutes, 1 to 10080, empty meaning the visit's end.
+  await field(page, '停留时限').locator('input').fill('0');
+  await submitForm(page);
+  await expect(field(page, '停留时限').getByText('停留时限范围为1-10080分钟')).toBeVisible();
+  await field(page, '停留时限').locator('input').fill('90');
   await field(page, '页面是否显示货物类型').getByText('是', { exact: true }).click();
   await submitForm(page);
   await expect(page.getByText('编辑车型成功！')).toBeVisible();
   await expect(list.row(`${name}改`)).toBeVisible();
+  await list.action(`${name}改`, '编辑');
+  await expect(field(page, '停留时限').locator('input')).toHaveValue('90');
+  await page.getByRole('button', { name: '取消' }).last().click();
   await shot(page, 'vehicle-types');
 
   await list.action(`${name}改`, '删除');
