@@ -17,8 +17,8 @@ const fieldDefs: Record<string, DeclaredField<EquipmentRow>> = {
   temporary_reservation: { name: 'temporary_reservation', kind: 'yesNo', hideInSearch: true, width: 120 },
   lane_number: { name: 'lane_number', kind: 'text', hideInSearch: true, width: 100 },
   plate: { name: 'plate', kind: 'text', width: 110 },
-  longitude: { name: 'longitude', kind: 'number', hideInSearch: true, width: 110 },
-  latitude: { name: 'latitude', kind: 'number', hideInSearch: true, width: 110 },
+  longitude: { name: 'longitude', kind: 'number', hideInSearch: true, hideInTable: true, width: 110 },
+  latitude: { name: 'latitude', kind: 'number', hideInSearch: true, hideInTable: true, width: 110 },
 };
 
 /** What the device API sets (DESIGN.md §8): shown, never in a form. */
@@ -42,7 +42,9 @@ function equipmentScreen(k: EquipmentKindDef): ScreenDef<EquipmentRow> {
     card: { title: 'name', extra: 'state' },
     fields,
     toolbar: [{ key: 'add', label: '新增', type: 'create', permission: `${k.codes}:add` }],
+    // Coordinates are in the detail, not the table: the device state columns fit a desktop without scrolling.
     rowActions: [
+      { key: 'detail', label: '详情', type: 'detail' },
       { key: 'edit', label: '编辑', type: 'edit', permission: `${k.codes}:edit` },
       // Issuing a key changes the device: its edit code's, as the server's issueKey route says.
       { key: 'issueKey', label: '接入密钥', type: 'modal', permission: `${k.codes}:edit`, confirm: issueKeyConfirm, component: issueKeyModal(base) },
