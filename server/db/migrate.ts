@@ -13,6 +13,7 @@ import { vehicleRegistration } from './migrations/010-vehicle-registration';
 import { transportList } from './migrations/011-transport-list';
 import { devices } from './migrations/012-devices';
 import { stranded } from './migrations/013-stranded';
+import { logIndexes } from './migrations/014-log-indexes';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -30,6 +31,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '011-transport-list': transportList(dialect),
     '012-devices': devices(dialect),
     '013-stranded': stranded(dialect),
+    '014-log-indexes': logIndexes(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -91,6 +91,8 @@ const menuScreens: { [C in MenuCode]?: Page } = {
   'menu:user': screen(() => import('../features/users/users-screen').then((m) => m.usersScreen)),
   'menu:dept': screen(() => import('../features/departments/departments-screen').then((m) => m.departmentsScreen)),
   'menu:modal': screen(() => import('../features/vehicle-types/vehicle-types-screen').then((m) => m.vehicleTypesScreen)),
+  'menu:loginLog': screen(() => import('../features/logs/log-screens').then((m) => m.loginLogScreen)),
+  'menu:operationLog': screen(() => import('../features/logs/log-screens').then((m) => m.operationLogScreen)),
 };
 
 export const appRoutes: AppRoute[] = [
