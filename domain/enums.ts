@@ -81,6 +81,8 @@ export const enums = {
   /** Person crossings: card status 0-2 and image type 1-2 of the device API; the names are ours (docs/decisions.md). */
   gateCardStatus: opts([[1, '正常', 'success'], [2, '挂失', 'warning'], [0, '无效', 'danger']]),
   gateImageType: opts([[1, '人脸抓拍'], [2, '证件照片']]),
+  /** Stranded alarms' level_type (DESIGN.md §8; the spec shows no values): past the visit's end, past the model's dwell limit, black-listed inside. */
+  strandedLevel: opts([[1, '超出来访时间', 'warning'], [2, '超出停留时限', 'warning'], [3, '黑名单入园', 'danger']]),
 } satisfies Record<string, EnumOption[]>;
 
 export type EnumName = keyof typeof enums;

@@ -4,6 +4,7 @@
  * and the server.
  */
 import { z } from 'zod';
+import type { EnumOption } from '../enums';
 import { choice01, labelled, optionalFilterInt, optionalFilterText, pageQuery, type FieldLabels } from './common';
 import { filterTimeField } from './car-application';
 
@@ -32,6 +33,11 @@ export const strandedLabels: FieldLabels = {
   sms_error_response: '短信失败原因',
   begin_time: '开始时间',
   end_time: '结束时间',
+  /** The handled state the lists show (handle_time set or not). */
+  handled: '处理状态',
+  /** 车辆滞留统计 (the export's headers). */
+  stat_date: '统计日期',
+  create_time: '告警时间',
 };
 
 /** What the handler's choice pre-fills (spec 001 §2): yes, a false alarm; no, the alarm was right. */
@@ -56,3 +62,77 @@ export const alarmDealBody = labelled(
   }),
   strandedLabels,
 );
+
+/** Handled or not: an alarm is handled once (its handle_time is set), never reopened. */
+export const strandedHandledOptions: EnumOption[] = [
+  { value: 0, label: '未处理', color: 'warning' },
+  { value: 1, label: '已处理', color: 'success' },
+];
+export const isAlarmHandled = (row: { handle_time?: string | null }): boolean => !!row.handle_time;
+
+/** sms_send: 1 when every holder's SMS was accepted by the provider (server/core/stranded-alarm.ts); values not shown by the spec. */
+export const smsSendOptions: EnumOption[] = [
+  { value: 1, label: '发送成功', color: 'success' },
+  { value: 0, label: '发送失败', color: 'danger' },
+];
+
+/**
+ * The visit as it was when the alarm was raised (application_info, stored by
+ * server/modules/devices/presence.ts): a vehicle appointment's or a person
+ * appointment's fields; empty when the subject came in without an approved visit.
+ */
+export interface StrandedApplicationInfo {
+  application_number?: string | null;
+  license_plate?: string | null;
+  applicant_name?: string | null;
+  applicant_phone?: string | null;
+  visitor_name?: string | null;
+  visitor_phone?: string | null;
+  visitor_company?: string | null;
+  visitor_begin_time?: string | null;
+  visitor_end_time?: string | null;
+  visit_begin_time?: string | null;
+  visit_end_time?: string | null;
+  interviewee_name?: string | null;
+  interviewee_phone?: string | null;
+  interviewee_depart_name?: string | null;
+  vehicle_type_name?: string | null;
+  cargo_type?: number | null;
+  cargo_name?: string | null;
+}
+
+/** A stranded alarm as the lists and the detail answer it (spec 001 §3). */
+export interface StrandedAlarmRow {
+  id: number;
+  kind: StrandedKind;
+  application_id: number | null;
+  application_info: StrandedApplicationInfo;
+  license_plate: string;
+  idcard: string;
+  person_name: string;
+  visit_area: number | null;
+  level_type: number;
+  is_black: number;
+  entry_time: string;
+  alarm_time: string;
+  exit_time: string | null;
+  handle_user_id: number | null;
+  handle_user_name: string | null;
+  handled_remark: string | null;
+  false_alarm: number | null;
+  handle_time: string | null;
+  phones: string | null;
+  sms_send: number | null;
+  sms_content: string | null;
+  sms_error_response: string | null;
+  create_time: string;
+}
+
+/** One row of 车辆滞留统计 (spec 001 §3 "Stranded row"). */
+export interface StrandedStatRow {
+  id: number;
+  stat_date: string;
+  visit_area: number | null;
+  license_plate: string;
+  create_time: string;
+}

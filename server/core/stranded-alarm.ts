@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { enumLabel } from '../../domain/enums';
-import { NotificationKind } from '../../domain/notifications';
+import { NotificationKind, recordLink } from '../../domain/notifications';
 import type { DB } from '../db/schema';
 import type { AppContext } from './context';
 import { notify } from './notify';
@@ -78,7 +78,8 @@ export async function raiseStrandedAlarmNotifications(trx: Kysely<DB>, ctx: AppC
       kind: NotificationKind.STRANDED_ALARM,
       title: alarm.kind === 'car' ? '车辆滞留告警' : '人员滞留告警',
       body,
-      url: screen[alarm.kind],
+      // Opens the alarm itself on its screen (the list screen reads ?open=<id>).
+      url: recordLink(screen[alarm.kind], alarm.alarmId),
       tag: `stranded-${alarm.kind}-${alarm.alarmId}`,
     })),
   );

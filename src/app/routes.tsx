@@ -81,6 +81,9 @@ const menuScreens: { [C in MenuCode]?: Page } = {
   'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
   'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),
   'menu:personGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.personGateRecordsScreen)),
+  'menu:strandedManagementPerson': screen(() => import('../features/stranded/stranded-screens').then((m) => m.personStrandedScreen)),
+  // The vehicle alarms with their daily statistics as a second tab (docs/decisions.md).
+  'menu:strandedManagementCar': lazy(() => import('../features/stranded/stranded-car-page')),
   'menu:gateDevice': equipment('gate'),
   'menu:bumpingPostDevice': equipment('bumpingPost'),
   'menu:tireBreakerDevice': equipment('tireCrushing'),

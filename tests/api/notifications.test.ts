@@ -174,7 +174,7 @@ for (const dialect of await dialects()) {
       for (const l of lines) expect(l.text).toBe(fields.sms_content);
 
       const e = await leadStream.next<NotificationEvent>((x) => x.event === 'notification');
-      expect(e.data).toMatchObject({ kind: 'stranded_alarm', title: '车辆滞留告警', url: '/security/stranded-car', tag: 'stranded-car-9001' });
+      expect(e.data).toMatchObject({ kind: 'stranded_alarm', title: '车辆滞留告警', url: '/security/stranded-car?open=9001', tag: 'stranded-car-9001' });
       const rows = await ctx.db.selectFrom('notification as n').innerJoin('sys_user as u', 'u.user_id', 'n.user_id').select('u.account').where('n.tag', '=', 'stranded-car-9001').execute();
       expect(rows.map((r) => r.account).sort()).toEqual(['admin', 'lead']);
     });
@@ -187,7 +187,7 @@ for (const dialect of await dialects()) {
       expect(fields.phones).toBe('13800000001,13800000007');
       expect(fields.sms_content).toContain('人员孙七在园区滞留超时');
       expect(fields.sms_error_response).toBe('13800000001：unreachable；13800000007：短信网关返回 500：余额不足');
-      expect((await page(as.lead!)).list[0]).toMatchObject({ title: '人员滞留告警', url: '/security/stranded-person', tag: 'stranded-person-77' });
+      expect((await page(as.lead!)).list[0]).toMatchObject({ title: '人员滞留告警', url: '/security/stranded-person?open=77', tag: 'stranded-person-77' });
     });
 
     it('rolls the notifications back with the transaction that raised them', async () => {

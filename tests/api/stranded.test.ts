@@ -69,11 +69,12 @@ for (const dialect of await dialects()) {
       // The security lead holds strandedManagementCar:deal: the notification centre has it.
       const leadId = (await ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', 'lead').executeTakeFirstOrThrow()).user_id;
       const note = await ctx.db.selectFrom('notification').selectAll().where('user_id', '=', leadId).where('tag', '=', `stranded-car-${alarm!.id}`).executeTakeFirst();
-      expect(note).toMatchObject({ kind: 'stranded_alarm', url: '/security/stranded-car' });
+      expect(note).toMatchObject({ kind: 'stranded_alarm', url: `/security/stranded-car?open=${alarm!.id}` });
 
       // Leaving closes the stay and the alarm.
-      await send([crossing(plate, 2, 1)]);
-      expect((await alarmsOf(plate))[0]!.exit_time).toBe(at(1));
+      const out = crossing(plate, 2, 1);
+      await send([out]);
+      expect((await alarmsOf(plate))[0]!.exit_time).toBe(out.capture_time);
     });
 
     it('leaves a visitor who left in time alone, and a gate that did not open opens no stay', async () => {

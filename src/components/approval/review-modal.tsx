@@ -8,7 +8,7 @@ import type { PermissionCode } from '../../../domain/permissions';
 import { checkBody } from '../../../domain/schemas/car-application';
 import { ApiError, post } from '../../lib/http';
 import { useCan } from '../../lib/me';
-import { discard, drain, enqueue, outboxItem, stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds, type OutboxItem } from '../../lib/outbox';
+import { OutboxUnavailableError, sendOrQueue, stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds, type SendOutcome } from '../../lib/outbox';
 import { useIsDesktop } from '../../lib/use-media';
 import { failureText, ScreenModal, type ScreenModalProps } from '../../list-screen';
 import { ChoiceRadio } from '../choice-radio';
@@ -65,8 +65,6 @@ function decisionTitle<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], re
   const shown = names.length > 3 ? `${names.slice(0, 3).join('、')} 等` : names.join('、');
   return `批量审核 ${rows.length} 项（${shown}）${verdict}`;
 }
-
-const sleep = (ms: number) => new Promise<undefined>((r) => setTimeout(r, ms));
 
 /**
  * The decision and its call (spec 000 §3 "approval payload", §4, §8): 同意 by
@@ -144,29 +142,28 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
     setSaving(true);
     try {
       const payload = { ...body, remark: parsed.data.remark };
-      let item: OutboxItem;
+      let sent: SendOutcome;
       try {
-        item = await enqueue({
-          kind: rows.length > 1 ? 'batchApproval' : 'approval',
-          url: queue.checkPath,
-          body: payload,
-          title: decisionTitle(queue, rows, value.result),
-          meta: { taskIds: rows.map((r) => r.process_task_id), queue: queue.name, refIds: rows.map((r) => r.ref_id) },
-        });
-      } catch {
-        return await direct(payload);
+        sent = await sendOrQueue(
+          {
+            kind: rows.length > 1 ? 'batchApproval' : 'approval',
+            url: queue.checkPath,
+            body: payload,
+            title: decisionTitle(queue, rows, value.result),
+            meta: { taskIds: rows.map((r) => r.process_task_id), queue: queue.name, refIds: rows.map((r) => r.ref_id) },
+          },
+          SEND_WAIT_MS,
+        );
+      } catch (e) {
+        if (e instanceof OutboxUnavailableError) return await direct(payload);
+        throw e;
       }
-      if (!navigator.onLine) return waiting();
-      const sent = await Promise.race([drain().then(() => outboxItem(item.id)), sleep(SEND_WAIT_MS)]);
-      if (sent?.state === 'done') {
+      if (sent.state === 'done') {
         Toast.show({ icon: 'success', content: OK_TEXT });
         return settled();
       }
-      if (sent && (sent.state === 'conflict' || (sent.state === 'failed' && !sent.transient))) {
-        // Refused while the person is still here: they read why (and may decide again), so the outbox need not keep it.
-        await discard(item.id);
-        return await refused(sent.error ?? '', sent.status ?? 0);
-      }
+      // Refused while the person is still here: they read why (and may decide again); the outbox has let it go.
+      if (sent.state === 'refused') return await refused(sent.item.error ?? '', sent.item.status ?? 0);
       waiting();
     } finally {
       setSaving(false);

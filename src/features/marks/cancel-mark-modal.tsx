@@ -52,30 +52,25 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
       if (!errs.cancel_photo && splitFileNames(local.names).length + local.blobs.length > MAX_LABEL_PHOTOS) errs.cancel_photo = photoLimitMessage(MAX_LABEL_PHOTOS);
       if (Object.keys(errs).length) return setErrors(errs);
 
-      const { enqueue, drain, outboxItem, discard } = await import('../../lib/outbox');
-      const item = await enqueue({
-        kind: 'markCancel',
-        url: '/label/vehicle/cancel',
-        body: { id: row.id, cancel_reason: reason.trim(), cancel_photo: local.names },
-        title: `取消标记 ${row.license_plate}`,
-        ...(local.blobs.length ? { photos: { cancel_photo: local.blobs } } : {}),
-        meta: { markId: row.id },
-      });
-      if (!navigator.onLine) {
-        Toast.show({ icon: <ClockCircleOutline />, content: WAITING_OFFLINE, duration: 3000 });
-        return onClose();
-      }
-      const sent = await Promise.race([drain().then(() => outboxItem(item.id)), new Promise<undefined>((r) => setTimeout(r, SEND_WAIT_MS))]);
-      if (sent?.state === 'done') {
+      const { sendOrQueue } = await import('../../lib/outbox');
+      const sent = await sendOrQueue(
+        {
+          kind: 'markCancel',
+          url: '/label/vehicle/cancel',
+          body: { id: row.id, cancel_reason: reason.trim(), cancel_photo: local.names },
+          title: `取消标记 ${row.license_plate}`,
+          ...(local.blobs.length ? { photos: { cancel_photo: local.blobs } } : {}),
+          meta: { markId: row.id },
+        },
+        SEND_WAIT_MS,
+      );
+      if (sent.state === 'done') {
         Toast.show({ icon: 'success', content: '取消成功！' });
         return onDone();
       }
-      if (sent && (sent.state === 'failed' || sent.state === 'conflict') && !sent.transient) {
-        // Refused while the person is still here: they read why in the modal, so the outbox need not keep it.
-        await discard(item.id);
-        return fail(failureText('取消失败：', sent.error));
-      }
-      Toast.show({ icon: <ClockCircleOutline />, content: WAITING_SLOW, duration: 3000 });
+      // Refused while the person is still here: they read why in the modal (the outbox has let it go).
+      if (sent.state === 'refused') return fail(failureText('取消失败：', sent.item.error));
+      Toast.show({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
       onClose();
     } catch {
       fail('操作失败，请重试');

@@ -35,7 +35,8 @@
  *   is what the badge shows. Done items are pruned after 24 hours.
  *
  * - Also: `drain()` (a pass now, resolves when over), `outboxItem(id)`, `retry(id)`,
- *   `discard(id)` (not while sending), `sendNow()`, `startOutbox(userId?)`.
+ *   `discard(id)` (not while sending), `sendNow()`, `startOutbox(userId?)`, and
+ *   `sendOrQueue(input, waitMs)`: enqueue and send now, the one path every action modal takes.
  *
  * dexie and the engine load on first use (./runtime), so importing this module
  * (the badge in the layouts) costs the first load nothing.
@@ -44,6 +45,7 @@ import type { DrainReport } from './engine';
 import type { EnqueueInput, OutboxItem } from './types';
 
 import { afterFirstScreen } from '../after-first-screen';
+import { sendOrQueueWith } from './send';
 import { lastItemCount } from './store';
 
 let startUser: number | undefined;
@@ -80,6 +82,13 @@ export async function discard(id: string): Promise<boolean> {
   return (await runtime()).discard(id);
 }
 
+/**
+ * Stores an action and sends it at once, waiting up to `waitMs` for the answer (./send.ts): 'done', 'refused'
+ * (the item is discarded; its error says why) or 'waiting' (offline, or slow: the outbox sends it later).
+ * Throws OutboxUnavailableError when the action could not be stored.
+ */
+export const sendOrQueue = sendOrQueueWith({ enqueue, drain, get: outboxItem, discard, isOnline: () => navigator.onLine });
+
 /** 立即发送: every waiting and failed item of the signed-in user, ignoring backoff. */
 export async function sendNow(): Promise<DrainReport> {
   return (await runtime()).sendNow();
@@ -102,3 +111,4 @@ export function startOutbox(userId?: number): () => void {
 export { outboxStore, useOutbox, waitingItemOfTask, waitingTaskIds, type OutboxSnapshot } from './store';
 export { kindLabels, stateLabels, type EnqueueInput, type OutboxCounts, type OutboxItem, type OutboxKind, type OutboxState } from './types';
 export type { DrainReport } from './engine';
+export { OutboxUnavailableError, type SendOutcome } from './send';

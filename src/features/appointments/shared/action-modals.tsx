@@ -297,31 +297,26 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
       }
       const total = splitFileNames(parsed.data.photo).length + local.blobs.length;
       if (total > MAX_LABEL_PHOTOS) return setErrors({ photo: photoLimitMessage(MAX_LABEL_PHOTOS) });
-      const { enqueue, drain, outboxItem, discard } = await import('../../../lib/outbox');
-      // The wire takes the ids as a comma string (spec 000 §3), not the parsed array.
-      const item = await enqueue({
-        kind: 'flag',
-        url: '/label/vehicle/label',
-        body: { ...parsed.data, car_application_ids: parsed.data.car_application_ids.join(',') },
-        title: flagTitle(picked.map((r) => r.license_plate || `#${r.car_application_id}`)),
-        ...(local.blobs.length ? { photos: { photo: local.blobs } } : {}),
-        meta: { carApplicationIds: parsed.data.car_application_ids },
-      });
-      if (!navigator.onLine) {
-        Toast.show({ icon: <ClockCircleOutline />, content: WAITING_OFFLINE, duration: 3000 });
-        return onClose();
-      }
-      const sent = await Promise.race([drain().then(() => outboxItem(item.id)), new Promise<undefined>((r) => setTimeout(r, SEND_WAIT_MS))]);
-      if (sent?.state === 'done') {
+      const { sendOrQueue } = await import('../../../lib/outbox');
+      const sent = await sendOrQueue(
+        {
+          kind: 'flag',
+          url: '/label/vehicle/label',
+          // The wire takes the ids as a comma string (spec 000 §3), not the parsed array.
+          body: { ...parsed.data, car_application_ids: parsed.data.car_application_ids.join(',') },
+          title: flagTitle(picked.map((r) => r.license_plate || `#${r.car_application_id}`)),
+          ...(local.blobs.length ? { photos: { photo: local.blobs } } : {}),
+          meta: { carApplicationIds: parsed.data.car_application_ids },
+        },
+        SEND_WAIT_MS,
+      );
+      if (sent.state === 'done') {
         done('标记成功');
         return onDone();
       }
-      if (sent && (sent.state === 'failed' || sent.state === 'conflict') && !sent.transient) {
-        // Refused while the person is still here: they read why and fix it in the modal, so the outbox need not keep it.
-        await discard(item.id);
-        return fail(sent.error || '标记失败');
-      }
-      Toast.show({ icon: <ClockCircleOutline />, content: WAITING_SLOW, duration: 3000 });
+      // Refused while the person is still here: they read why and fix it in the modal (the outbox has let it go).
+      if (sent.state === 'refused') return fail(sent.item.error || '标记失败');
+      Toast.show({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
       onClose();
     } catch (e) {
       fail(serverMessage(e) || anyMessage(e) || '标记失败');

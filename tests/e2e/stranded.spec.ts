@@ -1,0 +1,280 @@
+import { expect, test, type Page } from '@playwright/test';
+import { formatInZone } from '../../domain/time';
+import { addDays, dateOf } from '../../domain/visit-rules';
+import { E2E_DATA_DIR } from '../../playwright.config';
+import { signInViaApi } from '../../scripts/demo-login';
+import { base, call, DEMO_PASSWORD, isDesktop, isPhone, listScreen, randomPlate, shot, signInAs, storedOutbox } from './support';
+
+/**
+ * 滞留告警 (spec 001 §2; DESIGN.md §5, §8): an alarm raised through the real
+ * device API reaches the security lead live in the notification centre; a tap
+ * opens it, and the lead handles it with no signal, through the outbox, sent
+ * exactly once when the signal returns (phone size, as in the field). At
+ * desktop size the person and vehicle lists, the sectioned detail, the online
+ * handling and the daily statistics with their exports.
+ */
+
+interface Alarm {
+  id: number;
+  license_plate: string;
+  person_name: string;
+  level_type: number;
+  is_black: number;
+  handle_time: string | null;
+  handle_user_name: string | null;
+  false_alarm: number | null;
+  handled_remark: string | null;
+}
+
+const modal = (page: Page) => page.locator('.sm').last();
+const today = () => dateOf(formatInZone(new Date()));
+const now = () => formatInZone(new Date());
+const tokens = new Map<string, Promise<string>>();
+/** One API session per demo account for the whole file (signing in costs an SMS code each time). */
+const tokenOf = (account: string) => {
+  let t = tokens.get(account);
+  if (!t) tokens.set(account, (t = signInViaApi(base, E2E_DATA_DIR, account, DEMO_PASSWORD)));
+  return t;
+};
+
+/** A resident ID number no other spec files (born 1985-05-05, a random sequence), with its GB 11643 check character. */
+function freshIdNumber(): string {
+  const body = `44130219850505${String(Math.floor(Math.random() * 1000)).padStart(3, '0')}`;
+  const w = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+  const sum = w.reduce((s, x, i) => s + x * Number(body[i]), 0);
+  return body + '10X98765432'[sum % 11];
+}
+
+/** The security lead files a black-list entry and the squad approves it: in force from today (DESIGN.md §7). */
+async function blackList(kind: 'car' | 'person', subject: Record<string, unknown>, match: Record<string, string>): Promise<void> {
+  const path = kind === 'car' ? '/carBlackWhiteList' : '/personBlackWhiteList';
+  const lead = await tokenOf('lead');
+  const { id } = await call<{ id: number }>(lead, `${path}/save`, { ...subject, type: 1, start_time: today(), end_time: addDays(today(), 30), in_reason: '多次闯卡，拒不配合安保检查' });
+  await call(lead, `${path}/push`, { id });
+  const squad = await tokenOf('squad');
+  const { list } = await call<{ list: Array<{ process_task_id: number; ref_id: number }> }>(squad, `${path}/task/page`, { size: 100, pn: 1, ...match });
+  const task = list.find((t) => t.ref_id === id);
+  if (!task) throw new Error(`no list task for ${JSON.stringify(match)}`);
+  await call(squad, `${path}/task/check`, { taskIds: [task.process_task_id], result: 1, remark: '审批通过。' });
+}
+
+/** A gate of this test's own, with a key issued by the admin (DESIGN.md §8), so no other test's key is voided. */
+async function gate(): Promise<{ number: string; key: string }> {
+  const admin = await tokenOf('admin');
+  const number = `E2E-STR-${test.info().project.name.toUpperCase()}-${Date.now() % 1_000_000}`;
+  const { id } = await call<{ id: number }>(admin, '/equipment/gate/save', { name: `滞留测试道闸${Date.now() % 10_000}`, number, type: 1, entrances_type: 1, is_security_check: 1, temporary_reservation: 0, longitude: 114.52, latitude: 22.74 });
+  const { key } = await call<{ key: string }>(admin, '/equipment/gate/issueKey', { id });
+  return { number, key };
+}
+
+/** The gate reports crossings that opened it, direction 1 (in): a black-listed subject is alarmed as soon as the batch is stored. */
+async function enter(device: { number: string; key: string }, events: Array<Record<string, unknown>>): Promise<void> {
+  const res = await fetch(`${base}/api/device/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Device ${device.number}:${device.key}` },
+    body: JSON.stringify({ events: events.map((e, i) => ({ event_id: `${device.number}-${Date.now()}-${i}`, capture_time: now(), direction: 1, open_result: 1, ...e })) }),
+  });
+  const body = (await res.json()) as { data: { accepted: number; rejected: unknown[] } };
+  expect(body.data, JSON.stringify(body)).toMatchObject({ accepted: events.length, rejected: [] });
+}
+
+async function alarmOf(kind: 'car' | 'person', filter: Record<string, string>): Promise<Alarm> {
+  const lead = await tokenOf('lead');
+  const { list } = await call<{ list: Alarm[] }>(lead, `/${kind}/stranded/list`, { size: 10, pn: 1, ...filter });
+  expect(list, `one alarm for ${JSON.stringify(filter)}`).toHaveLength(1);
+  return list[0]!;
+}
+
+async function serviceWorkerInCharge(page: Page) {
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  if (!(await page.evaluate(() => !!navigator.serviceWorker.controller))) {
+    await page.reload();
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  }
+  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+}
+
+test('a black-listed plate at the gate reaches the lead live; handled with no signal, it is sent once when the signal returns', async ({ page, context }) => {
+  // Skipped at desktop size on purpose: handling an alarm offline is the lead's case in the field (a phone); the
+  // desktop run handles one online below.
+  test.skip(!isPhone(page), 'the offline handling is the phone run; the desktop run handles online below');
+  test.setTimeout(90_000);
+  const plate = randomPlate();
+  const [device] = await Promise.all([gate(), blackList('car', { license_plate: plate }, { license_plate: plate })]);
+
+  await signInAs(page, 'lead');
+  // The live stream opens once the first screen has settled; the alarm is raised after that.
+  const streaming = page.waitForResponse((r) => r.url().endsWith('/api/notifications/stream'), { timeout: 30_000 });
+  await page.goto('/notifications');
+  await serviceWorkerInCharge(page);
+  await streaming;
+
+  await enter(device, [{ type: 'vehicle', license_plate: plate, license_plate_color: 2 }]);
+  const alarm = await alarmOf('car', { license_plate: plate });
+  expect(alarm).toMatchObject({ level_type: 3, is_black: 1, handle_time: null });
+
+  // No reload: the stream brings it to the open centre.
+  // (The lead also hears that the list entry was approved: the alarm is the other one about this plate.)
+  const note = page.getByTestId('notification-item').filter({ hasText: plate }).filter({ hasText: '车辆滞留告警' });
+  await expect(note).toBeVisible({ timeout: 15_000 });
+  await expect(note).toContainText('滞留超时');
+  await shot(page, 'stranded-notification');
+
+  // A tap opens that alarm's detail on the vehicle screen (the link's ?open= is dropped once used).
+  await note.click();
+  await expect(page).toHaveURL(/\/security\/stranded-car$/);
+  const detail = modal(page);
+  await expect(detail.getByText('车辆滞留告警详情')).toBeVisible();
+  await expect(detail.locator('.sd-section', { hasText: '告警信息' })).toContainText(plate);
+  await expect(detail).toContainText('黑名单入园');
+  await expect(detail).toContainText('未处理');
+  for (const title of ['告警信息', '申请人信息', '车辆信息', '来访信息']) await expect(detail.getByRole('heading', { name: title })).toBeVisible();
+  await shot(page, 'stranded-detail');
+
+  // No signal now: the lead handles it all the same. Every handling call the page makes is counted from here on.
+  const dealCalls: number[] = [];
+  page.on('response', (r) => {
+    if (r.url().endsWith('/api/car/stranded/alarmDeal')) dealCalls.push(r.status());
+  });
+  await context.setOffline(true);
+  await detail.getByRole('button', { name: '处理告警' }).click();
+  const form = modal(page);
+  await expect(form.getByText('是否误判')).toBeVisible();
+  await form.getByText('否', { exact: true }).click();
+  await expect(form.locator('#sd-remark')).toHaveValue('判断准确！');
+  await form.getByText('是', { exact: true }).click();
+  await expect(form.locator('#sd-remark')).toHaveValue('出现误判！');
+  await form.getByText('否', { exact: true }).click();
+  await form.locator('#sd-remark').fill('判断准确！已通知当班保安劝离');
+  await shot(page, 'stranded-deal');
+  await form.getByRole('button', { name: '确定', exact: true }).click();
+  await expect(page.getByText('当前无网络，处理结果已保存，联网后自动发送')).toBeVisible();
+  await expect(page.getByText('处理告警成功！')).toHaveCount(0);
+  await expect(page.locator('.sm')).toHaveCount(0);
+
+  // Waiting, not done: the card says so, the badge counts it, and the server has nothing yet.
+  const screen = listScreen(page);
+  const card = screen.row(plate);
+  await expect(card.locator('.cl-extra')).toContainText('待发送');
+  await expect(card.getByRole('button', { name: '处理告警' })).toHaveCount(0);
+  const badge = page.getByTestId('outbox-badge').first();
+  await expect(badge).toHaveAttribute('aria-label', /待发送 1 项/);
+  expect((await alarmOf('car', { license_plate: plate })).handle_time).toBeNull();
+  await shot(page, 'stranded-queued');
+
+  // The signal returns: the outbox sends it and the open list shows it handled, without a reload.
+  await context.setOffline(false);
+  await expect(badge).toHaveAttribute('aria-label', '待发送：无', { timeout: 30_000 });
+  await expect(card.locator('.cl-extra')).toContainText('已处理', { timeout: 15_000 });
+  await shot(page, 'stranded-handled');
+  const handled = await alarmOf('car', { license_plate: plate });
+  expect(handled).toMatchObject({ false_alarm: 0, handled_remark: '判断准确！已通知当班保安劝离', handle_user_name: '赵敏' });
+  expect(handled.handle_time).not.toBeNull();
+
+  // Exactly once: one call reached the server and was accepted (a second handling would be answered 409 and leave a
+  // conflict in the outbox), and the outbox keeps no conflict or failure.
+  await page.waitForTimeout(1500);
+  expect(dealCalls).toEqual([200]);
+  const items = (await storedOutbox<{ kind: string; state: string; meta?: { alarmId?: number } }>(page)).filter((i) => i.kind === 'alarmDeal' && i.meta?.alarmId === alarm.id);
+  expect(items.map((i) => i.state)).toEqual(['done']);
+  expect((await storedOutbox<{ state: string }>(page)).filter((i) => i.state === 'conflict' || i.state === 'failed')).toHaveLength(0);
+});
+
+test('the lists, the sectioned detail, online handling and the daily statistics with their exports', async ({ page }) => {
+  // Skipped at phone size on purpose: the phone run is the offline handling above; the desktop run shows the tables.
+  test.skip(!isDesktop(page), 'the desktop run covers the tables; the phone run handles offline above');
+  test.setTimeout(90_000);
+  const plate = randomPlate();
+  const idcard = freshIdNumber();
+  const name = `滞留${'甲乙丙丁戊己庚辛'[Date.now() % 8]}${'一二三四五六七八九'[Date.now() % 9]}`;
+  const [device] = await Promise.all([
+    gate(),
+    blackList('car', { license_plate: plate }, { license_plate: plate }),
+    blackList('person', { name, gender: 0, idcard_type: 1, idcard }, { idcard }),
+  ]);
+  await enter(device, [
+    { type: 'vehicle', license_plate: plate, license_plate_color: 2 },
+    { type: 'person', idcard, person_name: name },
+  ]);
+  const carAlarm = await alarmOf('car', { license_plate: plate });
+  const personAlarm = await alarmOf('person', { person_name: name });
+
+  await signInAs(page, 'lead');
+  const screen = listScreen(page);
+
+  // 车辆滞留告警: the spec's filters (park, plate, time range from 7 days ago to tomorrow) and the columns.
+  await screen.open('/security/stranded-car');
+  await expect(page.getByRole('tab', { name: '滞留告警' })).toHaveAttribute('aria-selected', 'true');
+  for (const head of ['来访园区', '车牌号', '告警类型', '入园时间', '告警时间', '出园时间', '处理状态', '处理人', '是否误判']) {
+    await expect(page.locator('.dtb thead th', { hasText: new RegExp(`^${head}$`) })).toHaveCount(1);
+  }
+  const range = page.locator('.ff-item', { has: page.locator('.ff-label', { hasText: /^告警时间$/ }) }).locator('input');
+  await expect(range.nth(0)).toHaveValue(addDays(today(), -7));
+  await expect(range.nth(1)).toHaveValue(addDays(today(), 1));
+  await screen.showOnly('车牌号', plate);
+  const row = screen.row(plate);
+  await expect(row).toContainText('黑名单入园');
+  await expect(row).toContainText('未处理');
+  await shot(page, 'stranded-car-list');
+
+  // The read-only detail in its four sections; what the alarm does not know reads '-'.
+  await screen.openDetail(row, 'button');
+  const detail = modal(page);
+  for (const title of ['告警信息', '申请人信息', '车辆信息', '来访信息']) await expect(detail.getByRole('heading', { name: title })).toBeVisible();
+  await expect(detail.locator('.sd-item', { hasText: '短信接收号码' })).toContainText('13800000007');
+  await expect(detail.locator('.sd-item', { hasText: '短信内容' })).toContainText(plate);
+  await expect(detail.locator('.sd-item', { hasText: '预约单号' }).locator('.sd-value')).toHaveText('-');
+  await expect(detail.getByRole('button', { name: '处理告警' })).toHaveCount(0);
+  await shot(page, 'stranded-car-detail');
+  await detail.getByRole('button', { name: '关闭' }).last().click();
+  await expect(page.locator('.sm')).toHaveCount(0);
+
+  // Handled online: 是 pre-fills '出现误判！', kept as it is.
+  await screen.action(row, '处理告警');
+  const form = modal(page);
+  await form.getByRole('button', { name: '确定', exact: true }).click();
+  await expect(form.getByText('请选择是否误判')).toBeVisible();
+  await form.getByText('是', { exact: true }).click();
+  await expect(form.locator('#sd-remark')).toHaveValue('出现误判！');
+  await shot(page, 'stranded-car-deal');
+  await form.getByRole('button', { name: '确定', exact: true }).click();
+  await expect(page.getByText('处理告警成功！')).toBeVisible();
+  await expect(row).toContainText('已处理');
+  await expect(row).toContainText('赵敏');
+  await expect(row.getByRole('button', { name: '处理告警' })).toHaveCount(0);
+  expect(await alarmOf('car', { license_plate: plate })).toMatchObject({ id: carAlarm.id, false_alarm: 1, handled_remark: '出现误判！' });
+
+  // The alarm list's export: '车辆滞留导出.xlsx' with the filters on screen.
+  const exported = page.waitForEvent('download');
+  await page.getByRole('button', { name: '导出' }).click();
+  expect((await exported).suggestedFilename()).toBe('车辆滞留导出.xlsx');
+
+  // 车辆滞留统计: the second tab, same filters, its own export.
+  await page.getByRole('tab', { name: '滞留统计' }).click();
+  await expect(page).toHaveURL(/\?tab=stat$/);
+  for (const head of ['统计日期', '来访园区', '车牌号', '告警时间']) await expect(page.locator('.dtb thead th', { hasText: new RegExp(`^${head}$`) })).toHaveCount(1);
+  await screen.showOnly('车牌号', plate);
+  await expect(screen.row(plate)).toContainText(today());
+  await shot(page, 'stranded-car-stat');
+  const statExport = page.waitForEvent('download');
+  await page.getByRole('button', { name: '导出' }).click();
+  expect((await statExport).suggestedFilename()).toBe('车辆滞留导出.xlsx');
+
+  // 人员滞留告警: name and time range, name and ID number in the rows; the detail opens with a double click and offers handling.
+  await screen.open('/security/stranded-person');
+  for (const head of ['姓名', '证件号码', '来访园区', '告警类型', '告警时间', '处理状态']) await expect(page.locator('.dtb thead th', { hasText: new RegExp(`^${head}$`) })).toHaveCount(1);
+  await screen.showOnly('姓名', name);
+  const person = screen.row(name);
+  await expect(person).toContainText(idcard);
+  await expect(person).toContainText('黑名单入园');
+  await shot(page, 'stranded-person-list');
+  await screen.openDetail(person);
+  const personDetail = modal(page);
+  await expect(personDetail.getByText('人员滞留告警详情')).toBeVisible();
+  await expect(personDetail.locator('.sd-section', { hasText: '告警信息' })).toContainText(idcard);
+  await expect(personDetail.getByRole('heading', { name: '车辆信息' })).toHaveCount(0);
+  await expect(personDetail.locator('.sd-item', { hasText: '访客姓名' }).locator('.sd-value')).toHaveText('-');
+  await expect(personDetail.getByRole('button', { name: '处理告警' })).toBeVisible();
+  await shot(page, 'stranded-person-detail');
+  expect(personAlarm).toMatchObject({ level_type: 3, handle_time: null });
+});
