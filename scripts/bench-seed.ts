@@ -94,5 +94,22 @@ export function seedAppointments(raw: Database.Database, total: number): SeededI
     for (let i = 0; i < cars; i += 1) file('car', i);
     for (let i = 0; i < total - cars; i += 1) file('person', i);
   })();
+  copyInstanceChains(raw);
   return ids;
+}
+
+/**
+ * Gives every instance that has none its own copy of its definition's chain,
+ * as the engine does at submit (server/workflow/chain.ts) and migration 015
+ * did for instances filed before it: the engine and the queues read only the copy.
+ */
+export function copyInstanceChains(raw: Database.Database): void {
+  raw.exec(`insert into process_instance_node (process_instance_id, sort, definition_node_id, process_node_id, name, role_id, depart_ids, countersign, company_check, overtime_auto_check, overtime_hours)
+    select i.process_instance_id, d.sort, d.definition_node_id, n.process_node_id, d.name, n.role_id,
+      case when n.company_check = 1 then '[]' else coalesce((select json_group_array(depart_id) from (select depart_id from process_node_depart where process_node_id = n.process_node_id order by depart_id)), '[]') end,
+      n.countersign, n.company_check, n.overtime_auto_check, n.overtime_hours
+    from process_instance i
+    join process_definition_node d on d.process_definition_id = i.process_definition_id
+    join process_node n on n.process_node_id = d.process_node_id
+    where not exists (select 1 from process_instance_node c where c.process_instance_id = i.process_instance_id)`);
 }

@@ -138,6 +138,11 @@ async function benchRegisters() {
     values (?, null, ?, '2026-01-01 00:00:00', '2027-12-31 23:59:59', ?, '压测', '', null, ?, ?, '2026-01-01 08:00:00', '2026-01-01 08:00:00', 0)`);
   const insertTask = raw.prepare(`insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, result, remark, auto, submit_time, approve_time, due_at)
     values (0, 0, 1, 7, 'car_list', ?, ?, 0, 0, null, '', 0, '2026-01-01 09:00:00', null, null)`);
+  // The queue's tasks share one stand-in instance (0); the queue page joins its chain copy for the node's name.
+  raw.exec(`insert into process_instance_node (process_instance_id, sort, definition_node_id, process_node_id, name, role_id, depart_ids)
+    select 0, 1, d.definition_node_id, n.process_node_id, d.name, n.role_id, '[]' from process p
+    join process_definition_node d on d.process_definition_id = p.process_definition_id join process_node n on n.process_node_id = d.process_node_id
+    where p.type = 7 and p.deleted = 0 and d.sort = 1`);
   const letters = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
   raw.transaction(() => {
     for (let i = 0; i < LIST_ENTRIES; i += 1) {

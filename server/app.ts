@@ -40,13 +40,14 @@ import { fileRoutes } from './modules/files';
 import { passRoutes } from './modules/passes';
 import { roleRoutes } from './modules/roles';
 import { logRoutes } from './modules/logs';
+import { processConfigRoutes } from './modules/process-config';
 import { notificationRoutes } from './modules/notifications';
 import { pushRoutes } from './modules/push';
 import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes, boardRoutes, gateRecordRoutes, strandedRoutes, logRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes, boardRoutes, gateRecordRoutes, strandedRoutes, logRoutes, processConfigRoutes];
 
 /** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
 function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error) {

@@ -14,6 +14,7 @@ import { transportList } from './migrations/011-transport-list';
 import { devices } from './migrations/012-devices';
 import { stranded } from './migrations/013-stranded';
 import { logIndexes } from './migrations/014-log-indexes';
+import { instanceChain } from './migrations/015-instance-chain';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -32,6 +33,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '012-devices': devices(dialect),
     '013-stranded': stranded(dialect),
     '014-log-indexes': logIndexes(),
+    '015-instance-chain': instanceChain(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

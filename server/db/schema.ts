@@ -698,3 +698,27 @@ export interface VehicleRegistrationTable {
 export interface DB {
   vehicle_registration: VehicleRegistrationTable;
 }
+
+// ---------------------------------------------------------------- an instance's own chain (migration 015)
+
+/** One node of the chain an approval instance follows, copied at submit (server/workflow/chain.ts). */
+export interface ProcessInstanceNodeTable {
+  instance_node_id: Generated<number>;
+  process_instance_id: number;
+  sort: number;
+  /** Where the copy came from (process_task.definition_node_id keeps pointing there). */
+  definition_node_id: number;
+  process_node_id: number;
+  name: string;
+  role_id: number;
+  /** JSON array of department ids; empty for a visited-enterprise node. */
+  depart_ids: D<string>;
+  countersign: D<number>;
+  company_check: D<number>;
+  overtime_auto_check: D<number>;
+  overtime_hours: D<number>;
+}
+// Merged into DB above.
+export interface DB {
+  process_instance_node: ProcessInstanceNodeTable;
+}

@@ -8,18 +8,21 @@ import type { AppContext } from '../core/context';
 import { isTransientDbConflict } from '../core/db-errors';
 import { AppError, fail } from '../core/errors';
 import type { DB, ProcessInstanceTable } from '../db/schema';
+import { configuredChain, copyChain, InstanceState, instanceChainNames, instanceNode, nextSort } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
 
 /**
- * The approval engine of DESIGN.md §4. An instance walks a definition's
- * ordered nodes; each active node has one task per candidate. Countersign
+ * The approval engine of DESIGN.md §4. An instance walks the ordered nodes it
+ * copied from its process's definition at submit (chain.ts: configuration
+ * edited later never changes an instance under way); each active node has
+ * one task per candidate. Countersign
  * nodes need every candidate's approval, other nodes settle on the first
  * decision. Every change of one decision (task, instance, application, next
  * tasks) happens in the caller's transaction; decisions are conditional
  * updates on a pending task, so of two concurrent decisions exactly one wins.
  */
 
-export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 } as const;
+export { InstanceState };
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -86,7 +89,11 @@ export interface StartInput {
   intervieweeDepartId: number | null;
 }
 
-/** Submits: creates the instance at the first node and its tasks. Refuses when no process or no candidate exists. */
+/**
+ * Submits: creates the instance with its own copy of the chain in force (the
+ * one live process of the type), at the first node, and its tasks. Refuses
+ * when the type has no process, its chain no node, or the node no candidate.
+ */
 export async function startInstance(trx: Db, ctx: AppContext, input: StartInput): Promise<number> {
   const process = await trx
     .selectFrom('process')
@@ -94,15 +101,10 @@ export async function startInstance(trx: Db, ctx: AppContext, input: StartInput)
     .where('type', '=', input.processType)
     .where('deleted', '=', 0)
     .executeTakeFirst();
-  if (!process) fail(ErrorCode.STATE_CONFLICT, `未配置“${enumLabel('processType', input.processType)}”审批流程，请联系管理员`);
-  const first = await trx
-    .selectFrom('process_definition_node')
-    .select('sort')
-    .where('process_definition_id', '=', process!.process_definition_id)
-    .orderBy('sort')
-    .limit(1)
-    .executeTakeFirst();
-  if (!first) fail(ErrorCode.STATE_CONFLICT, `“${enumLabel('processType', input.processType)}”审批流程没有节点，请联系管理员`);
+  if (!process) fail(ErrorCode.STATE_CONFLICT, `未配置“${enumLabel('processType', input.processType)}”审批流程，无法提交，请联系管理员在“审批流程”中配置`);
+  const chain = await configuredChain(trx, process!.process_definition_id);
+  const first = chain[0];
+  if (!first) fail(ErrorCode.STATE_CONFLICT, `“${enumLabel('processType', input.processType)}”审批流程没有节点，无法提交，请联系管理员`);
   const now = ctx.time();
   const inst = await trx
     .insertInto('process_instance')
@@ -120,6 +122,7 @@ export async function startInstance(trx: Db, ctx: AppContext, input: StartInput)
     })
     .returning('process_instance_id')
     .executeTakeFirstOrThrow();
+  await copyChain(trx, inst.process_instance_id, chain);
   const instance = await loadInstance(trx, ctx, inst.process_instance_id, false);
   await activateNode(trx, ctx, instance, first!.sort);
   await setSubjectState(trx, ctx, input.processType, input.refId, AppState.REVIEW);
@@ -140,30 +143,18 @@ async function loadInstance(trx: Db, ctx: AppContext, id: number, lock: boolean)
   return row!;
 }
 
-/** Creates one pending task per candidate of the node at `sort`; a node without candidates is refused, never skipped. */
+/**
+ * Creates one pending task per candidate of the instance's node at `sort`; a
+ * node without candidates is refused, never skipped. The rule (role,
+ * departments, visited enterprise, overtime) is the instance's copy; the
+ * people holding that role there are looked up now.
+ */
 async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: number): Promise<number> {
-  const defNode = await trx
-    .selectFrom('process_definition_node as d')
-    .innerJoin('process_node as n', 'n.process_node_id', 'd.process_node_id')
-    .select(['d.definition_node_id', 'd.name', 'n.process_node_id', 'n.role_id', 'n.company_check', 'n.overtime_auto_check', 'n.overtime_hours'])
-    .where('d.process_definition_id', '=', inst.process_definition_id)
-    .where('d.sort', '=', sort)
-    .executeTakeFirst();
+  const defNode = await instanceNode(trx, inst.process_instance_id, sort);
   if (!defNode) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
-  const last = await trx
-    .selectFrom('process_definition_node')
-    .select('sort')
-    .where('process_definition_id', '=', inst.process_definition_id)
-    .where('sort', '>', sort)
-    .limit(1)
-    .executeTakeFirst();
+  const last = (await nextSort(trx, inst.process_instance_id, sort)) === undefined;
 
-  let departIds: number[];
-  if (defNode!.company_check === 1) {
-    departIds = inst.interviewee_depart_id ? [inst.interviewee_depart_id] : [];
-  } else {
-    departIds = (await trx.selectFrom('process_node_depart').select('depart_id').where('process_node_id', '=', defNode!.process_node_id).execute()).map((r) => r.depart_id);
-  }
+  const departIds = defNode!.company_check === 1 ? (inst.interviewee_depart_id ? [inst.interviewee_depart_id] : []) : defNode!.departIds;
   const candidates = departIds.length
     ? await trx
         .selectFrom('sys_user as u')
@@ -189,7 +180,7 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
   }
   const now = ctx.time();
   const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
-  const queue = approvalQueueFor(inst.process_type, !last);
+  const queue = approvalQueueFor(inst.process_type, last);
   const created = await trx
     .insertInto('process_task')
     .values(
@@ -275,13 +266,9 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
     return 'rejected';
   }
 
-  const node = await trx
-    .selectFrom('process_definition_node as d')
-    .innerJoin('process_node as n', 'n.process_node_id', 'd.process_node_id')
-    .select(['n.countersign'])
-    .where('d.definition_node_id', '=', task!.definition_node_id)
-    .executeTakeFirstOrThrow();
-  if (node.countersign === 1) {
+  const node = await instanceNode(trx, inst.process_instance_id, task!.sort);
+  if (!node) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
+  if (node!.countersign === 1) {
     const open = await trx
       .selectFrom('process_task')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -294,21 +281,14 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
     await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', task!.sort);
   }
 
-  const next = await trx
-    .selectFrom('process_definition_node')
-    .select('sort')
-    .where('process_definition_id', '=', inst.process_definition_id)
-    .where('sort', '>', task!.sort)
-    .orderBy('sort')
-    .limit(1)
-    .executeTakeFirst();
-  if (!next) {
+  const next = await nextSort(trx, inst.process_instance_id, task!.sort);
+  if (next === undefined) {
     await trx.updateTable('process_instance').set({ state: InstanceState.APPROVED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
     await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.APPROVED);
     await notifyDecided(trx, ctx, inst, true);
     return 'approved';
   }
-  await activateNode(trx, ctx, inst, next.sort);
+  await activateNode(trx, ctx, inst, next);
   return 'advanced';
 }
 
@@ -328,19 +308,15 @@ export async function revokeInstance(trx: Db, ctx: AppContext, instanceId: numbe
 export async function rejectInstance(trx: Db, ctx: AppContext, instanceId: number, user: { userId: number; departId: number }, remark: string): Promise<void> {
   const inst = await lockInstance(trx, ctx, instanceId);
   if (inst.state !== InstanceState.RUNNING) fail(ErrorCode.STATE_CONFLICT, '审批流程不在审核中，不能驳回');
-  const node = await trx
-    .selectFrom('process_definition_node')
-    .select('definition_node_id')
-    .where('process_definition_id', '=', inst.process_definition_id)
-    .where('sort', '=', inst.current_sort)
-    .executeTakeFirstOrThrow();
+  const node = await instanceNode(trx, instanceId, inst.current_sort);
+  if (!node) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
   await closePending(trx, ctx, instanceId, '审批已被驳回');
   const now = ctx.time();
   await trx
     .insertInto('process_task')
     .values({
       process_instance_id: instanceId,
-      definition_node_id: node.definition_node_id,
+      definition_node_id: node!.definition_node_id,
       sort: inst.current_sort,
       process_type: inst.process_type,
       queue: null,
@@ -368,7 +344,7 @@ export async function resumeInstance(trx: Db, ctx: AppContext, instanceId: numbe
   await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REVIEW);
 }
 
-/** The approval-process view (spec 002 §3): processInstance and processTaskList. */
+/** The approval-process view (spec 002 §3): processInstance and processTaskList, plus the instance's own chain (processNodeList). */
 export async function processInfo(db: Db, instanceId: number) {
   const inst = await db
     .selectFrom('process_instance')
@@ -378,7 +354,7 @@ export async function processInfo(db: Db, instanceId: number) {
   if (!inst) fail(ErrorCode.NOT_FOUND, '审批流程不存在');
   const tasks = await db
     .selectFrom('process_task as t')
-    .innerJoin('process_definition_node as d', 'd.definition_node_id', 't.definition_node_id')
+    .innerJoin('process_instance_node as d', (j) => j.onRef('d.process_instance_id', '=', 't.process_instance_id').onRef('d.sort', '=', 't.sort'))
     .leftJoin('sys_user as u', 'u.user_id', 't.user_id')
     .leftJoin('sys_department as dep', 'dep.depart_id', 't.depart_id')
     .select(['t.process_task_id', 't.sort', 'd.name as node_name', 'u.user_name', 'dep.name as depart_name', 't.state', 't.result', 't.remark', 't.approve_time', 't.submit_time', 't.auto'])
@@ -387,6 +363,7 @@ export async function processInfo(db: Db, instanceId: number) {
     .execute();
   return {
     processInstance: inst!,
+    processNodeList: await instanceChainNames(db, instanceId),
     processTaskList: tasks.map((t) => ({
       process_task_id: t.process_task_id,
       state: t.state,

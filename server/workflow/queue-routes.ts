@@ -112,7 +112,7 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
       () => tasks().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst() as Promise<{ total: number } | undefined>,
       (limit, offset) =>
         tasks()
-          .innerJoin('process_definition_node as d', 'd.definition_node_id', 't.definition_node_id')
+          .innerJoin('process_instance_node as d', (j) => j.onRef('d.process_instance_id', '=', 't.process_instance_id').onRef('d.sort', '=', 't.sort'))
           .select([...taskColumns])
           .orderBy('t.process_task_id', 'desc')
           .limit(limit)

@@ -31,6 +31,7 @@ const history = () => import('../features/appointments/history/history-screens')
 const registers = () => import('../features/registers/list-screens');
 const waybills = () => import('../features/registers/waybill-screens');
 const registrations = () => import('../features/registers/registration-screens');
+const processConfig = () => import('../features/process-config/process-config-screens');
 const queue = (name: QueueName): Page => lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage(name) })));
 
 /** Screens outside the menu tree: the bottom tabs and what every signed-in user reaches from them. */
@@ -94,6 +95,9 @@ const menuScreens: { [C in MenuCode]?: Page } = {
   'menu:user': screen(() => import('../features/users/users-screen').then((m) => m.usersScreen)),
   'menu:dept': screen(() => import('../features/departments/departments-screen').then((m) => m.departmentsScreen)),
   'menu:modal': screen(() => import('../features/vehicle-types/vehicle-types-screen').then((m) => m.vehicleTypesScreen)),
+  'menu:process': screen(() => processConfig().then((m) => m.processesScreen)),
+  'menu:processNode': screen(() => processConfig().then((m) => m.processNodesScreen)),
+  'menu:processDefinition': screen(() => processConfig().then((m) => m.processDefinitionsScreen)),
   'menu:loginLog': screen(() => import('../features/logs/log-screens').then((m) => m.loginLogScreen)),
   'menu:operationLog': screen(() => import('../features/logs/log-screens').then((m) => m.operationLogScreen)),
 };

@@ -122,7 +122,7 @@ export async function queueRoutes(appInstance: FastifyInstance) {
     const ownTask = async (auth: AuthContext, taskId: number) => {
       const task = (await anyDb
         .selectFrom('process_task as t')
-        .innerJoin('process_definition_node as d', 'd.definition_node_id', 't.definition_node_id')
+        .innerJoin('process_instance_node as d', (j) => j.onRef('d.process_instance_id', '=', 't.process_instance_id').onRef('d.sort', '=', 't.sort'))
         .select([...taskColumns])
         .where('t.process_task_id', '=', taskId)
         .where('t.user_id', '=', auth.userId)

@@ -1,0 +1,143 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** process_instance.state: 0 running, 1 approved, 2 rejected, 3 revoked. */
+export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 } as const;
+
+/**
+ * The chain an instance follows (DESIGN.md §4, migration 015). Submitting
+ * copies the process's definition with each node's candidates rule and
+ * overtime limit into process_instance_node; the engine, the queues and the
+ * process view read only that copy afterwards. So an administrator's edit of a
+ * node, a definition or a process applies to submissions from then on, while
+ * an instance already under way (or rejected or revoked, and resumed later)
+ * finishes on the chain it started with.
+ */
+
+export interface ChainNode {
+  sort: number;
+  definition_node_id: number;
+  process_node_id: number;
+  name: string;
+  role_id: number;
+  departIds: number[];
+  countersign: number;
+  company_check: number;
+  overtime_auto_check: number;
+  overtime_hours: number;
+}
+
+/** The definition's chain as configured now: what a submission copies. */
+export async function configuredChain(db: Db, definitionId: number): Promise<ChainNode[]> {
+  const rows = await db
+    .selectFrom('process_definition_node as d')
+    .innerJoin('process_node as n', 'n.process_node_id', 'd.process_node_id')
+    .select(['d.sort', 'd.definition_node_id', 'n.process_node_id', 'd.name', 'n.role_id', 'n.countersign', 'n.company_check', 'n.overtime_auto_check', 'n.overtime_hours'])
+    .where('d.process_definition_id', '=', definitionId)
+    .orderBy('d.sort')
+    .execute();
+  if (!rows.length) return [];
+  const departs = await db
+    .selectFrom('process_node_depart')
+    .select(['process_node_id', 'depart_id'])
+    .where(
+      'process_node_id',
+      'in',
+      rows.map((r) => r.process_node_id),
+    )
+    .orderBy('depart_id')
+    .execute();
+  return rows.map((r) => ({
+    ...r,
+    // A visited-enterprise node reviews in the application's department, never in configured ones.
+    departIds: r.company_check === 1 ? [] : departs.filter((d) => d.process_node_id === r.process_node_id).map((d) => d.depart_id),
+  }));
+}
+
+/** Copies the chain onto the instance (in the submit's transaction). */
+export async function copyChain(trx: Db, instanceId: number, chain: ChainNode[]): Promise<void> {
+  await trx
+    .insertInto('process_instance_node')
+    .values(
+      chain.map((n) => ({
+        process_instance_id: instanceId,
+        sort: n.sort,
+        definition_node_id: n.definition_node_id,
+        process_node_id: n.process_node_id,
+        name: n.name,
+        role_id: n.role_id,
+        depart_ids: JSON.stringify(n.departIds),
+        countersign: n.countersign,
+        company_check: n.company_check,
+        overtime_auto_check: n.overtime_auto_check,
+        overtime_hours: n.overtime_hours,
+      })),
+    )
+    .execute();
+}
+
+const parseDeparts = (text: string): number[] => {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.map(Number).filter((n) => Number.isInteger(n) && n > 0) : [];
+  } catch {
+    return [];
+  }
+};
+
+/** The instance's own node at `sort`, as copied at submit. */
+export async function instanceNode(db: Db, instanceId: number, sort: number): Promise<ChainNode | undefined> {
+  const row = await db
+    .selectFrom('process_instance_node')
+    .select(['sort', 'definition_node_id', 'process_node_id', 'name', 'role_id', 'depart_ids', 'countersign', 'company_check', 'overtime_auto_check', 'overtime_hours'])
+    .where('process_instance_id', '=', instanceId)
+    .where('sort', '=', sort)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { depart_ids, ...rest } = row;
+  return { ...rest, departIds: parseDeparts(depart_ids) };
+}
+
+/** The sort of the instance's node after `sort`, or undefined at the end of its chain. */
+export async function nextSort(db: Db, instanceId: number, sort: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('process_instance_node')
+    .select('sort')
+    .where('process_instance_id', '=', instanceId)
+    .where('sort', '>', sort)
+    .orderBy('sort')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.sort;
+}
+
+/** The instance's chain in order (the process view's line of nodes). */
+export async function instanceChainNames(db: Db, instanceId: number): Promise<Array<{ sort: number; name: string }>> {
+  return db.selectFrom('process_instance_node').select(['sort', 'name']).where('process_instance_id', '=', instanceId).orderBy('sort').execute();
+}
+
+/**
+ * How many running instances (审核中) use a configured node or definition: such
+ * a node or definition cannot be deleted. Rejected and revoked instances keep
+ * their own copy and resume on it, so they do not hold the configuration.
+ */
+export async function runningUsing(db: Db, what: { processNodeId: number } | { definitionId: number }): Promise<number> {
+  const row =
+    'processNodeId' in what
+      ? await db
+          .selectFrom('process_instance_node as c')
+          .innerJoin('process_instance as i', 'i.process_instance_id', 'c.process_instance_id')
+          .select((eb) => eb.fn.count<number>('i.process_instance_id').distinct().as('n'))
+          .where('c.process_node_id', '=', what.processNodeId)
+          .where('i.state', '=', InstanceState.RUNNING)
+          .executeTakeFirst()
+      : await db
+          .selectFrom('process_instance')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('process_definition_id', '=', what.definitionId)
+          .where('state', '=', InstanceState.RUNNING)
+          .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

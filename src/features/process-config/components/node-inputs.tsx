@@ -1,0 +1,154 @@
+import { Input, Tag } from 'antd-mobile';
+import { useEffect, useSyncExternalStore } from 'react';
+import { enums } from '../../../../domain/enums';
+import { OVERTIME_HOURS_MAX, type ProcessNodeRow } from '../../../../domain/schemas/process-config';
+import { ChoiceRadio } from '../../../components/choice-radio';
+import { DepartmentSelect } from '../../../components/department-select';
+import { EnumSelect } from '../../../components/enum-select';
+import { useDepartments } from '../../../lib/preloads';
+import type { FieldInputProps } from '../../../list-screen/types';
+import { useProcessRoles } from '../api';
+import './process-config.css';
+
+/**
+ * The node form's inputs (spec 002 §4: choosing the visited-enterprise check
+ * clears the departments, sets countersign to no and disables both; overtime
+ * auto review asks for its limit). The list framework's form hands each input
+ * only its own value, so the two choices that govern others publish theirs
+ * here; only one node form is open at a time.
+ */
+function watch() {
+  let value: unknown;
+  const listeners = new Set<() => void>();
+  const subscribe = (l: () => void) => {
+    listeners.add(l);
+    return () => {
+      listeners.delete(l);
+    };
+  };
+  return {
+    publish(v: unknown) {
+      if (Object.is(v, value)) return;
+      value = v;
+      for (const l of listeners) l();
+    },
+    // eslint-disable-next-line react-hooks/rules-of-hooks -- a hook factory: `useValue` is called from components only.
+    useValue: () => useSyncExternalStore(subscribe, () => value),
+  };
+}
+
+const companyCheck = watch();
+const overtimeAuto = watch();
+
+/** 是 before 否, as people read a yes/no question (and as the framework's own yes/no inputs do). */
+const yesFirst = [...enums.yesNo].reverse();
+
+/** Publishes the input's value while the form is open. */
+function usePublish(w: ReturnType<typeof watch>, value: unknown) {
+  useEffect(() => w.publish(value), [w, value]);
+  useEffect(() => () => w.publish(undefined), [w]);
+}
+
+export function CompanyCheckInput({ value, onChange, disabled }: FieldInputProps) {
+  usePublish(companyCheck, value);
+  return <ChoiceRadio value={value} onChange={onChange} options={yesFirst} disabled={disabled} />;
+}
+
+export function OvertimeAutoInput({ value, onChange, disabled }: FieldInputProps) {
+  usePublish(overtimeAuto, value);
+  return <ChoiceRadio value={value} onChange={onChange} options={yesFirst} disabled={disabled} />;
+}
+
+const isYes = (v: unknown) => v !== undefined && v !== null && Number(v) === 1;
+
+/** Countersign: forced to 否 and disabled under the visited-enterprise check. */
+export function CountersignInput({ value, onChange, disabled }: FieldInputProps) {
+  const company = isYes(companyCheck.useValue());
+  useEffect(() => {
+    if (company && value !== 0) onChange?.(0);
+  }, [company, value, onChange]);
+  return <ChoiceRadio value={company ? 0 : value} onChange={onChange} options={yesFirst} disabled={disabled || company} />;
+}
+
+const idsOf = (value: unknown): number[] => {
+  if (Array.isArray(value)) return value.map(Number).filter((n) => n > 0);
+  if (typeof value === 'string' && value) return value.split(',').map(Number).filter((n) => n > 0);
+  return [];
+};
+
+/** Related departments, several: chosen ones as tags, the department tree to add one more. Cleared and disabled under the visited-enterprise check. */
+export function DepartmentsInput({ value, onChange, disabled }: FieldInputProps) {
+  const company = isYes(companyCheck.useValue());
+  const { data: departments = [] } = useDepartments();
+  const ids = idsOf(value);
+  useEffect(() => {
+    if (company && ids.length) onChange?.([]);
+  }, [company, ids.length, onChange]);
+  const off = disabled || company;
+  const name = (id: number) => departments.find((d) => d.depart_id === id)?.name ?? String(id);
+  return (
+    <div className={`pc-departs${off ? ' pc-departs--off' : ''}`}>
+      {company ? (
+        <div className="pc-departs__note">被访企业审核：由申请所访问的部门审核，无需关联部门</div>
+      ) : (
+        <>
+          {ids.length > 0 && (
+            <div className="pc-departs__tags" aria-label="已选部门">
+              {ids.map((id) => (
+                <Tag key={id} color="primary" fill="outline" className="pc-departs__tag">
+                  {name(id)}
+                  {!off && (
+                    <button type="button" className="pc-departs__remove" aria-label={`移除${name(id)}`} onClick={() => onChange?.(ids.filter((x) => x !== id))}>
+                      ×
+                    </button>
+                  )}
+                </Tag>
+              ))}
+            </div>
+          )}
+          <DepartmentSelect
+            aria-label="添加关联部门"
+            value={undefined}
+            onChange={(v) => {
+              const id = Number(v);
+              if (id > 0 && !ids.includes(id)) onChange?.([...ids, id]);
+            }}
+            placeholder={ids.length ? '继续添加部门' : '请选择关联部门'}
+            allowClear={false}
+            disabled={off}
+          />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Overtime limit in hours, asked only while overtime auto review is on. */
+export function OvertimeHoursInput({ value, onChange, disabled }: FieldInputProps) {
+  const on = isYes(overtimeAuto.useValue());
+  return (
+    <span className="ls-input-wrap">
+      <Input
+        aria-label="超时时限"
+        inputMode="numeric"
+        value={on ? (value === undefined || value === null ? '' : String(value)) : ''}
+        onChange={(v) => onChange?.(v)}
+        placeholder={on ? `1-${OVERTIME_HOURS_MAX}` : '未开启超时自动审核'}
+        disabled={disabled || !on}
+      />
+      <span className="ls-unit">小时</span>
+    </span>
+  );
+}
+
+export function RoleSelect({ value, onChange, placeholder, disabled }: FieldInputProps) {
+  const { data: roles = [], isLoading } = useProcessRoles();
+  const options = roles.map((r) => ({ value: r.role_id, label: r.status === 0 ? `${r.name}（停用）` : r.name }));
+  return <EnumSelect aria-label="关联角色" value={value} onChange={onChange} options={options} placeholder={isLoading ? '加载中…' : placeholder} disabled={disabled} />;
+}
+
+/** How a node's reviewers read on one line: the role, where. */
+export function reviewersText(n: Pick<ProcessNodeRow, 'company_check' | 'departList' | 'role'>): string {
+  const where = n.company_check === 1 ? '被访企业' : n.departList.map((d) => d.name).join('、') || '-';
+  return `${n.role?.name ?? '-'} · ${where}`;
+}

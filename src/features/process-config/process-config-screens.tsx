@@ -1,0 +1,282 @@
+import { Tag } from 'antd-mobile';
+import { enums } from '../../../domain/enums';
+import {
+  processCreate,
+  processDefinitionCreate,
+  processDefinitionLabels,
+  processDefinitionUpdate,
+  processLabels,
+  processNodeCreate,
+  processNodeLabels,
+  processNodeUpdate,
+  processUpdate,
+  type ProcessDefinitionRow,
+  type ProcessNodeRow,
+  type ProcessRow,
+} from '../../../domain/schemas/process-config';
+import { DetailLines, defineScreen, type Values } from '../../list-screen';
+import { processDefinitionsQuery, processNodesQuery, useProcessNodes } from './api';
+import { ChainLine } from './components/chain-line';
+import { DefinitionSelect } from './components/definition-select';
+import { NodeChainPicker } from './components/node-chain-picker';
+import { CompanyCheckInput, CountersignInput, DepartmentsInput, OvertimeAutoInput, OvertimeHoursInput, RoleSelect, reviewersText } from './components/node-inputs';
+
+/**
+ * 审批流程配置 (spec 002 §2 Approval process configuration, §3, §5, §6):
+ * processes, process nodes and process definitions. An edit applies to
+ * applications submitted afterwards; those under way keep the chain they
+ * started with (DESIGN.md §4), which the forms say where it matters.
+ */
+
+const yesNo = (v: number) => (
+  <Tag color={v === 1 ? 'primary' : 'default'} fill="outline" className="ls-tag">
+    {enums.yesNo.find((o) => o.value === v)?.label ?? '-'}
+  </Tag>
+);
+
+const listKey = (screen: string) => ['list', screen] as const;
+const SCREENS = { processes: 'system.processes', nodes: 'system.process-nodes', definitions: 'system.process-definitions' } as const;
+
+// ---------------------------------------------------------------- 审批流程
+
+function ProcessDetail({ row }: { row: ProcessRow }) {
+  const chain = row.process_definition?.definitionNodeList ?? [];
+  return (
+    <>
+      <DetailLines fields={processesScreen.fields.filter((f) => !f.hideInDetail)} row={row} />
+      <div className="pc-detail__chain">
+        <div className="pc-detail__title">节点链（此后提交的申请按此审批）</div>
+        <ChainLine names={chain.map((n) => n.name)} />
+      </div>
+    </>
+  );
+}
+
+export const processesScreen = defineScreen<ProcessRow>({
+  key: SCREENS.processes,
+  title: '审批流程',
+  labels: processLabels,
+  list: { path: '/process/all', permission: 'menu:process' },
+  rowKey: 'process_id',
+  invalidates: [processDefinitionsQuery.queryKey, listKey(SCREENS.definitions)],
+  card: { title: 'name', extra: 'type' },
+  fields: [
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 160, ellipsis: true },
+    { name: 'type', kind: 'enum', options: 'processType', dataIndex: 'type', width: 140, search: { allLabel: '全部类型' } },
+    {
+      name: 'processDefinitionId',
+      kind: 'custom',
+      input: DefinitionSelect,
+      dataIndex: 'process_definition_id',
+      hideInSearch: true,
+      width: 160,
+      ellipsis: true,
+      render: (r) => r.process_definition_name || '-',
+      form: { placeholder: '请选择流程定义', help: '修改只影响此后提交的申请，审批中的申请按原流程走完' },
+    },
+    {
+      name: 'chain',
+      kind: 'custom',
+      hideInSearch: true,
+      hideInForm: true,
+      hideInDetail: true,
+      width: 290,
+      render: (r) => <ChainLine names={(r.process_definition?.definitionNodeList ?? []).map((n) => n.name)} compact />,
+    },
+    { name: 'createUserName', label: '创建人', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, hideInForm: true, width: 80 },
+    { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInCard: true, width: 160 },
+  ],
+  toolbar: [{ key: 'add', label: '新增流程', type: 'create', permission: 'process:add' }],
+  rowActions: [
+    { key: 'edit', label: '编辑', type: 'edit', permission: 'process:edit' },
+    {
+      key: 'delete',
+      label: '删除',
+      type: 'delete',
+      permission: 'process:delete',
+      path: '/process/delete',
+      body: (r) => ({ processId: r.process_id }),
+      confirm: (r) => `删除后，“${enums.processType.find((o) => o.value === r.type)?.label ?? ''}”类型的申请将无法提交，直到重新配置流程（审批中的申请不受影响）。确认删除？`,
+    },
+  ],
+  form: {
+    schema: { create: processCreate, edit: processUpdate },
+    create: { path: '/process/save', title: '新增流程', success: '创建流程成功！' },
+    edit: { path: '/process/update', title: '编辑流程', idParam: 'processId' },
+    width: 620,
+  },
+  detail: { title: '流程详情', render: (r) => <ProcessDetail row={r} />, width: 680 },
+});
+
+// ---------------------------------------------------------------- 流程节点
+
+/** The node form's rule before validation: the visited-enterprise check clears departments and countersign; without overtime there is no limit to send. */
+function nodePayload(v: Values): Values {
+  const company = Number(v.companyCheck) === 1;
+  const overtime = Number(v.overtimeAutoCheck) === 1;
+  return { ...v, departIds: company ? [] : (v.departIds ?? []), countersign: company ? 0 : v.countersign, overtimeHours: overtime ? v.overtimeHours : undefined };
+}
+
+export const processNodesScreen = defineScreen<ProcessNodeRow>({
+  key: SCREENS.nodes,
+  title: '流程节点',
+  labels: processNodeLabels,
+  list: { path: '/processNode/all', answer: 'array' },
+  rowKey: 'process_node_id',
+  invalidates: [processNodesQuery.queryKey, processDefinitionsQuery.queryKey, listKey(SCREENS.definitions), listKey(SCREENS.processes)],
+  card: { title: 'name' },
+  fields: [
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 180, ellipsis: true },
+    {
+      name: 'companyCheck',
+      kind: 'custom',
+      input: CompanyCheckInput,
+      dataIndex: 'company_check',
+      hideInSearch: true,
+      width: 100,
+      render: (r) => yesNo(r.company_check),
+      form: { help: '选择“是”时由申请所访问企业的审核人审核，无需关联部门，且不会签' },
+    },
+    {
+      name: 'departIds',
+      kind: 'custom',
+      input: DepartmentsInput,
+      dataIndex: 'departIds',
+      hideInSearch: true,
+      width: 150,
+      ellipsis: true,
+      render: (r) => (r.company_check === 1 ? '被访企业' : r.departList.map((d) => d.name).join('、') || '-'),
+      form: { required: true },
+    },
+    { name: 'roleId', kind: 'custom', input: RoleSelect, dataIndex: 'role_id', hideInSearch: true, width: 130, render: (r) => r.role?.name ?? '-', form: { placeholder: '请选择关联角色' } },
+    { name: 'countersign', kind: 'custom', input: CountersignInput, dataIndex: 'countersign', hideInSearch: true, width: 80, render: (r) => yesNo(r.countersign), form: { help: '会签：关联部门中持有该角色的每个人都须审核通过' } },
+    {
+      name: 'overtimeAutoCheck',
+      kind: 'custom',
+      input: OvertimeAutoInput,
+      dataIndex: 'overtime_auto_check',
+      hideInSearch: true,
+      width: 120,
+      render: (r) => (r.overtime_auto_check === 1 ? <>{yesNo(1)} {r.overtime_hours}小时</> : yesNo(0)),
+    },
+    {
+      name: 'overtimeHours',
+      kind: 'custom',
+      input: OvertimeHoursInput,
+      dataIndex: 'overtime_hours',
+      hideInSearch: true,
+      hideInTable: true,
+      render: (r) => (r.overtime_auto_check === 1 ? `${r.overtime_hours} 小时` : '-'),
+      form: { help: '超过时限仍未审核的任务自动通过，备注“超时自动通过”' },
+    },
+    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 150, ellipsis: true, form: { help: '最多80个字' } },
+    {
+      name: 'definitions',
+      label: '所属流程定义',
+      kind: 'text',
+      hideInSearch: true,
+      hideInForm: true,
+      hideInTable: true,
+      hideInCard: true,
+      render: (r) => r.definitions.map((d) => d.name).join('、') || '未使用',
+    },
+    { name: 'createUserName', label: '创建人', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, hideInForm: true, width: 80 },
+    { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInTable: true, hideInCard: true },
+  ],
+  toolbar: [{ key: 'add', label: '新增节点', type: 'create', permission: 'processNode:add' }],
+  rowActions: [
+    { key: 'edit', label: '编辑', type: 'edit', permission: 'processNode:edit' },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'processNode:delet', path: '/processNode/delete', body: (r) => ({ processNodeId: r.process_node_id }) },
+  ],
+  form: {
+    schema: { create: processNodeCreate, edit: processNodeUpdate },
+    create: { path: '/v2/processNode/save', title: '新增流程节点' },
+    edit: { path: '/v2/processNode/update', title: '编辑流程节点', idParam: 'processNodeId' },
+    initialValues: { companyCheck: 0, countersign: 0, overtimeAutoCheck: 0, overtimeHours: 24, departIds: [] },
+    toPayload: (v) => nodePayload(v),
+    labelWidth: '8em',
+    width: 640,
+  },
+  detail: { title: '流程节点详情' },
+});
+
+// ---------------------------------------------------------------- 流程定义
+
+function DefinitionDetail({ row }: { row: ProcessDefinitionRow }) {
+  const nodes = useProcessNodes();
+  const byId = new Map((nodes.data ?? []).map((n) => [n.process_node_id, n]));
+  return (
+    <>
+      <DetailLines fields={processDefinitionsScreen.fields.filter((f) => !f.hideInDetail)} row={row} />
+      <div className="pc-detail__chain">
+        <div className="pc-detail__title">节点链</div>
+        <ChainLine
+          names={row.definitionNodeList.map((n) => n.name)}
+          notes={row.definitionNodeList.map((n) => {
+            const node = byId.get(n.processNodeId);
+            return node ? reviewersText(node) : undefined;
+          })}
+        />
+      </div>
+    </>
+  );
+}
+
+export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
+  key: SCREENS.definitions,
+  title: '流程定义',
+  labels: processDefinitionLabels,
+  list: { path: '/processDefinition/all', answer: 'array' },
+  rowKey: 'process_definition_id',
+  invalidates: [processDefinitionsQuery.queryKey, processNodesQuery.queryKey, listKey(SCREENS.nodes), listKey(SCREENS.processes)],
+  card: { title: 'name' },
+  fields: [
+    // '名称' in the list and its filter (spec 002: "name, node chain, …"), the spec's full wording in the form.
+    { name: 'name', label: '名称', kind: 'text', dataIndex: 'name', width: 180, ellipsis: true, form: { label: '流程定义名称' } },
+    {
+      name: 'processNodeIds',
+      label: '节点链',
+      kind: 'custom',
+      input: NodeChainPicker,
+      dataIndex: 'processNodeIds',
+      hideInSearch: true,
+      hideInDetail: true,
+      width: 360,
+      render: (r) => <ChainLine names={r.definitionNodeList.map((n) => n.name)} compact />,
+      form: { label: '流程节点', readOnlyOnEdit: true, required: true },
+    },
+    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 170, ellipsis: true, form: { help: '最多80个字' } },
+    {
+      name: 'processes',
+      label: '使用的流程',
+      kind: 'text',
+      hideInSearch: true,
+      hideInForm: true,
+      hideInTable: true,
+      render: (r) => r.processes.map((p) => p.name).join('、') || <span className="ls-dash">未使用</span>,
+    },
+    { name: 'createUserName', label: '创建人', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, hideInForm: true, width: 90 },
+    { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInCard: true, width: 170 },
+  ],
+  toolbar: [{ key: 'add', label: '新增流程定义', type: 'create', permission: 'menu:processDefinition' }],
+  rowActions: [
+    { key: 'edit', label: '编辑', type: 'edit', permission: 'menu:processDefinition' },
+    {
+      key: 'delete',
+      label: '删除',
+      type: 'delete',
+      permission: 'menu:processDefinition',
+      path: '/processDefinition/delete',
+      body: (r) => ({ processDefinitionId: r.process_definition_id }),
+    },
+  ],
+  form: {
+    schema: { create: processDefinitionCreate, edit: processDefinitionUpdate },
+    create: { path: '/v2/processDefinition/save', title: '新增流程定义' },
+    edit: { path: '/processDefinition/update', title: '编辑流程定义', idParam: 'processDefinitionId' },
+    initialValues: { processNodeIds: [] },
+    labelWidth: '8.5em',
+    width: 860,
+  },
+  detail: { title: '流程定义详情', render: (r) => <DefinitionDetail row={r} />, width: 720 },
+});
