@@ -39,6 +39,8 @@ import { waybillRoutes } from './modules/registers/waybills';
 import { fileRoutes } from './modules/files';
 import { passRoutes } from './modules/passes';
 import { roleRoutes } from './modules/roles';
+import { permissionRoutes } from './modules/permissions';
+import { iconRoutes } from './modules/icons';
 import { logRoutes } from './modules/logs';
 import { processConfigRoutes } from './modules/process-config';
 import { notificationRoutes } from './modules/notifications';
@@ -47,7 +49,7 @@ import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes, boardRoutes, gateRecordRoutes, strandedRoutes, logRoutes, processConfigRoutes];
+const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, permissionRoutes, iconRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes, boardRoutes, gateRecordRoutes, strandedRoutes, logRoutes, processConfigRoutes];
 
 /** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
 function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error) {

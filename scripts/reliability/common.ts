@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { forgetRolePermissions } from '../../server/core/auth';
 import type { DB } from '../../server/db/schema';
 import type { DialectName } from '../../tests/api/harness';
 
@@ -74,5 +73,4 @@ export async function restoreAdmin(db: Kysely<DB>): Promise<void> {
   await db.updateTable('sys_role').set({ status: 1, deleted: 0 }).where('role_id', '=', role.role_id).execute();
   await db.deleteFrom('sys_user_role').where('user_id', '=', admin.user_id).execute();
   await db.insertInto('sys_user_role').values({ user_id: admin.user_id, role_id: role.role_id }).execute();
-  forgetRolePermissions();
 }

@@ -2,6 +2,7 @@ import type { RouteSchema } from './route-schema';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import { flattenPermissions, openCodes } from '../../domain/permissions';
+import { isBuiltinRole } from '../../domain/schemas/role';
 import { AppError } from './errors';
 import { sha256 } from './crypto';
 import type { AuthContext } from './context';
@@ -16,37 +17,6 @@ export function bearerToken(req: FastifyRequest): string | null {
   if (!h) return null;
   const m = /^Bearer\s+(.+)$/i.exec(h);
   return m ? m[1].trim() : null;
-}
-
-/**
- * Codes granted by a set of roles, kept a few seconds: every call needs them
- * and they change only when an administrator edits a role. A change made in
- * this process clears the cache at once (forgetRolePermissions); other servers
- * sharing PostgreSQL pick it up within the TTL.
- */
-const ROLE_CODES_TTL_MS = 5_000;
-const roleCodes = new Map<string, { codes: string[]; at: number }>();
-
-export function forgetRolePermissions(): void {
-  roleCodes.clear();
-}
-
-async function codesOfRoles(app: FastifyInstance, roleIds: number[]): Promise<string[]> {
-  const key = [...roleIds].sort((a, b) => a - b).join(',');
-  const hit = roleCodes.get(key);
-  if (hit && Date.now() - hit.at < ROLE_CODES_TTL_MS) return hit.codes;
-  const rows = await app.ctx.db
-    .selectFrom('sys_role_permission as rp')
-    .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
-    .select('p.code')
-    .distinct()
-    .where('rp.role_id', 'in', roleIds)
-    .where('p.deleted', '=', 0)
-    .where('p.status', '=', 1)
-    .execute();
-  const codes = rows.map((r) => r.code);
-  roleCodes.set(key, { codes, at: Date.now() });
-  return codes;
 }
 
 const sessionColumns = ['s.session_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'u.user_id', 'u.account', 'u.user_name', 'u.depart_id', 'u.status', 'u.deleted'] as const;
@@ -76,19 +46,36 @@ export async function authenticateSession(app: FastifyInstance, sessionId: numbe
   return live(row, Date.now()) ? authContextOf(app, row) : null;
 }
 
-/** The user's enabled roles and the codes they grant (plus the open codes of anyone holding a role). */
+/**
+ * The user's enabled roles and the codes they grant (plus the open codes of
+ * anyone holding a role), read from the database on every call in one query:
+ * a role's new permissions, status or members reach its signed-in users on
+ * their next call on every server, whoever wrote them (the role screen, the
+ * seed, a migration). The built-in administrator role holds every live
+ * permission, bound or not, so however the other roles are configured
+ * somebody can still repair them (one more query, for administrators only).
+ */
 async function authContextOf(app: FastifyInstance, row: SessionRow): Promise<AuthContext> {
   const { db } = app.ctx;
-  const roles = await db
+  const rows = await db
     .selectFrom('sys_user_role as ur')
     .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
-    .select(['r.role_id', 'r.name'])
+    .leftJoin('sys_role_permission as rp', 'rp.role_id', 'r.role_id')
+    .leftJoin('sys_permission as p', (j) => j.onRef('p.permission_id', '=', 'rp.permission_id').on('p.deleted', '=', 0).on('p.status', '=', 1))
+    .select(['r.role_id', 'r.name', 'r.code', 'p.code as permission'])
     .where('ur.user_id', '=', row.user_id)
     .where('r.deleted', '=', 0)
     .where('r.status', '=', 1)
+    .orderBy('r.role_id')
     .execute();
+  const roles = [...new Map(rows.map((r) => [r.role_id, { role_id: r.role_id, name: r.name, code: r.code }])).values()];
   const roleIds = roles.map((r) => r.role_id);
-  const permissions = new Set(roleIds.length ? await codesOfRoles(app, roleIds) : []);
+  const permissions = new Set<string>();
+  if (roles.some(isBuiltinRole)) {
+    for (const p of await db.selectFrom('sys_permission').select('code').where('deleted', '=', 0).where('status', '=', 1).execute()) permissions.add(p.code);
+  } else {
+    for (const r of rows) if (r.permission) permissions.add(r.permission);
+  }
   if (roleIds.length) for (const c of openCodes) permissions.add(c);
   return {
     userId: row.user_id,

@@ -4,7 +4,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { allPermissionCodes, flattenPermissions, permissionTree, type PermissionSeed } from '../../domain/permissions';
 import type { AppContext } from '../core/context';
-import { forgetRolePermissions } from '../core/auth';
 import { hashPassword } from '../core/crypto';
 import { seedDemoAppointments } from './seed-appointments';
 import { seedGateHistory } from './seed-gate-history';
@@ -187,7 +186,6 @@ async function bindRolePermissions(ctx: AppContext, roleId: number, codes: strin
     await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
     if (ids.length) await trx.insertInto('sys_role_permission').values(ids.map((r) => ({ role_id: roleId, permission_id: r.permission_id }))).execute();
   });
-  forgetRolePermissions();
 }
 
 function generatePassword(): string {

@@ -1,20 +1,212 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { labelled, optionalFilterInt, optionalFilterText } from '../../domain/schemas/common';
-import { ok } from '../core/errors';
+import { ErrorCode } from '../../domain/errors';
+import {
+  isBuiltinRole,
+  roleCreate,
+  roleDelete,
+  roleIdBody,
+  roleLabels,
+  rolePermissionBind,
+  roleQuery,
+  roleRules,
+  roleUpdate,
+  roleUserBind,
+  type RoleRow,
+} from '../../domain/schemas/role';
+import type { AppContext, AuthContext } from '../core/context';
+import { AppError, notFound, ok } from '../core/errors';
 import { containsText } from '../core/paging';
+import type { Db } from '../core/repository';
+import { duplicateError } from '../core/resource';
 import type { ZodTypeProvider } from '../core/route-schema';
+import { ruleFailure } from '../core/validate';
 
-const roleAllQuery = labelled(z.object({ name: optionalFilterText, status: optionalFilterInt }), { name: '角色名', status: '状态' });
+/**
+ * 角色管理 (spec 002 §2, §5, §7; codes role:*). Not a declared register: a
+ * role carries bindings (its permissions, its users) and the built-in
+ * administrator's rules, so its routes are written here over the helpers the
+ * registers use. Nothing caches what a role grants (core/auth.ts reads it on
+ * every call), so a bind reaches its users' next call on every server.
+ */
+
+const conflict = (message: string) => new AppError(ErrorCode.STATE_CONFLICT, message);
+
+/** The live role, locked until the transaction ends on PostgreSQL (SQLite runs one transaction at a time). */
+async function lockRole(trx: Db, ctx: AppContext, roleId: number) {
+  const q = trx.selectFrom('sys_role').select(['role_id', 'name', 'code', 'status']).where('role_id', '=', roleId).where('deleted', '=', 0);
+  const row = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  if (!row) notFound('角色');
+  return row!;
+}
+
+const codeTaken = async (db: Db, code: string, exceptId?: number) => {
+  let q = db.selectFrom('sys_role').select('role_id').where('code', '=', code).where('deleted', '=', 0);
+  if (exceptId !== undefined) q = q.where('role_id', '!=', exceptId);
+  return !!(await q.executeTakeFirst());
+};
+
+/** Does the caller hold this role now (enabled or not)? Their own membership is not theirs to change. */
+const holdsRole = async (db: Db, auth: AuthContext, roleId: number) =>
+  !!(await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', auth.userId).where('role_id', '=', roleId).executeTakeFirst());
 
 export async function roleRoutes(appInstance: FastifyInstance) {
   const app = appInstance.withTypeProvider<ZodTypeProvider>();
-  const { db } = app.ctx;
-  app.post('/role/all', { config: { permission: 'role' }, schema: { summary: '全部角色（可按名称、状态筛选）', body: roleAllQuery } }, async (req) => {
+  const { ctx } = app;
+  const { db } = ctx;
+
+  // Readable by any role holder: it is also the preload of the user's bind-role form and the process node form.
+  app.post('/role/all', { config: { permission: 'role' }, schema: { summary: '全部角色（可按名称、状态筛选）', body: roleQuery } }, async (req) => {
     const q = req.body;
-    let query = db.selectFrom('sys_role').select(['role_id', 'name', 'code', 'remark', 'status', 'create_time']).where('deleted', '=', 0);
-    if (q.name) query = query.where(containsText('name', q.name));
-    if (q.status !== undefined) query = query.where('status', '=', q.status);
-    return ok(await query.orderBy('role_id').execute());
+    let query = db
+      .selectFrom('sys_role as r')
+      .select(['r.role_id', 'r.name', 'r.code', 'r.remark', 'r.status', 'r.create_time'])
+      .select((eb) =>
+        eb
+          .selectFrom('sys_user_role as ur')
+          .innerJoin('sys_user as u', 'u.user_id', 'ur.user_id')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('ur.role_id', '=', 'r.role_id')
+          .where('u.deleted', '=', 0)
+          .as('user_count'),
+      )
+      .where('r.deleted', '=', 0);
+    if (q.name) query = query.where(containsText('r.name', q.name));
+    if (q.status !== undefined) query = query.where('r.status', '=', q.status);
+    const rows = await query.orderBy('r.role_id').execute();
+    return ok(rows.map((r): RoleRow => ({ ...r, user_count: Number(r.user_count ?? 0) })));
+  });
+
+  app.post('/role/save', { config: { permission: 'role:add', operation: '新增角色' }, schema: { summary: '新增角色', body: roleCreate } }, async (req) => {
+    const v = req.body;
+    if (await codeTaken(db, v.code)) throw duplicateError(roleLabels.code, 'code', v.code);
+    const now = ctx.time();
+    const row = await db
+      .insertInto('sys_role')
+      .values({ name: v.name, code: v.code, remark: v.remark, status: 1, create_time: now, update_time: now })
+      .returning('role_id')
+      .executeTakeFirstOrThrow();
+    return ok({ role_id: row.role_id }, '创建成功！');
+  });
+
+  app.post('/role/update', { config: { permission: 'role:edit', operation: '编辑角色' }, schema: { summary: '编辑角色', body: roleUpdate } }, async (req) => {
+    const v = req.body;
+    const auth = req.auth!;
+    if (await codeTaken(db, v.code, v.roleId)) throw duplicateError(roleLabels.code, 'code', v.code);
+    await db.transaction().execute(async (trx) => {
+      const role = await lockRole(trx, ctx, v.roleId);
+      if (isBuiltinRole(role)) {
+        if (v.code !== role.code) throw ruleFailure([{ field: 'code', message: roleRules.adminCode }], roleLabels);
+        if (v.status === 0) throw conflict(roleRules.adminDisable);
+      }
+      // As with one's own account and one's own roles: nobody switches off their own access by mistake.
+      if (v.status === 0 && role.status === 1 && (await holdsRole(trx, auth, v.roleId))) throw conflict('不能停用当前登录帐号自己的角色，请由其他管理员操作');
+      await trx
+        .updateTable('sys_role')
+        .set({ name: v.name, code: v.code, remark: v.remark, ...(v.status !== undefined ? { status: v.status } : {}), update_time: ctx.time() })
+        .where('role_id', '=', v.roleId)
+        .execute();
+    });
+    return ok(null, '编辑成功！');
+  });
+
+  app.post('/role/delete', { config: { permission: 'role:delete', operation: '删除角色' }, schema: { summary: '删除角色（仍有用户或流程节点使用时拒绝）', body: roleDelete } }, async (req) => {
+    const roleId = req.body.role_id;
+    await db.transaction().execute(async (trx) => {
+      const role = await lockRole(trx, ctx, roleId);
+      if (isBuiltinRole(role)) throw conflict(roleRules.adminDelete);
+      const users = await trx
+        .selectFrom('sys_user_role as ur')
+        .innerJoin('sys_user as u', 'u.user_id', 'ur.user_id')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('ur.role_id', '=', roleId)
+        .where('u.deleted', '=', 0)
+        .executeTakeFirst();
+      const held = Number(users?.n ?? 0);
+      if (held > 0) throw new AppError(ErrorCode.IN_USE, roleRules.usersHold(held));
+      // An approval node finds its candidates by role: a deleted role would leave the node without reviewers.
+      const nodes = await trx.selectFrom('process_node').select('name').where('role_id', '=', roleId).where('deleted', '=', 0).orderBy('process_node_id').execute();
+      if (nodes.length) throw new AppError(ErrorCode.IN_USE, roleRules.nodesUse(nodes.map((n) => n.name).join('、')));
+      // Bindings of deleted users (kept for their history) and the role's permissions go with it.
+      await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
+      await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
+      await trx.updateTable('sys_role').set({ deleted: 1, update_time: ctx.time() }).where('role_id', '=', roleId).execute();
+    });
+    return ok(null, '删除成功！');
+  });
+
+  app.post(
+    '/role/permission/bind',
+    { config: { permission: 'role:bindPerm', operation: '绑定权限' }, schema: { summary: '为角色绑定权限（替换为所给的权限，父子不联动）', body: rolePermissionBind } },
+    async (req) => {
+      const { roleId, permissionIds } = req.body;
+      await db.transaction().execute(async (trx) => {
+        const role = await lockRole(trx, ctx, roleId);
+        if (isBuiltinRole(role)) throw conflict(roleRules.adminPermissions);
+        if (permissionIds.length) {
+          // Shared locks: a permission deleted meanwhile cannot leave a binding behind.
+          const q = trx.selectFrom('sys_permission').select('permission_id').where('permission_id', 'in', permissionIds).where('deleted', '=', 0);
+          const found = await (ctx.dialect === 'postgres' ? q.forShare() : q).execute();
+          if (found.length !== permissionIds.length) throw ruleFailure([{ field: 'permissionIds', message: '所选权限不存在或已删除，请刷新后重试' }], roleLabels);
+        }
+        await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
+        if (permissionIds.length) {
+          await trx
+            .insertInto('sys_role_permission')
+            .values(permissionIds.map((permission_id) => ({ role_id: roleId, permission_id })))
+            .onConflict((oc) => oc.columns(['role_id', 'permission_id']).doNothing())
+            .execute();
+        }
+      });
+      return ok(null, '绑定权限成功！');
+    },
+  );
+
+  app.post(
+    '/role/user/bind',
+    // No spec code names this button ("always shown"); who may change who holds a role is the user screen's bind-role code.
+    { config: { permission: 'user:bindRole', operation: '绑定用户' }, schema: { summary: '为角色绑定用户（替换为所给的用户）', body: roleUserBind } },
+    async (req) => {
+      const { roleId, userIds } = req.body;
+      const auth = req.auth!;
+      await db.transaction().execute(async (trx) => {
+        const role = await lockRole(trx, ctx, roleId);
+        if (userIds.length) {
+          const found = await trx.selectFrom('sys_user').select('user_id').where('user_id', 'in', userIds).where('deleted', '=', 0).execute();
+          if (found.length !== userIds.length) throw ruleFailure([{ field: 'userIds', message: '所选用户不存在或已删除，请刷新后重试' }], roleLabels);
+        }
+        // The same rule as /user/bindRole: one's own roles are another administrator's to change.
+        if ((await holdsRole(trx, auth, roleId)) !== userIds.includes(auth.userId)) throw conflict(roleRules.ownRoles);
+        if (isBuiltinRole(role)) {
+          const enabled = userIds.length
+            ? await trx.selectFrom('sys_user').select('user_id').where('user_id', 'in', userIds).where('deleted', '=', 0).where('status', '=', 1).executeTakeFirst()
+            : undefined;
+          if (!enabled) throw conflict(roleRules.adminLastUser);
+        }
+        await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
+        if (userIds.length) {
+          await trx
+            .insertInto('sys_user_role')
+            .values(userIds.map((user_id) => ({ user_id, role_id: roleId })))
+            .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
+            .execute();
+        }
+      });
+      return ok(null, '绑定用户成功！');
+    },
+  );
+
+  app.post('/user/findByRoleId', { config: { permission: 'role:list' }, schema: { summary: '角色的用户', body: roleIdBody } }, async (req) => {
+    const { roleId } = req.body;
+    if (!(await db.selectFrom('sys_role').select('role_id').where('role_id', '=', roleId).where('deleted', '=', 0).executeTakeFirst())) notFound('角色');
+    return ok(
+      await db
+        .selectFrom('sys_user_role as ur')
+        .innerJoin('sys_user as u', 'u.user_id', 'ur.user_id')
+        .select(['u.user_id', 'u.user_name', 'u.account', 'u.status'])
+        .where('ur.role_id', '=', roleId)
+        .where('u.deleted', '=', 0)
+        .orderBy('u.user_id')
+        .execute(),
+    );
   });
 }

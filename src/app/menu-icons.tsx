@@ -1,64 +1,38 @@
-import type { ComponentType, CSSProperties } from 'react';
-import {
-  AppOutline,
-  AppstoreOutline,
-  CalendarOutline,
-  CheckCircleOutline,
-  CheckShieldOutline,
-  EnvironmentOutline,
-  ExclamationCircleOutline,
-  ExclamationShieldOutline,
-  FileOutline,
-  FlagOutline,
-  HistogramOutline,
-  LockOutline,
-  ScanningOutline,
-  SetOutline,
-  SoundOutline,
-  StopOutline,
-  TeamOutline,
-  TruckOutline,
-  UnorderedListOutline,
-  UploadOutline,
-  UserAddOutline,
-  UserOutline,
-  UserSetOutline,
-} from 'antd-mobile-icons';
+import { lazy, Suspense } from 'react';
+import type { IconCode } from '../../domain/icons';
+import { shellIcons, type IconComponent } from '../components/shell-icons';
 
-type IconComponent = ComponentType<{ className?: string; style?: CSSProperties; fontSize?: number | string }>;
+type IconProps = { className?: string; fontSize?: number | string };
+const own: Partial<Record<string, IconComponent>> = shellIcons;
+const { AppstoreOutline } = shellIcons;
 
 /**
- * Icons by the name the permission table stores. An explicit map instead of
- * `import * as Icons` keeps ~150 unused icons out of the bundle; a name the
- * map does not know (added later in the permission screen) falls back.
+ * Any other code of the one icon set (a node edited in the permission screen):
+ * its glyphs come as their own chunk, asked for only when such a menu shows.
  */
-const icons: Record<string, IconComponent> = {
-  AppOutline,
-  AppstoreOutline,
-  CalendarOutline,
-  CheckCircleOutline,
-  CheckShieldOutline,
-  EnvironmentOutline,
-  ExclamationCircleOutline,
-  ExclamationShieldOutline,
-  FileOutline,
-  FlagOutline,
-  HistogramOutline,
-  LockOutline,
-  ScanningOutline,
-  SetOutline,
-  SoundOutline,
-  StopOutline,
-  TeamOutline,
-  TruckOutline,
-  UnorderedListOutline,
-  UploadOutline,
-  UserAddOutline,
-  UserOutline,
-  UserSetOutline,
-};
+const SetIcon = lazy(() =>
+  import('../components/icon-glyphs').then(({ iconGlyphs }) => ({
+    default: ({ name, ...props }: IconProps & { name: string }) => {
+      const Icon = (iconGlyphs as Partial<Record<string, IconComponent>>)[name as IconCode] ?? AppstoreOutline;
+      return <Icon {...props} />;
+    },
+  })),
+);
 
-export function MenuIcon({ name, className, fontSize }: { name?: string; className?: string; fontSize?: number | string }) {
-  const Icon = (name && icons[name]) || AppstoreOutline;
-  return <Icon className={className} {...(fontSize !== undefined ? { fontSize } : {})} />;
+/**
+ * A menu's icon by the code the permission table stores: one of the shell's
+ * own (the catalogue's menus, drawn with the first paint), else any code of
+ * the one icon set (domain/icons.ts), loaded lazily; the grid icon stands in
+ * meanwhile, and for a name outside the set.
+ */
+export function MenuIcon({ name, className, fontSize }: { name?: string } & IconProps) {
+  const props = { className, ...(fontSize !== undefined ? { fontSize } : {}) };
+  const Icon = name ? own[name] : undefined;
+  if (Icon) return <Icon {...props} />;
+  if (!name) return <AppstoreOutline {...props} />;
+  return (
+    <Suspense fallback={<AppstoreOutline {...props} />}>
+      <SetIcon name={name} {...props} />
+    </Suspense>
+  );
 }

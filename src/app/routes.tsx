@@ -94,6 +94,11 @@ const menuScreens: { [C in MenuCode]?: Page } = {
   'menu:carFaceDevice': equipment('carMountedFacialRecognition'),
   'menu:user': screen(() => import('../features/users/users-screen').then((m) => m.usersScreen)),
   'menu:dept': screen(() => import('../features/departments/departments-screen').then((m) => m.departmentsScreen)),
+  'menu:role': screen(() => import('../features/roles/roles-screen').then((m) => m.rolesScreen)),
+  // A tree with fold and unfold rather than a list: its own page (docs/decisions.md).
+  'menu:perm': lazy(() => import('../features/permissions/permissions-page')),
+  // The gallery's glyphs load with this route only (src/components/icon-glyph.tsx).
+  'menu:icons': lazy(() => import('../features/icons/icons-page')),
   'menu:modal': screen(() => import('../features/vehicle-types/vehicle-types-screen').then((m) => m.vehicleTypesScreen)),
   'menu:process': screen(() => processConfig().then((m) => m.processesScreen)),
   'menu:processNode': screen(() => processConfig().then((m) => m.processNodesScreen)),

@@ -1,0 +1,175 @@
+import type { FastifyInstance } from 'fastify';
+import { ErrorCode } from '../../domain/errors';
+import {
+  BUILTIN_LOCKED,
+  isBuiltinPermission,
+  permissionBranch,
+  permissionCreate,
+  permissionIdBody,
+  permissionLabels,
+  permissionQuery,
+  permissionRules,
+  permissionUpdate,
+  PERMISSION_TYPE,
+  type PermissionCreate,
+  type PermissionRow,
+} from '../../domain/schemas/permission';
+import { isBuiltinRole, roleIdBody } from '../../domain/schemas/role';
+import type { AppContext } from '../core/context';
+import { AppError, notFound, ok } from '../core/errors';
+import { containsText } from '../core/paging';
+import type { Db } from '../core/repository';
+import { duplicateError } from '../core/resource';
+import type { ZodTypeProvider } from '../core/route-schema';
+import { ruleFailure } from '../core/validate';
+
+/**
+ * 权限管理 (spec 002 §2 Permission tree, §5, §7; codes perm:*). The tree is
+ * answered as an array the client builds from permission_id and pid, as the
+ * department tree is. Built-in nodes (the codes of domain/permissions.ts) keep
+ * what the product relies on; see isBuiltinPermission.
+ */
+
+const columns = ['p.permission_id', 'p.pid', 'p.name', 'p.code', 'p.type', 'p.route', 'p.icon', 'p.status', 'p.remark', 'p.sort', 'p.create_time', 'p.update_time'] as const;
+
+/** Live permissions with the number of live roles holding each, in the tree's order. */
+function rowsWithRoleCount(db: Db) {
+  return db
+    .selectFrom('sys_permission as p')
+    .select(columns)
+    .select((eb) =>
+      eb
+        .selectFrom('sys_role_permission as rp')
+        .innerJoin('sys_role as r', 'r.role_id', 'rp.role_id')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('rp.permission_id', '=', 'p.permission_id')
+        .where('r.deleted', '=', 0)
+        .as('role_count'),
+    )
+    .where('p.deleted', '=', 0);
+}
+
+const answer = <R extends { code: string; role_count: unknown; type: number }>(r: R) => ({ ...r, type: r.type as PermissionRow['type'], builtin: isBuiltinPermission(r.code) ? 1 : 0, role_count: Number(r.role_count ?? 0) });
+
+const fail = (field: keyof typeof permissionLabels, message: string) => ruleFailure([{ field, message }], permissionLabels);
+const conflict = (message: string) => new AppError(ErrorCode.STATE_CONFLICT, message);
+
+/** The live row, locked until the transaction ends on PostgreSQL. */
+async function lockPermission(trx: Db, ctx: AppContext, id: number) {
+  const q = trx.selectFrom('sys_permission').select(['permission_id', 'pid', 'name', 'code', 'type', 'route', 'icon', 'remark']).where('permission_id', '=', id).where('deleted', '=', 0);
+  const row = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  if (!row) notFound('权限');
+  return row!;
+}
+
+/** The parent a node may hang under: the root, or a live node that is not of type 权限 (and, when moving, not in its own branch). */
+async function checkParent(trx: Db, ctx: AppContext, pid: number, self?: number) {
+  if (pid === 0) return;
+  const q = trx.selectFrom('sys_permission').select(['permission_id', 'type']).where('permission_id', '=', pid).where('deleted', '=', 0);
+  // Locked so that the parent cannot be deleted while the child is being written under it.
+  const parent = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  if (!parent) throw fail('pid', permissionRules.parentMissing);
+  if (parent.type === PERMISSION_TYPE.PERMISSION) throw fail('pid', permissionRules.parentIsPermission);
+  if (self !== undefined) {
+    const rows = await trx.selectFrom('sys_permission').select(['permission_id', 'pid']).where('deleted', '=', 0).execute();
+    if (permissionBranch(rows, self).includes(pid)) throw fail('pid', permissionRules.parentLoop);
+  }
+}
+
+const codeTaken = async (db: Db, code: string, exceptId?: number) => {
+  let q = db.selectFrom('sys_permission').select('permission_id').where('code', '=', code).where('deleted', '=', 0);
+  if (exceptId !== undefined) q = q.where('permission_id', '!=', exceptId);
+  return !!(await q.executeTakeFirst());
+};
+
+const hasChildren = async (db: Db, id: number) => !!(await db.selectFrom('sys_permission').select('permission_id').where('pid', '=', id).where('deleted', '=', 0).executeTakeFirst());
+
+const columnsOf = (v: PermissionCreate) => ({ pid: v.pid, name: v.name, code: v.code, type: v.type, route: v.route, icon: v.icon, remark: v.remark });
+
+export async function permissionRoutes(appInstance: FastifyInstance) {
+  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+  const { ctx } = app;
+  const { db } = ctx;
+
+  /**
+   * The whole tree: the permission screen's list (perm:list) and the tree a
+   * role's permissions are ticked in (role:bindPerm); either code opens it,
+   * which one guard code cannot say, so the route is checked here.
+   */
+  app.post('/permission/all', { config: { permission: 'role' }, schema: { summary: '全部权限（树由 permission_id、pid 构建；perm:list 或 role:bindPerm）', body: permissionQuery } }, async (req) => {
+    const held = req.auth!.permissions;
+    if (!held.has('perm:list') && !held.has('role:bindPerm')) throw new AppError(ErrorCode.FORBIDDEN, '没有操作权限：缺少权限 perm:list（权限查询）或 role:bindPerm（绑定权限）');
+    let q = rowsWithRoleCount(db);
+    if (req.body.name) q = q.where(containsText('p.name', req.body.name));
+    const rows = await q.orderBy('p.sort').orderBy('p.permission_id').execute();
+    return ok(rows.map(answer));
+  });
+
+  app.post('/permission/findByRoleId', { config: { permission: 'role:bindPerm' }, schema: { summary: '角色已有的权限', body: roleIdBody } }, async (req) => {
+    const role = await db.selectFrom('sys_role').select(['role_id', 'code']).where('role_id', '=', req.body.roleId).where('deleted', '=', 0).executeTakeFirst();
+    if (!role) notFound('角色');
+    let q = db.selectFrom('sys_permission as p').select(['p.permission_id', 'p.pid', 'p.code', 'p.name', 'p.type']).where('p.deleted', '=', 0);
+    // The built-in administrator holds every permission whatever is bound (core/auth.ts): the tree shows it so.
+    if (!isBuiltinRole(role!)) q = q.where('p.permission_id', 'in', (eb) => eb.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', role!.role_id));
+    return ok(await q.orderBy('p.sort').orderBy('p.permission_id').execute());
+  });
+
+  app.post('/permission/get', { config: { permission: 'perm:list' }, schema: { summary: '权限（编辑用）', body: permissionIdBody } }, async (req) => {
+    const row = await rowsWithRoleCount(db).where('p.permission_id', '=', req.body.permissionId).executeTakeFirst();
+    if (!row) notFound('权限');
+    return ok(answer(row!));
+  });
+
+  app.post('/permission/save', { config: { permission: 'perm:add', operation: '新增权限' }, schema: { summary: '新增权限', body: permissionCreate } }, async (req) => {
+    const v = req.body;
+    if (await codeTaken(db, v.code)) throw duplicateError(permissionLabels.code, 'code', v.code);
+    const now = ctx.time();
+    const id = await db.transaction().execute(async (trx) => {
+      await checkParent(trx, ctx, v.pid);
+      const last = await trx.selectFrom('sys_permission').select((eb) => eb.fn.max('sort').as('s')).executeTakeFirst();
+      const row = await trx
+        .insertInto('sys_permission')
+        .values({ ...columnsOf(v), open: 0, sort: Number(last?.s ?? 0) + 1, status: 1, create_user_id: req.auth!.userId, create_time: now, update_time: now })
+        .returning('permission_id')
+        .executeTakeFirstOrThrow();
+      return row.permission_id;
+    });
+    return ok({ permission_id: id }, '创建成功！');
+  });
+
+  app.post('/permission/update', { config: { permission: 'perm:edit', operation: '编辑权限' }, schema: { summary: '编辑权限（内置权限只改备注）', body: permissionUpdate } }, async (req) => {
+    const v = req.body;
+    await db.transaction().execute(async (trx) => {
+      const row = await lockPermission(trx, ctx, v.permissionId);
+      const next = columnsOf(v);
+      if (isBuiltinPermission(row.code)) {
+        // The product's routes check this code and the seed rewrites the rest on every start: only the remark is the park's.
+        const same = (a: unknown, b: unknown) => (a ?? null) === (b ?? null);
+        if (BUILTIN_LOCKED.some((f) => !same(row[f], next[f]))) throw conflict(permissionRules.builtinEdit);
+        await trx.updateTable('sys_permission').set({ remark: next.remark, update_time: ctx.time() }).where('permission_id', '=', row.permission_id).execute();
+        return;
+      }
+      if (await codeTaken(trx, v.code, row.permission_id)) throw duplicateError(permissionLabels.code, 'code', v.code);
+      if (v.pid !== row.pid) await checkParent(trx, ctx, v.pid, row.permission_id);
+      if (v.type === PERMISSION_TYPE.PERMISSION && (await hasChildren(trx, row.permission_id))) throw fail('type', permissionRules.childrenKeepType);
+      await trx.updateTable('sys_permission').set({ ...next, update_time: ctx.time() }).where('permission_id', '=', row.permission_id).execute();
+    });
+    return ok(null, '编辑成功！');
+  });
+
+  app.post(
+    '/permission/delete',
+    { config: { permission: 'perm:delete', operation: '删除权限' }, schema: { summary: '删除权限（同一事务内解除角色绑定；有下级或内置时拒绝）', body: permissionIdBody } },
+    async (req) => {
+      const removed = await db.transaction().execute(async (trx) => {
+        const row = await lockPermission(trx, ctx, req.body.permissionId);
+        if (isBuiltinPermission(row.code)) throw conflict(permissionRules.builtinDelete);
+        if (await hasChildren(trx, row.permission_id)) throw conflict(permissionRules.hasChildren);
+        const gone = await trx.deleteFrom('sys_role_permission').where('permission_id', '=', row.permission_id).executeTakeFirst();
+        await trx.updateTable('sys_permission').set({ deleted: 1, update_time: ctx.time() }).where('permission_id', '=', row.permission_id).execute();
+        return Number(gone.numDeletedRows);
+      });
+      return ok({ removedBindings: removed }, '删除成功！');
+    },
+  );
+}

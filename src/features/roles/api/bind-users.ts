@@ -1,0 +1,22 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { post } from '../../../lib/http';
+
+export interface BindUsersInput {
+  roleId: number;
+  userIds: number[];
+}
+
+/** POST /role/user/bind: exactly these users hold the role from now on (a comma list, as the spec sends it). */
+export const bindUsers = ({ roleId, userIds }: BindUsersInput) => post<null>('/role/user/bind', { roleId, userIds: userIds.join(',') });
+
+export function useBindUsers() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: bindUsers,
+    onSuccess: () => {
+      // The user screen's role names and bind-role form read these.
+      void qc.invalidateQueries({ queryKey: ['users'] });
+      void qc.invalidateQueries({ queryKey: ['list', 'system.users'] });
+    },
+  });
+}
