@@ -1,8 +1,5 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import type { QueueName } from '../../domain/appointments';
 import { menuRoutes, type MenuCode } from '../../domain/permissions';
-import type { EquipmentKind } from '../../domain/schemas/equipment';
-import type { Row, ScreenDef } from '../list-screen';
 
 type Page = LazyExoticComponent<ComponentType>;
 
@@ -22,18 +19,6 @@ export interface AppRoute {
   tab?: boolean;
 }
 
-/** A list screen is its declaration alone: the declaration and the generic screen load together, on first visit. */
-const screen = <R extends Row>(load: () => Promise<ScreenDef<R>>): Page =>
-  lazy(() => Promise.all([load(), import('../list-screen')]).then(([def, { ListScreen }]) => ({ default: () => <ListScreen def={def} /> })));
-
-const equipment = (kind: EquipmentKind) => screen(() => import('../features/equipment/equipment-screens').then((m) => m.equipmentScreens[kind]));
-const history = () => import('../features/appointments/history/history-screens');
-const registers = () => import('../features/registers/list-screens');
-const waybills = () => import('../features/registers/waybill-screens');
-const registrations = () => import('../features/registers/registration-screens');
-const processConfig = () => import('../features/process-config/process-config-screens');
-const queue = (name: QueueName): Page => lazy(() => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage(name) })));
-
 /** Screens outside the menu tree: the bottom tabs and what every signed-in user reaches from them. */
 const openRoutes: AppRoute[] = [
   { path: '/', title: '首页', page: lazy(() => import('../features/home/home-page')), open: true, tab: true },
@@ -46,72 +31,71 @@ const openRoutes: AppRoute[] = [
 ];
 
 /**
- * The one registry of menu screens, keyed by menu code: the path and the
- * fallback title are the menu node's in domain/permissions.ts, so adding a
- * screen is its declaration plus one line here. A menu code missing here is
- * a screen not built yet, and its entry stays hidden.
+ * The one list of menu screens, by menu code: the path and the fallback title
+ * are the menu node's in domain/permissions.ts, and how each one loads is in
+ * screens.tsx (a chunk of its own: the sign-in screen does not need it). So
+ * adding a screen is its declaration, its loader there and its code here. A
+ * menu code missing here is a screen not built yet, and its entry stays hidden.
  */
-const menuScreens: { [C in MenuCode]?: Page } = {
-  'menu:personApply': screen(() => import('../features/appointments/person/person-screen').then((m) => m.personApplicationsScreen)),
-  'menu:carApply': screen(() => import('../features/appointments/car/car-screen').then((m) => m.carApplicationsScreen)),
-  'menu:personApplyHistory': screen(() => history().then((m) => m.personHistoryScreen)),
-  'menu:carApplyHistory': screen(() => history().then((m) => m.carHistoryScreen)),
-  'menu:allPersonApplyHistory': screen(() => history().then((m) => m.personAllHistoryScreen)),
-  'menu:allCarApplyHistory': screen(() => history().then((m) => m.carAllHistoryScreen)),
-  'menu:carApplyApproval': queue('car_task'),
-  'menu:heavytipperApproval': queue('car_zxzxc'),
-  'menu:mediumlargeApproval': queue('car_bus'),
-  'menu:chemicalsCarApproval': queue('car_chemicals'),
-  'menu:carShddFinalCheck': queue('car_final'),
-  'menu:personAppyApproval': queue('person_task'),
-  'menu:personShddFinalCheck': queue('person_final'),
-  // The flag action of the appointments feature is handed in here, since features do not import each other; the page also asks for SCAN_PERMISSION.
-  'menu:scan': lazy(() =>
-    Promise.all([import('../features/scan/scan-page'), import('../features/appointments/shared/action-modals')]).then(([scan, modals]) => ({ default: scan.scanPageWith({ FlagModal: modals.flagModalFor() }) })),
-  ),
-  'menu:carList': screen(() => registers().then((m) => m.carListScreen)),
-  'menu:personList': screen(() => registers().then((m) => m.personListScreen)),
-  'menu:carListApproval': screen(() => registers().then((m) => m.carListQueueScreen)),
-  'menu:personListApproval': screen(() => registers().then((m) => m.personListQueueScreen)),
-  'menu:carRegistration': screen(() => registrations().then((m) => m.registrationScreen)),
-  'menu:carRegistrationHistory': screen(() => registrations().then((m) => m.registrationHistoryScreen)),
-  'menu:carRegistrationApproval': screen(() => registrations().then((m) => m.registrationQueueScreen)),
-  'menu:transportListHis': screen(() => waybills().then((m) => m.waybillHistoryScreen)),
-  'menu:allTransportListHis': screen(() => waybills().then((m) => m.allWaybillHistoryScreen)),
-  'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
-  'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
-  'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),
-  'menu:personGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.personGateRecordsScreen)),
-  'menu:strandedManagementPerson': screen(() => import('../features/stranded/stranded-screens').then((m) => m.personStrandedScreen)),
-  // The vehicle alarms with their daily statistics as a second tab (docs/decisions.md).
-  'menu:strandedManagementCar': lazy(() => import('../features/stranded/stranded-car-page')),
-  'menu:gateDevice': equipment('gate'),
-  'menu:bumpingPostDevice': equipment('bumpingPost'),
-  'menu:tireBreakerDevice': equipment('tireCrushing'),
-  'menu:liftingPillarDevice': equipment('liftingAntiCollisionPillar'),
-  'menu:securityLaneIDevice': equipment('securityLaneIdentification'),
-  'menu:carScaleSystemDevice': equipment('truckScales'),
-  'menu:carFaceDevice': equipment('carMountedFacialRecognition'),
-  'menu:user': screen(() => import('../features/users/users-screen').then((m) => m.usersScreen)),
-  'menu:dept': screen(() => import('../features/departments/departments-screen').then((m) => m.departmentsScreen)),
-  'menu:role': screen(() => import('../features/roles/roles-screen').then((m) => m.rolesScreen)),
-  // A tree with fold and unfold rather than a list: its own page (docs/decisions.md).
-  'menu:perm': lazy(() => import('../features/permissions/permissions-page')),
-  // The gallery's glyphs load with this route only (src/components/icon-glyph.tsx).
-  'menu:icons': lazy(() => import('../features/icons/icons-page')),
-  'menu:modal': screen(() => import('../features/vehicle-types/vehicle-types-screen').then((m) => m.vehicleTypesScreen)),
-  'menu:process': screen(() => processConfig().then((m) => m.processesScreen)),
-  'menu:processNode': screen(() => processConfig().then((m) => m.processNodesScreen)),
-  'menu:processDefinition': screen(() => processConfig().then((m) => m.processDefinitionsScreen)),
-  'menu:loginLog': screen(() => import('../features/logs/log-screens').then((m) => m.loginLogScreen)),
-  'menu:operationLog': screen(() => import('../features/logs/log-screens').then((m) => m.operationLogScreen)),
-};
+const screenCodes = [
+  'menu:personApply',
+  'menu:carApply',
+  'menu:personApplyHistory',
+  'menu:carApplyHistory',
+  'menu:allPersonApplyHistory',
+  'menu:allCarApplyHistory',
+  'menu:carApplyApproval',
+  'menu:heavytipperApproval',
+  'menu:mediumlargeApproval',
+  'menu:chemicalsCarApproval',
+  'menu:carShddFinalCheck',
+  'menu:personAppyApproval',
+  'menu:personShddFinalCheck',
+  'menu:scan',
+  'menu:carList',
+  'menu:personList',
+  'menu:carListApproval',
+  'menu:personListApproval',
+  'menu:carRegistration',
+  'menu:carRegistrationHistory',
+  'menu:carRegistrationApproval',
+  'menu:transportListHis',
+  'menu:allTransportListHis',
+  'menu:transportListApproval',
+  'menu:carMark',
+  'menu:vehicleGateCrosRecords',
+  'menu:personGateCrosRecords',
+  'menu:strandedManagementPerson',
+  'menu:strandedManagementCar',
+  'menu:gateDevice',
+  'menu:bumpingPostDevice',
+  'menu:tireBreakerDevice',
+  'menu:liftingPillarDevice',
+  'menu:securityLaneIDevice',
+  'menu:carScaleSystemDevice',
+  'menu:carFaceDevice',
+  'menu:user',
+  'menu:dept',
+  'menu:role',
+  'menu:perm',
+  'menu:icons',
+  'menu:modal',
+  'menu:process',
+  'menu:processNode',
+  'menu:processDefinition',
+  'menu:loginLog',
+  'menu:operationLog',
+] as const satisfies readonly MenuCode[];
+export type ScreenCode = (typeof screenCodes)[number];
+
+export const loadScreens = () => import('./screens');
+const menuPage = (code: ScreenCode): Page => lazy(() => loadScreens().then((m) => m.screenLoaders[code]()));
 
 export const appRoutes: AppRoute[] = [
   ...openRoutes,
-  ...Object.entries(menuScreens).map(([code, page]) => {
+  ...screenCodes.map((code) => {
     const menu = menuRoutes.get(code)!;
-    return { path: menu.route, title: menu.name, page };
+    return { path: menu.route, title: menu.name, page: menuPage(code) };
   }),
 ];
 
