@@ -12,32 +12,59 @@ export async function pageOf<R>(
 }
 
 /**
- * Totals of whole-table lists, remembered briefly. Counting every live row of
- * a million-row table costs more than the page itself, and the number is the
- * same for everyone who opens the unfiltered list. A write through this
- * server forgets the total at once (`tableChanged`); writes through another
- * server sharing the database show within `TOTAL_TTL_MS`.
+ * Totals of unfiltered lists, remembered briefly. Counting every matching row
+ * of a million-row table costs more than the page itself, and the number is
+ * the same for everyone who opens the same list: the all-history lists (one
+ * total per table), a department's history (one per department branch), a
+ * filer's own list, the user list. A total is remembered per database, table and scope (which rows
+ * of the table the list counts). A write through this server forgets every
+ * total over the table at once (`tableChanged`, called after the write
+ * commits); writes through another server sharing the database show within
+ * `TOTAL_TTL_MS`. Filtered lists count exactly, every time.
  */
-const totals = new Map<string, { at: number; generation: number; total: number }>();
-const generations = new Map<string, number>();
-export const TOTAL_TTL_MS = 5000;
+export interface TotalKey {
+  table: string;
+  /** Which rows of the table the list counts: 'all', 'history:3,4' (a department branch), 'own:12' (a filer), 'live'. */
+  scope: string;
+  /**
+   * Whose database: any object that lives as long as one server's database
+   * handle (the Kysely instance, a resource's repository). One process may
+   * serve two databases (the API tests run SQLite and PostgreSQL side by side).
+   */
+  db?: object;
+}
 
+const totals = new WeakMap<object, Map<string, { at: number; generation: number; total: number }>>();
+const generations = new Map<string, number>();
+const anyDatabase = {};
+export const TOTAL_TTL_MS = 5000;
+/** Scopes remembered per database at most (a few per department and per filer who opened a list); the oldest go first. */
+const MAX_TOTALS = 10_000;
+
+/** Forgets every remembered total over `table`, of every scope; call it once a write to the table has committed. */
 export function tableChanged(table: string): void {
   generations.set(table, (generations.get(table) ?? 0) + 1);
 }
 
+/** `count`, or the total it answered for the same key less than TOTAL_TTL_MS ago with no write through this server since. */
 export function rememberedTotal(
-  table: string,
+  key: string | TotalKey,
   count: () => Promise<{ total: number | string | bigint } | undefined>,
   now = Date.now(),
 ): () => Promise<{ total: number }> {
+  const { table, scope, db } = typeof key === 'string' ? { table: key, scope: '', db: undefined } : key;
+  const id = `${table}\u0000${scope}`;
   return async () => {
+    let remembered = totals.get(db ?? anyDatabase);
+    if (!remembered) totals.set(db ?? anyDatabase, (remembered = new Map()));
     const generation = generations.get(table) ?? 0;
-    const hit = totals.get(table);
+    const hit = remembered.get(id);
     if (hit && hit.generation === generation && now - hit.at < TOTAL_TTL_MS) return { total: hit.total };
     const total = Number((await count())?.total ?? 0);
     // Stored under the generation read before counting: a write that lands meanwhile already outdates it.
-    totals.set(table, { at: now, generation, total });
+    remembered.delete(id);
+    remembered.set(id, { at: now, generation, total });
+    if (remembered.size > MAX_TOTALS) remembered.delete(remembered.keys().next().value!);
     return { total };
   };
 }

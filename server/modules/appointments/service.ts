@@ -176,8 +176,10 @@ export async function loadReadable(db: Db, auth: AuthContext, kind: AppointmentK
  * department, all by the live flag; each ordered by the key.
  */
 export async function listFilter(db: Db, kind: AppointmentKind, scope: ListScope, auth: AuthContext | null, q: Record<string, unknown>) {
-  const k = kinds[kind];
-  const branch = scope === 'history' ? await departmentBranch(db as Kysely<DB>, auth!.departId) : [];
+  return filterOf(kinds[kind], scope, auth, q, scope === 'history' ? await departmentBranch(db as Kysely<DB>, auth!.departId) : []);
+}
+
+function filterOf(k: KindDef, scope: ListScope, auth: AuthContext | null, q: Record<string, unknown>, branch: number[]) {
   return (qb: AnySelect): AnySelect => {
     let r = qb;
     if (scope === 'own') r = r.where('a.create_user_id', '=', auth!.userId);
@@ -214,11 +216,15 @@ function hasFilters(k: (typeof kinds)[AppointmentKind], q: Record<string, unknow
 /** One page of a list: { list, total }, newest first. `q` is the list query as the route's schema (the kind's listQuery) parsed it. */
 export async function listApplications(db: Db, auth: AuthContext, kind: AppointmentKind, scope: ListScope, q: Record<string, unknown> & { size: number; pn: number }) {
   const k = kinds[kind];
-  const filter = await listFilter(db, kind, scope, auth, q);
+  const branch = scope === 'history' ? await departmentBranch(db as Kysely<DB>, auth.departId) : [];
+  const filter = filterOf(k, scope, auth, q, branch);
   const count = () => filter(anyDb(db).selectFrom(`${k.table} as a`)).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst() as Promise<{ total: number }>;
+  // Unfiltered totals are remembered per table and scope (everyone's all-history, a department branch's history, a
+  // filer's own list) and forgotten when this server saves, submits, deletes or imports an application.
+  const key = { all: 'all', history: `history:${branch.join(',')}`, own: `own:${auth.userId}` }[scope];
   return pageOf(
     q,
-    scope === 'all' && !hasFilters(k, q) ? rememberedTotal(k.table, count) : count,
+    hasFilters(k, q) ? count : rememberedTotal({ db, table: k.table, scope: key }, count),
     async (limit, offset) => {
       const rows = await filter(selectWithNames(db, k)).orderBy(`a.${k.key}`, 'desc').limit(limit).offset(offset).execute();
       return rows.map((r) => decode(k, r));
@@ -362,8 +368,9 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
   row.update_time = now;
 
   let appId: number;
+  // A new draft changes the all-history total; an edit may move the application to another department or back to draft.
+  afterCommit(trx, () => tableChanged(k.table));
   if (!current) {
-    afterCommit(trx, () => tableChanged(k.table));
     const inserted = await anyDb(trx)
       .insertInto(k.table)
       // A unique placeholder until the id, which the number is made of, is known.
@@ -453,6 +460,8 @@ export async function submitApplication(trx: Db, ctx: AppContext, auth: AuthCont
   if (hit) return { blackListed: hit };
   await assertRegistered(trx, k, row);
   const start = { processType: kind === 'car' ? row.process_type : ProcessType.PERSON, applicantUserId: row.create_user_id, intervieweeDepartId: row.interviewee_depart_id };
+  // A submitted draft joins its department's history: that total is forgotten.
+  afterCommit(trx, () => tableChanged(k.table));
   return { ok: await submitForApproval(trx, ctx, k.table, id, start, touch(auth, ctx)) };
 }
 
