@@ -5,18 +5,20 @@ export const DEFAULT_PARK_TZ = 'Asia/Shanghai';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
+/** One formatter per time zone: building an Intl.DateTimeFormat costs far more than formatting with it (docs/performance.md). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
 /** Formats an instant as 'YYYY-MM-DD HH:mm:ss' in the given IANA zone without a date library. */
 export function formatInZone(instant: Date | number, timeZone: string = DEFAULT_PARK_TZ): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(typeof instant === 'number' ? new Date(instant) : instant);
+  const parts = formatterFor(timeZone).formatToParts(typeof instant === 'number' ? new Date(instant) : instant);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00';
   return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
 }
