@@ -144,6 +144,12 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
   registerGuards(app);
   // After the guards (the key is scoped to the signed-in user) and before the areas, so it covers every route.
   registerIdempotency(app);
+  // Last of the onSend hooks: a call that may have written is answered once its writes (the change, the stored
+  // idempotent answer, the operation log) are on disk. Concurrent calls share the sync.
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') await database.durable();
+    return payload;
+  });
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => sendFailure(req, reply, err));
 

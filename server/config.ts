@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_PARK_TZ } from '../domain/time';
 import { CAPTCHA_COOLDOWN_SECONDS } from '../domain/auth-rules';
@@ -34,6 +35,11 @@ export interface Config {
    * code) per account per 15 minutes before it is locked for the rest of that window.
    */
   rateLimits: { captchaPerAccount: number; captchaPerIp: number; loginPerAccount: number; loginPerIp: number };
+  /**
+   * Server processes sharing the port (WEB_CONCURRENCY): by default one per core when
+   * NODE_ENV=production, otherwise one (development, tests). server/main.ts forks them.
+   */
+  webConcurrency: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -57,9 +63,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     seedGateHistory: env.SEED_GATE_HISTORY !== '0',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     captchaCooldownSeconds: env.CAPTCHA_COOLDOWN_SECONDS !== undefined ? Number(env.CAPTCHA_COOLDOWN_SECONDS) : CAPTCHA_COOLDOWN_SECONDS,
+    webConcurrency: parseWebConcurrency(env),
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,
   };
+}
+
+function parseWebConcurrency(env: NodeJS.ProcessEnv): number {
+  const raw = env.WEB_CONCURRENCY?.trim();
+  if (!raw) return env.NODE_ENV === 'production' ? os.availableParallelism() : 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`WEB_CONCURRENCY must be a whole number of processes from 1 to 64, got '${raw}'`);
+  return n;
 }
 
 /**

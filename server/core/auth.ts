@@ -126,12 +126,13 @@ export function registerGuards(app: FastifyInstance) {
     }
   });
 
-  // Mutating calls land in the operation log whatever their outcome, with secrets removed.
-  app.addHook('onResponse', async (req, reply) => {
+  // Mutating calls land in the operation log whatever their outcome, with secrets removed. Written
+  // before the answer goes (onSend), so the answer waits for the log entry's sync with the change it records.
+  app.addHook('onSend', async (req, reply, payload) => {
     const operation = req.routeOptions.config?.operation;
-    if (!operation || !req.url.startsWith('/api')) return;
+    if (!operation || !req.url.startsWith('/api')) return payload;
     // A replayed Idempotency-Key did nothing new: the first send is already in the log.
-    if (reply.getHeader('idempotent-replayed')) return;
+    if (reply.getHeader('idempotent-replayed')) return payload;
     const auth = req.auth;
     try {
       await app.ctx.db
@@ -151,5 +152,6 @@ export function registerGuards(app: FastifyInstance) {
     } catch (err) {
       req.log.error({ err }, 'operation log write failed');
     }
+    return payload;
   });
 }

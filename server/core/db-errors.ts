@@ -9,16 +9,20 @@ import { AppError } from './errors';
  * not a 500. This is a safety net only; the paths that change an application
  * and its approval take their locks in one order (server/workflow/engine.ts,
  * "LOCK ORDER") so that they queue instead of deadlocking.
+ *
+ * SQLite's counterpart is SQLITE_BUSY: with several server processes on one
+ * file (WEB_CONCURRENCY), a write that waited busy_timeout for another
+ * process's write lock gives up, and nothing of it was written.
  */
 
 const TRANSIENT_SQLSTATES = new Set(['40P01', '40001']);
 
 export const TRANSIENT_CONFLICT_MESSAGE = '数据正被其他操作同时修改，本次操作未生效，请稍后重试';
 
-/** Whether err is a PostgreSQL deadlock or serialization failure (the transaction was rolled back). */
+/** Whether err is a PostgreSQL deadlock or serialization failure, or an SQLite lock wait that gave up (nothing was written). */
 export function isTransientDbConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && TRANSIENT_SQLSTATES.has(code);
+  return typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || code.startsWith('SQLITE_BUSY'));
 }
 
 /**

@@ -12,6 +12,9 @@ import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
  * - `afterCommit(trx, fn)` runs fn once that transaction has committed, and
  *   never when it rolls back: signals such as "notifications are waiting" or
  *   "a cached total is stale" must not fire for a change that did not happen.
+ * - With a `durable` function (SQLite's group commit, db/group-sync.ts), a
+ *   transaction resolves, and its after-commit work runs, only once the commit
+ *   is on disk: no push or answer tells of a change a power loss could undo.
  */
 
 export interface RequestScope {
@@ -59,13 +62,13 @@ function runQuietly(fns: Array<() => void>) {
   }
 }
 
-function hookBuilder<DB>(builder: TransactionBuilder<DB>): TransactionBuilder<DB> {
+function hookBuilder<DB>(builder: TransactionBuilder<DB>, durable?: () => Promise<void>): TransactionBuilder<DB> {
   const execute = builder.execute.bind(builder);
   const setAccessMode = builder.setAccessMode.bind(builder);
   const setIsolationLevel = builder.setIsolationLevel.bind(builder);
   return Object.assign(builder, {
-    setAccessMode: (mode: Parameters<typeof setAccessMode>[0]) => hookBuilder(setAccessMode(mode)),
-    setIsolationLevel: (level: Parameters<typeof setIsolationLevel>[0]) => hookBuilder(setIsolationLevel(level)),
+    setAccessMode: (mode: Parameters<typeof setAccessMode>[0]) => hookBuilder(setAccessMode(mode), durable),
+    setIsolationLevel: (level: Parameters<typeof setIsolationLevel>[0]) => hookBuilder(setIsolationLevel(level), durable),
     async execute<T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
       const after: Array<() => void> = [];
       const result = await execute(async (trx) => {
@@ -75,6 +78,7 @@ function hookBuilder<DB>(builder: TransactionBuilder<DB>): TransactionBuilder<DB
         if (scope) for (const work of scope.beforeCommit) await work(trx);
         return value;
       });
+      if (durable) await durable();
       runQuietly(after);
       return result;
     },
@@ -82,8 +86,8 @@ function hookBuilder<DB>(builder: TransactionBuilder<DB>): TransactionBuilder<DB
 }
 
 /** Makes every transaction of db run the hooks above. Called once where the database is opened. */
-export function withTransactionHooks<DB>(db: Kysely<DB>): Kysely<DB> {
+export function withTransactionHooks<DB>(db: Kysely<DB>, durable?: () => Promise<void>): Kysely<DB> {
   const transaction = db.transaction.bind(db);
-  (db as { transaction: () => TransactionBuilder<DB> }).transaction = () => hookBuilder(transaction());
+  (db as { transaction: () => TransactionBuilder<DB> }).transaction = () => hookBuilder(transaction(), durable);
   return db;
 }

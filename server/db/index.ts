@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 import { withTransactionHooks } from '../core/transactions';
+import { walGroupSync } from './group-sync';
 import type { DB } from './schema';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -11,6 +12,13 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database_ {
   db: Kysely<DB>;
   dialect: Dialect;
+  /**
+   * Resolves once every write made before the call is on disk. Transactions
+   * already wait for it; a mutating call awaits it once more before its answer,
+   * for the bookkeeping written outside them. PostgreSQL syncs each COMMIT
+   * itself (and groups concurrent ones on its own).
+   */
+  durable(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,17 +31,55 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
     // An idle client dropped by the server (restart, admin kill, a dropped test database) is replaced on next use; unhandled, it would crash the process.
     pool.on('error', (err) => console.error('PostgreSQL idle client error:', err.message));
     const db = withTransactionHooks(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }));
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, dialect: 'postgres', durable: () => Promise.resolve(), close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
-  const sqlite = new Database(path.join(opts.dataDir, 'park.db'));
+  const file = path.join(opts.dataDir, 'park.db');
+  const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
-  // WAL with NORMAL can lose an acknowledged write on power loss, after a phone already cleared it from its outbox.
-  sqlite.pragma('synchronous = FULL');
+  // NORMAL alone can lose an acknowledged write on power loss, after a phone already cleared it from its outbox:
+  // the server syncs the WAL itself before it tells anyone of a write (group commit, db/group-sync.ts).
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = withTransactionHooks(new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }));
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const sync = walGroupSync(file);
+  const db = withTransactionHooks(new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) }), sync.durable);
+  return {
+    db,
+    dialect: 'sqlite',
+    durable: sync.durable,
+    close: async () => {
+      await db.destroy();
+      sync.close();
+    },
+  };
+}
+
+/**
+ * Transactions take SQLite's write lock when they begin (BEGIN IMMEDIATE),
+ * not at their first write. With several server processes on one file
+ * (WEB_CONCURRENCY), a deferred transaction that read and then wrote after
+ * another process committed would fail at once with SQLITE_BUSY (its snapshot
+ * is stale and cannot be upgraded); taken at BEGIN, the lock is waited for
+ * (busy_timeout) and the reads see the latest commit. In one process it
+ * changes nothing: Kysely already runs one transaction at a time on the
+ * connection.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver() {
+    return new ImmediateSqliteDriver(this.#config);
+  }
 }
 
 /** Distinct SQL texts kept compiled (a list's filters and IN-lists make variants; the least recently used go first). */

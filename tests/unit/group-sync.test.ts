@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../server/db/index';
+import { coalesce } from '../../server/db/group-sync';
+import { afterCommit } from '../../server/core/transactions';
+
+/** A flush the test finishes by hand, recording when each one starts. */
+function manualFlush() {
+  const started: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  const flush = () => new Promise<void>((resolve, reject) => started.push({ resolve, reject }));
+  return { flush, started };
+}
+
+const settled = async (p: Promise<unknown>) => {
+  let done = false;
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  return done;
+};
+
+describe('group commit: callers coalesce onto flushes (server/db/group-sync.ts)', () => {
+  it('a lone caller starts a flush and resolves with it', async () => {
+    const { flush, started } = manualFlush();
+    const durable = coalesce(flush);
+    const p = durable();
+    expect(started).toHaveLength(1);
+    expect(await settled(p)).toBe(false);
+    started[0]!.resolve();
+    await p;
+  });
+
+  it('callers that arrive during a flush wait for the next one, and all of them share it', async () => {
+    const { flush, started } = manualFlush();
+    const durable = coalesce(flush);
+    const first = durable();
+    const later = Array.from({ length: 10 }, () => durable());
+    // The running flush may have begun before their writes: they must not ride on it.
+    started[0]!.resolve();
+    await first;
+    expect(await settled(Promise.all(later))).toBe(false);
+    expect(started).toHaveLength(2);
+    started[1]!.resolve();
+    await Promise.all(later);
+    expect(started).toHaveLength(2);
+  });
+
+  it('a failed flush fails its own callers only; the next caller starts afresh', async () => {
+    const { flush, started } = manualFlush();
+    const durable = coalesce(flush);
+    const first = durable();
+    started[0]!.reject(new Error('EIO'));
+    await expect(first).rejects.toThrow('EIO');
+    const next = durable();
+    expect(started).toHaveLength(2);
+    started[1]!.resolve();
+    await next;
+  });
+});
+
+describe('group commit on the embedded database', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('runs at synchronous=NORMAL and resolves a transaction, and its after-commit work, only after a WAL sync that began after its COMMIT', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-group-sync-'));
+    dirs.push(dir);
+    const database = openDatabase({ dataDir: dir });
+    const { db } = database;
+    expect((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous).toBe(1);
+    await sql`create table t (a integer)`.execute(db);
+
+    const events: string[] = [];
+    const real = fs.fdatasync;
+    vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      events.push('sync');
+      real(fd, cb);
+    }) as typeof fs.fdatasync);
+
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('t' as never).values({ a: 1 } as never).execute();
+      afterCommit(trx, () => events.push('after-commit'));
+      events.push('commit');
+    });
+    events.push('resolved');
+    expect(events).toEqual(['commit', 'sync', 'after-commit', 'resolved']);
+
+    // Eight concurrent transactions share far fewer than eight syncs.
+    events.length = 0;
+    await Promise.all(Array.from({ length: 8 }, (_, i) => db.transaction().execute((trx) => trx.insertInto('t' as never).values({ a: i } as never).execute())));
+    expect(events.filter((e) => e === 'sync').length).toBeLessThanOrEqual(3);
+    await database.close();
+  });
+});
