@@ -358,6 +358,7 @@ function statementPurpose(sqlText: string): string {
   if (/\bnotification\b/.test(s)) return 'notification rows';
   if (s.startsWith('update sys_session')) return 'session renewal';
   if (s.includes('from sys_session')) return 'session lookup';
+  if (s.includes('from auth_epoch')) return 'session lookup: the auth epoch (identity cache)';
   if (s.includes('sys_role_permission') || /from sys_permission\b/.test(s)) return 'permission lookup';
   if (s.startsWith('select') && s.includes('count(*)')) return 'list: count';
   if (s.startsWith('select')) return 'handler: select';

@@ -24,17 +24,64 @@ const sessionsWithUser = (app: FastifyInstance) => app.ctx.db.selectFrom('sys_se
 type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionsWithUser>['executeTakeFirstOrThrow']>>;
 const live = (row: SessionRow | undefined, now: number): row is SessionRow => !!row && row.expires_at > now && !row.deleted && row.status === 1;
 
+/**
+ * Identities this process has looked up, by token hash, with the auth epoch
+ * (migration 016) they were read under. A call reads the epoch (one row) and
+ * uses its cached identity only if nothing that identity rests on changed
+ * since, on any server: the triggers bump the epoch on every logout, user,
+ * role and permission change, and expiry is checked here. So the database
+ * stays the truth and a change reaches every process on its next call, for a
+ * one-row read instead of the session and role queries.
+ */
+interface CachedIdentity {
+  epoch: number;
+  row: SessionRow;
+  auth: AuthContext;
+}
+const CACHE_SIZE = 10_000;
+const identityCaches = new WeakMap<object, Map<string, CachedIdentity>>();
+/** Calls served from the cache and calls that looked the identity up, per database (the bench and the tests read them). */
+const identityCounts = new WeakMap<object, { cached: number; looked: number }>();
+export const identityCacheCounts = (db: object) => ({ ...(identityCounts.get(db) ?? { cached: 0, looked: 0 }) });
+
+const authEpoch = async (app: FastifyInstance) => (await app.ctx.db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1).executeTakeFirstOrThrow()).epoch;
+
 /** Loads the session behind a token, renewing its idle expiry at most once a minute. */
 export async function authenticate(app: FastifyInstance, token: string): Promise<AuthContext | null> {
   const { db, config } = app.ctx;
   const now = Date.now();
-  const row = await sessionsWithUser(app).where('s.token_hash', '=', sha256(token)).executeTakeFirst();
-  if (!live(row, now)) return null;
+  const hash = sha256(token);
+  let cache = identityCaches.get(db);
+  if (!cache) identityCaches.set(db, (cache = new Map()));
+  let counts = identityCounts.get(db);
+  if (!counts) identityCounts.set(db, (counts = { cached: 0, looked: 0 }));
+  // Read before the identity: a change committed after this read bumps past it, and the next call looks again.
+  const epoch = await authEpoch(app);
+  let hit = cache.get(hash);
+  if (hit && hit.epoch !== epoch) hit = undefined;
+  const row = hit?.row ?? (await sessionsWithUser(app).where('s.token_hash', '=', hash).executeTakeFirst());
+  if (!live(row, now)) {
+    cache.delete(hash);
+    return null;
+  }
   if (now - row.last_seen_at > RENEW_AFTER_MS) {
     const expires = Math.min(row.created_at + config.sessionMaxMs, now + config.sessionIdleMs);
     await db.updateTable('sys_session').set({ last_seen_at: now, expires_at: expires }).where('session_id', '=', row.session_id).execute();
+    row.last_seen_at = now;
+    row.expires_at = expires;
   }
-  return authContextOf(app, row);
+  if (hit) {
+    counts.cached += 1;
+    // Most recently used last, so the oldest go first when the cache is full.
+    cache.delete(hash);
+    cache.set(hash, hit);
+    return hit.auth;
+  }
+  counts.looked += 1;
+  const auth = await authContextOf(app, row);
+  cache.set(hash, { epoch, row, auth });
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return auth;
 }
 
 /**

@@ -15,6 +15,7 @@ import { devices } from './migrations/012-devices';
 import { stranded } from './migrations/013-stranded';
 import { logIndexes } from './migrations/014-log-indexes';
 import { instanceChain } from './migrations/015-instance-chain';
+import { authEpoch } from './migrations/016-auth-epoch';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -34,6 +35,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '013-stranded': stranded(dialect),
     '014-log-indexes': logIndexes(),
     '015-instance-chain': instanceChain(dialect),
+    '016-auth-epoch': authEpoch(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

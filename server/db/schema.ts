@@ -722,3 +722,13 @@ export interface ProcessInstanceNodeTable {
 export interface DB {
   process_instance_node: ProcessInstanceNodeTable;
 }
+
+/** One row (id 1): bumped by triggers whenever a cached identity could be stale (migration 016). */
+export interface AuthEpochTable {
+  id: number;
+  epoch: number;
+}
+// Merged into DB above.
+export interface DB {
+  auth_epoch: AuthEpochTable;
+}
