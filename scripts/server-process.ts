@@ -28,11 +28,16 @@ export const freePort = () =>
     });
   });
 
+/**
+ * The server processes a primary forked: its children running server/main.ts. It has others: tsx's esbuild
+ * service, when no transform is cached yet (a fresh clone).
+ */
 export function childrenOf(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
       .split('\n')
-      .map((l) => Number(l.trim()))
+      .filter((l) => l.includes('server/main.ts'))
+      .map((l) => Number(l.trim().split(/\s+/)[0]))
       .filter((n) => n > 0);
   } catch {
     return [];
