@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { loadConfig, type Config } from './config';
 import { buildApp } from './app';
 import { onNotified, signalNotified } from './core/notify';
+import { onTableChanged, tableChanged } from './core/paging';
 import { startOvertimeJob } from './jobs/overtime';
 import { startCleanupJob } from './jobs/cleanup';
 import { startDeviceOnlineJob } from './jobs/device-online';
@@ -22,12 +23,18 @@ import { startStrandedJob } from './jobs/stranded';
  *   pass would hold the one write lock that every worker's writes wait for;
  * - "notifications changed for these users" is relayed through the primary to
  *   the other workers, so a notification made in one process reaches a stream
- *   or push dispatcher in another at once instead of at their next poll.
+ *   or push dispatcher in another at once instead of at their next poll; so is
+ *   "this table changed", so no process answers a remembered total that a
+ *   write through another process has outdated (core/paging.ts).
  */
 
 const WORKER_INDEX = 'PARK_WORKER_INDEX';
-type Relay = { type: 'notified'; userIds: number[] };
-const isRelay = (m: unknown): m is Relay => !!m && typeof m === 'object' && (m as Relay).type === 'notified' && Array.isArray((m as Relay).userIds);
+type Relay = { type: 'notified'; userIds: number[] } | { type: 'tableChanged'; table: string };
+const isRelay = (m: unknown): m is Relay => {
+  const r = m as Relay | null;
+  if (!r || typeof r !== 'object') return false;
+  return (r.type === 'notified' && Array.isArray(r.userIds)) || (r.type === 'tableChanged' && typeof r.table === 'string');
+};
 
 async function serve(config: Config) {
   const app = await buildApp(config);
@@ -54,11 +61,15 @@ async function serve(config: Config) {
     onNotified(app.ctx.db, (userIds) => {
       if (!relaying) process.send?.({ type: 'notified', userIds } satisfies Relay);
     });
+    onTableChanged((table) => {
+      if (!relaying) process.send?.({ type: 'tableChanged', table } satisfies Relay);
+    });
     process.on('message', (m) => {
       if (!isRelay(m)) return;
       relaying = true;
       try {
-        signalNotified(app.ctx.db, m.userIds);
+        if (m.type === 'notified') signalNotified(app.ctx.db, m.userIds);
+        else tableChanged(m.table);
       } finally {
         relaying = false;
       }

@@ -16,15 +16,16 @@ export async function pageOf<R>(
  * of a million-row table costs more than the page itself, and the number is
  * the same for everyone who opens the same list: the all-history lists (one
  * total per table), a department's history (one per department branch), a
- * filer's own list, the user list. A total is remembered per database, table and scope (which rows
- * of the table the list counts). A write through this server forgets every
+ * filer's own list, an approver's queue, the user list. A total is remembered
+ * per database, table and scope (which rows of the table the list counts). A
+ * write through this server, or another process of its cluster, forgets every
  * total over the table at once (`tableChanged`, called after the write
  * commits); writes through another server sharing the database show within
  * `TOTAL_TTL_MS`. Filtered lists count exactly, every time.
  */
 export interface TotalKey {
   table: string;
-  /** Which rows of the table the list counts: 'all', 'history:3,4' (a department branch), 'own:12' (a filer), 'live'. */
+  /** Which rows of the table the list counts: 'all', 'history:3,4' (a department branch), 'own:12' (a filer), 'queue:12:car_task' (an approver's queue), 'live'. */
   scope: string;
   /**
    * Whose database: any object that lives as long as one server's database
@@ -41,9 +42,18 @@ export const TOTAL_TTL_MS = 5000;
 /** Scopes remembered per database at most (a few per department and per filer who opened a list); the oldest go first. */
 const MAX_TOTALS = 10_000;
 
+const changeListeners = new Set<(table: string) => void>();
+
 /** Forgets every remembered total over `table`, of every scope; call it once a write to the table has committed. */
 export function tableChanged(table: string): void {
   generations.set(table, (generations.get(table) ?? 0) + 1);
+  for (const listener of changeListeners) listener(table);
+}
+
+/** Calls fn after every `tableChanged` of this process (server/main.ts relays them to the other processes of a cluster). */
+export function onTableChanged(fn: (table: string) => void): () => void {
+  changeListeners.add(fn);
+  return () => changeListeners.delete(fn);
 }
 
 /** `count`, or the total it answered for the same key less than TOTAL_TTL_MS ago with no write through this server since. */

@@ -7,6 +7,8 @@ import { ErrorCode } from '../../domain/errors';
 import type { AppContext } from '../core/context';
 import { isTransientDbConflict } from '../core/db-errors';
 import { AppError, fail } from '../core/errors';
+import { tableChanged } from '../core/paging';
+import { afterCommit } from '../core/transactions';
 import type { DB, ProcessInstanceTable } from '../db/schema';
 import { configuredChain, copyChain, InstanceState, instanceChainNames, instanceNode, nextSort } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
@@ -25,6 +27,9 @@ import { notifyDecided, notifyTasksAssigned } from './notifications';
 export { InstanceState };
 
 type Db = Kysely<DB> | Transaction<DB>;
+
+/** Every write that adds or settles a pending task is in this file; each tells the remembered queue totals (queue-routes.ts) once it commits. */
+const tasksChanged = (trx: Db) => afterCommit(trx as Kysely<any>, () => tableChanged('process_task'));
 
 export type { SubjectTable } from './subjects';
 
@@ -202,6 +207,7 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
     )
     .returning(['process_task_id', 'user_id'])
     .execute();
+  tasksChanged(trx);
   await trx.updateTable('process_instance').set({ current_sort: sort, state: InstanceState.RUNNING, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
   await notifyTasksAssigned(trx, ctx, inst, queue, created);
   return candidates.length;
@@ -211,6 +217,7 @@ async function closePending(trx: Db, ctx: AppContext, instanceId: number, remark
   let q = trx.updateTable('process_task').set({ state: TaskState.CLOSED, remark, approve_time: ctx.time() }).where('process_instance_id', '=', instanceId).where('state', '=', TaskState.PENDING);
   if (sort !== undefined) q = q.where('sort', '=', sort);
   await q.execute();
+  tasksChanged(trx);
 }
 
 /** Says what already happened to a task that is no longer pending (the 409 message). */
@@ -257,6 +264,7 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
     .where('state', '=', TaskState.PENDING)
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, await describeSettled(trx, d.taskId));
+  tasksChanged(trx);
 
   if (d.result !== TaskResult.APPROVE) {
     await closePending(trx, ctx, inst.process_instance_id, '审批已被驳回');

@@ -8,7 +8,7 @@ import type { ApprovalQueueName } from '../../domain/registers';
 import { checkBody } from '../../domain/schemas/car-application';
 import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
-import { containsText, pageOf } from '../core/paging';
+import { containsText, pageOf, rememberedTotal } from '../core/paging';
 import type { AnySelect, Db, RowValues } from '../core/repository';
 import type { ZodTypeProvider } from '../core/route-schema';
 import { decideTasks } from './decide-tasks';
@@ -107,9 +107,12 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
       s = s.innerJoin(`${decl.table} as a`, `a.${subject.key}`, 't.ref_id');
       return rowFilters.reduce((acc, f) => f(acc), s);
     };
+    const count = () => tasks().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst() as Promise<{ total: number } | undefined>;
+    // The unfiltered queue's count reads every pending task of the approver's index range and costs as much as the page.
+    const filtered = rowFilters.length > 0 || !!q.begin_time || !!q.end_time;
     const page = await pageOf(
       q,
-      () => tasks().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst() as Promise<{ total: number } | undefined>,
+      filtered ? count : rememberedTotal({ db: anyDb, table: 'process_task', scope: `queue:${req.auth!.userId}:${decl.name}` }, count),
       (limit, offset) =>
         tasks()
           .innerJoin('process_instance_node as d', (j) => j.onRef('d.process_instance_id', '=', 't.process_instance_id').onRef('d.sort', '=', 't.sort'))

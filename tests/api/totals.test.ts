@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppState, type AppointmentKind } from '../../domain/appointments';
+import { AppState, TaskResult, TaskState, type AppointmentKind } from '../../domain/appointments';
 import { dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { departmentBranch } from '../../server/core/department-branch';
@@ -132,6 +132,45 @@ for (const dialect of await dialects()) {
         expect(Date.now() - seen).toBeLessThan(TOTAL_TTL_MS + 1000);
       });
     }
+
+    it('the approver queue total is right at once after a submit, a revoke and a decision; a date filter counts exactly', async () => {
+      const reviewerId = (await ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', 'reviewer').executeTakeFirstOrThrow()).user_id;
+      const queue = (body: Row = {}) => total(reviewer, '/carApplications/task/page', body);
+      const counted = async () =>
+        Number(
+          (
+            await ctx.db
+              .selectFrom('process_task')
+              .where('user_id', '=', reviewerId)
+              .where('queue', '=', 'car_task')
+              .where('state', '=', TaskState.PENDING)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const q0 = await queue();
+      expect(q0).toBe(await counted());
+      const submit = async () => {
+        const id = (await ok(contact, '/v2/carApplications/save', K.car.body(depart.CNOOC_SHELL!))).id as number;
+        await ok(contact, '/carApplications/push', { id });
+        return id;
+      };
+      // A submit gives the reviewer a task: the remembered total of the queue counts it at once.
+      const first = await submit();
+      expect(await queue()).toBe(q0 + 1);
+      await ok(contact, '/carApplications/revoke', { id: first, reason: '行程取消' });
+      expect(await queue()).toBe(q0);
+      await submit();
+      expect(await queue()).toBe(q0 + 1);
+      expect(await queue()).toBe(await counted());
+      const page = await reviewer.post<{ list: Row[] }>('/carApplications/task/page', { size: 10, pn: 1 });
+      const taskId = page.body.data.list[0]!.process_task_id as number;
+      const dated = await queue({ begin_time: `${today} 00:00:00` });
+      await ok(reviewer, '/carApplications/task/check', { taskIds: [taskId], result: TaskResult.APPROVE, remark: '' });
+      expect(await queue()).toBe(q0);
+      expect(await queue()).toBe(await counted());
+      expect(await queue({ begin_time: `${today} 00:00:00` })).toBe(dated - 1);
+    });
 
     it('the user list total is right at once after create, disable and delete, and a direct write shows within the TTL', async () => {
       const users = (body: Row = {}) => total(admin, '/user/page', body);
