@@ -10,12 +10,15 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { DEFAULT_PARK_TZ, formatInZone } from '../domain/time';
 import { addDays, dateOf } from '../domain/visit-rules';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
+import { carApplicationBody } from '../tests/api/fixtures';
 import { seedAppointments } from './bench-seed';
 import { signInViaApi } from './demo-login';
+import { canReachPostgres, createDatabase, PG_ADMIN_URL } from './pg-database';
 import { startServerProcess } from './server-process';
 import { measureScreens } from './size';
 
@@ -105,6 +108,19 @@ async function main() {
     for (const r of measureScreens(dist)) console.log(`  ${r.screen.padEnd(20)} ${r.totalKb.toFixed(1).padStart(7)} / budget ${r.budgetKb}  ${r.ok ? 'ok' : 'OVER'}`);
   } else console.log('dist/ not built: run `npm run build` for the bundle figures (`npm run size` adds Lighthouse).');
 
+  // BENCH_ONLY=users,appointments,postgres,registers,gates runs those sections alone.
+  const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
+  const wants = (section: string) => only.size === 0 || only.has(section);
+  if (wants('users')) await benchUsers();
+  if (wants('appointments')) await benchAppointments();
+  if (wants('postgres')) await benchPostgresDecisions();
+  if (wants('registers')) await benchRegisters();
+  if (wants('gates')) await benchGateRecords();
+  printTargets();
+}
+
+/** The user list over USERS users, beside the same page and count read raw. */
+async function benchUsers() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-'));
   const password = 'Bench' + Date.now() + 'x';
   const config = loadConfig({ DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD: password, PORT: '0', LOG_LEVEL: 'warn' }, { staticDir: undefined });
@@ -153,11 +169,6 @@ async function main() {
   if (apiAll) console.log(row(`API, ${CORES} processes (WEB_CONCURRENCY)`, apiAll));
   console.log(row('  baseline: raw better-sqlite3', baseline, 'pages/s'));
   listTarget('admin    user/page', api, baseline);
-
-  await benchAppointments();
-  await benchRegisters();
-  await benchGateRecords();
-  printTargets();
 }
 
 /**
@@ -364,6 +375,132 @@ async function benchAppointments() {
     await devices.stop();
   }
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** CPU time (user + system) the processes have used so far, in ms; 0 where /proc is not there. Processes that exit in between are not counted. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone, or not Linux
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/** Every process whose command name is `name` (PostgreSQL's backends, checkpointer, WAL writer…). */
+function processesNamed(name: string): number[] {
+  if (!fs.existsSync('/proc')) return [];
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && (() => {
+    try {
+      return fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
+    } catch {
+      return false;
+    }
+  })()).map(Number);
+}
+
+/**
+ * Issue 14 item 4's figure on PostgreSQL beside SQLite's: the same durable
+ * single-task checks (Idempotency-Key, 8 concurrent, answered once committed)
+ * against the server on a throwaway database of the machine's PostgreSQL, with
+ * 1 process and with one per core, beside the raw decision transaction of the
+ * SQLite baseline sent through `pg` by 8 clients (synchronous_commit on). The
+ * reviewer's tasks come from applications filed and submitted through the API.
+ */
+async function benchPostgresDecisions() {
+  const title = `\nDurable approval decisions on PostgreSQL: ${DECISIONS} single-task checks with an Idempotency-Key, 8 concurrent`;
+  if (!(await canReachPostgres())) {
+    console.log(`${title}: SKIPPED, PostgreSQL at ${PG_ADMIN_URL} is unreachable`);
+    return;
+  }
+  const database = await createDatabase('park_bench');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-pg-'));
+  const password = 'Bench' + Date.now() + 'p';
+  const env = (processes: number) => ({ ...serverEnv(dataDir, password, processes), DATABASE_URL: database.url, SEED_GATE_HISTORY: '0' });
+  const pool = new pg.Pool({ connectionString: database.url, max: 8 });
+  const call = async (origin: string, token: string, url: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${origin}/api${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
+    const json = (await res.json()) as { success: boolean; msg: string; data: { id?: number } };
+    if (!json.success) throw new Error(`${url} answered ${res.status}: ${json.msg}`);
+    return json.data;
+  };
+  /** Transaction ids handed out (one per transaction that wrote) and WAL syncs so far, server-wide: what a decision costs the disk. */
+  const writes = async () => {
+    const r = (await pool.query('select txid_snapshot_xmax(txid_current_snapshot()) as xids, (select wal_sync from pg_stat_wal) as syncs')).rows[0] as { xids: string; syncs: string };
+    return { xids: Number(r.xids), syncs: Number(r.syncs) };
+  };
+  const decisions = async (processes: number, tasks: number[]) => {
+    const server = await startServerProcess(env(processes));
+    try {
+      const reviewer = await signInViaApi(server.base, dataDir, 'reviewer', password);
+      const run = `pg-${processes}-${Date.now()}`;
+      const serverPids = () => [server.primary.pid!, ...server.workers()];
+      const cpuBefore = { server: cpuMs(serverPids()), postgres: cpuMs(processesNamed('postgres')) };
+      const before = await writes();
+      const r = await load((i) => call(server.base, reviewer, '/carApplications/task/check', { taskIds: String(tasks[i]), result: 1, remark: '同意' }, { 'idempotency-key': `bench-${run}-${i}` }).then(() => undefined), tasks.length, 8);
+      // WAL statistics reach pg_stat_wal within a second.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const after = await writes();
+      const cpu = { server: (cpuMs(serverPids()) - cpuBefore.server) / tasks.length, postgres: (cpuMs(processesNamed('postgres')) - cpuBefore.postgres) / tasks.length };
+      return { ...r, transactions: (after.xids - before.xids) / tasks.length, syncs: (after.syncs - before.syncs) / tasks.length, cpu };
+    } finally {
+      await server.stop();
+    }
+  };
+  try {
+    const runs = CORES > 1 ? 3 : 2;
+    const filing = await startServerProcess(env(1));
+    try {
+      const contact = await signInViaApi(filing.base, dataDir, 'contact', password);
+      const one = async (text: string) => (await pool.query(text)).rows[0] as Record<string, number>;
+      const model = (await one("select id from vehicle_type where name = '小型汽车'")).id!;
+      const depart = (await one("select depart_id from sys_department where code = 'CNOOC_SHELL'")).depart_id!;
+      const today = (await fetch(`${filing.base}/api/system/version`).then((r) => r.json()) as { data: { startedAt: string } }).data.startedAt.slice(0, 10);
+      const t0 = performance.now();
+      await load(async (i) => {
+        const body = carApplicationBody({ today, license_plate: `粤B${String(i).padStart(5, '0')}`, applicant_idcard: '441302199001011231', vehicle_type_id: model, interviewee_depart_id: depart });
+        const { id } = await call(filing.base, contact, '/v2/carApplications/save', body);
+        await call(filing.base, contact, '/carApplications/push', { id });
+      }, DECISIONS * runs, 8);
+      console.log(`\nFiled and submitted ${(DECISIONS * runs).toLocaleString()} car applications on PostgreSQL through the API in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    } finally {
+      await filing.stop();
+    }
+    const reviewerId = (await pool.query("select user_id from sys_user where account = 'reviewer'")).rows[0].user_id as number;
+    const tasks = (await pool.query("select process_task_id from process_task where user_id = $1 and queue = 'car_task' and state = 0 order by process_task_id", [reviewerId])).rows.map((r) => r.process_task_id as number);
+    if (tasks.length < DECISIONS * runs) throw new Error(`expected ${DECISIONS * runs} pending reviewer tasks on PostgreSQL, found ${tasks.length}`);
+
+    // The raw baseline: the statements of the SQLite baseline, in one transaction each.
+    const raw = await load(async (i) => {
+      const c = await pool.connect();
+      try {
+        await c.query('begin');
+        await c.query("update process_task set state = 1, result = 1, remark = '同意', approve_time = $1 where process_task_id = $2 and state = 0", ['2026-11-21 10:00:00', tasks[i]]);
+        const t = (await c.query('select process_instance_id, ref_id from process_task where process_task_id = $1', [tasks[i]])).rows[0] as { process_instance_id: number; ref_id: number };
+        await c.query("insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, remark, auto, submit_time) values ($1, 0, 2, 2, 'car_final', $2, $3, 0, 0, '', 0, $4)", [t.process_instance_id, t.ref_id, reviewerId, '2026-11-21 10:00:00']);
+        await c.query('update process_instance set current_sort = 2 where process_instance_id = $1', [t.process_instance_id]);
+        await c.query('commit');
+      } finally {
+        c.release();
+      }
+    }, DECISIONS, 8);
+    const oneProcess = await decisions(1, tasks.slice(DECISIONS, DECISIONS * 2));
+    const all = CORES > 1 ? await decisions(CORES, tasks.slice(DECISIONS * 2, DECISIONS * 3)) : null;
+    console.log(title);
+    console.log(row('reviewer carApplications/task/check, 1 process', oneProcess, 'dec/s'));
+    if (all) console.log(row(`reviewer carApplications/task/check, ${CORES} processes`, all, 'dec/s'));
+    console.log(row('  baseline: raw transaction through pg, 8 clients', raw, 'dec/s'));
+    console.log(`  per decision with 1 process: ${oneProcess.transactions.toFixed(1)} write transactions, ${oneProcess.syncs.toFixed(1)} WAL syncs (the baseline: 1 and at most 1)`);
+    console.log(`  CPU per decision with 1 process: server ${oneProcess.cpu.server.toFixed(2)} ms, PostgreSQL ${oneProcess.cpu.postgres.toFixed(2)} ms`);
+  } finally {
+    await pool.end();
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -1,12 +1,8 @@
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../server/db/schema';
 import type { DialectName } from '../../tests/api/harness';
 
-/** Pieces the reliability scripts share: arguments, throw-away PostgreSQL databases, tables. */
-
-export const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Pieces the reliability scripts share: arguments, tables (throw-away PostgreSQL databases: ../pg-database.ts). */
 
 /** `--dialect sqlite|postgres|both` (default both). */
 export function dialectsFromArgs(argv = process.argv.slice(2)): DialectName[] {
@@ -26,26 +22,6 @@ export function argValue(name: string, argv = process.argv.slice(2)): string | u
 export function intEnv(name: string, fallback: number): number {
   const v = Number(process.env[name]);
   return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
-}
-
-/** Creates an empty database for one run; `drop` removes it even while a killed server's connections linger. */
-export async function throwawayDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `${prefix}_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(PG_ADMIN_URL);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 /** A plain text table: first row is the header. */

@@ -26,7 +26,8 @@ import pg from 'pg';
 import { carApplicationBody } from '../../tests/api/fixtures';
 import { DEMO_PASSWORD, type DialectName } from '../../tests/api/harness';
 import { signInViaApi } from '../demo-login';
-import { dialectsFromArgs, intEnv, sleep, table, throwawayDatabase } from './common';
+import { createDatabase } from '../pg-database';
+import { dialectsFromArgs, intEnv, sleep, table } from './common';
 
 const KILLS = intEnv('CRASH_KILLS', 20);
 const SECONDS = intEnv('CRASH_SECONDS', 600);
@@ -72,7 +73,7 @@ async function freePort(): Promise<number> {
 
 async function crashDialect(dialect: DialectName) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-crash-'));
-  const database = dialect === 'postgres' ? await throwawayDatabase('park_crash') : null;
+  const database = dialect === 'postgres' ? await createDatabase('park_crash') : null;
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const logFile = path.join(dataDir, 'server.out');

@@ -1,33 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { CompactEncrypt, importSPKI } from 'jose';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app';
 import { loadConfig, type Config } from '../../server/config';
 import type { Envelope } from '../../domain/envelope';
 import { latestSmsCode } from '../../scripts/demo-login';
+import { canReachPostgres, createDatabase, PG_ADMIN_URL } from '../../scripts/pg-database';
 
 export const DEMO_PASSWORD = 'Demo@2026';
-const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export type DialectName = 'sqlite' | 'postgres';
-
-let pgReachable: boolean | undefined;
-async function canReachPostgres(): Promise<boolean> {
-  if (pgReachable !== undefined) return pgReachable;
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    pgReachable = true;
-  } catch {
-    pgReachable = false;
-  }
-  return pgReachable;
-}
 
 /**
  * The dialects this run covers: SQLite always; PostgreSQL when reachable. In CI
@@ -58,18 +42,8 @@ async function listening(config: Config, logFile: string): Promise<{ app: Fastif
 
 export async function startServer(dialect: DialectName, overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-api-'));
-  let databaseUrl: string | undefined;
-  let dbName = '';
-  if (dialect === 'postgres') {
-    dbName = `park_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const u = new URL(PG_ADMIN_URL);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
-  }
+  const database = dialect === 'postgres' ? await createDatabase('park_test') : undefined;
+  const databaseUrl = database?.url;
   const config = loadConfig(
     { DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD, PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     { staticDir: undefined, seedGateHistory: false, captchaCooldownSeconds: 0, rateLimits: { captchaPerAccount: 1000, captchaPerIp: 1000, loginPerAccount: 1000, loginPerIp: 1000 }, logLevel: 'warn', ...overrides },
@@ -82,12 +56,7 @@ export async function startServer(dialect: DialectName, overrides: Partial<Confi
     dialect,
     async close() {
       await app.close();
-      if (dbName) {
-        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        await admin.end();
-      }
+      await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

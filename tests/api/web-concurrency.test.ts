@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskResult, TaskState } from '../../domain/appointments';
 import { NotificationKind } from '../../domain/notifications';
@@ -10,6 +8,7 @@ import { openDatabase, type Database_ } from '../../server/db/index';
 import { carApplicationBody } from './fixtures';
 import { EventStream } from './event-stream';
 import { Client, DEMO_PASSWORD, dialects, type DialectName, type TestServer } from './harness';
+import { createDatabase } from '../../scripts/pg-database';
 import { startServerProcess, waitFor, type ServerProcess } from '../../scripts/server-process';
 
 /**
@@ -22,7 +21,6 @@ import { startServerProcess, waitFor, type ServerProcess } from '../../scripts/s
  * process, and a killed process is replaced while the others keep serving.
  */
 
-const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const covered = await dialects();
 
 interface Cluster {
@@ -34,18 +32,8 @@ interface Cluster {
 
 async function startCluster(dialect: DialectName): Promise<Cluster> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-cluster-'));
-  let databaseUrl: string | undefined;
-  let dbName = '';
-  if (dialect === 'postgres') {
-    dbName = `park_cluster_${Date.now()}_${randomBytes(3).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const u = new URL(PG_ADMIN_URL);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
-  }
+  const pgDatabase = dialect === 'postgres' ? await createDatabase('park_cluster') : undefined;
+  const databaseUrl = pgDatabase?.url;
   const proc = await startServerProcess({
     WEB_CONCURRENCY: '2',
     DATA_DIR: dataDir,
@@ -73,12 +61,7 @@ async function startCluster(dialect: DialectName): Promise<Cluster> {
     async stop() {
       await database.close();
       const code = await proc.stop();
-      if (dbName) {
-        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        await admin.end();
-      }
+      await pgDatabase?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
