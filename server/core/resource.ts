@@ -88,7 +88,7 @@ export interface ResourceDef extends TableSpec {
   /** Runs in the write's transaction after the row is written (sessions ended on a new password). */
   afterWrite?: (trx: Db, values: RowValues, ctx: WriteContext & { id: number }) => Promise<void>;
   /** Runs in the delete's transaction before the row goes: refuse (children remain) or clean up. */
-  beforeDelete?: (trx: Db, id: number, auth: AuthContext) => Promise<void>;
+  beforeDelete?: (trx: Db, id: number, auth: AuthContext, req: FastifyRequest) => Promise<void>;
   /** What the operation log records instead of the body (never a secret). */
   auditParams?: (values: RowValues) => unknown;
   /** Columns stamped on create and edit. */
@@ -206,7 +206,7 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
     route(def.paths.delete, def.permissions.delete!, { summary: def.operations?.delete ?? `删除${def.noun}`, body: idSchema }, def.operations?.delete ?? `删除${def.noun}`, async (req) => {
       const id = idOf(input(req));
       await ctx.db.transaction().execute(async (trx) => {
-        await def.beforeDelete?.(trx, id, req.auth!);
+        await def.beforeDelete?.(trx, id, req.auth!, req);
         if ((await repo.remove(id, { [stamps.updateTime]: ctx.time() }, trx)) === 0) notFound(def.noun);
       });
       return ok(null, def.messages?.delete ?? '删除成功！');

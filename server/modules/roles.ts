@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import {
+  ADMIN_ROLE_CODE,
   isBuiltinRole,
   roleCreate,
   roleDelete,
@@ -44,6 +45,30 @@ const codeTaken = async (db: Db, code: string, exceptId?: number) => {
   if (exceptId !== undefined) q = q.where('role_id', '!=', exceptId);
   return !!(await q.executeTakeFirst());
 };
+
+/**
+ * roleRules.adminLastUser, for every change that can leave the built-in
+ * administrator role without an enabled user: binding the role's users,
+ * binding a user's roles, disabling or deleting a user. Called inside the
+ * change's transaction after the change. The role's row lock comes first, so
+ * of two administrators taking each other out at once the second waits,
+ * then counts the first one's change (PostgreSQL reads committed rows at each
+ * statement) and is refused; SQLite runs one write transaction at a time.
+ */
+export async function assertAdministratorKept(trx: Db, ctx: Pick<AppContext, 'dialect'>): Promise<void> {
+  const q = trx.selectFrom('sys_role').select('role_id').where('code', '=', ADMIN_ROLE_CODE).where('deleted', '=', 0);
+  const role = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  if (!role) return;
+  const enabled = await trx
+    .selectFrom('sys_user_role as ur')
+    .innerJoin('sys_user as u', 'u.user_id', 'ur.user_id')
+    .select('u.user_id')
+    .where('ur.role_id', '=', role.role_id)
+    .where('u.deleted', '=', 0)
+    .where('u.status', '=', 1)
+    .executeTakeFirst();
+  if (!enabled) throw conflict(roleRules.adminLastUser);
+}
 
 /** Does the caller hold this role now (enabled or not)? Their own membership is not theirs to change. */
 const holdsRole = async (db: Db, auth: AuthContext, roleId: number) =>
@@ -176,12 +201,6 @@ export async function roleRoutes(appInstance: FastifyInstance) {
         }
         // The same rule as /user/bindRole: one's own roles are another administrator's to change.
         if ((await holdsRole(trx, auth, roleId)) !== userIds.includes(auth.userId)) throw conflict(roleRules.ownRoles);
-        if (isBuiltinRole(role)) {
-          const enabled = userIds.length
-            ? await trx.selectFrom('sys_user').select('user_id').where('user_id', 'in', userIds).where('deleted', '=', 0).where('status', '=', 1).executeTakeFirst()
-            : undefined;
-          if (!enabled) throw conflict(roleRules.adminLastUser);
-        }
         await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
         if (userIds.length) {
           await trx
@@ -190,6 +209,7 @@ export async function roleRoutes(appInstance: FastifyInstance) {
             .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
             .execute();
         }
+        if (isBuiltinRole(role)) await assertAdministratorKept(trx, ctx);
       });
       return ok(null, '绑定用户成功！');
     },

@@ -15,6 +15,7 @@ import type { ZodTypeProvider } from '../core/route-schema';
 import { parse } from '../core/validate';
 import { departmentBranch } from '../core/department-branch';
 import { afterCommit } from '../core/transactions';
+import { assertAdministratorKept } from './roles';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
 export function userSummary(db: Kysely<DB>, userId: number) {
@@ -93,15 +94,17 @@ export const users = defineResource({
     };
   },
   // A disabled account or a reset password must not keep old sessions alive.
-  afterWrite: async (trx, values, { mode, id }) => {
+  afterWrite: async (trx, values, { mode, id, req }) => {
     afterCommit(trx, () => tableChanged('sys_user'));
     if (mode === 'edit' && (values.password || values.status === 0)) await trx.deleteFrom('sys_session').where('user_id', '=', id).execute();
+    if (mode === 'edit' && values.status === 0) await assertAdministratorKept(trx, req.server.ctx);
   },
-  beforeDelete: async (trx, id, auth) => {
+  beforeDelete: async (trx, id, auth, req) => {
     if (id === auth.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能删除当前登录的帐号');
     afterCommit(trx, () => tableChanged('sys_user'));
     await trx.deleteFrom('sys_session').where('user_id', '=', id).execute();
     await trx.deleteFrom('sys_user_role').where('user_id', '=', id).execute();
+    await assertAdministratorKept(trx, req.server.ctx);
   },
 });
 
@@ -143,6 +146,7 @@ export async function userRoutes(appInstance: FastifyInstance) {
     await db.transaction().execute(async (trx) => {
       await trx.deleteFrom('sys_user_role').where('user_id', '=', userId).execute();
       if (unique.length) await trx.insertInto('sys_user_role').values(unique.map((role_id) => ({ user_id: userId, role_id }))).execute();
+      await assertAdministratorKept(trx, app.ctx);
     });
     return ok(null, '绑定角色成功！');
   });

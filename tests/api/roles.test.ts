@@ -221,6 +221,38 @@ for (const dialect of await dialects()) {
       expect((await binder.client.post('/role/user/bind', { roleId: adminRole.role_id, userIds: [spare.id] })).body.msg).toBe('内置管理员角色至少要保留一个启用的用户');
       expect((await binder.client.post('/role/user/bind', { roleId: adminRole.role_id, userIds: [me, spare.id] })).body.msg).toBe('绑定用户成功！');
       expect(await usersOf(adminRole.role_id)).toEqual([me, spare.id].sort((a, b) => a - b));
+
+      // The last enabled administrator cannot be taken out from the user side either: unbound, disabled or deleted.
+      await admin.post('/role/permission/bind', { roleId: binderRole, permissionIds: await permissionIds(['user:bindRole', 'role:list', 'role:edit', 'user:add', 'user:edit', 'user:delete']) });
+      const db = server.app.ctx.db;
+      const myRoles = (await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', me).execute()).map((r) => r.role_id);
+      const mine = await db.selectFrom('sys_user').select(['user_name', 'account', 'gender', 'phone', 'depart_id']).where('user_id', '=', me).executeTakeFirstOrThrow();
+      const disableMe = async () =>
+        binder.client.post('/user/update', { content: await binder.client.encrypt({ userId: me, userName: mine.user_name, account: mine.account, gender: mine.gender, phone: mine.phone, departId: mine.depart_id, status: 0, password: '' }) });
+      const refusals = [
+        await binder.client.post('/user/bindRole', { userId: me, roleIds: '' }),
+        await binder.client.post('/user/bindRole', { userId: me, roleIds: [binderRole] }),
+        await disableMe(),
+        await binder.client.post('/user/delete', { userId: me }),
+      ];
+      for (const r of refusals) {
+        expect(r.status, JSON.stringify(r.body)).toBe(409);
+        expect(r.body.msg).toBe('内置管理员角色至少要保留一个启用的用户');
+      }
+      const still = await db.selectFrom('sys_user').select(['status', 'deleted']).where('user_id', '=', me).executeTakeFirstOrThrow();
+      expect(still).toEqual({ status: 1, deleted: 0 });
+      expect((await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', me).execute()).map((r) => r.role_id).sort()).toEqual([...myRoles].sort());
+      // With another enabled administrator the same unbind goes through; binding back restores the first.
+      await admin.post('/user/update', { content: await admin.encrypt({ userId: spare.id, userName: '测试spare1', account: 'spare1', gender: 0, phone: '13900009999', departId: 1, status: 1, password: '' }) });
+      expect((await binder.client.post('/user/bindRole', { userId: me, roleIds: '' })).body.msg).toBe('绑定角色成功！');
+      expect((await binder.client.post('/user/bindRole', { userId: me, roleIds: myRoles })).body.msg).toBe('绑定角色成功！');
+      // Two enabled administrators unbound at once: the second change waits for the first and is refused.
+      const race = await Promise.all([me, spare.id].map((u) => binder.client.post('/user/bindRole', { userId: u, roleIds: '' })));
+      expect(race.map((r) => r.status).sort(), JSON.stringify(race.map((r) => r.body))).toEqual([200, 409]);
+      // Read straight from the database: the admin signed in here may be the one who lost the role.
+      expect(await db.selectFrom('sys_user_role').select('user_id').where('role_id', '=', adminRole.role_id).execute()).toHaveLength(1);
+      await binder.client.post('/user/bindRole', { userId: me, roleIds: myRoles });
+      await binder.client.post('/user/bindRole', { userId: spare.id, roleIds: [adminRole.role_id] });
       await admin.post('/role/delete', { role_id: id });
     });
 
