@@ -23,7 +23,7 @@
  * sampling misses) and 2 (all else) into ms per request by the parts issue 14
  * names; docs/performance.md holds the figures and how to read them.
  *
- * Cases: task-page, own-list, history, person-history, user-page, check
+ * Cases: task-page, person-task-page, own-list, history, person-history, user-page, check
  * (default: task-page check). Sizes: BENCH_APPOINTMENTS (1,000,000),
  * BENCH_USERS (200,000, only with user-page), PROFILE_REQUESTS (2000; a
  * decision case uses PROFILE_DECISIONS, 400), PROFILE_CONCURRENCY (16, 8 for
@@ -81,6 +81,13 @@ function cases(ids: SeededIds): Case[] {
       raw: {
         page: 'select t.process_task_id, t.process_instance_id, t.submit_time, t.state, a.* from process_task t join car_application a on a.car_application_id = t.ref_id where t.user_id = ? and t.queue = ? and t.state = 0 order by t.process_task_id desc limit 10 offset ?',
         count: 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0', args: [ids.reviewer, 'car_task'], offset,
+      },
+    },
+    {
+      name: 'person-task-page', label: 'reviewer POST /api/personApplications/task/page', account: 'reviewer', path: '/personApplications/task/page', bodies: (n) => pages(n), concurrency: CONCURRENCY,
+      raw: {
+        page: 'select t.process_task_id, t.process_instance_id, t.submit_time, t.state, a.* from process_task t join person_application a on a.person_application_id = t.ref_id where t.user_id = ? and t.queue = ? and t.state = 0 order by t.process_task_id desc limit 10 offset ?',
+        count: 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0', args: [ids.reviewer, 'person_task'], offset,
       },
     },
     {

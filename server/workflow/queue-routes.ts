@@ -113,13 +113,20 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
     const page = await pageOf(
       q,
       filtered ? count : rememberedTotal({ db: anyDb, table: 'process_task', scope: `queue:${req.auth!.userId}:${decl.name}` }, count),
+      // The page of tasks first, then the node names of its rows: joined before the OFFSET, every skipped task would be joined too.
       (limit, offset) =>
-        tasks()
+        anyDb
+          .selectFrom(
+            tasks()
+              .select([...taskColumns.filter((c) => c.startsWith('t.')), 't.sort'])
+              .orderBy('t.process_task_id', 'desc')
+              .limit(limit)
+              .offset(offset)
+              .as('t'),
+          )
           .innerJoin('process_instance_node as d', (j) => j.onRef('d.process_instance_id', '=', 't.process_instance_id').onRef('d.sort', '=', 't.sort'))
           .select([...taskColumns])
           .orderBy('t.process_task_id', 'desc')
-          .limit(limit)
-          .offset(offset)
           .execute() as Promise<TaskFields[]>,
     );
     const rows = page.list.length ? await decl.rowsById(db, page.list.map((t) => t.ref_id)) : new Map<number, RowValues>();
