@@ -226,7 +226,10 @@ export async function listApplications(db: Db, auth: AuthContext, kind: Appointm
     q,
     hasFilters(k, q) ? count : rememberedTotal({ db, table: k.table, scope: key }, count),
     async (limit, offset) => {
-      const rows = await filter(selectWithNames(db, k)).orderBy(`a.${k.key}`, 'desc').limit(limit).offset(offset).execute();
+      // The page's keys first (from the list's index alone unless a filter reads the row), then its rows and their names:
+      // joined before the OFFSET, every skipped row would be read and joined too.
+      const keys = filter(anyDb(db).selectFrom(`${k.table} as a`)).select(`a.${k.key}`).orderBy(`a.${k.key}`, 'desc').limit(limit).offset(offset);
+      const rows = await selectWithNames(db, k).innerJoin(keys.as('p'), `p.${k.key}`, `a.${k.key}`).orderBy(`a.${k.key}`, 'desc').execute();
       return rows.map((r) => decode(k, r));
     },
   );
