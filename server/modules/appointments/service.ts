@@ -227,9 +227,10 @@ export async function listApplications(db: Db, auth: AuthContext, kind: Appointm
     hasFilters(k, q) ? count : rememberedTotal({ db, table: k.table, scope: key }, count),
     async (limit, offset) => {
       // The page's keys first (from the list's index alone unless a filter reads the row), then its rows and their names:
-      // joined before the OFFSET, every skipped row would be read and joined too.
+      // joined before the OFFSET, every skipped row would be read and joined too. As `in (…)`, not a join: with the
+      // LIMIT a bound parameter, SQLite would not know the subquery is small and could scan the table against it.
       const keys = filter(anyDb(db).selectFrom(`${k.table} as a`)).select(`a.${k.key}`).orderBy(`a.${k.key}`, 'desc').limit(limit).offset(offset);
-      const rows = await selectWithNames(db, k).innerJoin(keys.as('p'), `p.${k.key}`, `a.${k.key}`).orderBy(`a.${k.key}`, 'desc').execute();
+      const rows = await selectWithNames(db, k).where(`a.${k.key}`, 'in', keys).orderBy(`a.${k.key}`, 'desc').execute();
       return rows.map((r) => decode(k, r));
     },
   );
