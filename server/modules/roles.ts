@@ -49,8 +49,9 @@ const codeTaken = async (db: Db, code: string, exceptId?: number) => {
 /**
  * roleRules.adminLastUser, for every change that can leave the built-in
  * administrator role without an enabled user: binding the role's users,
- * binding a user's roles, disabling or deleting a user. Called inside the
- * change's transaction after the change. The role's row lock comes first, so
+ * binding the roles of, disabling or deleting a user who holds it (a park
+ * whose role has no enabled user yet can still manage its other users).
+ * Called inside the change's transaction after the change. The role's row lock comes first, so
  * of two administrators taking each other out at once the second waits,
  * then counts the first one's change (PostgreSQL reads committed rows at each
  * statement) and is refused; SQLite runs one write transaction at a time.
@@ -69,6 +70,17 @@ export async function assertAdministratorKept(trx: Db, ctx: Pick<AppContext, 'di
     .executeTakeFirst();
   if (!enabled) throw conflict(roleRules.adminLastUser);
 }
+
+/** Whether the user holds the built-in administrator role: only a change to such a user can need assertAdministratorKept. */
+export const holdsAdministratorRole = async (db: Db, userId: number) =>
+  !!(await db
+    .selectFrom('sys_user_role as ur')
+    .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
+    .select('ur.user_id')
+    .where('ur.user_id', '=', userId)
+    .where('r.code', '=', ADMIN_ROLE_CODE)
+    .where('r.deleted', '=', 0)
+    .executeTakeFirst());
 
 /** Does the caller hold this role now (enabled or not)? Their own membership is not theirs to change. */
 const holdsRole = async (db: Db, auth: AuthContext, roleId: number) =>

@@ -15,7 +15,7 @@ import type { ZodTypeProvider } from '../core/route-schema';
 import { parse } from '../core/validate';
 import { departmentBranch } from '../core/department-branch';
 import { afterCommit } from '../core/transactions';
-import { assertAdministratorKept } from './roles';
+import { assertAdministratorKept, holdsAdministratorRole } from './roles';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
 export function userSummary(db: Kysely<DB>, userId: number) {
@@ -97,14 +97,15 @@ export const users = defineResource({
   afterWrite: async (trx, values, { mode, id, req }) => {
     afterCommit(trx, () => tableChanged('sys_user'));
     if (mode === 'edit' && (values.password || values.status === 0)) await trx.deleteFrom('sys_session').where('user_id', '=', id).execute();
-    if (mode === 'edit' && values.status === 0) await assertAdministratorKept(trx, req.server.ctx);
+    if (mode === 'edit' && values.status === 0 && (await holdsAdministratorRole(trx, id))) await assertAdministratorKept(trx, req.server.ctx);
   },
   beforeDelete: async (trx, id, auth, req) => {
     if (id === auth.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能删除当前登录的帐号');
     afterCommit(trx, () => tableChanged('sys_user'));
+    const wasAdministrator = await holdsAdministratorRole(trx, id);
     await trx.deleteFrom('sys_session').where('user_id', '=', id).execute();
     await trx.deleteFrom('sys_user_role').where('user_id', '=', id).execute();
-    await assertAdministratorKept(trx, req.server.ctx);
+    if (wasAdministrator) await assertAdministratorKept(trx, req.server.ctx);
   },
 });
 
@@ -144,9 +145,10 @@ export async function userRoutes(appInstance: FastifyInstance) {
       if (found.length !== unique.length) throw new AppError(ErrorCode.VALIDATION, '角色：所选角色不存在或已删除');
     }
     await db.transaction().execute(async (trx) => {
+      const wasAdministrator = await holdsAdministratorRole(trx, userId);
       await trx.deleteFrom('sys_user_role').where('user_id', '=', userId).execute();
       if (unique.length) await trx.insertInto('sys_user_role').values(unique.map((role_id) => ({ user_id: userId, role_id }))).execute();
-      await assertAdministratorKept(trx, app.ctx);
+      if (wasAdministrator) await assertAdministratorKept(trx, app.ctx);
     });
     return ok(null, '绑定角色成功！');
   });

@@ -253,6 +253,16 @@ for (const dialect of await dialects()) {
       expect(await db.selectFrom('sys_user_role').select('user_id').where('role_id', '=', adminRole.role_id).execute()).toHaveLength(1);
       await binder.client.post('/user/bindRole', { userId: me, roleIds: myRoles });
       await binder.client.post('/user/bindRole', { userId: spare.id, roleIds: [adminRole.role_id] });
+      // A park whose admin role has no enabled user (data from before the rule) still manages its other users.
+      const bystander = await newUser('bystander1');
+      const admins = (await db.selectFrom('sys_user_role').select('user_id').where('role_id', '=', adminRole.role_id).execute()).map((r) => r.user_id);
+      await db.updateTable('sys_user').set({ status: 0 }).where('user_id', 'in', admins).execute();
+      try {
+        expect((await binder.client.post('/user/bindRole', { userId: bystander.id, roleIds: [binderRole] })).body.msg).toBe('绑定角色成功！');
+        expect((await binder.client.post('/user/delete', { userId: bystander.id })).body.msg).toBe('删除成功！');
+      } finally {
+        await db.updateTable('sys_user').set({ status: 1 }).where('user_id', 'in', admins).execute();
+      }
       await admin.post('/role/delete', { role_id: id });
     });
 
