@@ -87,30 +87,24 @@ const parseDeparts = (text: string): number[] => {
   }
 };
 
+const chainColumns = ['sort', 'definition_node_id', 'process_node_id', 'name', 'role_id', 'depart_ids', 'countersign', 'company_check', 'overtime_auto_check', 'overtime_hours'] as const;
+
 /** The instance's own node at `sort`, as copied at submit. */
 export async function instanceNode(db: Db, instanceId: number, sort: number): Promise<ChainNode | undefined> {
-  const row = await db
-    .selectFrom('process_instance_node')
-    .select(['sort', 'definition_node_id', 'process_node_id', 'name', 'role_id', 'depart_ids', 'countersign', 'company_check', 'overtime_auto_check', 'overtime_hours'])
-    .where('process_instance_id', '=', instanceId)
-    .where('sort', '=', sort)
-    .executeTakeFirst();
+  const row = await db.selectFrom('process_instance_node').select([...chainColumns]).where('process_instance_id', '=', instanceId).where('sort', '=', sort).executeTakeFirst();
   if (!row) return undefined;
   const { depart_ids, ...rest } = row;
   return { ...rest, departIds: parseDeparts(depart_ids) };
 }
 
-/** The sort of the instance's node after `sort`, or undefined at the end of its chain. */
-export async function nextSort(db: Db, instanceId: number, sort: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('process_instance_node')
-    .select('sort')
-    .where('process_instance_id', '=', instanceId)
-    .where('sort', '>', sort)
-    .orderBy('sort')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.sort;
+/**
+ * The instance's own chain, in order, as copied at submit: a decision reads it
+ * once for the node decided, the next node and whether that one is the last
+ * (a few rows, where asking for each apart cost a round trip each).
+ */
+export async function instanceChain(db: Db, instanceId: number): Promise<ChainNode[]> {
+  const rows = await db.selectFrom('process_instance_node').select([...chainColumns]).where('process_instance_id', '=', instanceId).orderBy('sort').execute();
+  return rows.map(({ depart_ids, ...rest }) => ({ ...rest, departIds: parseDeparts(depart_ids) }));
 }
 
 /** The instance's chain in order (the process view's line of nodes). */

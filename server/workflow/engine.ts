@@ -10,7 +10,7 @@ import { AppError, fail } from '../core/errors';
 import { tableChanged } from '../core/paging';
 import { afterCommit } from '../core/transactions';
 import type { DB, ProcessInstanceTable } from '../db/schema';
-import { configuredChain, copyChain, InstanceState, instanceChainNames, instanceNode, nextSort } from './chain';
+import { configuredChain, copyChain, InstanceState, instanceChain, instanceChainNames, instanceNode, type ChainNode } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
 
 /**
@@ -129,7 +129,8 @@ export async function startInstance(trx: Db, ctx: AppContext, input: StartInput)
     .executeTakeFirstOrThrow();
   await copyChain(trx, inst.process_instance_id, chain);
   const instance = await loadInstance(trx, ctx, inst.process_instance_id, false);
-  await activateNode(trx, ctx, instance, first!.sort);
+  // The chain just copied is the instance's own.
+  await activateNode(trx, ctx, instance, first!.sort, chain);
   await setSubjectState(trx, ctx, input.processType, input.refId, AppState.REVIEW);
   return inst.process_instance_id;
 }
@@ -154,10 +155,11 @@ async function loadInstance(trx: Db, ctx: AppContext, id: number, lock: boolean)
  * departments, visited enterprise, overtime) is the instance's copy; the
  * people holding that role there are looked up now.
  */
-async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: number): Promise<number> {
-  const defNode = await instanceNode(trx, inst.process_instance_id, sort);
+async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: number, known?: ChainNode[]): Promise<number> {
+  const chain = known ?? (await instanceChain(trx, inst.process_instance_id));
+  const defNode = chain.find((n) => n.sort === sort);
   if (!defNode) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
-  const last = (await nextSort(trx, inst.process_instance_id, sort)) === undefined;
+  const last = !chain.some((n) => n.sort > sort);
 
   const departIds = defNode!.company_check === 1 ? (inst.interviewee_depart_id ? [inst.interviewee_depart_id] : []) : defNode!.departIds;
   const candidates = departIds.length
@@ -274,7 +276,8 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
     return 'rejected';
   }
 
-  const node = await instanceNode(trx, inst.process_instance_id, task!.sort);
+  const chain = await instanceChain(trx, inst.process_instance_id);
+  const node = chain.find((n) => n.sort === task!.sort);
   if (!node) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
   if (node!.countersign === 1) {
     const open = await trx
@@ -289,14 +292,14 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
     await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', task!.sort);
   }
 
-  const next = await nextSort(trx, inst.process_instance_id, task!.sort);
+  const next = chain.find((n) => n.sort > task!.sort)?.sort;
   if (next === undefined) {
     await trx.updateTable('process_instance').set({ state: InstanceState.APPROVED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
     await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.APPROVED);
     await notifyDecided(trx, ctx, inst, true);
     return 'approved';
   }
-  await activateNode(trx, ctx, inst, next);
+  await activateNode(trx, ctx, inst, next, chain);
   return 'advanced';
 }
 
