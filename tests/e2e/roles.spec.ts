@@ -7,6 +7,7 @@ const treeRow = (page: Page, code: string) => page.locator('.pct-row', { has: pa
 const ticked = (page: Page, code: string) => treeRow(page, code).locator('.adm-checkbox').first();
 
 test("binds a role's permissions on the checkable tree, a parent and its child ticked apart", async ({ page }) => {
+  // Skipped at desktop size on purpose: each size walks its own half of the role screens (reason below).
   test.skip(!isPhone(page), 'the binding is walked on the phone layout (390x844); the desktop runs walk the permission screen and the icon gallery below');
   const token = await signInAs(page, 'admin');
   const stamp = Date.now() % 100000;
@@ -86,6 +87,7 @@ test("binds a role's permissions on the checkable tree, a parent and its child t
 });
 
 test('the permission screen searches, folds, adds a branch with an icon from the gallery, and deletes it', async ({ page }) => {
+  // Skipped at phone size on purpose: the phone layout of this screen is the last test of the file.
   test.skip(!isDesktop(page), 'the permission screen is an administrator’s desktop task (1440x900); the phone run binds a role’s permissions above');
   const token = await signInAs(page, 'admin');
   const stamp = Date.now() % 100000;
@@ -186,6 +188,7 @@ test('the permission screen searches, folds, adds a branch with an icon from the
 });
 
 test('the icon gallery pages the icon set 72 at a time, searches, and copies a code with a toast naming it', async ({ page, context }) => {
+  // Skipped at phone size on purpose: the phone layout of the gallery is the last test of the file.
   test.skip(!isDesktop(page), 'the gallery is an administrator’s desktop tool (1440x900); the phone run binds a role’s permissions above');
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await signInAs(page, 'admin');
@@ -220,6 +223,7 @@ test('the icon gallery pages the icon set 72 at a time, searches, and copies a c
 });
 
 test('the permission screen and the icon gallery read on a phone', async ({ page, context }) => {
+  // Skipped at desktop size on purpose: the desktop runs walk both tools in full above.
   test.skip(!isPhone(page), 'the phone layout of the two desktop tools; the desktop runs walk them in full above');
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await signInAs(page, 'admin');
