@@ -393,14 +393,15 @@ function cpuMs(pids: number[]): number {
 
 /** Every process whose command name is `name` (PostgreSQL's backends, checkpointer, WAL writer…). */
 function processesNamed(name: string): number[] {
-  if (!fs.existsSync('/proc')) return [];
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && (() => {
+  const commandOf = (pid: string) => {
     try {
-      return fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === name;
+      return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
-      return false;
+      return undefined; // gone meanwhile
     }
-  })()).map(Number);
+  };
+  if (!fs.existsSync('/proc')) return [];
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && commandOf(d) === name).map(Number);
 }
 
 /**
@@ -422,6 +423,8 @@ async function benchPostgresDecisions() {
   const password = 'Bench' + Date.now() + 'p';
   const env = (processes: number) => ({ ...serverEnv(dataDir, password, processes), DATABASE_URL: database.url, SEED_GATE_HISTORY: '0' });
   const pool = new pg.Pool({ connectionString: database.url, max: 8 });
+  // pool.end() can resolve before its last connection has closed; the drop below then ends that connection, which must not crash the bench.
+  pool.on('error', () => undefined);
   const call = async (origin: string, token: string, url: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${origin}/api${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
     const json = (await res.json()) as { success: boolean; msg: string; data: { id?: number } };
