@@ -35,6 +35,8 @@ export interface Config {
    * code) per account per 15 minutes before it is locked for the rest of that window.
    */
   rateLimits: { captchaPerAccount: number; captchaPerIp: number; loginPerAccount: number; loginPerIp: number };
+  /** Images one device may upload per park-local day (POST /api/device/files); past it, 429 (DEVICE_DAILY_UPLOADS). */
+  deviceDailyUploads: number;
   /**
    * Server processes sharing the port (WEB_CONCURRENCY): by default one per core when
    * NODE_ENV=production, otherwise one (development, tests). server/main.ts forks them.
@@ -64,9 +66,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     captchaCooldownSeconds: env.CAPTCHA_COOLDOWN_SECONDS !== undefined ? Number(env.CAPTCHA_COOLDOWN_SECONDS) : CAPTCHA_COOLDOWN_SECONDS,
     webConcurrency: parseWebConcurrency(env),
+    deviceDailyUploads: parseDeviceDailyUploads(env.DEVICE_DAILY_UPLOADS),
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,
   };
+}
+
+/** Two images a crossing, a busy gate's 2,500 crossings a day: 5,000 by default. */
+function parseDeviceDailyUploads(value: string | undefined): number {
+  const raw = value?.trim();
+  if (!raw) return 5000;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`DEVICE_DAILY_UPLOADS must be a whole number of images of at least 1, got '${raw}'`);
+  return n;
 }
 
 function parseWebConcurrency(env: NodeJS.ProcessEnv): number {

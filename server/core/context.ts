@@ -16,6 +16,9 @@ import type { PermissionCode } from '../../domain/permissions';
 /** 'device': a park device's key (DESIGN.md §8, core/device-auth.ts), never a user's session. */
 export type Access = 'public' | 'signed-in' | 'role' | 'device' | PermissionCode;
 
+/** How a route's answer that holds a secret is kept for Idempotency-Key replays (FastifyContextConfig.secretAnswer). */
+export type SecretAnswer = 'refuse' | ((answer: { data?: unknown }) => unknown);
+
 export interface RouteInfo {
   method: string;
   url: string;
@@ -54,6 +57,14 @@ declare module 'fastify' {
     permission?: Access;
     /** Set on mutating routes: the operation-log entry's name. */
     operation?: string;
+    /**
+     * The answer carries a secret that is shown once (a device key, a file
+     * access token), so an Idempotency-Key replay must not get it from the
+     * stored answer (DESIGN.md §11): 'refuse' stores, in place of a success,
+     * a 409 saying the secret was shown once; a function stores what it
+     * returns: the answer with its secret taken out (core/idempotency.ts).
+     */
+    secretAnswer?: SecretAnswer;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

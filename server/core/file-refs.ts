@@ -68,9 +68,12 @@ export function fileNamesIn(...values: unknown[]): string[] {
 export const fileNamesOfRow = (kind: FileRecordKind, row: Record<string, unknown>, ...more: unknown[]): string[] =>
   fileNamesIn(...fileColumns[kind].map((c) => row[c]), ...more);
 
-/** Who uploaded a file: written with the upload, so the uploader can show it before any record holds it. */
-export async function recordFileObject(db: Db, name: string, uploaderUserId: number, now: number): Promise<void> {
-  await db.insertInto('file_object').values({ name, uploader_user_id: uploaderUserId, created_at: now }).execute();
+/**
+ * Who uploaded a file: written with the upload, so the uploader can show it
+ * before any record holds it, and a device's events can name only its own files.
+ */
+export async function recordFileObject(db: Db, name: string, uploaderUserId: number, now: number, uploaderDeviceId: number | null = null): Promise<void> {
+  await db.insertInto('file_object').values({ name, uploader_user_id: uploaderUserId, uploader_device_id: uploaderDeviceId, created_at: now }).execute();
 }
 
 /** Multi-row inserts stay well under SQLite's bound-parameter limit. */

@@ -4,7 +4,8 @@ import type { Kysely, Transaction } from 'kysely';
 import { ErrorCode } from '../../domain/errors';
 import type { DB } from '../db/schema';
 import { sha256 } from './crypto';
-import { AppError, ok } from './errors';
+import type { SecretAnswer } from './context';
+import { AppError, failure, ok } from './errors';
 import { currentRequestScope, requestScope } from './transactions';
 
 /**
@@ -49,6 +50,37 @@ const MISMATCH_MESSAGE = '请求头 Idempotency-Key 已用于另一个请求（�
 const IN_PROGRESS_MESSAGE = '相同的请求（同一 Idempotency-Key）正在处理中，请稍后重试';
 const TAKEN_OVER_MESSAGE = '相同的请求（同一 Idempotency-Key）已由另一次提交处理，本次未生效，请稍后重试以获取结果';
 const ALREADY_DONE_MESSAGE = '该操作已完成（首次提交的结果未能保存，请刷新后查看）';
+const SECRET_SHOWN_ONCE_MESSAGE = '该操作已完成，其结果中的密钥或令牌只在首次答复中显示一次，不能再次获取；如未保存，请重新操作（使用新的 Idempotency-Key）';
+
+/**
+ * What is stored, and replayed, in place of a successful answer that holds a
+ * secret shown once: the secret exists only in the first answer, so the
+ * replay says so (409) instead of handing out a copy kept in the database.
+ */
+export const SECRET_WITHHELD_ANSWER = JSON.stringify(failure(ErrorCode.STATE_CONFLICT, SECRET_SHOWN_ONCE_MESSAGE));
+
+/**
+ * An answer whose `data.url` carries a token in its query (an upload's
+ * `?access=`), as kept for a replay: the rest (the stored name a resend
+ * needs) stays, the token does not; /file/accessToken gives a fresh one.
+ */
+export function withoutUrlQuery(answer: { data?: unknown }): unknown {
+  const data = answer.data as { url?: unknown } | null | undefined;
+  if (!data || typeof data.url !== 'string') return answer;
+  return { ...answer, data: { ...data, url: data.url.split('?')[0] } };
+}
+
+/** The status and answer that may be stored for a replay of a route whose answer holds a secret. */
+export function storableAnswer(secret: SecretAnswer | undefined, status: number, payload: string): { status: number; payload: string } {
+  if (!secret || status < 200 || status >= 300) return { status, payload };
+  if (secret === 'refuse') return { status: 409, payload: SECRET_WITHHELD_ANSWER };
+  try {
+    return { status, payload: JSON.stringify(secret(JSON.parse(payload) as { data?: unknown })) };
+  } catch {
+    // An answer the route's function cannot read is not kept at all rather than kept with its secret.
+    return { status: 409, payload: SECRET_WITHHELD_ANSWER };
+  }
+}
 
 type KeyState = 'claimed' | 'committed' | 'done';
 
@@ -172,10 +204,10 @@ function retryLater(status: number, payload: string): boolean {
  * Stores the answer of a finished request. 5xx, 401, 429 and a retry-later
  * 409 say "try again later", so when nothing committed the claim is released for that retry;
  * every other answer (success, validation, state conflict) is what a replay
- * gets. An answer that is not JSON (a file stream) cannot be replayed: the
+ * gets, with any secret it holds withheld (storableAnswer). An answer that is not JSON (a file stream) cannot be replayed: the
  * claim is released, or, when the request committed, kept as "already done".
  */
-async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload: unknown, now: number): Promise<void> {
+async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload: unknown, now: number, secret?: SecretAnswer): Promise<void> {
   const mine = <Q extends { where: (...a: any[]) => any }>(q: Q) =>
     q.where('user_id', '=', claim.userId).where('idem_key', '=', claim.key).where('owner', '=', claim.owner) as Q;
   const storable = typeof payload === 'string';
@@ -185,7 +217,8 @@ async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload
     await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: null, response: null, updated_at: now }).execute();
     return;
   }
-  await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: status, response: payload, updated_at: now }).execute();
+  const stored = storableAnswer(secret, status, payload);
+  await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: stored.status, response: stored.payload, updated_at: now }).execute();
 }
 
 /** Deletes keys older than the retention; answers how many. */
@@ -252,7 +285,7 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (!claim || claim.finished) return payload;
     claim.finished = true;
     try {
-      await finishClaim(db, claim, reply.statusCode, payload, app.ctx.now());
+      await finishClaim(db, claim, reply.statusCode, payload, app.ctx.now(), req.routeOptions.config?.secretAnswer);
     } catch (err) {
       // The answer still goes out; the row stays claimed or committed and the lease or "already done" covers a replay.
       req.log.error({ err }, 'storing the idempotent answer failed');

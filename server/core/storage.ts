@@ -19,7 +19,7 @@ export interface OpenedFile {
 
 /**
  * Where uploaded files live. Callers only ever hold the names it hands out;
- * an S3-compatible store can implement the same three calls later.
+ * an S3-compatible store can implement the same four calls later.
  */
 export interface FileStore {
   /** Stores the bytes under a new random name with the given extension (without dot); answers the name. */
@@ -27,6 +27,8 @@ export interface FileStore {
   /** A stream of the file and its size, or null when the name is invalid or unknown. */
   open(name: string): Promise<OpenedFile | null>;
   exists(name: string): Promise<boolean>;
+  /** Deletes the file; a name already gone is no error (two servers' cleanups may both try). */
+  remove(name: string): Promise<void>;
 }
 
 /**
@@ -75,6 +77,11 @@ export function localFileStore(root: string): FileStore {
         await handle.close();
         throw err;
       }
+    },
+
+    async remove(name) {
+      if (!isFileName(name)) return;
+      await fs.promises.rm(pathOf(name), { force: true });
     },
 
     async exists(name) {

@@ -16,6 +16,7 @@ import { stranded } from './migrations/013-stranded';
 import { logIndexes } from './migrations/014-log-indexes';
 import { instanceChain } from './migrations/015-instance-chain';
 import { authEpoch } from './migrations/016-auth-epoch';
+import { deviceFiles } from './migrations/017-device-files';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -36,6 +37,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '014-log-indexes': logIndexes(),
     '015-instance-chain': instanceChain(dialect),
     '016-auth-epoch': authEpoch(dialect),
+    '017-device-files': deviceFiles(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -573,7 +573,10 @@ export interface DB {
 /** Who uploaded a stored file (server/modules/files.ts); the uploader may read it before any record holds it. */
 export interface FileObjectTable {
   name: string;
+  /** 0 for a device's file (devices/routes.ts DEVICE_UPLOADER). */
   uploader_user_id: number;
+  /** The device that uploaded the file (migration 017); null for a user's file and for device files from before it. */
+  uploader_device_id: number | null;
   /** Epoch ms. */
   created_at: number;
 }

@@ -1,19 +1,33 @@
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../core/context';
 import { purgeIdempotencyKeys } from '../core/idempotency';
 import { purgeRateCounters } from '../core/rate-limit';
+import { fileStoreOf } from '../core/storage';
+import { purgeUnreferencedDeviceFiles } from '../modules/devices/device-files';
 import { startPeriodic } from './periodic';
 
 /**
- * Hourly housekeeping: forgets idempotency keys after their 7 days
- * (DESIGN.md §3) and rate-limit windows that ended. Every server runs it;
- * the deletes of two servers on one PostgreSQL simply overlap. Readers treat
- * such rows as absent anyway, so the job only keeps the tables small.
+ * One run of the housekeeping: forgets idempotency keys after their 7 days
+ * (DESIGN.md §3) and rate-limit windows that ended, and removes device
+ * images that no event named within a day (DESIGN.md §8). Answers how many
+ * of each went.
+ */
+export async function cleanupOnce(ctx: AppContext, now = ctx.now()): Promise<{ keys: number; windows: number; files: number }> {
+  const keys = await purgeIdempotencyKeys(ctx.db, now);
+  const windows = await purgeRateCounters(ctx.db, now);
+  const files = await purgeUnreferencedDeviceFiles(ctx.db, fileStoreOf(ctx.config.dataDir), now);
+  return { keys, windows, files };
+}
+
+/**
+ * Hourly housekeeping (cleanupOnce). Every server runs it; the deletes of two
+ * servers on one PostgreSQL simply overlap: readers treat expired keys and
+ * windows as absent anyway, and each device file goes by one conditional
+ * DELETE, whose winner alone removes it from disk.
  */
 export function startCleanupJob(app: FastifyInstance, everyMs = 3600_000): () => void {
   return startPeriodic(app, 'cleanup', everyMs, async () => {
-    const now = app.ctx.now();
-    const keys = await purgeIdempotencyKeys(app.ctx.db, now);
-    const windows = await purgeRateCounters(app.ctx.db, now);
-    if (keys > 0 || windows > 0) app.log.info({ keys, windows }, 'expired idempotency keys and rate-limit windows removed');
+    const done = await cleanupOnce(app.ctx);
+    if (done.keys > 0 || done.windows > 0 || done.files > 0) app.log.info(done, 'expired idempotency keys, rate-limit windows and unreferenced device files removed');
   });
 }

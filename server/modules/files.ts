@@ -8,6 +8,7 @@ import { authenticate, authenticateSession, bearerToken } from '../core/auth';
 import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
 import { recordFileObject } from '../core/file-refs';
+import { withoutUrlQuery } from '../core/idempotency';
 import type { RouteSchema, ZodTypeProvider } from '../core/route-schema';
 import { fileStoreOf, isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
@@ -19,6 +20,7 @@ export const DOCUMENT_MAX_BYTES = 20 * 1024 * 1024;
 export const FILE_ACCESS_TTL_MS = 12 * 3600_000;
 
 const MSG_EMPTY = '请选择要上传的文件';
+const MSG_ONE_FILE = '一次只能上传一个文件：请求中有多个文件，均未保存';
 const MSG_UNSUPPORTED = '不支持的文件类型，仅支持 JPG、PNG、WEBP、GIF、PDF、XLSX';
 const MSG_NOT_FOUND = '文件不存在或无权查看';
 const tooLarge = (max: number) => `文件不能超过${max / 1024 / 1024}MB`;
@@ -182,25 +184,31 @@ const fileQuery = z.object({ access: z.unknown().optional().describe('文件访�
  * transaction, so that an Idempotency-Key is marked done with it). The
  * plugin calling it registers @fastify/multipart (multipartLimits).
  */
-export async function receiveUpload(req: FastifyRequest, o: { uploaderUserId: number; imagesOnly?: boolean }): Promise<{ name: string; size: number; type: string }> {
+export async function receiveUpload(req: FastifyRequest, o: { uploaderUserId: number; uploaderDeviceId?: number; imagesOnly?: boolean }): Promise<{ name: string; size: number; type: string }> {
   if (!req.isMultipart()) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
-  let data: Buffer;
-  let truncated: boolean;
+  let data: Buffer | undefined;
+  let truncated = false;
   let fileName = '';
   try {
-    const part = await req.file({ throwFileSizeLimit: false });
-    if (!part) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
-    fileName = part.filename;
-    const chunks: Buffer[] = [];
-    for await (const chunk of part.file) chunks.push(chunk as Buffer);
-    data = Buffer.concat(chunks);
-    truncated = part.file.truncated;
+    // Every part is walked to the end of the body: a second file must be refused, not silently dropped.
+    // throwFileSizeLimit is read by the plugin's part handler for parts() as for file(); only its typing leaves it out.
+    for await (const part of req.parts({ throwFileSizeLimit: false } as Parameters<typeof req.parts>[0])) {
+      if (part.type !== 'file') continue;
+      fileName = part.filename;
+      const chunks: Buffer[] = [];
+      for await (const chunk of part.file) chunks.push(chunk as Buffer);
+      data = Buffer.concat(chunks);
+      truncated = part.file.truncated;
+    }
   } catch (err) {
     if (err instanceof AppError) throw err;
+    // multipartLimits allows one file: busboy stops at the start of a second.
+    if ((err as { code?: string }).code === 'FST_FILES_LIMIT') throw new AppError(ErrorCode.VALIDATION, MSG_ONE_FILE);
     const status = (err as { statusCode?: number }).statusCode;
-    if (status === 413) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, '一次只能上传一个文件');
+    if (status === 413) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `上传的表单项过多：一次最多${multipartLimits.fields}个字段、${multipartLimits.parts}个部分`);
     throw new AppError(ErrorCode.VALIDATION, '上传的内容不完整，请重试');
   }
+  if (!data) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
   req.auditParams = { file: fileName, size: data.length };
   if (data.length === 0) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
   const type = detectFileType(data, !truncated);
@@ -208,7 +216,7 @@ export async function receiveUpload(req: FastifyRequest, o: { uploaderUserId: nu
   const max = type.image ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
   if (truncated || data.length > max) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, tooLarge(max));
   const name = await fileStoreOf(req.server.ctx.config.dataDir).put(data, type.ext);
-  await req.server.ctx.db.transaction().execute((trx) => recordFileObject(trx, name, o.uploaderUserId, req.server.ctx.now()));
+  await req.server.ctx.db.transaction().execute((trx) => recordFileObject(trx, name, o.uploaderUserId, req.server.ctx.now(), o.uploaderDeviceId ?? null));
   req.auditParams = { file: fileName, size: data.length, name };
   return { name, size: data.length, type: type.mime };
 }
@@ -229,10 +237,10 @@ export async function fileRoutes(appInstance: FastifyInstance) {
     return { access, expiresAt, expiresIn: Math.round((expiresAt - Date.now()) / 1000) };
   };
 
-  app.post('/file/accessToken', { config: { permission: 'signed-in' }, schema: { summary: '签发文件访问令牌（供 <img> 使用）', body: z.object({}) } }, async (req) => ok(issueAccess(req)));
+  app.post('/file/accessToken', { config: { permission: 'signed-in', secretAnswer: 'refuse' }, schema: { summary: '签发文件访问令牌（供 <img> 使用）', body: z.object({}) } }, async (req) => ok(issueAccess(req)));
 
   // A role, as for every other write: a signed-in account without one only sees the 403 page.
-  app.post('/file/upload', { config: { permission: 'role', operation: '上传文件' }, schema: uploadSchema }, async (req) => {
+  app.post('/file/upload', { config: { permission: 'role', operation: '上传文件', secretAnswer: withoutUrlQuery }, schema: uploadSchema }, async (req) => {
     const file = await receiveUpload(req, { uploaderUserId: req.auth!.userId });
     return ok({ name: file.name, url: `/api/file/${file.name}?access=${encodeURIComponent(issueAccess(req).access)}`, size: file.size, type: file.type }, '上传成功');
   });

@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { recordFileRefs } from '../../core/file-refs';
 import type { Db } from '../../core/repository';
 import type { DeviceIdentity } from '../../core/device-auth';
+import { foreignFileProblem, ownDeviceFiles } from './device-files';
 import { raiseDueAlarms, trackCrossing } from './presence';
 import type { DB } from '../../db/schema';
 
@@ -28,6 +29,7 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
   const seen = new Set<string>();
   let duplicates = 0;
   const latest = formatInZone(ctx.now() + MAX_CLOCK_AHEAD_MS, ctx.config.tz);
+  const ownFiles = await ownDeviceFiles(ctx.db, device.id, events);
   for (const raw of events) {
     const id = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? ((raw as { event_id: string }).event_id.trim() || '') : '';
     const problem = eventProblem(raw);
@@ -38,6 +40,11 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     const e = deviceEvent.parse(raw);
     if (e.capture_time > latest) {
       rejected.push({ event_id: e.event_id, msg: '抓拍时间晚于服务器时间，请校准设备时钟' });
+      continue;
+    }
+    const fileProblem = foreignFileProblem(e, ownFiles);
+    if (fileProblem) {
+      rejected.push({ event_id: e.event_id, msg: fileProblem });
       continue;
     }
     // The same id twice in one batch: the second is a replay of the first.

@@ -11,12 +11,10 @@ import type { RouteSchema, ZodTypeProvider } from '../../core/route-schema';
 import { multipartLimits, receiveUpload } from '../files';
 import { registrationMissing } from '../park-rules';
 import { loadPassKeys, lookup } from '../passes';
+import { countDeviceUpload, DEVICE_UPLOADER } from './device-files';
 import { ingestEvents, markSeen } from './ingest';
 
-const deviceUploadSchema: RouteSchema = { summary: '设备上传图片（multipart，返回文件名供事件引用）', multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个' } };
-
-/** A device's files have no user behind them: the uploader id of file_object is this. */
-export const DEVICE_UPLOADER = 0;
+const deviceUploadSchema: RouteSchema = { summary: '设备上传图片（multipart，返回文件名供事件引用）', multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个；每台设备每天上限见 docs/api.md' } };
 
 /**
  * The device API of DESIGN.md §8 (documented for gate vendors in
@@ -33,12 +31,12 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
   for (const k of equipmentKindList) {
     app.post(
       `/equipment/${k.kind}/issueKey`,
-      { config: { permission: `${k.codes}:edit`, operation: `签发${k.title}密钥` }, schema: { summary: `签发${k.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`, body: idBody } },
+      { config: { permission: `${k.codes}:edit`, operation: `签发${k.title}密钥`, secretAnswer: 'refuse' }, schema: { summary: `签发${k.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`, body: idBody } },
       async (req) => {
         const { key, hash } = newDeviceKey();
         const r = await db.updateTable('equipment').set({ key_hash: hash, key_issued_time: ctx.time(), update_time: ctx.time() }).where('id', '=', req.body.id).where('kind', '=', k.kind).where('deleted', '=', 0).executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) notFound(k.title);
-        // Only the answer carries the key: the operation log keeps request bodies, and the table only its hash.
+        // Only this answer carries the key: the operation log keeps request bodies, the table only its hash, and an Idempotency-Key replay gets a 409 (secretAnswer).
         return ok({ key }, '密钥已签发，请立即复制保存，关闭后将无法再次查看');
       },
     );
@@ -47,7 +45,9 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
   app.post('/device/events', { config: { permission: 'device' }, schema: { summary: '设备上报事件（批量，按 event_id 去重）', body: eventsBody } }, async (req) => ok(await ingestEvents(ctx, req.device!, req.body.events)));
 
   app.post('/device/files', { config: { permission: 'device' }, schema: deviceUploadSchema }, async (req) => {
-    const file = await receiveUpload(req, { imagesOnly: true, uploaderUserId: DEVICE_UPLOADER });
+    // Counted before the body is read: a device past its quota costs no parsing and no disk.
+    await countDeviceUpload(ctx, req.device!.id);
+    const file = await receiveUpload(req, { imagesOnly: true, uploaderUserId: DEVICE_UPLOADER, uploaderDeviceId: req.device!.id });
     await markSeen(db, req.device!.id, ctx.time(), ctx.now());
     return ok({ name: file.name, size: file.size, type: file.type }, '上传成功');
   });
