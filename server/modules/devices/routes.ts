@@ -14,7 +14,7 @@ import { loadPassKeys, lookup } from '../passes';
 import { countDeviceUpload, DEVICE_UPLOADER } from './device-files';
 import { ingestEvents, markSeen } from './ingest';
 
-const deviceUploadSchema: RouteSchema = { summary: '设备上传图片（multipart，返回文件名供事件引用）', multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个；每台设备每天上限见 docs/api.md' } };
+const deviceUploadSchema: RouteSchema = { summary: '设备上传图片（multipart，返回文件名供事件引用）', multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个；每台设备每个园区自然日有上传数量上限（默认5000个，超出答复429）' } };
 
 /**
  * The device API of DESIGN.md §8 (documented for gate vendors in
