@@ -31,3 +31,13 @@ export function idNumberError(idcardType: number | null | undefined, value: stri
   if (idcardType === 1 || idcardType == null) return isMainlandIdNumber(value) ? null : '身份证号格式不正确';
   return OTHER_DOCUMENT_PATTERN.test(value) ? null : '证件号码格式不正确';
 }
+
+/**
+ * A document number of any type an appointment accepts (resident ID, permits,
+ * passport), for readers that are not told the type: a gate reading a card
+ * or a typed number.
+ */
+export function isDocumentNumber(value: string): boolean {
+  // Type 1 is the resident ID; every other type (2 to 6) shares one rule, so 6 stands for them all.
+  return idNumberError(1, value) === null || idNumberError(6, value) === null;
+}

@@ -50,6 +50,12 @@ export function isValidDate(value: string): boolean {
   return fromUtc(Date.UTC(+m[1], +m[2] - 1, +m[3])) === value;
 }
 
+/** 'YYYY-MM-DD HH:mm:ss' naming a real calendar day and clock time (no 02-30, no 25:61:61). */
+export function isValidDateTime(value: string): boolean {
+  const m = DATETIME_RE.exec(value);
+  return !!m && isValidDate(value.slice(0, 10)) && +m[4] < 24 && +m[5] < 60 && +m[6] < 60;
+}
+
 /**
  * Wire form of a visit time: 'YYYY-MM-DD HH:mm:ss'. A plain date means the
  * whole day, so a begin becomes 00:00:00 and an end 23:59:59. Null when the
@@ -58,9 +64,7 @@ export function isValidDate(value: string): boolean {
 export function normaliseVisitTime(value: string, edge: 'begin' | 'end'): string | null {
   const v = value.trim();
   if (isValidDate(v)) return `${v} ${edge === 'begin' ? '00:00:00' : '23:59:59'}`;
-  const m = DATETIME_RE.exec(v);
-  if (!m || !isValidDate(v.slice(0, 10))) return null;
-  return +m[4] < 24 && +m[5] < 60 && +m[6] < 60 ? v : null;
+  return isValidDateTime(v) ? v : null;
 }
 
 /** Full time for comparisons; a bare date compares as the given edge of its day. */

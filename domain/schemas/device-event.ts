@@ -4,12 +4,20 @@
  * demo seed, which all feed the same ingestion code.
  */
 import { z } from 'zod';
-import { isMainlandIdNumber, PLATE_PATTERN } from '../identity';
+import { isDocumentNumber, PLATE_PATTERN } from '../identity';
+import { isValidDateTime } from '../visit-rules';
 import { labelled, type FieldLabels } from './common';
 
 export const MAX_EVENTS_PER_CALL = 500;
 /** A capture time further ahead of the server's clock than this is a device clock gone wrong, not an event. */
 export const MAX_CLOCK_AHEAD_MS = 10 * 60_000;
+/**
+ * The oldest capture a gate may still deliver: a gate that lost its network
+ * replays its buffer when it is back, and a month covers any repair; an older
+ * time is a device clock reset (1970) or garbage, and would rewrite stays
+ * long closed (docs/decisions.md, Issue 23).
+ */
+export const MAX_CAPTURE_AGE_DAYS = 30;
 /** A device that sends nothing (heartbeat or event) for this long is offline. */
 export const OFFLINE_AFTER_MS = 5 * 60_000;
 
@@ -55,8 +63,13 @@ const base = {
     .string({ error: '请提供事件ID' })
     .trim()
     .min(1, { error: '请提供事件ID' })
-    .max(64, { error: '事件ID不能超过64个字符' }),
-  capture_time: z.string({ error: '请提供抓拍时间' }).regex(TIME, { error: '抓拍时间格式应为 YYYY-MM-DD HH:mm:ss' }),
+    .max(64, { error: '事件ID不能超过64个字符' })
+    // A lone surrogate cannot be stored as text (UTF-8 turns each into U+FFFD), so two different ids would collide as a replay.
+    .refine((v) => !/[\uD800-\uDFFF]/u.test(v), { error: '事件ID含有无效字符（不成对的 UTF-16 代理项）' }),
+  capture_time: z
+    .string({ error: '请提供抓拍时间' })
+    .regex(TIME, { error: '抓拍时间格式应为 YYYY-MM-DD HH:mm:ss' })
+    .refine(isValidDateTime, { error: '抓拍时间不是真实的日期时间（月份 01-12、当月的日期、时 00-23、分秒 00-59）' }),
 };
 const direction = code('进出方向', [1, 2]);
 const openResult = code('开闸结果', [0, 1]);
@@ -87,7 +100,7 @@ export const personEvent = z.object({
     .string({ error: '请提供证件号码' })
     .trim()
     .toUpperCase()
-    .refine(isMainlandIdNumber, { error: '证件号码格式不正确' }),
+    .refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }),
   person_name: optionalText(30, '姓名'),
   card_number: optionalText(30, '卡号'),
   card_status: optionalCode('卡状态', [0, 1, 2]),
@@ -123,7 +136,7 @@ export const accessBody = labelled(
     .object({
       direction,
       license_plate: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional()),
-      idcard: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().refine(isMainlandIdNumber, { error: '证件号码格式不正确' }).optional()),
+      idcard: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional()),
       pass: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined), z.string().max(2000, { error: '通行码过长' }).optional()),
     })
     .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供车牌号、证件号码或通行码中的一项', path: ['license_plate'] }),

@@ -3,10 +3,11 @@ import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { allPermissionCodes, flattenPermissions, permissionTree, type PermissionSeed } from '../../domain/permissions';
+import { formatInZone } from '../../domain/time';
 import type { AppContext } from '../core/context';
 import { hashPassword } from '../core/crypto';
 import { seedDemoAppointments } from './seed-appointments';
-import { seedGateHistory } from './seed-gate-history';
+import { HISTORY_DAYS, seedGateHistory } from './seed-gate-history';
 import { seedDemoLists } from './seed-lists';
 import { seedProcesses } from './seed-processes';
 import { seedDemoRegistrations } from './seed-registrations';
@@ -299,5 +300,7 @@ async function seedDemoEquipment(ctx: AppContext) {
     { kind: 'truckScales', name: '东门地磅', number: 'TS-E-01', ...at(22.7404, 114.5318) },
     { kind: 'carMountedFacialRecognition', name: '巡逻车人脸识别', number: 'CF-01', plate: '粤L12345' },
   ];
-  await db.insertInto('equipment').values(rows.map((r) => ({ ...r, state: 0, create_user_id: null, create_time: now, update_time: now }))).execute();
+  // Registered before the history the gates recorded: a device's events may not predate its registration (ingestEvents).
+  const installed = formatInZone(ctx.now() - (HISTORY_DAYS + 1) * 86_400_000, ctx.config.tz);
+  await db.insertInto('equipment').values(rows.map((r) => ({ ...r, state: 0, create_user_id: null, create_time: installed, update_time: now }))).execute();
 }

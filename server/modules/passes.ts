@@ -24,7 +24,8 @@ import {
   type PassPayload,
   type PassPublicKey,
 } from '../../domain/pass';
-import { PLATE_PATTERN, idBody, isMainlandIdNumber } from '../../domain/schemas/car-application';
+import { PLATE_PATTERN, idBody } from '../../domain/schemas/car-application';
+import { isDocumentNumber } from '../../domain/identity';
 import { labelled } from '../../domain/schemas/common';
 import { dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
@@ -109,7 +110,7 @@ export async function issuePass(ctx: AppContext, keys: PassKeys, auth: AuthConte
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined);
 
-const lookupLabels = { pass: '通行码', license_plate: '车牌号', idcard: '身份证号' };
+const lookupLabels = { pass: '通行码', license_plate: '车牌号', idcard: '证件号码' };
 const lookupQuery = labelled(
   z
     .object({
@@ -120,10 +121,10 @@ const lookupQuery = labelled(
       ),
       idcard: z.preprocess(
         (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined),
-        z.string().refine(isMainlandIdNumber, { error: '身份证号格式不正确' }).optional(),
+        z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional(),
       ),
     })
-    .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供通行码、车牌号或身份证号中的一项', path: ['pass'] }),
+    .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供通行码、车牌号或证件号码中的一项', path: ['pass'] }),
   lookupLabels,
 );
 export type LookupQuery = z.output<typeof lookupQuery>;

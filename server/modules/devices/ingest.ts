@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { deviceEvent, eventProblem, MAX_CLOCK_AHEAD_MS, type DeviceEvent } from '../../../domain/schemas/device-event';
-import { formatInZone } from '../../../domain/time';
+import { deviceEvent, eventProblem, MAX_CAPTURE_AGE_DAYS, MAX_CLOCK_AHEAD_MS, type DeviceEvent } from '../../../domain/schemas/device-event';
+import { addMinutes, formatInZone } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
 import { recordFileRefs } from '../../core/file-refs';
 import type { Db } from '../../core/repository';
@@ -30,6 +30,10 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
   let duplicates = 0;
   const latest = formatInZone(ctx.now() + MAX_CLOCK_AHEAD_MS, ctx.config.tz);
   const ownFiles = await ownDeviceFiles(ctx.db, device.id, events);
+  const oldest = formatInZone(ctx.now() - MAX_CAPTURE_AGE_DAYS * 86_400_000, ctx.config.tz);
+  // A device's clock may lag the server's as far as it may lead it, so a capture just before the registration is kept.
+  const registered = await ctx.db.selectFrom('equipment').select('create_time').where('id', '=', device.id).executeTakeFirst();
+  const installed = registered ? addMinutes(registered.create_time, -MAX_CLOCK_AHEAD_MS / 60_000) : '';
   for (const raw of events) {
     const id = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? ((raw as { event_id: string }).event_id.trim() || '') : '';
     const problem = eventProblem(raw);
@@ -40,6 +44,14 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     const e = deviceEvent.parse(raw);
     if (e.capture_time > latest) {
       rejected.push({ event_id: e.event_id, msg: '抓拍时间晚于服务器时间，请校准设备时钟' });
+      continue;
+    }
+    if (e.capture_time < oldest) {
+      rejected.push({ event_id: e.event_id, msg: `抓拍时间早于${MAX_CAPTURE_AGE_DAYS}天前，不再接收，请检查设备时钟` });
+      continue;
+    }
+    if (e.capture_time < installed) {
+      rejected.push({ event_id: e.event_id, msg: `抓拍时间早于设备登记时间（${registered!.create_time}），请检查设备时钟` });
       continue;
     }
     const fileProblem = foreignFileProblem(e, ownFiles);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { AppState } from '../../../domain/appointments';
 import { Direction } from '../../../domain/gate';
 import type { PersonEvent, VehicleEvent } from '../../../domain/schemas/device-event';
@@ -11,7 +11,8 @@ import { blackListedOn } from '../park-rules';
 
 /**
  * Who is inside (DESIGN.md §8 "Stranded"): an 'in' crossing that opened the
- * gate opens a stay, the next 'out' closes it. The stay's deadline is when it
+ * gate opens a stay, the next 'out' closes it, in capture order whatever the
+ * order of arrival (trackCrossing). The stay's deadline is when it
  * becomes stranded: the visit's end, or sooner the vehicle model's dwell
  * limit; a black-listed subject is stranded the moment it is inside. The
  * alarm timer (raiseDueAlarms) raises one alarm per stay.
@@ -43,31 +44,89 @@ async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: stri
   return row ? { dwell: null, ...row } : undefined;
 }
 
+/** Where each kind's crossings are recorded, and which column names the subject. */
+const crossings = { car: { table: 'gate_record_car', subject: 'license_plate' }, person: { table: 'gate_record_person', subject: 'idcard' } } as const;
+
 /**
- * Moves a stay on a crossing that opened the gate, in the ingesting
- * transaction. Answers true when a black-listed subject came in, so that the
- * caller raises its alarm as soon as the batch is stored.
+ * The subject's first crossing that opened the gate after `at` in crossing
+ * order: capture time, and within one second an entry before an exit, so
+ * that the order does not depend on which gate's event arrived first.
+ */
+async function crossingAfter(db: Db, kind: 'car' | 'person', subject: string, at: string): Promise<{ capture_time: string; direction: number; device_id: number } | undefined> {
+  const c = crossings[kind];
+  return (db as unknown as Kysely<any>)
+    .selectFrom(c.table)
+    .select(['capture_time', 'direction', 'device_id'])
+    .where(c.subject, '=', subject)
+    .where('open_result', '=', 1)
+    .where((eb: ExpressionBuilder<any, any>) => eb.or([eb('capture_time', '>', at), eb.and([eb('capture_time', '=', at), eb('direction', '=', Direction.OUT)])]))
+    .orderBy('capture_time')
+    .orderBy('direction')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** A stay ends; its alarm, if raised, records the same exit (an alarm's exit is its stay's). */
+async function endStay(t: Kysely<DB>, id: number, exitTime: string, exitDevice: number | null): Promise<void> {
+  await t.updateTable('presence').set({ exit_time: exitTime, exit_device_id: exitDevice }).where('id', '=', id).execute();
+  await t.updateTable('stranded_alarm').set({ exit_time: exitTime }).where('presence_id', '=', id).execute();
+}
+
+/**
+ * Places a crossing that opened the gate among the subject's crossings by
+ * capture time, not by arrival: a gate that lost its network replays its
+ * buffer late, after other gates' later crossings. Runs in the ingesting
+ * transaction, before the crossing's own gate record is stored. In crossing
+ * order an entry opens a stay that the next crossing ends (an exit, or a
+ * missed exit shown by the next entry), and an exit ends the stay it falls
+ * in. So a crossing changes at most the stay it falls in (which now ends
+ * here) and, an entry, adds its own stay, ended by the crossing after it if
+ * one is already known; in-order delivery is the case with none after.
+ * Answers true when a black-listed subject came in and is still inside, so
+ * that the caller raises its alarm as soon as the batch is stored.
  */
 export async function trackCrossing(trx: Db, e: Crossing): Promise<boolean> {
   if (e.open_result !== 1) return false;
   const kind = e.type === 'vehicle' ? 'car' : 'person';
   const subject = e.type === 'vehicle' ? e.license_plate : e.idcard;
+  const entry = e.direction === Direction.IN;
   const t = trx as unknown as Kysely<DB>;
-  // An open stay of the subject ends here either way: by this exit, or (a missed exit) by this new entry.
-  await t.updateTable('presence').set({ exit_time: e.capture_time, exit_device_id: e.direction === Direction.OUT ? e.device_id : null }).where('kind', '=', kind).where('subject', '=', subject).where('exit_time', 'is', null).execute();
-  if (e.direction === Direction.OUT) {
-    await t.updateTable('stranded_alarm').set({ exit_time: e.capture_time }).where('kind', '=', kind).where(kind === 'car' ? 'license_plate' : 'idcard', '=', subject).where('exit_time', 'is', null).execute();
-    return false;
+  const current = await t
+    .selectFrom('presence')
+    .select(['id', 'exit_time'])
+    .where('kind', '=', kind)
+    .where('subject', '=', subject)
+    .where('entry_time', '<=', e.capture_time)
+    .orderBy('entry_time', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  // An exit of the same second as the stay's end was ordered after this entry, so it belongs to the entry's stay now.
+  if (current && (current.exit_time === null || current.exit_time > e.capture_time || (entry && current.exit_time === e.capture_time))) {
+    await endStay(t, current.id, e.capture_time, entry ? null : e.device_id);
   }
+  if (!entry) return false;
+  const next = await crossingAfter(trx, kind, subject, e.capture_time);
   const black = await blackListedOn(trx, kind, subject, e.capture_time.slice(0, 10));
   const visit = await visitAt(trx, kind, subject, e.capture_time);
   const byDwell = visit?.dwell ? addMinutes(e.capture_time, visit.dwell) : null;
   const deadline = black ? e.capture_time : byDwell && visit && byDwell < visit.end ? byDwell : (visit?.end ?? null);
   await t
     .insertInto('presence')
-    .values({ kind, subject, application_id: visit?.id ?? null, visit_area: visit?.visit_area ?? null, deadline, entry_time: e.capture_time, entry_device_id: e.device_id, black: black ? 1 : 0 })
+    .values({
+      kind,
+      subject,
+      application_id: visit?.id ?? null,
+      visit_area: visit?.visit_area ?? null,
+      deadline,
+      entry_time: e.capture_time,
+      entry_device_id: e.device_id,
+      exit_time: next?.capture_time ?? null,
+      exit_device_id: next?.direction === Direction.OUT ? next.device_id : null,
+      black: black ? 1 : 0,
+    })
     .execute();
-  return black;
+  return black && !next;
 }
 
 /** What an alarm keeps about the visit, as it was when raised (application_info). */
