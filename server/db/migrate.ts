@@ -17,6 +17,7 @@ import { logIndexes } from './migrations/014-log-indexes';
 import { instanceChain } from './migrations/015-instance-chain';
 import { authEpoch } from './migrations/016-auth-epoch';
 import { deviceFiles } from './migrations/017-device-files';
+import { presenceOrder } from './migrations/018-presence-order';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -38,6 +39,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '015-instance-chain': instanceChain(dialect),
     '016-auth-epoch': authEpoch(dialect),
     '017-device-files': deviceFiles(),
+    '018-presence-order': presenceOrder(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
