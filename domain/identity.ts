@@ -34,10 +34,13 @@ export function idNumberError(idcardType: number | null | undefined, value: stri
 
 /**
  * A document number of any type an appointment accepts (resident ID, permits,
- * passport), for readers that are not told the type: a gate reading a card
- * or a typed number.
+ * passport), for readers that are not told the type: a gate reading a card,
+ * a patrol typing a number.
  */
 export function isDocumentNumber(value: string): boolean {
-  // Type 1 is the resident ID; every other type (2 to 6) shares one rule, so 6 stands for them all.
-  return idNumberError(1, value) === null || idNumberError(6, value) === null;
+  // Every 18-digit document in use (resident ID, the residence permits, the 2023 permanent residence card) carries the
+  // GB 11643 check character, so that shape is held to it: a mistyped ID number is refused, not taken for a passport.
+  if (/^\d{17}[\dX]$/i.test(value)) return isMainlandIdNumber(value);
+  // Types 2 to 6 share one rule (idNumberError).
+  return idNumberError(6, value) === null;
 }

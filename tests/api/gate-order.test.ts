@@ -23,7 +23,7 @@ for (const dialect of await dialects()) {
   describe(`gate event order and truth on ${dialect}`, () => {
     let server: TestServer;
     let ctx: AppContext;
-    let admin: Client, contact: Client;
+    let admin: Client, contact: Client, patrol: Client;
     let today = '';
     let seq = 0;
     const keys: Record<string, string> = {};
@@ -54,7 +54,7 @@ for (const dialect of await dialects()) {
       server = await startServer(dialect);
       ctx = server.app.ctx;
       today = dateOf(ctx.time());
-      [admin, contact] = await Promise.all(['admin', 'contact'].map((a) => new Client(server).as(a)));
+      [admin, contact, patrol] = await Promise.all(['admin', 'contact', 'patrol'].map((a) => new Client(server).as(a)));
       for (const number of [GATE_A, GATE_B, PERSONS]) {
         const g = await ctx.db.selectFrom('equipment').select(['id', 'number', 'kind', 'name']).where('number', '=', number).executeTakeFirstOrThrow();
         gates[number] = g;
@@ -156,6 +156,9 @@ for (const dialect of await dialects()) {
       const body = (await r.json()) as Row;
       expect(r.status, JSON.stringify(body)).toBe(200);
       expect(body.data).toMatchObject({ allow: true, application_number: number });
+      // The patrol's lookup finds the holder too.
+      const found = await patrol.get<Row>(`/pass/lookup?${new URLSearchParams({ idcard: passport })}`);
+      expect(found.body.data.application, JSON.stringify(found.body)).toMatchObject({ kind: 'person', application_number: number });
 
       const e = { event_id: `${dialect}-p-${++seq}`, type: 'person', capture_time: at(-1), idcard: passport, person_name: '测试访客', direction: 1, open_result: 1 };
       expect(await accepted(PERSONS, [e])).toMatchObject({ accepted: 1, rejected: [] });
@@ -200,7 +203,7 @@ for (const dialect of await dialects()) {
         // The same crossings of two plates: one delivered in capture order, the other in a random order.
         const [inOrder, shuffled] = [plateOf(), plateOf()];
         if (black) for (const p of [inOrder, shuffled]) await blackList(p);
-        const eventsOf = (plate: string) => plan.map((c, i) => ({ device: c.device, body: { ...crossing(plate, c.direction, c.at, c.open), event_id: `${plate}-${i}` } }));
+        const eventsOf = (plate: string) => plan.map((c, i) => ({ device: c.device, body: { ...crossing(plate, c.direction, c.at, c.open), event_id: `${plate}-${i}` } as Row }));
         for (const e of eventsOf(inOrder)) await ingest(e.device, [e.body]);
         const order = eventsOf(shuffled);
         for (let i = order.length - 1; i > 0; i--) {

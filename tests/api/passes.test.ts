@@ -221,10 +221,11 @@ for (const dialect of await dialects()) {
     });
 
     it('validates the lookup input with messages naming the field', async () => {
-      expectFail(await lookup(patrol, {}), 400, '请提供通行码、车牌号或身份证号中的一项');
+      expectFail(await lookup(patrol, {}), 400, '请提供通行码、车牌号或证件号码中的一项');
       expectFail(await lookup(patrol, { license_plate: 'ABC123' }), 400, '车牌号格式不正确');
-      expectFail(await lookup(patrol, { idcard: '440303198706191019' }), 400, '身份证号格式不正确');
-      expectFail(await lookup(patrol, { license_plate: '粤LS6623', idcard: person['周明远'].visitor_idcard }), 400, '请提供通行码、车牌号或身份证号中的一项');
+      expectFail(await lookup(patrol, { idcard: '440303198706191019' }), 400, '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）');
+      expectFail(await lookup(patrol, { idcard: 'E-1' }), 400, '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）');
+      expectFail(await lookup(patrol, { license_plate: '粤LS6623', idcard: person['周明远'].visitor_idcard }), 400, '请提供通行码、车牌号或证件号码中的一项');
     });
 
     it('lets patrols, security leads and admins look up; others get 403 naming the code', async () => {

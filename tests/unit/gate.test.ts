@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Direction, gateDecision } from '../../domain/gate';
+import { isDocumentNumber } from '../../domain/identity';
 import type { LookupApplication, PassLookup } from '../../domain/pass';
+import { eventProblem } from '../../domain/schemas/device-event';
+import { isValidDateTime } from '../../domain/visit-rules';
 
 const app = (o: Partial<LookupApplication> = {}): LookupApplication => ({
   kind: 'car',
@@ -54,5 +57,30 @@ describe('gateDecision (DESIGN.md §8)', () => {
     const pass = (status: 'forged' | 'unknown-key' | 'malformed') => lookup({ pass: { status } as PassLookup['pass'] });
     expect(gateDecision(pass('forged'), Direction.OUT, registered)).toEqual({ allow: false, reason: '通行码无效（签名校验失败），不能放行' });
     expect(gateDecision(pass('unknown-key'), Direction.IN, registered).reason).toBe('通行码不是本园区签发的，不能放行');
+  });
+});
+
+describe('what a device event may say (issue 23)', () => {
+  const heartbeat = (o: Record<string, unknown>) => ({ event_id: 'E1', type: 'heartbeat', capture_time: '2026-11-25 08:00:00', ...o });
+
+  it('takes only real calendar times', () => {
+    for (const t of ['2024-02-29 00:00:00', '2026-12-31 23:59:59', '2026-01-01 00:00:00']) expect(isValidDateTime(t), t).toBe(true);
+    for (const t of ['2025-02-30 08:00:00', '2025-02-29 08:00:00', '2025-04-31 08:00:00', '2025-13-01 08:00:00', '0000-00-00 00:00:00', '2025-01-01 25:61:61', '2025-01-01 24:00:00', '2025-01-01 23:60:00', '2025-01-01 23:59:60', '2025-01-01T08:00:00']) {
+      expect(isValidDateTime(t), t).toBe(false);
+    }
+    expect(eventProblem(heartbeat({ capture_time: '2025-02-30 08:00:00' }))).toBe('抓拍时间不是真实的日期时间（月份 01-12、当月的日期、时 00-23、分秒 00-59）');
+    expect(eventProblem(heartbeat({}))).toBeNull();
+  });
+
+  it('refuses an event id that is not well-formed text, and keeps one with a surrogate pair', () => {
+    for (const id of ['A\uD800', '\uDC00B', 'A\uDC00\uD800']) expect(eventProblem(heartbeat({ event_id: id })), JSON.stringify(id)).toBe('事件ID含有无效字符（不成对的 UTF-16 代理项）');
+    expect(eventProblem(heartbeat({ event_id: 'A😀' }))).toBeNull();
+  });
+
+  it('takes at a gate every document number an appointment takes', () => {
+    for (const v of ['11010519491231002X', '11010519491231002x', 'E12345678', 'H1234567890', '810000199001011234'.slice(0, 10) + 'AB', 'abcde']) expect(isDocumentNumber(v), v).toBe(true);
+    // An ID number's shape with a wrong check character is a mistyped ID, not another document.
+    for (const v of ['110105194912310021', 'E-123', 'abcd', 'A'.repeat(31), '']) expect(isDocumentNumber(v), v).toBe(false);
+    expect(eventProblem({ event_id: 'P1', type: 'person', capture_time: '2026-11-25 08:00:00', idcard: 'e12345678', direction: 1, open_result: 1 })).toBeNull();
   });
 });
