@@ -168,6 +168,23 @@ for (const dialect of await dialects()) {
       expect(bad.rejected[0]!.msg).toBe('证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）');
     });
 
+    it('places crossings of one subject delivered by two gates at the same moment as if one after the other', async () => {
+      for (let round = 0; round < 30; round++) {
+        const plate = plateOf();
+        const entry = crossing(plate, 1, at(-30));
+        await accepted(GATE_A, [entry]);
+        // Gate A sends the exit live while gate B replays an entry between the two that it had buffered (a missed exit before it).
+        const exit = crossing(plate, 2, at(-10));
+        const between = crossing(plate, 1, at(-20));
+        await Promise.all([accepted(GATE_A, [exit]), accepted(GATE_B, [between])]);
+        const stays = await staysOf(plate);
+        expect(stays.map((x) => [x.entry_time, x.exit_time, x.exit_device_id]), `round ${round}`).toEqual([
+          [entry.capture_time, between.capture_time, null],
+          [between.capture_time, exit.capture_time, gates[GATE_A]!.id],
+        ]);
+      }
+    });
+
     /**
      * The property: any arrival order of one subject's crossings, from several
      * gates and in batches of any size, leaves the stays that delivery in

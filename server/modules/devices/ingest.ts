@@ -6,7 +6,7 @@ import { recordFileRefs } from '../../core/file-refs';
 import type { Db } from '../../core/repository';
 import type { DeviceIdentity } from '../../core/device-auth';
 import { foreignFileProblem, ownDeviceFiles } from './device-files';
-import { raiseDueAlarms, trackCrossing } from './presence';
+import { lockSubjects, raiseDueAlarms, trackCrossing } from './presence';
 import type { DB } from '../../db/schema';
 
 export interface IngestResult {
@@ -74,6 +74,7 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
   const accepted = await ctx.db.transaction().execute(async (trx) => {
     const stored = valid.length ? await admit(trx, device.id, valid, nowMs) : new Set<string>();
     const fresh = valid.filter((e) => stored.has(e.event_id));
+    await lockSubjects(trx, ctx.dialect, fresh);
     const blackInside = await writeRecords(trx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
     return { count: fresh.length, blackInside };

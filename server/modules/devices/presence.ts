@@ -1,11 +1,12 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppState } from '../../../domain/appointments';
 import { Direction } from '../../../domain/gate';
-import type { PersonEvent, VehicleEvent } from '../../../domain/schemas/device-event';
+import type { DeviceEvent, PersonEvent, VehicleEvent } from '../../../domain/schemas/device-event';
 import { addMinutes } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
 import type { Db } from '../../core/repository';
 import { raiseStrandedAlarmNotifications } from '../../core/stranded-alarm';
+import type { Dialect } from '../../db/index';
 import type { DB } from '../../db/schema';
 import { blackListedOn } from '../park-rules';
 
@@ -42,6 +43,29 @@ async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: stri
   if (kind === 'car') q = q.leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id').select('m.dwell_limit_minutes as dwell');
   const row = await q.orderBy(`a.${v.key}`, 'desc').limit(1).executeTakeFirst();
   return row ? { dwell: null, ...row } : undefined;
+}
+
+/** The class of this module's advisory locks, apart from any other lock's numbers. */
+const SUBJECT_LOCK_CLASS = 23;
+
+/**
+ * On PostgreSQL, holds the subjects of a batch's crossings until the
+ * ingesting transaction ends: trackCrossing reads a subject's stays and
+ * crossings and then writes, so two gates delivering the same subject at once
+ * (one live, one replaying late) must take turns, or each would place its
+ * crossing among what the other has not yet committed. One statement takes
+ * them in sorted order, so two batches never wait on each other in a cycle.
+ * SQLite needs none: its write transactions already take turns.
+ */
+export async function lockSubjects(trx: Db, dialect: Dialect, events: readonly DeviceEvent[]): Promise<void> {
+  if (dialect !== 'postgres') return;
+  const keys = new Set<string>();
+  for (const e of events) {
+    if (e.type === 'vehicle' && e.open_result === 1) keys.add(`car:${e.license_plate}`);
+    if (e.type === 'person' && e.open_result === 1) keys.add(`person:${e.idcard}`);
+  }
+  if (!keys.size) return;
+  await sql`select count(pg_advisory_xact_lock(${SUBJECT_LOCK_CLASS}, hashtext(k))) from (select unnest(${[...keys].sort()}::text[]) as k order by k) s`.execute(trx);
 }
 
 /** Where each kind's crossings are recorded, and which column names the subject. */
