@@ -2,8 +2,8 @@ import { Button, Input, Toast } from 'antd-mobile';
 import { PictureOutline, ScanningOutline } from 'antd-mobile-icons';
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { appointmentCodes } from '../../../domain/appointments';
-import { SCAN_PERMISSION, classifyScan, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
-import { isMainlandIdNumber } from '../../../domain/identity';
+import { SCAN_PERMISSION, classifyScan, maskIdNumber, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
+import { isDocumentNumber } from '../../../domain/identity';
 import { PlateInput } from '../../components/plate-keyboard';
 import { ApiError, get } from '../../lib/http';
 import { useCan, useMe } from '../../lib/me';
@@ -236,10 +236,15 @@ function ScanPage({ FlagModal }: ScanDeps) {
 
   const lookIdUp = () => {
     const v = idcard.trim().toUpperCase();
-    if (!v) return setIdError('请输入身份证号');
-    if (!isMainlandIdNumber(v)) return setIdError('身份证号格式不正确');
+    if (!v) return setIdError('请输入证件号码');
+    if (!isDocumentNumber(v)) return setIdError('证件号码格式不正确：身份证号为18位，其他证件为5至30位字母或数字');
     setIdError(undefined);
-    void handle(v);
+    // Typed into the document field, it is a document number whatever it looks like (a passport number would classify as unknown).
+    setLocal(null);
+    setUnknown(null);
+    const target: Scanned = { type: 'idcard', idcard: v };
+    setScanned(target);
+    void runLookup(target);
   };
 
   const reset = () => {
@@ -291,7 +296,7 @@ function ScanPage({ FlagModal }: ScanDeps) {
           </div>
           <div className="scan-manual__item">
             <label className="scan-manual__label" htmlFor="scan-idcard">
-              身份证号
+              证件号码
             </label>
             <div className="scan-manual__row">
               <Input
@@ -303,8 +308,8 @@ function ScanPage({ FlagModal }: ScanDeps) {
                   setIdError(undefined);
                 }}
                 onEnterPress={lookIdUp}
-                maxLength={18}
-                placeholder="输入18位身份证号"
+                maxLength={30}
+                placeholder="身份证号、护照号等证件号码"
                 clearable
               />
               <Button size="small" color="primary" fill="outline" onClick={lookIdUp}>
@@ -333,7 +338,7 @@ function ScanPage({ FlagModal }: ScanDeps) {
           <>
             {verdict && <Verdict status={verdict.status} payload={verdict.payload} />}
             {scanned.type !== 'pass' && (
-              <div className="scan-query">{scanned.type === 'plate' ? `查询车牌 ${scanned.plate}` : `查询身份证号 ${scanned.idcard.slice(0, 6)}********${scanned.idcard.slice(-4)}`}</div>
+              <div className="scan-query">{scanned.type === 'plate' ? `查询车牌 ${scanned.plate}` : `查询证件号码 ${maskIdNumber(scanned.idcard)}`}</div>
             )}
             {trustedPayload && <SignedContent payload={trustedPayload} />}
             {lookup.status === 'loading' && <div className="card scan-note">正在查询园区记录…</div>}
