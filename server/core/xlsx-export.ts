@@ -2,6 +2,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { XLSX_MIME } from './xlsx-import';
+import { guardSpreadsheetText } from './xlsx-text';
 
 /** One column of an export: its header (the spec's words) and how a row fills it. */
 export interface ExportSheetColumn<Row> {
@@ -53,7 +54,11 @@ async function writeWorkbook<Row>(out: PassThrough, sink: Writable, file: Export
     });
   for await (const page of file.pages()) {
     if (gone()) return;
-    for (const row of page) sheet.addRow(file.columns.map((c) => c.cell(row) ?? '')).commit();
+    for (const row of page) {
+      const added = sheet.addRow(file.columns.map((c) => c.cell(row) ?? ''));
+      added.eachCell(guardSpreadsheetText);
+      added.commit();
+    }
     await new Promise((resolve) => setImmediate(resolve));
     while (sink.writableNeedDrain && !gone()) await drained();
   }

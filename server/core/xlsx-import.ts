@@ -8,6 +8,7 @@ import type { DB } from '../db/schema';
 import { detectFileType } from '../modules/files';
 import { AppError, fail } from './errors';
 import type { RouteSchema } from './route-schema';
+import { guardSpreadsheetText } from './xlsx-text';
 
 /**
  * The xlsx import of a register: a template to download and an upload read
@@ -129,6 +130,7 @@ export async function buildTemplate(spec: TemplateSpec): Promise<Buffer> {
     });
   });
 
+  for (const sheet of [ws, help]) sheet.eachRow((row) => row.eachCell(guardSpreadsheetText));
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
