@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { labelled, requiredText } from './common';
+import { labelled, requiredText, text } from './common';
 
 export const authLabels = { account: '用户名', password: '密码', captcha: '验证码', content: '加密内容' };
 
@@ -9,7 +9,7 @@ export const captchaPayload = labelled(z.object({
 
 export const loginPayload = labelled(z.object({
   account: requiredText('请输入用户名', 50, '不能超过50个字符'),
-  password: z.string({ error: '请输入密码' }).min(1, { error: '请输入密码' }).max(64, { error: '密码不能超过64个字符' }),
+  password: text('请输入密码').min(1, { error: '请输入密码' }).max(64, { error: '密码不能超过64个字符' }),
   captcha: z
     .string({ error: '请输入验证码' })
     .trim()

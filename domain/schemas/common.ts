@@ -6,16 +6,27 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../envelope';
  * an empty string both read as "required"; `label` names the field in server
  * replies so a message always says which field broke which rule.
  */
+export const TEXT_TYPE_MSG = '必须是文本';
+
+/**
+ * A text field's type rule. Missing (absent or null) reads as `required`;
+ * anything else that is not a string, a number included, is "必须是文本"
+ * (prefixed with the field's label), never the missing message: the sender
+ * did send a value, only of the wrong type. Numbers are refused rather than
+ * converted: a long digit string sent as a JSON number (an id card, a phone)
+ * may already have lost digits or leading zeros, and storing that silently
+ * would be worse than asking for text.
+ */
+export const text = (required = TEXT_TYPE_MSG) => z.string({ error: (issue) => (issue.input === undefined || issue.input === null ? required : TEXT_TYPE_MSG) });
+
 export const requiredText = (required: string, max: number, maxMsg: string) =>
-  z
-    .string({ error: required })
+  text(required)
     .trim()
     .min(1, { error: required })
     .max(max, { error: maxMsg });
 
 export const optionalText = (max: number, maxMsg: string) =>
-  z
-    .string()
+  text()
     .trim()
     .max(max, { error: maxMsg })
     .optional()

@@ -8,7 +8,7 @@ export const departmentLabels = {
   pid: '上级部门',
   name: '部门名称',
   code: '部门编码',
-  visitArea: '所属区域',
+  visit_area: '所属区域',
   remark: '备注',
 };
 
@@ -17,7 +17,7 @@ const fields = {
   pid: intField('请选择上级部门').pipe(z.number().min(0, { error: '上级部门不正确' })).optional().transform((v) => v ?? 0),
   name: requiredText('请输入部门名称', 30, '不能超过30个文字'),
   code: requiredText('请输入部门编码', 30, '不能超过30个字符').regex(CODE_PATTERN, { error: CODE_PATTERN_MSG }),
-  visitArea: intField('请选择所属区域').pipe(z.union([z.literal(1), z.literal(2), z.literal(3)], { error: '请选择所属区域' })),
+  visit_area: intField('请选择所属区域').pipe(z.union([z.literal(1), z.literal(2), z.literal(3)], { error: '请选择所属区域' })),
   remark: optionalText(80, '备注不能超过80个字符'),
 };
 

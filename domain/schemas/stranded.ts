@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { EnumOption } from '../enums';
-import { choice01, labelled, optionalFilterInt, optionalFilterText, pageQuery, type FieldLabels } from './common';
+import { choice01, labelled, optionalFilterInt, optionalFilterText, pageQuery, text, type FieldLabels } from './common';
 import { filterTimeField } from './car-application';
 
 export type StrandedKind = 'car' | 'person';
@@ -58,7 +58,7 @@ export const alarmDealBody = labelled(
   z.object({
     id: z.number({ error: '请提供告警ID' }).int({ error: '告警ID不正确' }).min(1, { error: '告警ID不正确' }).max(2147483647, { error: '告警ID不正确' }),
     false_alarm: choice01('请选择是否误判'),
-    handled_remark: z.string({ error: '请输入处理说明' }).trim().min(1, { error: '请输入处理说明' }).max(200, { error: '处理说明不能超过200个字符' }),
+    handled_remark: text('请输入处理说明').trim().min(1, { error: '请输入处理说明' }).max(200, { error: '处理说明不能超过200个字符' }),
   }),
   strandedLabels,
 );

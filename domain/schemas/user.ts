@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { choice01, CODE_PATTERN, CODE_PATTERN_MSG, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
+import { choice01, CODE_PATTERN, CODE_PATTERN_MSG, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels, text } from './common';
 
 export const PHONE_PATTERN = /^1\d{10}$/;
 export const PASSWORD_RULE = { min: 8, max: 64 };
@@ -30,7 +30,7 @@ const userBase = {
   userName: requiredText('请输入用户名', 30, '不能超过30个文字'),
   account: requiredText('请输入账号', 50, '不能超过50个字符').regex(CODE_PATTERN, { error: CODE_PATTERN_MSG }),
   gender: choice01('请选择性别'),
-  phone: z.string({ error: '请输入手机号' }).trim().min(1, { error: '请输入手机号' }).regex(PHONE_PATTERN, { error: '请输入11位手机号' }),
+  phone: text('请输入手机号').trim().min(1, { error: '请输入手机号' }).regex(PHONE_PATTERN, { error: '请输入11位手机号' }),
   departId: intField('请选择部门').pipe(z.number().min(1, { error: '请选择部门' })),
   status: choice01('请选择状态').optional(),
 };
@@ -39,7 +39,7 @@ const userBase = {
 export const userCreate = labelled(
   z.object({
   ...userBase,
-  password: z.string({ error: '请输入密码' }).min(1, { error: '请输入密码' }).pipe(strongPassword),
+  password: text('请输入密码').min(1, { error: '请输入密码' }).pipe(strongPassword),
 }),
   userLabels,
 );

@@ -39,7 +39,7 @@ export const departments = defineResource({
   },
   toRow: (values) => {
     const v = values as DepartCreate;
-    return { pid: v.pid, name: v.name, code: v.code, visit_area: v.visitArea, remark: v.remark };
+    return { pid: v.pid, name: v.name, code: v.code, visit_area: v.visit_area, remark: v.remark };
   },
   beforeDelete: async (trx, id) => {
     const child = await trx.selectFrom('sys_department').select('depart_id').where('pid', '=', id).where('deleted', '=', 0).executeTakeFirst();

@@ -62,6 +62,9 @@ for (const dialect of await dialects()) {
         ['tireCrushing', { name: '破', number: 'X2', longitude: 181 }, '经度范围为-180至180'],
         ['tireCrushing', { name: '破', number: 'X2', latitude: 'abc' }, '纬度必须是数字'],
         ['securityLaneIdentification', { name: '道', number: 'X3' }, '请输入通道编号'],
+        // A value of the wrong type was sent: it is named as such, never as missing (issue 23).
+        ['securityLaneIdentification', { name: '道', number: 'X3', lane_number: 1 }, '通道编号：必须是文本'],
+        ['carMountedFacialRecognition', { name: '车', number: 'X4', plate: 12345 }, '车牌号：必须是文本'],
       ];
       for (const [kind, body, msg] of cases) {
         const r = await admin.post(`/equipment/${kind}/save`, body);

@@ -78,7 +78,7 @@ for (const dialect of await dialects()) {
 
     it('quotes a formula-like department name in the template, and imports formula-like text as typed', async () => {
       const name = '=HYPERLINK("x")部门';
-      const saved = await admin.post<{ depart_id: number }>('/depart/save', { name, code: 'FORMULA_DEPT', visitArea: 1 });
+      const saved = await admin.post<{ depart_id: number }>('/depart/save', { name, code: 'FORMULA_DEPT', visit_area: 1 });
       expect(saved.status, JSON.stringify(saved.body)).toBe(200);
       const download = await fetch(`${server.base}/api/carApplications/template/getProprietor`, { headers: { authorization: `Bearer ${contact.token}` } });
       const data = Buffer.from(await download.arrayBuffer());

@@ -39,7 +39,7 @@ export const departmentsScreen = defineScreen<TreeRow>({
   rowKey: 'depart_id',
   // Users, appointment forms and filters read departments from this preload: a change shows there at once.
   invalidates: [departmentsQuery.queryKey],
-  card: { title: 'name', extra: 'visitArea' },
+  card: { title: 'name', extra: 'visit_area' },
   fields: [
     {
       name: 'name',
@@ -50,7 +50,7 @@ export const departmentsScreen = defineScreen<TreeRow>({
     },
     { name: 'pid', kind: 'department', dataIndex: 'pid', hideInSearch: true, hideInTable: true, hideInCard: true, hideInDetail: true, form: { required: false, help: '不选则为顶级部门' } },
     { name: 'code', kind: 'text', dataIndex: 'code', hideInSearch: true, width: 160 },
-    { name: 'visitArea', kind: 'enum', options: 'visitArea', dataIndex: 'visit_area', hideInSearch: true, width: 140 },
+    { name: 'visit_area', kind: 'enum', options: 'visitArea', dataIndex: 'visit_area', hideInSearch: true, width: 140 },
     { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 200, ellipsis: true, form: { help: '最多80个字' } },
     { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInCard: true, width: 170 },
   ],
@@ -64,7 +64,7 @@ export const departmentsScreen = defineScreen<TreeRow>({
     schema: { create: departCreate, edit: departUpdate },
     create: { path: '/depart/save', title: '新增部门' },
     edit: { path: '/depart/update', title: '编辑部门', idParam: 'departId' },
-    childOf: (r) => ({ pid: r.depart_id, visitArea: r.visit_area }),
+    childOf: (r) => ({ pid: r.depart_id, visit_area: r.visit_area }),
   },
   detail: { title: '部门详情', fetch: (r) => post<TreeRow>('/depart/get', { departId: r.depart_id }) },
 });
