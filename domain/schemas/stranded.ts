@@ -62,6 +62,7 @@ export const alarmDealBody = labelled(
   }),
   strandedLabels,
 );
+export type AlarmDeal = z.infer<typeof alarmDealBody>;
 
 /** Handled or not: an alarm is handled once (its handle_time is set), never reopened. */
 export const strandedHandledOptions: EnumOption[] = [

@@ -164,6 +164,39 @@ const persons: PersonSeed[] = [
   { by: 'portcontact', visitor: ['曹敏', 1, '13711112216', '19930221'], company: '惠州港务集团有限公司', address: '惠州市大亚湾西区港口大道', type: 2, content: '港区与化工区消防联动演练筹备', from: 4, days: 30, steps: ['submit', 'approve', 'approve', ['revoke', '项目延期，本次来访取消']], ago: 3400 },
 ];
 
+/*
+ * The visits of the gate history (server/db/seed-gate-history.ts), seeded only
+ * with it: filed and approved weeks ago for visits now over, so that its
+ * crossings have visits to overstay (a visit's end, the tanker's dwell limit)
+ * and the alarm screens a past. The tanker's visit falls within its
+ * registration (seed-registrations.ts, filed ten days ago).
+ */
+const pastCar = (plate: string, model: string, applicant: CarSeed['applicant'], company: string, content: string, from: number, days: number, extra: Partial<CarSeed> = {}): CarSeed => ({
+  by: 'contact', model, plate, color: model === '小型汽车' ? 2 : 1, applicant, company, content, type: 3, from, days, steps: ['submit', 'approve', 'approve'], ago: (5 - from) * 1440, ...extra,
+});
+const historyCars: CarSeed[] = [
+  pastCar('粤LH2A51', '小型汽车', ['韦国栋', 0, '13622345631', '19830415'], '惠州市安泰阀门检测有限公司', '安全阀离线校验', -84, 1),
+  pastCar('粤LN7C38', '普通货车', ['温志坚', 0, '13622345632', '19790822'], '惠州华达物流有限公司', '润滑油桶装送货', -71, 2, { cargo: 0, cargoName: '润滑油', load: 6 }),
+  pastCar('粤LQ5E92', '小型汽车', ['严丽君', 1, '13622345633', '19900107'], '广州赛思检测技术有限公司', '在线分析仪表标定', -58, 1),
+  pastCar('粤LB8J27', '中型客车', ['熊伟', 0, '13622345634', '19810319'], '惠州市鹏程客运有限公司', '接送大修施工人员', -45, 1),
+  pastCar('粤LT3M64', '普通货车', ['江海峰', 0, '13622345635', '19860611'], '惠州港通物流有限公司', '检修备件入厂', -33, 2, { cargo: 0, cargoName: '检修备件', load: 5 }),
+  pastCar('粤LS9W15', '小型汽车', ['白晓东', 0, '13622345636', '19910928'], '惠州市中安检测技术有限公司', '防雷设施复检', -19, 2),
+  pastCar('粤LK7720', '危险化学品运输车', ['钟华', 0, '15912345625', '19800712'], '惠州市恒通危险品运输有限公司', '液氮槽车送货入厂', -5, 1, { cargo: 1, cargoName: '液氮', load: 20, steps: ['submit', 'approve', 'approve', 'approve'], ago: 9 * 1440 }),
+  pastCar('粤LJ6P48', '小型汽车', ['石磊', 0, '13622345637', '19880203'], '深圳市中能环保科技有限公司', '废气排放口比对监测', -3, 1),
+];
+const pastPerson = (visitor: PersonSeed['visitor'], company: string, address: string, content: string, from: number, days: number): PersonSeed => ({
+  by: 'contact', visitor, company, address, type: 4, content, from, days, steps: ['submit', 'approve', 'approve'], ago: (5 - from) * 1440,
+});
+const historyPersons: PersonSeed[] = [
+  pastPerson(['冯立新', 0, '13711112231', '19780514'], '霍尼韦尔（中国）有限公司', '上海市浦东新区张江高科技园区', '控制系统卡件更换', -80, 2),
+  pastPerson(['邱美玲', 1, '13711112232', '19920816'], '惠州市环境科学研究所', '惠州市惠城区下埔路', '雨水排口采样', -63, 1),
+  pastPerson(['贺建平', 0, '13711112233', '19750302'], '中国化学工程第六建设有限公司', '湖北省襄阳市高新区', '管廊焊口无损检测', -50, 3),
+  pastPerson(['戴晓明', 0, '13711112234', '19891120'], '西门子（中国）有限公司', '北京市朝阳区望京中环南路7号', '电机振动监测', -37, 1),
+  pastPerson(['范丽娟', 1, '13711112235', '19940625'], '惠州市安达职业卫生技术服务有限公司', '惠州市惠城区江北文昌一路', '噪声与粉尘检测', -24, 2),
+  pastPerson(['陆国庆', 0, '13711112236', '19820909'], '深圳市华安安全技术有限公司', '深圳市南山区科技园', '安全设施竣工验收勘查', -12, 1),
+  pastPerson(['潘小燕', 1, '13711112237', '19870417'], '广州赛思检测技术有限公司', '广州市黄埔区科学大道88号', '循环水水质化验', -3, 1),
+];
+
 /** Hazardous cargo details of a chemical load (spec 000 §3). */
 function cargoInfo(s: CarSeed, begin: string) {
   return {
@@ -258,7 +291,7 @@ export async function seedDemoAppointments(ctx: AppContext): Promise<void> {
   if (!shell) return;
   if (!(await db.selectFrom('process').select('process_id').where('deleted', '=', 0).limit(1).executeTakeFirst())) return;
   const models = new Map((await db.selectFrom('vehicle_type').select(['id', 'name', 'need_blind_video', 'need_record']).where('deleted', '=', 0).execute()).map((m) => [m.name, m]));
-  if (cars.some((c) => !models.has(c.model))) return;
+  if ([...cars, ...historyCars].some((c) => !models.has(c.model))) return;
 
   const photo = await fileStoreOf(ctx.config.dataDir).put(placeholderPng(), 'png');
   // Every demo application visits 中海壳牌, the enterprise whose reviewer the demo has.
@@ -269,7 +302,7 @@ export async function seedDemoAppointments(ctx: AppContext): Promise<void> {
 
   await db.transaction().execute(async (trx) => {
     let seq = 100;
-    for (const s of cars) {
+    const saveCar = async (s: CarSeed) => {
       const owner = users.get(s.by)!;
       const model = models.get(s.model)!;
       const begin = addDays(today, s.from);
@@ -317,9 +350,9 @@ export async function seedDemoAppointments(ctx: AppContext): Promise<void> {
         // As the flag route does: the flag's photo is read through the flag.
         await recordFileRefs(trx, 'vehicle_mark', mark.id, [photo]);
       });
-    }
+    };
 
-    for (const s of persons) {
+    const savePerson = async (s: PersonSeed) => {
       const owner = users.get(s.by)!;
       const begin = addDays(today, s.from);
       const values = {
@@ -342,7 +375,17 @@ export async function seedDemoAppointments(ctx: AppContext): Promise<void> {
       };
       const id = await saveApplication(trx, clockAt(ctx, start, s.ago), owner, 'person', values);
       await runSteps(trx, ctx, start, 'person', owner, id, s.steps, s.ago, async () => undefined);
+    };
+
+    // The history's visits first, so that they sort below the others, numbered apart so the others' ID numbers stay as they are.
+    if (ctx.config.seedGateHistory) {
+      seq = 600;
+      for (const s of historyCars) await saveCar(s);
+      for (const s of historyPersons) await savePerson(s);
+      seq = 100;
     }
+    for (const s of cars) await saveCar(s);
+    for (const s of persons) await savePerson(s);
 
     await trx.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
   });

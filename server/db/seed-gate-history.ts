@@ -3,8 +3,11 @@ import { MAX_EVENTS_PER_CALL, OFFLINE_AFTER_MS } from '../../domain/schemas/devi
 import { formatInZone } from '../../domain/time';
 import type { AppContext } from '../core/context';
 import type { DeviceIdentity } from '../core/device-auth';
+import type { SmsSender } from '../core/sms';
 import { ingestEvents, markSilentOffline } from '../modules/devices/ingest';
-import { clockAt } from './seed-appointments';
+import { raiseDueAlarms } from '../modules/devices/presence';
+import { dealAlarm } from '../modules/stranded';
+import { BLACK_PLATE, clockAt } from './seed-appointments';
 
 /**
  * Ninety days of gate crossings for the demo park (DESIGN.md §8: gate records
@@ -18,6 +21,18 @@ import { clockAt } from './seed-appointments';
  * the clock at that batch's capture time. The east gate's network fails the
  * day before (its last event an alarm saying so), so it is the demo's one
  * offline device; the others end with a heartbeat now, online.
+ *
+ * Stranded alarms come from the same detection as the park's (DESIGN.md §8):
+ * the visitors of the visits seed-appointments.ts files in the past for this
+ * history leave late, after their visit's end or the tanker's dwell limit,
+ * and a few black-listed subjects are let in by hand; the alarm timer
+ * (raiseDueAlarms) runs with the clock just past each deadline, between the
+ * batches before and after it, and the ingestion raises a black-listed
+ * entry's alarm itself. The security lead then handles most of those older
+ * than two days through the route's own code, as 误判 or 判断准确. An alarm
+ * older than a day texts nobody (its SMS fields say so) and its
+ * notifications are stored read: a first start must not send dozens of
+ * messages about the past, nor fill the lead's notification centre.
  *
  * Once (sys_setting 'demo_gate_history_seeded'), after seedDemoEquipment.
  * Deterministic (a fixed pseudo-random seed) for a given day, and its event
@@ -129,6 +144,30 @@ function minuteOfDay(r: Random, peaks: ReadonlyArray<readonly [number, number, n
 const VEHICLE_ALARMS = [['道闸抬杆超时', '抬杆后60秒未落杆，已自动落杆'], ['防砸雷达故障', '雷达无回波，已切换为地感检测'], ['车牌识别相机离线', '相机心跳丢失，3分钟后恢复'], ['防拆报警', '机箱门被打开，巡逻员到场确认为例行检修']] as const;
 const PERSON_ALARMS = [['人脸识别模块故障', '补光灯不亮，夜间识别率下降'], ['尾随通行告警', '一次刷证两人通过，已通知岗亭'], ['防拆报警', '机箱门被打开，巡逻员到场确认为例行检修']] as const;
 
+/** How long the alarm timer takes to notice a passed deadline: it runs every minute. */
+const TIMER_LAG_MS = 40_000;
+/** Alarms raised longer ago than this are the past: no SMS, notifications read. */
+const PAST_ALARM_MS = DAY_MS;
+/** The SMS gateway of the past: declines, so the alarm row records that nothing was sent. */
+const pastSms: SmsSender = {
+  send: () => Promise.reject(new Error('演示历史数据，未发送短信')),
+};
+
+/** The lead's judgements: [误判 (1) or 判断准确 (0), 处理说明], by what raised the alarm. */
+const DEALS: Record<'black' | 'overstay', ReadonlyArray<readonly [0 | 1, string]>> = {
+  black: [
+    [0, '岗亭人工放行时未核对黑名单，已联系当事人离场并对当班门岗进行通报'],
+    [0, '巡逻员到场核实，已督促离开园区并登记在案'],
+    [1, '其黑名单已申请解除并经审核同意，系统尚未同步，核实后放行'],
+  ],
+  overstay: [
+    [0, '已电话联系当事人，次日凌晨离场，已登记并提醒按时离园'],
+    [0, '巡逻员现场核实，作业超时未及时离场，已通知被访单位加强管理'],
+    [1, '被访单位已申请延期，延期审批尚未同步，核实后不予处理'],
+    [1, '当事人随被访单位值班人员加班抢修，事前已报备，不属于滞留'],
+  ],
+};
+
 /** Seeds the history once; does nothing where any of the four demo gates is missing. */
 export async function seedGateHistory(ctx: AppContext): Promise<void> {
   const { db } = ctx;
@@ -142,6 +181,12 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
   // Park time by the zone's offset now (it keeps no daylight saving, domain/time.ts addMinutes): formatting each of thousands of times in the zone is slow.
   const offset = Date.parse(`${formatInZone(start, ctx.config.tz).replace(' ', 'T')}Z`) - (start - (start % 1000));
   const fmt = (ms: number) => new Date(ms + offset).toISOString().slice(0, 19).replace('T', ' ');
+  const parse = (time: string) => Date.parse(`${time.replace(' ', 'T')}Z`) - offset;
+  /** The context at `ms`, with the past's SMS gateway for an alarm raised then. */
+  const at = (ms: number): AppContext => {
+    const c = clockAt(ctx, ms, 0);
+    return ms < start - PAST_ALARM_MS ? { ...c, sms: pastSms } : c;
+  };
   const midnight = start - ((start + offset) % DAY_MS);
   const eastSilentAt = start - EAST_SILENT_MS;
 
@@ -151,6 +196,30 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
   const approvedPersons = await db.selectFrom('person_application').select(['visitor_name as name', 'visitor_idcard as idcard']).where('state', '=', 2).where('is_deleted', '=', 0).execute();
   const carList = await db.selectFrom('car_black_white_list').select(['license_plate', 'vehicle_type_id', 'type', 'start_time']).where('status', '=', 2).where('deleted', '=', 0).execute();
   const personList = await db.selectFrom('person_black_white_list').select(['name', 'idcard', 'type', 'start_time']).where('status', '=', 2).where('deleted', '=', 0).execute();
+
+  // The visits filed for this history (seed-appointments.ts): over before today.
+  const historyStart = fmt(midnight - (HISTORY_DAYS - 1) * DAY_MS);
+  const pastCars = await db
+    .selectFrom('car_application as a')
+    .innerJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+    .select(['a.license_plate', 'a.license_plate_color', 'm.name as model', 'm.dwell_limit_minutes as dwell', 'a.visitor_begin_time as begin', 'a.visitor_end_time as end'])
+    .where('a.state', '=', 2)
+    .where('a.is_deleted', '=', 0)
+    .where('a.visitor_end_time', '<', fmt(midnight))
+    .where('a.visitor_begin_time', '>=', historyStart)
+    .orderBy('a.car_application_id')
+    .execute();
+  const pastPersons = await db
+    .selectFrom('person_application')
+    .select(['visitor_name as name', 'visitor_idcard as idcard', 'visit_begin_time as begin', 'visit_end_time as end'])
+    .where('state', '=', 2)
+    .where('is_deleted', '=', 0)
+    .where('visit_end_time', '<', fmt(midnight))
+    .where('visit_begin_time', '>=', historyStart)
+    .orderBy('person_application_id')
+    .execute();
+  // Their crossings are planned below, on their visits' days only.
+  const pastKeys = new Set([...pastCars.map((c) => c.license_plate), ...pastPersons.map((p) => p.idcard)]);
 
   const car = (plate: string, model?: string | null, plateColor?: number | null): Subject => {
     const { stay, ...look } = vehicleLook(r, model ?? undefined, plateColor);
@@ -168,6 +237,8 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
     ],
     person: [...approvedPersons.map(person), ...personList.filter((e) => e.type === 2).map(person)],
   };
+  known.vehicle = known.vehicle.filter((s) => !pastKeys.has(s.key));
+  known.person = known.person.filter((s) => !pastKeys.has(s.key));
   const regulars = { vehicle: Array.from({ length: 40 }, () => car(madeUpPlate(r))), person: Array.from({ length: 40 }, () => person(madeUpPerson(r))) };
   // Refused at the gate from the day they were listed.
   const black = {
@@ -177,6 +248,61 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
 
   const planned = new Map<string, Planned[]>([...gate.keys()].map((n) => [n, []]));
   const plan = (number: string, at: number, body: Record<string, unknown>) => planned.get(number)!.push({ at: Math.round(at), body });
+  /** When the alarm timer runs between batches: just after a deadline an overstay passes. */
+  const checks: number[] = [];
+  /** A batch ends at each of these: a black-listed entry, whose alarm its ingestion raises. */
+  const cuts: number[] = [];
+
+  // The past visits: in and out on every day of the visit; out late on the last (most of them), or past the model's dwell limit.
+  const visitDays = (begin: string, end: string) => {
+    const days: number[] = [];
+    for (let day = parse(`${begin.slice(0, 10)} 00:00:00`); day <= parse(end); day += DAY_MS) if (day >= midnight - (HISTORY_DAYS - 1) * DAY_MS) days.push(day);
+    return days;
+  };
+  const pastVisits = [
+    ...pastCars.map((c) => ({ kind: 'vehicle' as const, subject: car(c.license_plate, c.model, c.license_plate_color), dwell: c.dwell, end: c.end, days: visitDays(c.begin, c.end) })),
+    ...pastPersons.map((p) => ({ kind: 'person' as const, subject: person(p), dwell: null, end: p.end, days: visitDays(p.begin, p.end) })),
+  ];
+  for (const v of pastVisits) {
+    v.days.forEach((day, i) => {
+      const entry = Math.round(day + minuteOfDay(r, v.kind === 'vehicle' ? VEHICLE_PEAKS : PERSON_PEAKS) * MINUTE_MS + Math.floor(r() * 60_000));
+      let exit = Math.min(day + (23 * 60 + 40) * MINUTE_MS, entry + between(r, ...v.subject.stay) * MINUTE_MS);
+      if (v.dwell && i === 0) {
+        exit = entry + (v.dwell + between(r, 25, 110)) * MINUTE_MS;
+        checks.push(entry + v.dwell * MINUTE_MS + TIMER_LAG_MS);
+      } else if (!v.dwell && i === v.days.length - 1 && r() < 0.8) {
+        const late = day + DAY_MS + between(r, 5, 150) * MINUTE_MS;
+        // Out before the seed's now, or not late at all: nobody is left inside by the history.
+        if (late < start - 10 * MINUTE_MS) {
+          exit = late;
+          checks.push(parse(v.end) + TIMER_LAG_MS);
+        }
+      }
+      if (exit > start) return;
+      // In and out at one gate: a day's batches go gate by gate, and an exit stored before its entry would close nothing.
+      const where = v.kind === 'person' ? DEMO_GATES.westPersons : pick(r, [DEMO_GATES.west, DEMO_GATES.north]);
+      plan(where, entry, { type: v.kind, ...v.subject.fields, direction: 1, open_result: 1 });
+      plan(where, exit, { type: v.kind, ...v.subject.fields, direction: 2, open_result: 1 });
+    });
+  }
+
+  // Black-listed subjects let in by hand at the gate, once each, some day after they were listed; the demo's refused plate never.
+  for (const kind of ['vehicle', 'person'] as const) {
+    for (const b of black[kind]) {
+      if (b.subject.key === BLACK_PLATE || !b.since) continue;
+      const first = Math.max(parse(`${b.since.slice(0, 10)} 00:00:00`), midnight - (HISTORY_DAYS - 1) * DAY_MS);
+      const days = Math.floor((midnight - first) / DAY_MS);
+      if (days < 1) continue;
+      const day = first + Math.floor(r() * days) * DAY_MS;
+      const entry = Math.round(day + minuteOfDay(r, kind === 'vehicle' ? VEHICLE_PEAKS : PERSON_PEAKS) * MINUTE_MS + Math.floor(r() * 60_000));
+      const exit = entry + between(r, 15, 70) * MINUTE_MS;
+      if (exit > start) continue;
+      const where = kind === 'person' ? DEMO_GATES.westPersons : pick(r, [DEMO_GATES.west, DEMO_GATES.north]);
+      plan(where, entry, { type: kind, ...b.subject.fields, direction: 1, open_result: 1 });
+      plan(where, exit, { type: kind, ...b.subject.fields, direction: 2, open_result: 1 });
+      cuts.push(entry);
+    }
+  }
 
   for (let d = HISTORY_DAYS - 1; d >= 0; d--) {
     const day = midnight - d * DAY_MS;
@@ -219,24 +345,50 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
   plan(DEMO_GATES.east, eastSilentAt - MINUTE_MS, { type: 'alarm', alarm_type: '网络中断', remark: '与平台连接中断，事件暂存设备本地' });
   for (const n of [DEMO_GATES.west, DEMO_GATES.westPersons, DEMO_GATES.north]) plan(n, start, { type: 'heartbeat', state: 1 });
 
-  // Day by day, each gate's events of the day as one batch (or more), the clock at the batch's last capture.
+  // Day by day, each gate's events of the day as one batch (or more), the clock at the batch's last capture;
+  // a day with an alarm check or a black-listed entry is cut there, so that the alarm sees who is inside then.
   for (let d = HISTORY_DAYS - 1; d >= 0; d--) {
     const from = midnight - d * DAY_MS;
     const date = fmt(from).slice(0, 10).replaceAll('-', '');
-    for (const [number, events] of planned) {
-      const day = events.filter((e) => e.at >= from && e.at < from + DAY_MS && e.at <= start).sort((a, b) => a.at - b.at);
-      const batch = day.map((e, i) => ({ event_id: `${number}-${date}-${String(i + 1).padStart(4, '0')}`, capture_time: fmt(e.at), ...e.body }));
-      for (let i = 0; i < batch.length; i += MAX_EVENTS_PER_CALL) {
-        const part = batch.slice(i, i + MAX_EVENTS_PER_CALL);
-        const sentAt = Math.min(start, day[i + part.length - 1]!.at + 20_000);
-        const result = await ingestEvents(clockAt(ctx, sentAt, 0), gate.get(number)!, part);
-        if (result.rejected.length) throw new Error(`gate history: ${number} ${JSON.stringify(result.rejected[0])}`);
+    const inDay = (t: number) => t >= from && t < from + DAY_MS && t <= start;
+    const bounds = [...new Set([...checks.filter(inDay), ...cuts.filter(inDay)])].sort((a, b) => a - b);
+    const gates = [...planned].map(([number, events]) => {
+      const day = events.filter((e) => inDay(e.at)).sort((a, b) => a.at - b.at);
+      return { number, events: day.map((e, i) => ({ at: e.at, event: { event_id: `${number}-${date}-${String(i + 1).padStart(4, '0')}`, capture_time: fmt(e.at), ...e.body } })) };
+    });
+    let after = -Infinity;
+    for (const bound of [...bounds, Infinity]) {
+      for (const { number, events } of gates) {
+        const segment = events.filter((e) => e.at > after && e.at <= bound);
+        for (let i = 0; i < segment.length; i += MAX_EVENTS_PER_CALL) {
+          const part = segment.slice(i, i + MAX_EVENTS_PER_CALL);
+          const sentAt = Math.min(start, part[part.length - 1]!.at + 20_000);
+          const result = await ingestEvents(at(sentAt), gate.get(number)!, part.map((e) => e.event));
+          if (result.rejected.length) throw new Error(`gate history: ${number} ${JSON.stringify(result.rejected[0])}`);
+        }
       }
+      if (checks.includes(bound)) await raiseDueAlarms(at(bound));
+      after = bound;
     }
   }
   // The online timer's statement, as it ran just over five minutes after the east gate fell silent.
   const east = await db.selectFrom('equipment').select('last_seen_at').where('id', '=', gate.get(DEMO_GATES.east)!.id).executeTakeFirstOrThrow();
   const offlineAt = Number(east.last_seen_at) + OFFLINE_AFTER_MS + 30_000;
   await markSilentOffline(db, fmt(offlineAt), offlineAt, OFFLINE_AFTER_MS);
+
+  // The lead's judgement of most alarms older than two days; the recent ones are still open.
+  const lead = await db.selectFrom('sys_user').select('user_id').where('account', '=', 'lead').where('deleted', '=', 0).executeTakeFirst();
+  const alarms = await db.selectFrom('stranded_alarm').select(['id', 'kind', 'is_black', 'alarm_time', 'exit_time']).where('handle_time', 'is', null).orderBy('id').execute();
+  for (const a of alarms) {
+    const raised = parse(a.alarm_time);
+    const kind = a.kind as 'car' | 'person';
+    // Read long since: the alarm is the past.
+    if (raised < start - PAST_ALARM_MS) await db.updateTable('notification').set({ read_at: fmt(raised + between(r, 2, 40) * MINUTE_MS) }).where('tag', '=', `stranded-${kind}-${a.id}`).where('read_at', 'is', null).execute();
+    if (!lead || raised >= start - 2 * DAY_MS || r() < 0.15) continue;
+    const [false_alarm, handled_remark] = pick(r, a.is_black ? DEALS.black : DEALS.overstay);
+    // Handled once the subject has left, as the remarks tell.
+    const handled = Math.min(start - MINUTE_MS, parse(a.exit_time ?? a.alarm_time) + between(r, 5, 120) * MINUTE_MS);
+    await dealAlarm(clockAt(ctx, handled, 0), kind, lead.user_id, { id: a.id, false_alarm, handled_remark });
+  }
   await db.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
 }

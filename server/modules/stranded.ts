@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { enumLabel } from '../../domain/enums';
 import { ErrorCode } from '../../domain/errors';
 import type { PermissionCode } from '../../domain/permissions';
-import { alarmDealBody, strandedLabels, strandedListQuery, type StrandedKind } from '../../domain/schemas/stranded';
+import { alarmDealBody, strandedLabels, strandedListQuery, type AlarmDeal, type StrandedKind } from '../../domain/schemas/stranded';
+import type { AppContext } from '../core/context';
 import { fail, notFound, ok } from '../core/errors';
 import type { AnySelect, Db, FilterMatch, RowValues } from '../core/repository';
 import { defineResource, registerResource } from '../core/resource';
@@ -70,6 +71,23 @@ const strandedResource = (kind: StrandedKind) => {
 /** The daily statistics rows (spec 001 §3 "Stranded row"): one per vehicle alarm, on the day it was raised. */
 const statRow = (r: RowValues) => ({ id: r.id, stat_date: String(r.alarm_time).slice(0, 10), visit_area: r.visit_area, license_plate: r.license_plate, create_time: r.create_time });
 
+/** A lead's judgement of an alarm (是否误判, 处理说明): the route's, and the demo history's (server/db/seed-gate-history.ts). */
+export async function dealAlarm(ctx: AppContext, kind: StrandedKind, userId: number, b: AlarmDeal): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('stranded_alarm').select(['id', 'handle_time']).where('id', '=', b.id).where('kind', '=', kind).executeTakeFirst();
+    if (!row) notFound(kinds[kind].noun);
+    const now = ctx.time();
+    const r = await trx
+      .updateTable('stranded_alarm')
+      .set({ false_alarm: b.false_alarm, handled_remark: b.handled_remark, handle_user_id: userId, handle_time: now })
+      .where('id', '=', b.id)
+      .where('handle_time', 'is', null)
+      .executeTakeFirst();
+    // Of two leads handling one alarm at once, the first one's judgement stands.
+    if (Number(r.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, '处理告警错误：该告警已被处理');
+  });
+}
+
 export async function strandedRoutes(appInstance: FastifyInstance) {
   const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const { ctx } = app;
@@ -119,20 +137,7 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
 
     // Handling is the security lead's (spec 001 §2), offline too: the outbox sends it with an Idempotency-Key.
     app.post(`${k.base}/alarmDeal`, { config: { permission: k.deal, operation: `处理${k.noun}` }, schema: { summary: `处理${k.noun}（是否误判、处理说明）`, body: alarmDealBody } }, async (req) => {
-      const b = req.body;
-      await ctx.db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('stranded_alarm').select(['id', 'handle_time']).where('id', '=', b.id).where('kind', '=', kind).executeTakeFirst();
-        if (!row) notFound(k.noun);
-        const now = ctx.time();
-        const r = await trx
-          .updateTable('stranded_alarm')
-          .set({ false_alarm: b.false_alarm, handled_remark: b.handled_remark, handle_user_id: req.auth!.userId, handle_time: now })
-          .where('id', '=', b.id)
-          .where('handle_time', 'is', null)
-          .executeTakeFirst();
-        // Of two leads handling one alarm at once, the first one's judgement stands.
-        if (Number(r.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, '处理告警错误：该告警已被处理');
-      });
+      await dealAlarm(ctx, kind, req.auth!.userId, req.body);
       return ok(null, '处理告警成功！');
     });
   }

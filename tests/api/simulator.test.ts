@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
@@ -84,10 +86,49 @@ for (const dialect of await dialects()) {
       expect(east.state_update_time! > formatInZone(ctx.now() - 2 * 86_400_000, ctx.config.tz)).toBe(true);
     });
 
+    it('raises a past of stranded alarms through detection: overstays and black-listed entries, most handled, some open', async () => {
+      const alarms = await ctx.db.selectFrom('stranded_alarm').selectAll().orderBy('id').execute();
+      const now = ctx.time();
+      const dayAgo = formatInZone(ctx.now() - 86_400_000, ctx.config.tz);
+      // Both kinds, each for both reasons (overstay: 1 visit end, 2 dwell limit; 3 black-listed); a vehicle past its dwell limit too.
+      for (const kind of ['car', 'person']) {
+        const mine = alarms.filter((a) => a.kind === kind);
+        expect(mine.some((a) => a.is_black === 1 && a.level_type === 3), kind).toBe(true);
+        expect(mine.some((a) => a.is_black === 0 && a.level_type === 1), kind).toBe(true);
+      }
+      expect(alarms.some((a) => a.kind === 'car' && a.level_type === 2)).toBe(true);
+      // Raised in the past, at the deadline the detection saw passed, while the subject was inside.
+      expect(alarms.filter((a) => a.alarm_time < dayAgo).length).toBeGreaterThanOrEqual(10);
+      expect(new Set(alarms.map((a) => a.alarm_time.slice(0, 7))).size).toBeGreaterThanOrEqual(3);
+      for (const a of alarms) {
+        expect(a.alarm_time >= a.entry_time && a.alarm_time < now, `alarm ${a.id}`).toBe(true);
+        expect(a.exit_time! > a.alarm_time, `alarm ${a.id} left after it ${JSON.stringify(a)}`).toBe(true);
+      }
+      // Handled by the lead as 误判 and as 判断准确, after the alarm; the latest still open.
+      const lead = (await ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', 'lead').executeTakeFirstOrThrow()).user_id;
+      const handled = alarms.filter((a) => a.handle_time);
+      expect(handled.length).toBeGreaterThan(alarms.length / 2);
+      for (const a of handled) expect([a.handle_user_id, a.handle_time! > a.alarm_time, a.handled_remark!.length > 0], `alarm ${a.id}`).toEqual([lead, true, true]);
+      expect(new Set(handled.map((a) => a.false_alarm))).toEqual(new Set([0, 1]));
+      expect(handled.some((a) => a.is_black === 1) && handled.some((a) => a.is_black === 0)).toBe(true);
+      expect(alarms.filter((a) => !a.handle_time).length).toBeGreaterThanOrEqual(2);
+      expect(alarms.at(-1)!.handle_time).toBeNull();
+      // The past texted nobody and left no unread notification; what it says on the row tells why.
+      for (const a of alarms.filter((x) => x.alarm_time < dayAgo)) expect([a.sms_send, a.sms_error_response], `alarm ${a.id}`).toEqual([0, expect.stringContaining('演示历史数据，未发送短信')]);
+      const tags = alarms.filter((a) => a.alarm_time < dayAgo).map((a) => `stranded-${a.kind}-${a.id}`);
+      const notes = await ctx.db.selectFrom('notification').select(['tag', 'read_at']).where('tag', 'in', tags).execute();
+      expect(new Set(notes.map((n) => n.tag)).size).toBe(tags.length);
+      expect(notes.filter((n) => !n.read_at)).toEqual([]);
+      const outbox = path.join(server.dataDir, 'sms-outbox.jsonl');
+      const texts = fs.existsSync(outbox) ? fs.readFileSync(outbox, 'utf8') : '';
+      expect(texts).not.toContain('滞留告警');
+    });
+
     it('adds nothing when it runs again', async () => {
-      const before = [await count('gate_record_car'), await count('gate_record_person'), await count('device_event'), await count('device_alarm')];
+      const alarms = async () => Number((await ctx.db.selectFrom('stranded_alarm').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const before = [await count('gate_record_car'), await count('gate_record_person'), await count('device_event'), await count('device_alarm'), await alarms()];
       await seedGateHistory(ctx);
-      expect([await count('gate_record_car'), await count('gate_record_person'), await count('device_event'), await count('device_alarm')]).toEqual(before);
+      expect([await count('gate_record_car'), await count('gate_record_person'), await count('device_event'), await count('device_alarm'), await alarms()]).toEqual(before);
     });
 
     let report: SimulationReport;
