@@ -270,7 +270,8 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
       if (v.dwell && i === 0) {
         exit = entry + (v.dwell + between(r, 25, 110)) * MINUTE_MS;
         checks.push(entry + v.dwell * MINUTE_MS + TIMER_LAG_MS);
-      } else if (!v.dwell && i === v.days.length - 1 && r() < 0.8) {
+      } else if (!v.dwell && i === v.days.length - 1 && (r() < 0.8 || parse(v.end) > start - 3 * DAY_MS)) {
+        // Most leave late; the latest always do, so that a fresh start has alarms still open.
         const late = day + DAY_MS + between(r, 5, 150) * MINUTE_MS;
         // Out before the seed's now, or not late at all: nobody is left inside by the history.
         if (late < start - 10 * MINUTE_MS) {
@@ -286,14 +287,13 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
     });
   }
 
-  // Black-listed subjects let in by hand at the gate, once each, some day after they were listed; the demo's refused plate never.
+  // Black-listed subjects let in by hand at the gate, once each, the day after they were listed; the demo's refused plate never.
   for (const kind of ['vehicle', 'person'] as const) {
     for (const b of black[kind]) {
       if (b.subject.key === BLACK_PLATE || !b.since) continue;
       const first = Math.max(parse(`${b.since.slice(0, 10)} 00:00:00`), midnight - (HISTORY_DAYS - 1) * DAY_MS);
-      const days = Math.floor((midnight - first) / DAY_MS);
-      if (days < 1) continue;
-      const day = first + Math.floor(r() * days) * DAY_MS;
+      const day = first + DAY_MS;
+      if (day >= midnight) continue;
       const entry = Math.round(day + minuteOfDay(r, kind === 'vehicle' ? VEHICLE_PEAKS : PERSON_PEAKS) * MINUTE_MS + Math.floor(r() * 60_000));
       const exit = entry + between(r, 15, 70) * MINUTE_MS;
       if (exit > start) continue;
@@ -376,16 +376,18 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
   const offlineAt = Number(east.last_seen_at) + OFFLINE_AFTER_MS + 30_000;
   await markSilentOffline(db, fmt(offlineAt), offlineAt, OFFLINE_AFTER_MS);
 
-  // The lead's judgement of most alarms older than two days; the recent ones are still open.
+  // The lead's judgement of most alarms older than two days (each kind of judgement in turn); the recent ones are still open.
   const lead = await db.selectFrom('sys_user').select('user_id').where('account', '=', 'lead').where('deleted', '=', 0).executeTakeFirst();
   const alarms = await db.selectFrom('stranded_alarm').select(['id', 'kind', 'is_black', 'alarm_time', 'exit_time']).where('handle_time', 'is', null).orderBy('id').execute();
-  for (const a of alarms) {
+  const judged = { black: 0, overstay: 0 };
+  for (const [i, a] of alarms.entries()) {
     const raised = parse(a.alarm_time);
     const kind = a.kind as 'car' | 'person';
     // Read long since: the alarm is the past.
     if (raised < start - PAST_ALARM_MS) await db.updateTable('notification').set({ read_at: fmt(raised + between(r, 2, 40) * MINUTE_MS) }).where('tag', '=', `stranded-${kind}-${a.id}`).where('read_at', 'is', null).execute();
-    if (!lead || raised >= start - 2 * DAY_MS || r() < 0.15) continue;
-    const [false_alarm, handled_remark] = pick(r, a.is_black ? DEALS.black : DEALS.overstay);
+    if (!lead || raised >= start - 2 * DAY_MS || i % 7 === 4) continue;
+    const reason = a.is_black ? 'black' : 'overstay';
+    const [false_alarm, handled_remark] = DEALS[reason][judged[reason]++ % DEALS[reason].length]!;
     // Handled once the subject has left, as the remarks tell.
     const handled = Math.min(start - MINUTE_MS, parse(a.exit_time ?? a.alarm_time) + between(r, 5, 120) * MINUTE_MS);
     await dealAlarm(clockAt(ctx, handled, 0), kind, lead.user_id, { id: a.id, false_alarm, handled_remark });
