@@ -49,8 +49,7 @@ export const userUpdate = labelled(
   z.object({
   ...userBase,
   userId: idField('用户ID'),
-  password: z
-    .string()
+  password: text()
     .optional()
     .nullable()
     .transform((v) => v ?? '')

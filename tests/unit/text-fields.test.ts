@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { optionalText, requiredText, TEXT_TYPE_MSG } from '../../domain/schemas/common';
 import { departCreate } from '../../domain/schemas/department';
 import { equipmentKinds, equipmentSchemas } from '../../domain/schemas/equipment';
+import { userCreate, userUpdate } from '../../domain/schemas/user';
 
 /** Issue 23 item 11: a value of the wrong type is "必须是文本", never the missing message. */
 describe('text fields', () => {
@@ -21,6 +22,13 @@ describe('text fields', () => {
     for (const wrong of [1, false, {}]) expect(message(optional, wrong), JSON.stringify(wrong)).toBe(TEXT_TYPE_MSG);
     expect(optional.parse(undefined)).toBe('');
     expect(optional.parse(null)).toBe('');
+  });
+
+  it('says 必须是文本 for a user password sent as a number, on create and on edit', () => {
+    const user = { userName: '测试', account: 'tester', gender: 0, phone: '13800000000', departId: 1 };
+    expect(message(userCreate, { ...user, password: 12345678 })).toBe(TEXT_TYPE_MSG);
+    expect(message(userUpdate, { ...user, userId: 1, password: 12345678 })).toBe(TEXT_TYPE_MSG);
+    expect(userUpdate.parse({ ...user, userId: 1 }).password).toBe('');
   });
 
   it('takes a department under the names its rows answer with', () => {
