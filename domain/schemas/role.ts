@@ -104,6 +104,9 @@ export const roleRules = {
   adminPermissions: '内置管理员角色始终拥有全部权限，不能修改其权限',
   adminLastUser: '内置管理员角色至少要保留一个启用的用户',
   ownRoles: '不能修改当前登录帐号自己的角色，请由其他管理员操作',
+  ownRolePermissions: '不能修改自己所属角色的权限，请由其他管理员操作',
+  ownRoleEnable: '不能启用自己所属的角色，请由其他管理员操作',
+  grantLacking: '不能授予自己没有的权限：',
   usersHold: (n: number) => `该角色下还有${n}个用户，请先在“绑定用户”中移除这些用户后再删除`,
   nodesUse: (names: string) => `该角色已被流程节点“${names}”使用，请先修改这些节点后再删除`,
 };

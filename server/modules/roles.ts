@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
+import { openCodes } from '../../domain/permissions';
 import {
   ADMIN_ROLE_CODE,
   isBuiltinRole,
@@ -86,6 +87,70 @@ export const holdsAdministratorRole = async (db: Db, userId: number) =>
 const holdsRole = async (db: Db, auth: AuthContext, roleId: number) =>
   !!(await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', auth.userId).where('role_id', '=', roleId).executeTakeFirst());
 
+/**
+ * The codes the caller may hand on (issue 23): those of their own enabled
+ * roles, disabled permissions included (binding one would widen the role the
+ * day it is enabled), and the open codes; null for a holder of the built-in
+ * role, which holds every code. Read inside the change's transaction, not from
+ * the session, so a role narrowed a moment ago narrows what its holder grants.
+ */
+async function grantableCodes(db: Db, auth: AuthContext): Promise<Set<string> | null> {
+  const roles = await db
+    .selectFrom('sys_user_role as ur')
+    .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
+    .select(['r.role_id', 'r.code'])
+    .where('ur.user_id', '=', auth.userId)
+    .where('r.deleted', '=', 0)
+    .where('r.status', '=', 1)
+    .execute();
+  if (roles.some(isBuiltinRole)) return null;
+  const held = new Set(openCodes);
+  if (!roles.length) return held;
+  const rows = await db
+    .selectFrom('sys_role_permission as rp')
+    .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
+    .select('p.code')
+    .where(
+      'rp.role_id',
+      'in',
+      roles.map((r) => r.role_id),
+    )
+    .where('p.deleted', '=', 0)
+    .execute();
+  for (const r of rows) held.add(r.code);
+  return held;
+}
+
+/** What a role hands to whoever holds it: the built-in role every live code, another role its bound ones. */
+const codesOfRole = async (db: Db, role: { role_id: number; code: string }) => {
+  let q = db.selectFrom('sys_permission as p').select(['p.code', 'p.name']).where('p.deleted', '=', 0);
+  if (!isBuiltinRole(role)) q = q.where('p.permission_id', 'in', db.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', role.role_id));
+  return q.orderBy('p.sort').orderBy('p.permission_id').execute();
+};
+
+/**
+ * A granter grants only codes the granter holds: binding permissions to a
+ * role, users to a role, roles to a user or enabling a role all hand codes on,
+ * and a delegated administrator must not pass on (or, through an accomplice,
+ * get back) more than they have. Answers 403 naming the first few codes.
+ */
+export async function assertGrantable(db: Db, auth: AuthContext, granted: ReadonlyArray<{ code: string; name: string }>): Promise<void> {
+  if (!granted.length) return;
+  const held = await grantableCodes(db, auth);
+  if (!held) return;
+  const lacking = granted.filter((p) => !held.has(p.code));
+  if (!lacking.length) return;
+  const shown = lacking.slice(0, 5).map((p) => `${p.name}（${p.code}）`).join('、');
+  throw new AppError(ErrorCode.FORBIDDEN, `${roleRules.grantLacking}${shown}${lacking.length > 5 ? `等${lacking.length}项` : ''}`);
+}
+
+/** assertGrantable for handing whole roles to someone (their users gain every code they grant). */
+export async function assertRolesGrantable(db: Db, auth: AuthContext, roles: ReadonlyArray<{ role_id: number; code: string }>): Promise<void> {
+  const codes = new Map<string, { code: string; name: string }>();
+  for (const role of roles) for (const p of await codesOfRole(db, role)) codes.set(p.code, p);
+  await assertGrantable(db, auth, [...codes.values()]);
+}
+
 export async function roleRoutes(appInstance: FastifyInstance) {
   const app = appInstance.withTypeProvider<ZodTypeProvider>();
   const { ctx } = app;
@@ -137,6 +202,11 @@ export async function roleRoutes(appInstance: FastifyInstance) {
       }
       // As with one's own account and one's own roles: nobody switches off their own access by mistake.
       if (v.status === 0 && role.status === 1 && (await holdsRole(trx, auth, v.roleId))) throw conflict('不能停用当前登录帐号自己的角色，请由其他管理员操作');
+      // Enabling hands the role's codes to its holders again: the same widening as binding them.
+      if (v.status === 1 && role.status === 0) {
+        if (await holdsRole(trx, auth, v.roleId)) throw new AppError(ErrorCode.FORBIDDEN, roleRules.ownRoleEnable);
+        await assertRolesGrantable(trx, auth, [role]);
+      }
       await trx
         .updateTable('sys_role')
         .set({ name: v.name, code: v.code, remark: v.remark, ...(v.status !== undefined ? { status: v.status } : {}), update_time: ctx.time() })
@@ -179,11 +249,16 @@ export async function roleRoutes(appInstance: FastifyInstance) {
       await db.transaction().execute(async (trx) => {
         const role = await lockRole(trx, ctx, roleId);
         if (isBuiltinRole(role)) throw conflict(roleRules.adminPermissions);
+        // Else a holder of role:bindPerm alone binds the whole catalogue to the role they work with.
+        if (await holdsRole(trx, req.auth!, roleId)) throw new AppError(ErrorCode.FORBIDDEN, roleRules.ownRolePermissions);
         if (permissionIds.length) {
           // Shared locks: a permission deleted meanwhile cannot leave a binding behind.
-          const q = trx.selectFrom('sys_permission').select('permission_id').where('permission_id', 'in', permissionIds).where('deleted', '=', 0);
+          const q = trx.selectFrom('sys_permission').select(['permission_id', 'code', 'name']).where('permission_id', 'in', permissionIds).where('deleted', '=', 0);
           const found = await (ctx.dialect === 'postgres' ? q.forShare() : q).execute();
           if (found.length !== permissionIds.length) throw ruleFailure([{ field: 'permissionIds', message: '所选权限不存在或已删除，请刷新后重试' }], roleLabels);
+          // Only what is added is granted: a role's codes the granter lacks may stay on it, or be taken off.
+          const bound = new Set((await trx.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id));
+          await assertGrantable(trx, req.auth!, found.filter((p) => !bound.has(p.permission_id)));
         }
         await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
         if (permissionIds.length) {
@@ -213,6 +288,10 @@ export async function roleRoutes(appInstance: FastifyInstance) {
         }
         // The same rule as /user/bindRole: one's own roles are another administrator's to change.
         if ((await holdsRole(trx, auth, roleId)) !== userIds.includes(auth.userId)) throw conflict(roleRules.ownRoles);
+        if (userIds.length) {
+          const bound = new Set((await trx.selectFrom('sys_user_role').select('user_id').where('role_id', '=', roleId).execute()).map((r) => r.user_id));
+          if (userIds.some((u) => !bound.has(u))) await assertRolesGrantable(trx, auth, [role]);
+        }
         await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
         if (userIds.length) {
           await trx

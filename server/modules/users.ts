@@ -15,7 +15,7 @@ import type { ZodTypeProvider } from '../core/route-schema';
 import { parse } from '../core/validate';
 import { departmentBranch } from '../core/department-branch';
 import { afterCommit } from '../core/transactions';
-import { assertAdministratorKept, holdsAdministratorRole } from './roles';
+import { assertAdministratorKept, assertRolesGrantable, holdsAdministratorRole } from './roles';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
 export function userSummary(db: Kysely<DB>, userId: number) {
@@ -145,6 +145,9 @@ export async function userRoutes(appInstance: FastifyInstance) {
       if (found.length !== unique.length) throw new AppError(ErrorCode.VALIDATION, '角色：所选角色不存在或已删除');
     }
     await db.transaction().execute(async (trx) => {
+      const current = new Set((await trx.selectFrom('sys_user_role').select('role_id').where('user_id', '=', userId).execute()).map((r) => r.role_id));
+      const added = unique.filter((id) => !current.has(id));
+      if (added.length) await assertRolesGrantable(trx, req.auth!, await trx.selectFrom('sys_role').select(['role_id', 'code']).where('role_id', 'in', added).execute());
       const wasAdministrator = await holdsAdministratorRole(trx, userId);
       await trx.deleteFrom('sys_user_role').where('user_id', '=', userId).execute();
       if (unique.length) await trx.insertInto('sys_user_role').values(unique.map((role_id) => ({ user_id: userId, role_id }))).execute();

@@ -202,9 +202,10 @@ for (const dialect of await dialects()) {
       expect(perms.status).toBe(409);
       expect(perms.body.msg).toBe('内置管理员角色始终拥有全部权限，不能修改其权限');
 
-      // Another administrator (holding the bind codes through a role of their own) cannot empty the admin role either.
+      // Another administrator (holding every code through a role of their own, as adding a user to the admin role takes) cannot empty the admin role either.
       const binderRole = await newRole('授权员', 'binder');
-      await admin.post('/role/permission/bind', { roleId: binderRole, permissionIds: await permissionIds(['user:bindRole', 'role:list', 'role:edit', 'user:add', 'user:edit']) });
+      const everyPermission = (await server.app.ctx.db.selectFrom('sys_permission').select('permission_id').where('deleted', '=', 0).execute()).map((p) => p.permission_id);
+      await admin.post('/role/permission/bind', { roleId: binderRole, permissionIds: everyPermission });
       const binder = await newUser('binder1');
       await admin.post('/role/user/bind', { roleId: binderRole, userIds: [binder.id] });
       await signIn(binder.client, 'binder1');
@@ -223,7 +224,6 @@ for (const dialect of await dialects()) {
       expect(await usersOf(adminRole.role_id)).toEqual([me, spare.id].sort((a, b) => a - b));
 
       // The last enabled administrator cannot be taken out from the user side either: unbound, disabled or deleted.
-      await admin.post('/role/permission/bind', { roleId: binderRole, permissionIds: await permissionIds(['user:bindRole', 'role:list', 'role:edit', 'user:add', 'user:edit', 'user:delete']) });
       const db = server.app.ctx.db;
       const myRoles = (await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', me).execute()).map((r) => r.role_id);
       const mine = await db.selectFrom('sys_user').select(['user_name', 'account', 'gender', 'phone', 'depart_id']).where('user_id', '=', me).executeTakeFirstOrThrow();
@@ -264,6 +264,80 @@ for (const dialect of await dialects()) {
         await db.updateTable('sys_user').set({ status: 1 }).where('user_id', 'in', admins).execute();
       }
       await admin.post('/role/delete', { role_id: id });
+    });
+
+    it('lets a delegated role administrator grant only codes they hold, and never widen a role they hold (issue 23)', async () => {
+      const db = server.app.ctx.db;
+      const delegateRole = await newRole('授权代理', 'delegate');
+      const delegateCodes = ['dir:system', 'menu:role', 'role:list', 'role:bindPerm', 'role:edit', 'user:bindRole', 'user:list'];
+      await admin.post('/role/permission/bind', { roleId: delegateRole, permissionIds: await permissionIds(delegateCodes) });
+      const delegate = await newUser('delegate1');
+      await admin.post('/role/user/bind', { roleId: delegateRole, userIds: [delegate.id] });
+      await signIn(delegate.client, 'delegate1');
+      const bound = async (roleId: number) => (await db.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id).sort((a, b) => a - b);
+      const before = await bound(delegateRole);
+      const everyPermission = (await db.selectFrom('sys_permission').select('permission_id').where('deleted', '=', 0).execute()).map((p) => p.permission_id);
+
+      // Their own role: not the whole catalogue, not even a code they hold, not taking one off.
+      for (const ids of [everyPermission, before, before.slice(1)]) {
+        const own = await delegate.client.post('/role/permission/bind', { roleId: delegateRole, permissionIds: ids });
+        expect(own.status, JSON.stringify(own.body)).toBe(403);
+        expect(own.body.code).toBe(1003);
+        expect(own.body.msg).toBe('不能修改自己所属角色的权限，请由其他管理员操作');
+      }
+      expect(await bound(delegateRole)).toEqual(before);
+
+      // Another role: codes they lack are refused by name; the codes they hold go through.
+      const other = await newRole('代理授权对象', 'delegated');
+      const lacking = await delegate.client.post('/role/permission/bind', { roleId: other, permissionIds: await permissionIds(['user:list', 'user:delete']) });
+      expect(lacking.status).toBe(403);
+      expect(lacking.body.msg).toMatch(/^不能授予自己没有的权限：.*（user:delete）$/);
+      expect(await bound(other)).toEqual([]);
+      const wide = await delegate.client.post('/role/permission/bind', { roleId: other, permissionIds: everyPermission });
+      expect(wide.status).toBe(403);
+      expect(wide.body.msg).toMatch(/等\d+项$/);
+      const subset = await permissionIds(['dir:system', 'menu:role', 'role:list', 'user:list']);
+      expect((await delegate.client.post('/role/permission/bind', { roleId: other, permissionIds: subset })).body.msg).toBe('绑定权限成功！');
+      expect(await bound(other)).toEqual([...subset].sort((a, b) => a - b));
+      // A code the role already has and the granter lacks may stay, or go; it is not granted again.
+      const kept = await permissionIds(['user:delete']);
+      await admin.post('/role/permission/bind', { roleId: other, permissionIds: [...subset, ...kept] });
+      expect((await delegate.client.post('/role/permission/bind', { roleId: other, permissionIds: [...subset, ...kept] })).body.msg).toBe('绑定权限成功！');
+      expect((await delegate.client.post('/role/permission/bind', { roleId: other, permissionIds: subset })).body.msg).toBe('绑定权限成功！');
+
+      // Handing a wider role to anyone is the same widening: from the role side, the user side, or by enabling it.
+      const squadRole = await roleByCode('squad_reviewer');
+      const adminRole = await roleByCode('admin');
+      const accomplice = await newUser('accomplice1');
+      const squadUsers = await usersOf(squadRole.role_id);
+      for (const [url, body] of [
+        ['/role/user/bind', { roleId: squadRole.role_id, userIds: [...squadUsers, accomplice.id] }],
+        ['/role/user/bind', { roleId: adminRole.role_id, userIds: [...(await usersOf(adminRole.role_id)), accomplice.id] }],
+        ['/user/bindRole', { userId: accomplice.id, roleIds: [squadRole.role_id] }],
+        ['/user/bindRole', { userId: accomplice.id, roleIds: [adminRole.role_id] }],
+      ] as const) {
+        const r = await delegate.client.post(url, body);
+        expect(r.status, `${url} ${JSON.stringify(r.body)}`).toBe(403);
+        expect(r.body.msg).toMatch(/^不能授予自己没有的权限：/);
+      }
+      expect(await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', accomplice.id).execute()).toEqual([]);
+      expect(await usersOf(squadRole.role_id)).toEqual(squadUsers);
+      // A role within their codes may be handed on; a wider one's users may still be taken off.
+      expect((await delegate.client.post('/user/bindRole', { userId: accomplice.id, roleIds: [other] })).body.msg).toBe('绑定角色成功！');
+      await admin.post('/user/bindRole', { userId: accomplice.id, roleIds: [other, squadRole.role_id] });
+      expect((await delegate.client.post('/user/bindRole', { userId: accomplice.id, roleIds: [other] })).body.msg).toBe('绑定角色成功！');
+      const wider = await newRole('更宽角色', 'wider_role');
+      await admin.post('/role/permission/bind', { roleId: wider, permissionIds: await permissionIds(['user:delete']) });
+      await admin.post('/role/update', { roleId: wider, name: '更宽角色', code: 'wider_role', status: 0 });
+      const enable = await delegate.client.post('/role/update', { roleId: wider, name: '更宽角色', code: 'wider_role', status: 1 });
+      expect(enable.status).toBe(403);
+      expect(enable.body.msg).toBe('不能授予自己没有的权限：删除用户（user:delete）');
+
+      // The built-in admin role keeps every code, whoever asks.
+      const adminBound = await bound(adminRole.role_id);
+      const r = await delegate.client.post('/role/permission/bind', { roleId: adminRole.role_id, permissionIds: '' });
+      expect(r.status).toBe(409);
+      expect(await bound(adminRole.role_id)).toEqual(adminBound);
     });
 
     it("applies a role's new permissions, status and members on its users' next call, on every server", async () => {
