@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { appointmentCodes, type AppointmentKind } from '../../domain/appointments';
+import { AppState, appointmentCodes, type AppointmentKind } from '../../domain/appointments';
 import { SCAN_PERMISSION } from '../../domain/permissions';
 import { equipmentKinds, type EquipmentKindDef } from '../../domain/schemas/equipment';
 import type { Access, AuthContext } from '../core/context';
@@ -8,6 +8,7 @@ import { fail } from '../core/errors';
 import { fileNamesIn, type FileRecordKind } from '../core/file-refs';
 import { isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
+import { subjectByTable } from '../workflow/subjects';
 import { readableBy } from './appointments/service';
 
 /**
@@ -79,17 +80,40 @@ export const registerReadCodes = {
   gate_record_car: 'vehicleGateCrosRecords:list',
   gate_record_person: 'personGateCrosRecords:list',
 } as const satisfies Record<string, Access>;
-/** Registers under approval (modules/registers): the park's lists, read by whoever keeps them or approves them. */
+/**
+ * Registers under approval (modules/registers). A draft is its filer's until
+ * submitted (README): `drafts` are the codes of those who file the park's lists
+ * (their keepers, who edit every entry), `submitted` the approvers' and the
+ * history screens', which read a row once it has entered approval (issue 23).
+ * Registrations and waybills are filed by contacts, who read their own rows.
+ */
 export const approvableReadCodes = {
-  car_black_white_list: ['menu:carList', 'carListApproval:list', 'carListApproval:check'],
-  person_black_white_list: ['menu:personList', 'personListApproval:list', 'personListApproval:check'],
-  vehicle_registration: ['carRegistrationHistory:list', 'carRegistrationApproval:list', 'carRegistrationApproval:check'],
-  transport_list: ['menu:allTransportListHis', 'transportListApproval:check'],
-} as const satisfies Record<string, readonly Access[]>;
+  car_black_white_list: { drafts: ['menu:carList'], submitted: ['carListApproval:list', 'carListApproval:check'] },
+  person_black_white_list: { drafts: ['menu:personList'], submitted: ['personListApproval:list', 'personListApproval:check'] },
+  vehicle_registration: { drafts: [], submitted: ['carRegistrationHistory:list', 'carRegistrationApproval:list', 'carRegistrationApproval:check'] },
+  transport_list: { drafts: [], submitted: ['menu:allTransportListHis', 'transportListApproval:check'] },
+} as const satisfies Record<string, { drafts: readonly Access[]; submitted: readonly Access[] }>;
 
-/** Registers whose rows are their filer's: the filer reads their own besides the holders of the codes above. */
+/** Registers whose rows are their filer's: the filer reads their own, drafts included. */
 const filedRegisters = new Set<string>(['vehicle_registration', 'transport_list']);
 export type RegisterKind = keyof typeof registerReadCodes | keyof typeof approvableReadCodes | 'equipment' | 'stranded_alarm';
+
+async function anyApprovableReadable(db: Db, auth: AuthContext, kind: keyof typeof approvableReadCodes, ids: number[]): Promise<boolean> {
+  const codes = approvableReadCodes[kind];
+  if (codes.drafts.some((code) => holds(auth, code))) return true;
+  const submitted = codes.submitted.some((code) => holds(auth, code));
+  const filer = filedRegisters.has(kind);
+  if (!submitted && !filer) return false;
+  const state = subjectByTable[kind].stateColumn;
+  return !!(await (db as Kysely<any>)
+    .selectFrom(kind)
+    .select('id')
+    .where('id', 'in', ids.slice(0, ID_CHUNK))
+    .where('deleted', '=', 0)
+    .where((eb) => eb.or([...(filer ? [eb('create_user_id', '=', auth.userId)] : []), ...(submitted ? [eb(state, '!=', AppState.DRAFT)] : [])]))
+    .limit(1)
+    .executeTakeFirst());
+}
 
 /** Every kind of record whose rows are read through this switch. */
 export type RecordKind = FileRecordKind | RegisterKind;
@@ -129,8 +153,7 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
     case 'person_black_white_list':
     case 'vehicle_registration':
     case 'transport_list':
-      if (approvableReadCodes[kind].some((code) => holds(auth, code))) return true;
-      return filedRegisters.has(kind) && !!(await (db as Kysely<any>).selectFrom(kind).select('id').where('id', 'in', ids.slice(0, ID_CHUNK)).where('create_user_id', '=', auth.userId).where('deleted', '=', 0).executeTakeFirst());
+      return anyApprovableReadable(db, auth, kind, ids);
     case 'stranded_alarm':
       return anyStrandedReadable(db, auth, ids);
     case 'equipment':

@@ -212,8 +212,8 @@ for (const dialect of await dialects()) {
       expect((await portcontact.post<{ total: number }>('/vehicleRegistration/list', { size: 10, pn: 1, license_plate: p })).body.data.total).toBe(0);
       const mine = await contact.post<{ list: VehicleRegistrationRow[]; total: number }>('/vehicleRegistration/list', { size: 10, pn: 1, license_plate: p });
       expect(mine.body.data.list.map((r) => r.id)).toEqual([id]);
-      // The approvers read it (its detail is what the review shows).
-      expect((await hazard.get(`/vehicleRegistration/detail?id=${id}`)).status).toBe(200);
+      // The approvers read it once submitted (its detail is what the review shows), not as a draft (issue 23).
+      expect((await hazard.get(`/vehicleRegistration/detail?id=${id}`)).status).toBe(404);
       // The filer edits and deletes a draft.
       expect((await contact.post('/vehicleRegistration/edit', { ...body({ license_plate: p, visitor_company: '惠州新名称运输有限公司' }), id })).body.msg).toBe('编辑成功！');
       expect((await row(id)).visitor_company).toBe('惠州新名称运输有限公司');

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, dateOf } from '../../domain/visit-rules';
+import type { AppContext } from '../../server/core/context';
+import { rgbPng } from '../../server/db/seed-appointments';
+import { idNumber } from './fixtures';
+import { Client, dialects, startServer, type TestServer } from './harness';
+
+/** Issue 23, items 7, 9, 10c, 10d: who reads what, and logs that tell the truth, on both databases. */
+
+type Row = Record<string, unknown>;
+
+for (const dialect of await dialects()) {
+  describe(`access hardening on ${dialect}`, () => {
+    let server: TestServer;
+    let ctx: AppContext;
+    let contact: Client, hazard: Client, squad: Client, lead: Client;
+    let today = '';
+    let seq = 0;
+
+    beforeAll(async () => {
+      server = await startServer(dialect);
+      ctx = server.app.ctx;
+      today = dateOf(ctx.time());
+      [contact, hazard, squad, lead] = await Promise.all(['contact', 'hazard', 'squad', 'lead'].map((a) => new Client(server).as(a)));
+    });
+    afterAll(async () => server?.close());
+
+    /** A fresh upload each time: a photo shared with a submitted row would be readable through that row. */
+    const upload = async (c: Client) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(rgbPng(2, 2, () => [120, 130, 140 + (++seq % 100)]))], { type: 'image/png' }), 'doc.png');
+      const r = await fetch(`${server.base}/api/file/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${c.token}` } });
+      return ((await r.json()) as { data: { name: string } }).data.name;
+    };
+    const readFile = (c: Client, name: string) => fetch(`${server.base}/api/file/${name}`, { headers: { authorization: `Bearer ${c.token}` } }).then((r) => r.status);
+    const saved = async (c: Client, url: string, body: Row) => {
+      const r = await c.post<{ id: number }>(url, body);
+      expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: true, msg: '创建成功！' });
+      return r.body.data.id;
+    };
+    const plate = (letter: string) => `粤${letter}${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'P'}`;
+
+    const registration = (photo: string): Row => ({
+      license_plate: plate('L'),
+      license_plate_color: 1,
+      visit_area: 1,
+      visitor_company: '惠州测试运输有限公司',
+      phone: '13900003333',
+      total_mass: 31.5,
+      begin_time: today,
+      end_time: addDays(today, 200),
+      registry_img: photo,
+      business_license_img: photo,
+    });
+    const waybill = (annex: string): Row => ({
+      transport_type: 2,
+      list_number: `44130020260009${String(++seq).padStart(4, '0')}`,
+      cargo_name: '乙二醇',
+      cargo_quantity: 28.5,
+      enterprise: '惠州市大亚湾恒通危险品运输有限公司',
+      unified_social_credit_code: '91441300ma4w8k2l5t',
+      business_license_number: '粤交运管许可惠字441300012345号',
+      contact_phone: '0752-5568899',
+      license_plate: plate('K'),
+      license_plate_color: 1,
+      vehicle_transport_license: '粤交运管惠字441300001号',
+      trailer_license: '粤K1234挂',
+      trailer_transport_license: '粤交运管惠字441300009号',
+      tank_volume: 30,
+      driver: '黎志强',
+      driver_qualification_certificate: '4413002019001234',
+      driver_phone: '13922001101',
+      supercargo: '罗小明',
+      supercargo_qualification_certificate: '4413002020005678',
+      supercargo_phone: '13600011122',
+      shipper: '惠州宇新化工有限责任公司',
+      shipper_phone: '0752-5561000',
+      recipient: '中海壳牌石油化工有限公司',
+      recipient_phone: '0752-5562000',
+      carrier: '惠州市大亚湾恒通危险品运输有限公司',
+      carrier_phone: '0752-5568899',
+      loader: '钟伟',
+      loader_phone: '13600022233',
+      shipment_date: addDays(today, 2),
+      shipment_addr: '惠州市大亚湾石化区宇新化工厂区',
+      destination: '中海壳牌石化大道罐区',
+      annex,
+    });
+
+    it("answers 404 to approvers on a contact's draft registration and waybill, their photos and process, and reads them once submitted", async () => {
+      const cases = [
+        { base: '/vehicleRegistration', detail: '/vehicleRegistration/detail', history: '/vehicleRegistration/history/list', body: registration },
+        { base: '/transportList', detail: '/transportList/detail', history: '/transportList/list', body: waybill },
+      ];
+      for (const c of cases) {
+        const photo = await upload(contact);
+        const id = await saved(contact, `${c.base}/save`, c.body(photo));
+        expect((await contact.get(`${c.detail}?id=${id}`)).status).toBe(200);
+        expect(await readFile(contact, photo)).toBe(200);
+        for (const approver of [hazard, squad]) {
+          const detail = await approver.get(`${c.detail}?id=${id}`);
+          expect(detail.status, `${c.detail} ${JSON.stringify(detail.body)}`).toBe(404);
+          expect(detail.body.code).toBe(1005);
+          expect((await approver.post(`${c.base}/checkProcessInfo`, { id })).status).toBe(404);
+          expect(await readFile(approver, photo), c.base).toBe(404);
+        }
+        const history = await squad.post<{ list: Array<{ id: number }> }>(c.history, { size: 100, pn: 1 });
+        expect(history.status, c.history).toBe(200);
+        expect(history.body.data.list.map((r) => r.id)).not.toContain(id);
+
+        expect((await contact.post(`${c.base}/push`, { id })).body.msg).toBe('提交成功！');
+        for (const approver of [hazard, squad]) {
+          expect((await approver.get(`${c.detail}?id=${id}`)).status, c.detail).toBe(200);
+          expect(await readFile(approver, photo)).toBe(200);
+        }
+        expect((await squad.post<{ list: Array<{ id: number }> }>(c.history, { size: 100, pn: 1 })).body.data.list.map((r) => r.id)).toContain(id);
+      }
+    });
+
+    it("answers 404 to the squad on the lead's draft list entries and their face photo, and reads them once submitted", async () => {
+      const model = (await ctx.db.selectFrom('vehicle_type').select('id').where('name', '=', '小型汽车').executeTakeFirstOrThrow()).id;
+      const face = await upload(lead);
+      const entries = [
+        { base: '/carBlackWhiteList', body: { license_plate: plate('L'), vehicle_type_id: model, type: 1, start_time: today, end_time: addDays(today, 30), in_reason: '多次违规进入' }, photo: null },
+        {
+          base: '/personBlackWhiteList',
+          body: { name: '张三', gender: 0, idcard_type: 1, idcard: idNumber(9000 + ++seq, '03'), type: 1, start_time: today, end_time: addDays(today, 30), in_reason: '冒用证件', face_photo: face },
+          photo: face,
+        },
+      ];
+      for (const e of entries) {
+        const id = await saved(lead, `${e.base}/save`, e.body);
+        expect((await lead.get(`${e.base}/detail?id=${id}`)).status).toBe(200);
+        const draft = await squad.get(`${e.base}/detail?id=${id}`);
+        expect(draft.status, `${e.base} ${JSON.stringify(draft.body)}`).toBe(404);
+        expect(draft.body.msg).toContain('不存在');
+        if (e.photo) expect(await readFile(squad, e.photo)).toBe(404);
+        expect((await lead.post(`${e.base}/push`, { id })).body.msg).toBe('提交成功！');
+        expect((await squad.get(`${e.base}/detail?id=${id}`)).status, e.base).toBe(200);
+        if (e.photo) expect(await readFile(squad, e.photo)).toBe(200);
+      }
+    });
+  });
+}
