@@ -148,6 +148,7 @@ export interface LoginLogRow {
 export interface OperationLogRow {
   id: number;
   user_id: number | null;
+  /** The name when the row was written; null for a call made before sign-in. */
   user_name: string | null;
   account: string;
   depart_id: number | null;

@@ -187,6 +187,7 @@ export function registerGuards(app: FastifyInstance) {
         .values({
           user_id: auth?.userId ?? null,
           account: auth?.account ?? '',
+          user_name: auth?.userName ?? '',
           depart_id: auth?.departId ?? null,
           operation,
           result: reply.statusCode < 400 ? 1 : 0,

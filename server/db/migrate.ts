@@ -18,6 +18,7 @@ import { instanceChain } from './migrations/015-instance-chain';
 import { authEpoch } from './migrations/016-auth-epoch';
 import { deviceFiles } from './migrations/017-device-files';
 import { presenceOrder } from './migrations/018-presence-order';
+import { operationLogName } from './migrations/019-operation-log-name';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -40,6 +41,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '016-auth-epoch': authEpoch(dialect),
     '017-device-files': deviceFiles(),
     '018-presence-order': presenceOrder(),
+    '019-operation-log-name': operationLogName(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

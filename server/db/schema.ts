@@ -103,6 +103,8 @@ export interface OperationLogTable {
   id: Generated<number>;
   user_id: number | null;
   account: string;
+  /** The user's name when the row was written (migration 018): a later rename leaves it. */
+  user_name: Generated<string>;
   depart_id: number | null;
   operation: string;
   result: number;

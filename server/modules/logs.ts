@@ -73,7 +73,7 @@ const lists: LogList[] = [
     query: operationLogQuery,
     labels: operationLogLabels,
     time: 'operate_time',
-    columns: ['id', 'user_id', 'account', 'depart_id', 'operation', 'result', 'operate_time', 'api', 'method', 'params'],
+    columns: ['id', 'user_id', 'user_name', 'account', 'depart_id', 'operation', 'result', 'operate_time', 'api', 'method', 'params'],
     filters: {
       // A whole account matches exactly (its index); part of one is a case-insensitive contains within the window.
       account: { column: 'account', match: async (q, v, db) => ((await isWholeAccount(v, db)) ? q.where('account', '=', v) : q.where(containsText('account', String(v)))) },
@@ -81,14 +81,10 @@ const lists: LogList[] = [
     },
     unbounded: (q, db) => isWholeAccount(q.account, db),
     decorate: async (rows, db) => {
-      const userIds = [...new Set(rows.map((r) => r.user_id).filter((id): id is number => typeof id === 'number'))];
-      const [departs, users] = await Promise.all([
-        departNames(rows, db),
-        userIds.length ? db.selectFrom('sys_user').select(['user_id', 'user_name']).where('user_id', 'in', userIds).execute() : [],
-      ]);
-      const names = new Map(users.map((u) => [u.user_id, u.user_name]));
+      const departs = await departNames(rows, db);
+      // The name is the one stored with the row (migration 018), not today's: a rename does not rewrite the past.
       // Redacted when written; again when shown, by the same rule (core/redact.ts).
-      return rows.map((r) => ({ ...r, user_name: names.get(r.user_id as number) ?? null, depart_name: departs.get(r.depart_id as number) ?? null, params: redactAuditText(String(r.params ?? '')) }));
+      return rows.map((r) => ({ ...r, user_name: r.user_name || null, depart_name: departs.get(r.depart_id as number) ?? null, params: redactAuditText(String(r.params ?? '')) }));
     },
   },
 ];

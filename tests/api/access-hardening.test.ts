@@ -140,5 +140,26 @@ for (const dialect of await dialects()) {
         if (e.photo) expect(await readFile(squad, e.photo)).toBe(200);
       }
     });
+
+    it('keeps the name an operation log row was written with after the user renames themselves', async () => {
+      const auditor = await new Client(server).as('auditor');
+      const self = (await auditor.post<{ userName: string; gender: number; phone: string }>('/user/self')).body.data;
+      const rename = async (userName: string) => {
+        const r = await auditor.post('/user/updateSelf', { content: await auditor.encrypt({ userName, gender: self.gender, phone: self.phone, password: '' }) });
+        expect(r.body.msg, JSON.stringify(r.body)).toBe('编辑成功！');
+      };
+      const rows = async () =>
+        (await auditor.post<{ list: Array<{ user_name: string | null; operation: string }> }>('/log/user/page', { size: 100, pn: 1, account: 'auditor' })).body.data.list.filter((r) => r.operation === '修改个人信息');
+      try {
+        // Each rename is written under the name the caller had when making it.
+        await rename('孙丽甲');
+        await rename('孙丽乙');
+        await rename('孙丽丙');
+        expect((await rows()).map((r) => r.user_name)).toEqual(['孙丽乙', '孙丽甲', self.userName]);
+      } finally {
+        await rename(self.userName);
+      }
+      expect((await rows()).map((r) => r.user_name)).toEqual(['孙丽丙', '孙丽乙', '孙丽甲', self.userName]);
+    });
   });
 }

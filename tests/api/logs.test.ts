@@ -55,6 +55,8 @@ for (const dialect of await dialects()) {
       const op = (account: string, minutesAgo: number, result: 0 | 1, operation: string, params: Row | string = {}) => ({
         user_id: admin_.user_id,
         account,
+        // As the server writes it (migration 018): the name the user had then.
+        user_name: admin_.user_name,
         depart_id: admin_.depart_id,
         operation,
         result,
