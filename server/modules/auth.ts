@@ -28,12 +28,21 @@ const maskPhone = (p: string) => (p.length >= 7 ? `${p.slice(0, 3)}****${p.slice
  */
 const bucket = {
   captchaIp: (ip: string) => `captcha:ip:${ip}`,
-  captchaAccount: (account: string) => `captcha:acct:${account}`,
-  captchaCooldown: (account: string) => `captcha:wait:${account}`,
+  // Keyed by a digest: whatever was typed as the account (a password, by mistake) is not kept in clear (issue 23).
+  captchaAccount: (account: string) => `captcha:acct:${sha256(account)}`,
+  captchaCooldown: (account: string) => `captcha:wait:${sha256(account)}`,
   loginIp: (ip: string) => `login:ip:${ip}`,
   codeTries: (captchaId: number, ip: string) => `login:code:${captchaId}:${ip}`,
   wrongPasswords: (account: string) => `login:password:${account}`,
 };
+
+/**
+ * What the 登录日志 keeps of a typed account (issue 23): the account when it
+ * names a live user, else nothing, since a password typed into the account
+ * field by mistake would otherwise be kept for every auditor to read. The
+ * remark says the account was unknown.
+ */
+const UNKNOWN_ACCOUNT_REMARK = '账号不存在';
 
 export async function authRoutes(appInstance: FastifyInstance) {
   const app = appInstance.withTypeProvider<ZodTypeProvider>();
@@ -74,7 +83,8 @@ export async function authRoutes(appInstance: FastifyInstance) {
       });
       req.log.info({ account, phone: maskPhone(user.phone) }, 'captcha sent');
     } else {
-      await db.insertInto('sys_captcha').values({ account, code_hash: '-', created_at: now, expires_at: now, used: 1 }).execute();
+      // The same write as for a known account, so the answer's timing does not tell; the typed text is not kept.
+      await db.insertInto('sys_captcha').values({ account: '', code_hash: '-', created_at: now, expires_at: now, used: 1 }).execute();
     }
     return ok({ expireOfSeconds: cooldownSeconds }, '验证码发送成功');
   });
@@ -91,7 +101,16 @@ export async function authRoutes(appInstance: FastifyInstance) {
     const logAttempt = (result: 0 | 1, remark: string) =>
       db
         .insertInto('sys_login_log')
-        .values({ user_id: user?.user_id ?? null, user_name: user?.user_name ?? '', account, depart_id: user?.depart_id ?? null, ip: req.ip, result, login_time: app.ctx.time(), remark })
+        .values({
+          user_id: user?.user_id ?? null,
+          user_name: user?.user_name ?? '',
+          account: user ? account : '',
+          depart_id: user?.depart_id ?? null,
+          ip: req.ip,
+          result,
+          login_time: app.ctx.time(),
+          remark: user || remark === UNKNOWN_ACCOUNT_REMARK ? remark : `${remark}（${UNKNOWN_ACCOUNT_REMARK}）`,
+        })
         .execute();
     const now = Date.now();
     /** Logs the failed attempt and answers the error to throw. */
@@ -133,7 +152,7 @@ export async function authRoutes(appInstance: FastifyInstance) {
     if (Number(consumed.numUpdatedRows) !== 1) throw await refuse('验证码已被使用', new AppError(ErrorCode.CAPTCHA_INVALID, '验证码已被使用，请重新获取'));
     if (!user || !(await verifyPassword(password, user.password_hash))) {
       if (user) await hit(db, bucket.wrongPasswords(account), LOGIN_WINDOW_MS, now);
-      throw await refuse(user ? '密码错误' : '账号不存在', new AppError(ErrorCode.BAD_CREDENTIALS));
+      throw await refuse(user ? '密码错误' : UNKNOWN_ACCOUNT_REMARK, new AppError(ErrorCode.BAD_CREDENTIALS));
     }
     if (user.status !== 1) throw await refuse('账号已停用', new AppError(ErrorCode.ACCOUNT_DISABLED));
     const token = newToken();

@@ -161,5 +161,29 @@ for (const dialect of await dialects()) {
       }
       expect((await rows()).map((r) => r.user_name)).toEqual(['孙丽丙', '孙丽乙', '孙丽甲', self.userName]);
     });
+
+    it('keeps no typed account that names nobody: a password typed into the account field stays out of the login log and the captcha tables', async () => {
+      const typed = `Pw${dialect}#Secret2026`;
+      const stranger = new Client(server);
+      expect((await stranger.requestCaptcha(typed)).status).toBe(200);
+      const attempt = await stranger.post('/user/v2login', { content: await stranger.encrypt({ account: typed, password: 'Whatever1', captcha: '123456' }) });
+      expect(attempt.body.success).toBe(false);
+      // A known account typed with a wrong code is still logged under its account.
+      const known = new Client(server);
+      await known.requestCaptcha('patrol');
+      await known.post('/user/v2login', { content: await known.encrypt({ account: 'patrol', password: 'Whatever1', captcha: '000000' }) });
+
+      const { db } = ctx;
+      const dump = JSON.stringify([
+        await db.selectFrom('sys_login_log').selectAll().execute(),
+        await db.selectFrom('sys_captcha').selectAll().execute(),
+        await db.selectFrom('rate_counter').selectAll().execute(),
+      ]);
+      expect(dump).not.toContain(typed);
+      const auditor = await new Client(server).as('auditor');
+      const logged = (await auditor.post<{ list: Array<{ account: string; user_name: string; remark: string }> }>('/log/login/page', { size: 100, pn: 1, result: 0 })).body.data.list;
+      expect(logged.find((r) => r.account === '' && r.remark === '验证码已过期或未获取（账号不存在）')).toBeTruthy();
+      expect(logged.find((r) => r.account === 'patrol' && r.user_name === '张伟')).toBeTruthy();
+    });
   });
 }
