@@ -74,6 +74,19 @@ function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError
   return reply.status(500).send(failure(ErrorCode.INTERNAL, '服务器内部错误，请稍后重试'));
 }
 
+/** A request path decoded, with backslashes as slashes and dot segments resolved, as a browser or a proxy in front would read it. */
+function requestedPath(raw: string): string {
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // A malformed escape is read as written: still a path to answer, not a 500.
+  }
+  return path.posix.normalize(`/${decoded.replace(/\\/g, '/')}`);
+}
+
+const isApiPath = (p: string) => p === '/api' || p.startsWith('/api/');
+
 /** `logFile` sends the log to a file instead of stdout (tests read it back to prove nothing secret is logged). */
 export async function buildApp(config: Config, opts: { logFile?: string } = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -175,11 +188,16 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
   }
 
   app.setNotFoundHandler((req, reply) => {
-    if (req.url.startsWith('/api')) return reply.status(404).send(failure(ErrorCode.NOT_FOUND, `接口不存在：${req.method} ${req.url.split('?')[0]}`));
+    const raw = req.url.split('?')[0];
+    const where = requestedPath(raw);
+    // The path as written or as any browser or proxy would resolve it (`/api/file/..\..\park.db`, `/x/../api/y`, `/%61pi/y`):
+    // an API path that names no route is the API's 404, never the app's page (issue 23).
+    if (isApiPath(raw) || isApiPath(where)) return reply.status(404).send(failure(ErrorCode.NOT_FOUND, `接口不存在：${req.method} ${raw}`));
     if (hasUi && (req.method === 'GET' || req.method === 'HEAD')) {
-      const file = path.join(staticDir!, decodeURIComponent(req.url.split('?')[0]));
-      if (file.startsWith(staticDir!) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(staticDir!, file));
-      return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html');
+      const file = path.join(staticDir!, where);
+      if (file.startsWith(staticDir! + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(staticDir!, file));
+      // The page is for the app's screens; a missing file (`/park.db`, an old release's asset) is a 404, not HTML under its name.
+      if (!/\.[^/]*$/.test(where)) return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html');
     }
     return reply.status(404).send(failure(ErrorCode.NOT_FOUND, '页面不存在'));
   });

@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
@@ -9,6 +13,26 @@ import { Client, dialects, startServer, type TestServer } from './harness';
 
 type Row = Record<string, unknown>;
 
+/** A request line sent as written: fetch would resolve `..`, `\\` and `%61` before the server saw them. */
+function rawRequest(base: string, method: string, target: string, token?: string | null): Promise<{ status: number; type: string; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      const body = method === 'POST' ? '{}' : '';
+      const headers = [`${method} ${target} HTTP/1.1`, 'Host: park.local', 'Connection: close', ...(token ? [`Authorization: Bearer ${token}`] : []), ...(body ? ['Content-Type: application/json', `Content-Length: ${body.length}`] : [])];
+      socket.write(`${headers.join('\r\n')}\r\n\r\n${body}`);
+    });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head, ...rest] = text.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), type: /content-type: ([^\r\n;]*)/i.exec(head)?.[1] ?? '', body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
 for (const dialect of await dialects()) {
   describe(`access hardening on ${dialect}`, () => {
     let server: TestServer;
@@ -17,13 +41,22 @@ for (const dialect of await dialects()) {
     let today = '';
     let seq = 0;
 
+    let ui = '';
+
     beforeAll(async () => {
-      server = await startServer(dialect);
+      // A built app to fall back to, as `npm start` serves: the API's 404s must not become its page.
+      ui = fs.mkdtempSync(path.join(os.tmpdir(), 'park-ui-'));
+      fs.writeFileSync(path.join(ui, 'index.html'), '<!doctype html><title>园区</title>');
+      fs.writeFileSync(path.join(ui, 'manifest.webmanifest'), '{}');
+      server = await startServer(dialect, { staticDir: ui });
       ctx = server.app.ctx;
       today = dateOf(ctx.time());
       [contact, hazard, squad, lead] = await Promise.all(['contact', 'hazard', 'squad', 'lead'].map((a) => new Client(server).as(a)));
     });
-    afterAll(async () => server?.close());
+    afterAll(async () => {
+      await server?.close();
+      fs.rmSync(ui, { recursive: true, force: true });
+    });
 
     /** A fresh upload each time: a photo shared with a submitted row would be readable through that row. */
     const upload = async (c: Client) => {
@@ -184,6 +217,54 @@ for (const dialect of await dialects()) {
       const logged = (await auditor.post<{ list: Array<{ account: string; user_name: string; remark: string }> }>('/log/login/page', { size: 100, pn: 1, result: 0 })).body.data.list;
       expect(logged.find((r) => r.account === '' && r.remark === '验证码已过期或未获取（账号不存在）')).toBeTruthy();
       expect(logged.find((r) => r.account === 'patrol' && r.user_name === '张伟')).toBeTruthy();
+    });
+
+    it('answers every /api path that names no route with the 404 envelope, traversals included, and keeps the app page for its screens', async () => {
+      const apiPaths = [
+        '/api/nothing/here',
+        '/api',
+        '/api/file/..\\..\\park.db',
+        '/api/file/..%5C..%5Cpark.db',
+        '/api/file/..%2F..%2Fpark.db',
+        '/api/file/../../park.db',
+        '/api/%E0%A4%A',
+        // Paths a browser or proxy resolves to an API path before asking.
+        '/x/../api/nothing',
+        '/./api/nothing',
+        '//api/nothing',
+        '/%61pi/nothing',
+        '/api%2Fnothing',
+      ];
+      for (const method of ['GET', 'POST']) {
+        for (const target of apiPaths) {
+          for (const token of [contact.token, null]) {
+            const r = await rawRequest(server.base, method, target, token);
+            const what = `${method} ${target} ${token ? 'signed in' : 'signed out'}: ${r.status} ${r.body.slice(0, 80)}`;
+            expect(r.type, what).toBe('application/json');
+            const body = JSON.parse(r.body);
+            expect(body.success, what).toBe(false);
+            // The file route asks for a sign-in first and a malformed escape is a bad request; otherwise the 404 of a missing route or file.
+            expect({ [400]: 1001, [401]: 1002, [404]: 1005 }[r.status], what).toBe(body.code);
+            if (!target.startsWith('/api/file/') && !target.includes('%E0')) expect(r.status, what).toBe(404);
+            expect(body.msg, what).toMatch(/[\u4e00-\u9fff]/);
+          }
+        }
+      }
+      expect((await rawRequest(server.base, 'GET', '/api/no/route', contact.token)).body).toContain('接口不存在：GET /api/no/route');
+      // The app's screens, its files, and a missing file that is no screen.
+      for (const screen of ['/', '/login', '/vehicles/transport-history?open=3', '/apix']) {
+        const r = await rawRequest(server.base, 'GET', screen);
+        expect(r.status, screen).toBe(200);
+        expect(r.type, screen).toBe('text/html');
+      }
+      expect((await rawRequest(server.base, 'GET', '/manifest.webmanifest')).status).toBe(200);
+      // Nothing outside the app's directory is sent: a path out of it is a screen name at most.
+      expect((await rawRequest(server.base, 'GET', '/..%2F..%2F..%2Fetc%2Fhostname')).body).toContain('<title>园区</title>');
+      for (const file of ['/park.db', '/assets/index-0000.js', '/..%2F..%2Fpark.db', '/x/..%5C..%5Cpark.db']) {
+        const r = await rawRequest(server.base, 'GET', file);
+        expect(r.status, file).toBe(404);
+        expect(JSON.parse(r.body)).toMatchObject({ success: false, code: 1005, msg: '页面不存在' });
+      }
     });
   });
 }
