@@ -122,8 +122,8 @@ for (const dialect of await dialects()) {
 
     it("answers 404 to approvers on a contact's draft registration and waybill, their photos and process, and reads them once submitted", async () => {
       const cases = [
-        { base: '/vehicleRegistration', detail: '/vehicleRegistration/detail', history: '/vehicleRegistration/history/list', body: registration },
-        { base: '/transportList', detail: '/transportList/detail', history: '/transportList/list', body: waybill },
+        { base: '/vehicleRegistration', detail: '/vehicleRegistration/detail', history: '/vehicleRegistration/history/list', revoke: '/vehicleRegistration/history/revoke', body: registration },
+        { base: '/transportList', detail: '/transportList/detail', history: '/transportList/list', revoke: '/transportList/revokeForHis', body: waybill },
       ];
       for (const c of cases) {
         const photo = await upload(contact);
@@ -137,6 +137,9 @@ for (const dialect of await dialects()) {
           expect((await approver.post(`${c.base}/checkProcessInfo`, { id })).status).toBe(404);
           expect(await readFile(approver, photo), c.base).toBe(404);
         }
+        // Nor does a history revoke tell it apart from a row that does not exist.
+        const revoke = await squad.post(c.revoke, { id, reason: '测试撤销' });
+        expect(revoke.status, `${c.revoke} ${JSON.stringify(revoke.body)}`).toBe(404);
         const history = await squad.post<{ list: Array<{ id: number }> }>(c.history, { size: 100, pn: 1 });
         expect(history.status, c.history).toBe(200);
         expect(history.body.data.list.map((r) => r.id)).not.toContain(id);

@@ -148,6 +148,8 @@ export function approvableRoutes(def: ApprovableDef) {
         const { id, reason } = req.body;
         await db.transaction().execute(async (trx) => {
           const row = mine ? await lockMine(trx, id, req.auth!) : await lockLive(trx, ctx, def.table, id);
+          // Outside the filer a draft reads as absent (modules/access.ts); a 409 here would say it exists.
+          if (!mine && row.status === AppState.DRAFT) notFound(def.noun);
           await revokeApproval(trx, ctx, def.table, row, 'revoke', reason, { update_user_id: req.auth!.userId, update_time: ctx.time() });
         });
         return ok(null, '撤销审核成功！');
