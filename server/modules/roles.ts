@@ -110,11 +110,7 @@ async function grantableCodes(db: Db, auth: AuthContext): Promise<Set<string> | 
     .selectFrom('sys_role_permission as rp')
     .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
     .select('p.code')
-    .where(
-      'rp.role_id',
-      'in',
-      roles.map((r) => r.role_id),
-    )
+    .where('rp.role_id', 'in', roles.map((r) => r.role_id))
     .where('p.deleted', '=', 0)
     .execute();
   for (const r of rows) held.add(r.code);
@@ -134,7 +130,7 @@ const codesOfRole = async (db: Db, role: { role_id: number; code: string }) => {
  * and a delegated administrator must not pass on (or, through an accomplice,
  * get back) more than they have. Answers 403 naming the first few codes.
  */
-export async function assertGrantable(db: Db, auth: AuthContext, granted: ReadonlyArray<{ code: string; name: string }>): Promise<void> {
+async function assertGrantable(db: Db, auth: AuthContext, granted: ReadonlyArray<{ code: string; name: string }>): Promise<void> {
   if (!granted.length) return;
   const held = await grantableCodes(db, auth);
   if (!held) return;
