@@ -211,6 +211,29 @@ export function fieldErrorMap(issues: ReadonlyArray<{ path?: ReadonlyArray<Prope
   return out;
 }
 
+/**
+ * fieldErrorMap for a form: a range's two wire params (start_time, end_time)
+ * report under the range's one input (有效期), the only place the form shows
+ * them; left under their own names they were shown nowhere (issue 24 item 8).
+ */
+export function formErrorMap<R extends Row>(
+  fields: FieldDef<R>[],
+  mode: FormMode,
+  issues: ReadonlyArray<{ path?: ReadonlyArray<PropertyKey>; field?: string; message: string }>,
+): Record<string, string> {
+  const owner = new Map<string, string>();
+  for (const f of formFields(fields, mode)) {
+    if (!isRangeKind(f.kind)) continue;
+    for (const k of f.form?.rangeKeys ?? [`${f.name}Start`, `${f.name}End`]) owner.set(k, f.name);
+  }
+  return fieldErrorMap(
+    issues.map((i) => {
+      const key = i.field ?? (i.path && i.path.length ? String(i.path[0]) : '');
+      return { field: owner.get(key) ?? key, message: i.message };
+    }),
+  );
+}
+
 /** The shared create/edit/delete messages (spec 000 §8, 002 §8), overridable per screen. */
 export const MESSAGES = {
   createOk: '创建成功！',
@@ -220,6 +243,8 @@ export const MESSAGES = {
   deleteConfirm: '确认删除？',
   deleteOk: '删除成功！',
   deleteFail: '删除失败',
+  submitOk: '提交成功！',
+  submitFail: '提交失败',
   detailFail: '获取详情失败',
   empty: '暂无数据',
   openMissing: '未在当前列表中找到该记录，可能已处理或不符合当前筛选条件',

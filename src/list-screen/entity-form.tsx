@@ -3,8 +3,10 @@ import { useMemo, useRef, useState } from 'react';
 import { z, type ZodType } from 'zod';
 import { encryptContent } from '../lib/crypto';
 import { ApiError, post } from '../lib/http';
+import { useCan } from '../lib/me';
 import { useIsDesktop } from '../lib/use-media';
-import { failureText, fieldErrorMap, formFields, formValuesToBody, MESSAGES, rowToFormValues } from './conventions';
+import { failureText, formErrorMap, formFields, formValuesToBody, MESSAGES, rowToFormValues } from './conventions';
+import { DraftFooter, saveThenSubmit, type SaveIntent } from './draft-submit';
 import { FormItem } from './form-item';
 import { FieldInput } from './field-input';
 import { ScreenModal } from './screen-modal';
@@ -48,7 +50,9 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
     mode === 'edit' && row ? (form.toValues ? form.toValues(row) : rowToFormValues(fields, row)) : { ...(form.initialValues ?? {}), ...(row && form.childOf ? form.childOf(row) : {}) },
   );
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  const [busy, setBusy] = useState<SaveIntent | null>(null);
+  const can = useCan();
+  const canSubmit = !!form.submit && can(form.submit.permission);
   const bodyRef = useRef<HTMLFormElement>(null);
 
   const set = (name: string, v: unknown) => {
@@ -67,8 +71,8 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
       (el?.querySelector('input, select, button, textarea') as HTMLElement | null)?.focus({ preventScroll: true });
     });
 
-  const submit = async () => {
-    if (saving) return;
+  const submit = async (intent: SaveIntent = 'draft') => {
+    if (busy) return;
     const conf = mode === 'edit' ? form.edit : form.create;
     if (!conf) return;
     let payload = formValuesToBody(fields, mode, values);
@@ -76,32 +80,61 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
     if (form.toPayload) payload = form.toPayload(payload, { mode, row });
     const parsed = schema.safeParse(payload);
     if (!parsed.success) {
-      setErrors(fieldErrorMap(parsed.error.issues));
+      setErrors(formErrorMap(fields, mode, parsed.error.issues));
       focusFirstError();
       return;
     }
-    setSaving(true);
-    try {
-      const data = parsed.data as Values;
-      await post(conf.path, form.encrypt ? { content: await encryptContent(data) } : data);
-      Toast.show({ icon: 'success', content: conf.success ?? (mode === 'edit' ? MESSAGES.editOk : MESSAGES.createOk) });
-      onSaved();
-    } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 1500, 0);
+    const data = parsed.data as Values;
+    const send = async () => post<Values | null>(conf.path, form.encrypt ? { content: await encryptContent(data) } : data);
+    const fail = (e: ApiError) => {
       const known = new Set(visible.map((f) => f.name));
-      const fieldErrs = fieldErrorMap(e.fieldErrors.filter((fe) => known.has(fe.field)));
+      const fieldErrs = Object.fromEntries(Object.entries(formErrorMap(fields, mode, e.fieldErrors)).filter(([name]) => known.has(name)));
       if (Object.keys(fieldErrs).length) {
         setErrors(fieldErrs);
         focusFirstError();
       }
+    };
+    setBusy(intent);
+    try {
+      if (form.submit) {
+        const to = form.submit.path;
+        const outcome = await saveThenSubmit(intent, {
+          edit: mode === 'edit',
+          // A create answers the new row's key; an edit keeps the row's.
+          save: async () => {
+            const answer = await send();
+            return Number(mode === 'edit' && row ? (row as Record<string, unknown>)[rowKey] : (answer?.[rowKey] ?? answer?.id));
+          },
+          submit: (id) => post(to, { id }),
+        });
+        if (outcome.saved) onSaved();
+        else fail(outcome.error);
+        return;
+      }
+      await send();
+      Toast.show({ icon: 'success', content: conf.success ?? (mode === 'edit' ? MESSAGES.editOk : MESSAGES.createOk) });
+      onSaved();
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 1500, 0);
+      fail(e);
       Toast.show({ icon: 'fail', content: failureText(conf.failure ?? (mode === 'edit' ? MESSAGES.editFail : MESSAGES.createFail), e.message), duration: 3000 });
     } finally {
-      setSaving(false);
+      setBusy(null);
     }
   };
 
   return (
-    <ScreenModal open={open} title={title} onClose={onClose} width={form.width ?? 560} onOk={submit} okText={desktop ? '确定' : '提交'} okLoading={saving}>
+    <ScreenModal
+      open={open}
+      title={title}
+      onClose={onClose}
+      width={form.width ?? 560}
+      onOk={() => void submit()}
+      okText={desktop ? '确定' : '提交'}
+      okLoading={!!busy}
+      // A record under approval says which of its two steps a button takes (issue 24 item 1).
+      footer={form.submit ? <DraftFooter onClose={onClose} onSave={(intent) => void submit(intent)} busy={busy} canSubmit={canSubmit} /> : undefined}
+    >
       <form
         ref={bodyRef}
         className={`ef pf-boxed ${desktop ? 'ef--horizontal' : 'ef--vertical'}`}

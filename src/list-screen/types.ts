@@ -168,6 +168,11 @@ export interface FormDef<R extends Row = Row> {
     /** Body key that carries the row key on update (userId, id...). */
     idParam?: string;
   };
+  /**
+   * A record under approval: the form offers 保存草稿 and 提交审核, the second
+   * saving then posting { id } of the saved row here (draft-submit.tsx).
+   */
+  submit?: { path: string; permission?: PermissionCode };
   /** Body sent as { content: JWE(values) } (src/lib/crypto.ts). */
   encrypt?: boolean;
   /** Defaults for a new record. */

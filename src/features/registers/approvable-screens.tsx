@@ -138,6 +138,7 @@ export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R
       schema: { create: s.schemas.create, edit: s.schemas.update },
       create: { path: s.paths.save, title: `新增${s.noun}` },
       edit: { path: s.paths.edit, title: `编辑${s.noun}`, idParam: 'id' },
+      submit: { path: s.paths.push, permission: s.codes.commit },
       width: 640,
     },
     detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(s.paths.detail, { id: r.id }), ...(s.detail ? { render: s.detail, width: 760 } : {}) },

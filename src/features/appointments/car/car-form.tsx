@@ -27,7 +27,7 @@ import { post } from '../../../lib/http';
 import { splitFileNames } from '../../../lib/files';
 import { useMe } from '../../../lib/me';
 import { useVehicleTypes } from '../../../lib/preloads';
-import type { ScreenModalProps, Values } from '../../../list-screen';
+import type { SaveIntent, ScreenModalProps, Values } from '../../../list-screen';
 import { cargoInfoFields, cargoUnits } from '../shared/application-detail';
 import {
   ApplicationModal,
@@ -306,7 +306,7 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
   const showCargo = model?.show_cargo_type === 1;
   const hazardous = showCargo && form.get('cargo_type') === 1;
 
-  const submit = async () => {
+  const submit = async (intent: SaveIntent) => {
     if (saving) return;
     const body = carPayload(form.values, ctx);
     if (mode === 'edit' && row) body.car_application_id = row.car_application_id;
@@ -316,9 +316,9 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
       focusFirstError(ref.current);
       return;
     }
-    setSaving(true);
-    const r = await saveApplication(carKind, mode, data);
-    setSaving(false);
+    setSaving(intent);
+    const r = await saveApplication(carKind, mode, data, intent);
+    setSaving(null);
     if (r.ok) onDone();
     else if (r.errors && Object.keys(r.errors).length) {
       form.setErrors(r.errors);
@@ -338,7 +338,7 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
       mode={mode}
       open={open}
       onClose={onClose}
-      onSubmit={() => void submit()}
+      onSubmit={(intent) => void submit(intent)}
       saving={saving}
       loading={id !== undefined && full.isLoading}
       loadError={full.error}

@@ -3,7 +3,7 @@ import { personApplicationEdit, personApplicationSave, type PersonApplicationRow
 import { useEffect, useRef } from 'react';
 import { DateInput } from '../../../components/date-inputs';
 import { useMe } from '../../../lib/me';
-import type { ScreenModalProps, Values } from '../../../list-screen';
+import type { SaveIntent, ScreenModalProps, Values } from '../../../list-screen';
 import {
   ApplicationModal,
   Field,
@@ -82,7 +82,7 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
   const today = parkNow();
   const type = form.get('visitor_type') as number | undefined;
 
-  const submit = async () => {
+  const submit = async (intent: SaveIntent) => {
     if (saving) return;
     const body: Values = { ...form.values };
     if (mode === 'edit' && row) body.person_application_id = row.person_application_id;
@@ -92,9 +92,9 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
       focusFirstError(ref.current);
       return;
     }
-    setSaving(true);
-    const r = await saveApplication(personKind, mode, data);
-    setSaving(false);
+    setSaving(intent);
+    const r = await saveApplication(personKind, mode, data, intent);
+    setSaving(null);
     if (r.ok) onDone();
     else if (r.errors && Object.keys(r.errors).length) {
       form.setErrors(r.errors);
@@ -108,7 +108,7 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
       mode={mode}
       open={open}
       onClose={onClose}
-      onSubmit={() => void submit()}
+      onSubmit={(intent) => void submit(intent)}
       saving={saving}
       loading={id !== undefined && full.isLoading}
       loadError={full.error}

@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { Button, ErrorBlock, Skeleton, Toast } from 'antd-mobile';
+import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
 import { useCallback, useRef, useState, type ReactNode } from 'react';
 import type { EnumName, EnumOption } from '../../../../domain/enums';
-import { ApiError, get, post } from '../../../lib/http';
+import { get, post } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
-import { FormItem as SharedFormItem, MESSAGES, ScreenModal, failureText, type FieldDef, type FieldKind, type Values } from '../../../list-screen';
+import { useCan } from '../../../lib/me';
+import { DraftFooter, FormItem as SharedFormItem, MESSAGES, ScreenModal, saveThenSubmit, type FieldDef, type FieldKind, type SaveIntent, type Values } from '../../../list-screen';
 import { FieldInput } from '../../../list-screen/field-input';
 import type { KindInfo } from './kinds';
 import './appointments.css';
@@ -202,18 +203,20 @@ export interface SaveOutcome {
   errors?: Errors;
 }
 
-/** Create (also copy) or edit with the spec's messages; server field errors come back for the form. */
-export async function saveApplication(kind: KindInfo, mode: FormMode, body: Values): Promise<SaveOutcome> {
+/**
+ * Create (also copy) or edit with the spec's messages, and for 提交审核 the
+ * submit of the saved application; server field errors of the save come back
+ * for the form. Once saved the form closes whether or not the submit went
+ * through: the draft is in the list, and a refused submit says why.
+ */
+export async function saveApplication(kind: KindInfo, mode: FormMode, body: Values, intent: SaveIntent): Promise<SaveOutcome> {
   const edit = mode === 'edit';
-  try {
-    await post(edit ? kind.editPath : kind.savePath, body);
-    Toast.show({ icon: 'success', content: edit ? MESSAGES.editOk : MESSAGES.createOk });
-    return { ok: true };
-  } catch (err) {
-    const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 1500, 0);
-    Toast.show({ icon: 'fail', content: failureText(edit ? MESSAGES.editFail : MESSAGES.createFail, e.message), duration: 3000 });
-    return { ok: false, errors: toErrors(e.fieldErrors) };
-  }
+  const outcome = await saveThenSubmit(intent, {
+    edit,
+    save: async () => (await post<{ id: number }>(edit ? kind.editPath : kind.savePath, body)).id,
+    submit: (id) => post(`${kind.prefix}/push`, { id }),
+  });
+  return outcome.saved ? { ok: true } : { ok: false, errors: toErrors(outcome.error.fieldErrors) };
 }
 
 export const formTitle = (kind: KindInfo, mode: FormMode) => (mode === 'edit' ? `编辑${kind.name}` : mode === 'copy' ? `复制${kind.name}` : `新增${kind.name}`);
@@ -223,8 +226,9 @@ export interface ApplicationModalProps {
   mode: FormMode;
   open: boolean;
   onClose: () => void;
-  onSubmit: () => void;
-  saving: boolean;
+  onSubmit: (intent: SaveIntent) => void;
+  /** The step under way (save or save and submit), if any. */
+  saving: SaveIntent | null;
   /** The row fetch of edit/copy; the form shows once it has answered. */
   loading?: boolean;
   loadError?: unknown;
@@ -236,6 +240,7 @@ export interface ApplicationModalProps {
 /** Full-screen sheet on phones, a wide dialog on desktop, the form inside. */
 export function ApplicationModal({ kind, mode, open, onClose, onSubmit, saving, loading, loadError, onRetry, formRef, children }: ApplicationModalProps) {
   const desktop = useIsDesktop();
+  const can = useCan();
   const ready = !loading && !loadError;
   return (
     <ScreenModal
@@ -243,9 +248,7 @@ export function ApplicationModal({ kind, mode, open, onClose, onSubmit, saving, 
       title={formTitle(kind, mode)}
       onClose={onClose}
       width={920}
-      onOk={ready ? onSubmit : undefined}
-      okText={desktop ? '确定' : '提交'}
-      okLoading={saving}
+      footer={ready ? <DraftFooter onClose={onClose} onSave={onSubmit} busy={saving} canSubmit={can(kind.codes.commit)} /> : undefined}
     >
       {loading ? (
         <Skeleton.Paragraph lineCount={8} animated />
@@ -261,8 +264,9 @@ export function ApplicationModal({ kind, mode, open, onClose, onSubmit, saving, 
           className={`ef pf-boxed af ${desktop ? 'ef--horizontal af--desktop' : 'ef--vertical af--phone'}`}
           noValidate
           onSubmit={(e) => {
+            // Enter in a field saves the draft: submitting for approval takes its own button.
             e.preventDefault();
-            onSubmit();
+            onSubmit('draft');
           }}
         >
           {children}
@@ -275,7 +279,7 @@ export function ApplicationModal({ kind, mode, open, onClose, onSubmit, saving, 
 
 /** The saving flag and form ref every application form holds. */
 export function useSaving() {
-  const [saving, setSaving] = useState(false);
+  const [saving, setSaving] = useState<SaveIntent | null>(null);
   const ref = useRef<HTMLFormElement>(null);
   return { saving, setSaving, ref };
 }
