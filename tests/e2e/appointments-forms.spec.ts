@@ -1,17 +1,13 @@
 import { expect, test, type Page } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { formField, isPhone, listScreen, shot, signInAs } from './support';
+import { call, formField, isPhone, listScreen, saveDraft, shot, signInAs, submitForReview } from './support';
 
 const today = () => formatInZone(new Date()).slice(0, 10);
 const tag = () => (test.info().project.name === 'phone' ? 'P' : 'D');
 
 const field = formField;
 const input = (page: Page, label: string) => field(page, label).locator('input, textarea').first();
-
-async function submitForm(page: Page) {
-  await page.getByRole('dialog').getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
-}
 
 /** One value of a select: the native select on desktop, the wheel picker on phones. */
 async function pick(page: Page, label: string, option: string) {
@@ -25,7 +21,7 @@ async function pick(page: Page, label: string, option: string) {
   await expect(f.locator('.pf-trigger__text')).toHaveText(option);
 }
 
-test('a contact files a person appointment, fixes a visit-time error, saves and submits it', async ({ page }) => {
+test('a contact files a person appointment, fixes a visit-time error, saves a draft and submits it from its edit', async ({ page }) => {
   const name = `访客${tag()}${Date.now() % 100000}`;
   await signInAs(page, 'contact');
   const list = listScreen(page);
@@ -46,24 +42,67 @@ test('a contact files a person appointment, fixes a visit-time error, saves and 
   await input(page, '被访人姓名').fill('王芳');
   await input(page, '被访人电话').fill('13900139000');
 
-  await submitForm(page);
+  await saveDraft(page);
   await expect(field(page, '来访结束时间').getByText('临时来访时间差不能超过10天')).toBeVisible();
   await shot(page, 'person-form-error');
   // Nothing typed is lost on an error.
   await expect(input(page, '访客姓名')).toHaveValue(name);
 
   await input(page, '来访结束时间').fill(addDays(today(), 5));
-  await submitForm(page);
+  await saveDraft(page);
   await expect(page.getByText('创建成功！')).toBeVisible();
   await expect(list.row(name)).toBeVisible();
   await expect(list.row(name)).toContainText('草稿');
 
-  await list.action(name, '提交');
-  await expect(page.getByText(/确认提交/)).toBeVisible();
-  await page.getByRole('button', { name: '确定' }).last().click();
+  // The draft's edit offers the same two buttons; 提交审核 saves and submits in one step (issue 24 item 1).
+  await list.action(name, '编辑');
+  await expect(input(page, '访客姓名')).toHaveValue(name);
+  await shot(page, 'person-form-edit');
+  await submitForReview(page);
   await expect(page.getByText('提交成功！')).toBeVisible();
   await expect(list.row(name)).toContainText('审核中');
   await shot(page, 'person-applications');
+});
+
+test('a person appointment filed with 提交审核 is submitted at once; one refused at submit stays a draft and says why', async ({ page }) => {
+  const lead = await signInAs(page, 'lead');
+  // The seed's in-force black list names 邓国平; the lead keeps the list and reads his number from it.
+  const listed = await call<{ list: Array<{ name: string; idcard: string; status: number }> }>(lead, '/personBlackWhiteList/list', { size: 10, pn: 1, name: '邓国平' });
+  const idcard = listed.list.find((r) => r.status === 2)!.idcard;
+  await signInAs(page, 'contact');
+  const list = listScreen(page);
+  await list.open('/appointments/person');
+
+  for (const [visitor, number] of [
+    [`访客${tag()}${Date.now() % 100000}`, '441302199001011231'],
+    ['邓国平', idcard],
+  ] as const) {
+    await page.getByRole('button', { name: /新增预约/ }).click();
+    await expect(page.getByRole('dialog').getByText('访客信息')).toBeVisible();
+    await input(page, '访客姓名').fill(visitor);
+    await field(page, '性别').getByText('男', { exact: true }).click();
+    await input(page, '手机号').fill('13800138000');
+    await input(page, '来访单位').fill('惠州市测试工程有限公司');
+    await input(page, '证件号码').fill(number);
+    await field(page, '申请类型').getByText('临时访客', { exact: true }).click();
+    await input(page, '来访开始时间').fill(addDays(today(), 1));
+    await input(page, '来访结束时间').fill(addDays(today(), 3));
+    await input(page, '来访事由').fill('设备检修技术交流');
+    await input(page, '被访人姓名').fill('王芳');
+    await input(page, '被访人电话').fill('13900139000');
+    await submitForReview(page);
+    if (visitor !== '邓国平') {
+      await expect(page.getByText('提交成功！')).toBeVisible();
+      await expect(list.row(visitor).first()).toContainText('审核中');
+      continue;
+    }
+    // Saved, then refused at submit: the draft stays, and the message says both and why.
+    const notice = page.getByRole('dialog').filter({ hasText: '已保存为草稿，未提交审核' });
+    await expect(notice).toContainText(`提交失败：该申请人（邓国平，证件号${idcard}）在黑名单中，不能提交`);
+    await shot(page, 'person-form-refused-at-submit');
+    await notice.getByRole('button', { name: '知道了' }).click();
+    await expect(list.row('邓国平').first()).toContainText('草稿');
+  }
 });
 
 test('a contact files a car appointment; the blind-video photo field follows the vehicle model', async ({ page }) => {
@@ -91,15 +130,15 @@ test('a contact files a car appointment; the blind-video photo field follows the
   await expect(field(page, '盲区视频监控图片')).toHaveCount(0);
   await pick(page, '车型', '中型客车');
   await expect(field(page, '盲区视频监控图片')).toBeVisible();
-  await submitForm(page);
+  await saveDraft(page);
   await expect(field(page, '盲区视频监控图片').getByText('请上传盲区视频监控图片')).toBeVisible();
   await shot(page, 'car-form-blind-video');
 
   await pick(page, '车型', '小型汽车');
   await expect(field(page, '盲区视频监控图片')).toHaveCount(0);
-  await submitForm(page);
+  await saveDraft(page);
   await expect(page.getByText('创建成功！')).toBeVisible();
-  await expect(list.row(plate)).toBeVisible();
+  await expect(list.row(plate)).toContainText('草稿');
   await shot(page, 'car-applications');
 });
 

@@ -273,7 +273,7 @@ test('an application form keeps an offline photo waiting, refuses to save it, an
   await context.setOffline(true);
   await item.locator('input[type=file][multiple]').setInputFiles([photo!]);
   await expect(item.locator('.iu-wait')).toHaveCount(1);
-  await form.getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
+  await form.getByRole('button', { name: '保存草稿', exact: true }).click();
   // The photo is not sent as a device address: the field says what to do.
   await expect(item.getByText('有照片尚未上传，请联网后重试')).toBeVisible();
   await item.scrollIntoViewIfNeeded();

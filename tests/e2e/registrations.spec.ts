@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { call, fileVehicle, isPhone, listScreen, randomPlate, shot, signInAs, upload } from './support';
+import { call, fileVehicle, formField as field, isPhone, listScreen, randomPlate, saveDraft, shot, signInAs, submitForReview, upload } from './support';
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'Asia/Shanghai' });
 
@@ -46,4 +46,28 @@ test('a registration goes from draft to approved; then a need-record vehicle of 
   await expect(fileVehicle(contact, { ...trip, extra: { license_plate: plate, blind_video_photo: photo, register_record_photo: photo } })).resolves.toMatchObject({ plate });
   const other = randomPlate();
   await expect(fileVehicle(contact, { ...trip, seq: trip.seq + 1, extra: { license_plate: other, blind_video_photo: photo, register_record_photo: photo } })).rejects.toThrow(`车辆（${other}）未备案或备案不在来访日期内，不能提交`);
+});
+
+test('the registration form: 提交审核 files a registration under review, 保存草稿 a draft', async ({ page }) => {
+  await signInAs(page, 'contact');
+  const list = listScreen(page);
+  await list.open('/vehicles/registration');
+  for (const [plate, press, state] of [
+    [randomPlate(), submitForReview, '审核中'],
+    [randomPlate(), saveDraft, '草稿'],
+  ] as const) {
+    await page.getByRole('button', { name: /新增车辆备案/ }).click();
+    await field(page, '车牌号').locator('input').fill(plate);
+    await field(page, '备案园区').getByText('化工区', { exact: true }).click();
+    await field(page, '来访单位').locator('input').fill('惠州测试物流有限公司');
+    await field(page, '手机号').locator('input').fill('13900007777');
+    await field(page, '总质量').locator('input').fill('31');
+    const dates = field(page, '备案有效期').locator('input');
+    await dates.nth(0).fill(day(1));
+    await dates.nth(1).fill(day(60));
+    if (state === '审核中') await shot(page, 'registration-form');
+    await press(page);
+    await expect(page.getByText(state === '审核中' ? '提交成功！' : '创建成功！')).toBeVisible();
+    await expect(list.row(plate)).toContainText(state);
+  }
 });

@@ -262,6 +262,16 @@ export function storedOutbox<T = Record<string, unknown>>(page: Page): Promise<T
 export const formField = (page: Page, label: string): Locator =>
   page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${escapeRegExp(label)}\\s*[:：]?$`) }) }).first();
 
+/** 保存草稿 of the open form of a record under approval (register, appointment), the same at both sizes. */
+export async function saveDraft(page: Page) {
+  await page.getByRole('dialog').last().getByRole('button', { name: '保存草稿', exact: true }).click();
+}
+
+/** 提交审核 of such a form: saves, then submits. */
+export async function submitForReview(page: Page) {
+  await page.getByRole('dialog').last().getByRole('button', { name: '提交审核', exact: true }).click();
+}
+
 /** Submits the open entity form: 提交 on a phone's full-screen sheet, 确定 in a desktop modal. */
 export async function submitForm(page: Page) {
   await page.getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();

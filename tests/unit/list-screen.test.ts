@@ -5,6 +5,7 @@ import {
   defaultFilters,
   failureText,
   fieldErrorMap,
+  formErrorMap,
   formValuesToBody,
   loadScreenState,
   pageCount,
@@ -160,6 +161,16 @@ describe('form mapping', () => {
         { path: [], message: 'root' },
       ]),
     ).toEqual({ userName: '请输入用户名', phone: '请输入11位手机号' });
+  });
+
+  it("reports a range's wire params under the range's one input, where the form shows it", () => {
+    const issues = [
+      { path: ['begin'], message: '请选择开始时间' },
+      { field: 'end', message: '结束时间不能早于今天' },
+      { path: ['userName'], message: '请输入用户名' },
+    ];
+    expect(formErrorMap(fields, 'create', issues)).toEqual({ visit: '请选择开始时间', userName: '请输入用户名' });
+    expect(formErrorMap(fields, 'edit', [{ field: 'end', message: '结束时间不能早于今天' }])).toEqual({ visit: '结束时间不能早于今天' });
   });
 
   it('joins failure prefixes with the server message', () => {
