@@ -7,6 +7,8 @@ import { enums, type EnumName } from '../../domain/enums';
 import type { DB } from '../db/schema';
 import { detectFileType } from '../modules/files';
 import { AppError, fail } from './errors';
+import { importGate, readSheetOffThread } from './xlsx-off-thread';
+import { dateText } from './xlsx-reader';
 import type { RouteSchema } from './route-schema';
 import { guardSpreadsheetText } from './xlsx-text';
 
@@ -186,24 +188,6 @@ export async function readUpload(req: FastifyRequest, limits: ImportLimits): Pro
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** A cell as the text a person typed; dates become 'YYYY-MM-DD' (with the time when it is not midnight). */
-export function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) {
-    // exceljs gives the sheet's wall-clock time as UTC.
-    const d = `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())}`;
-    const h = value.getUTCHours(), m = value.getUTCMinutes(), s = value.getUTCSeconds();
-    return h || m || s ? `${d} ${pad(h)}:${pad(m)}:${pad(s)}` : d;
-  }
-  if (typeof value === 'object') {
-    if ('richText' in value) return value.richText.map((r) => r.text).join('').trim();
-    if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
-    if ('text' in value) return String(value.text).trim();
-    return '';
-  }
-  return String(value).trim();
-}
-
 /** Excel's day serials up to 9999-12-31, counted from 1899-12-30 (exact from 1900-03-01 on). */
 const EXCEL_SERIAL = /^\d{1,7}(\.\d+)?$/;
 const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
@@ -214,7 +198,7 @@ const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
  * keeps as its day serial) reads as that date.
  */
 export function normaliseDate(s: string): string {
-  if (EXCEL_SERIAL.test(s) && +s >= 1 && +s < 2958466) return cellText(new Date(EXCEL_EPOCH_MS + Math.round(+s * 86400) * 1000));
+  if (EXCEL_SERIAL.test(s) && +s >= 1 && +s < 2958466) return dateText(new Date(EXCEL_EPOCH_MS + Math.round(+s * 86400) * 1000));
   return s.replace(/^(\d{4})[/.](\d{1,2})[/.](\d{1,2})/, (_m, y, mo, d) => `${y}-${pad(+mo)}-${pad(+d)}`);
 }
 
@@ -228,45 +212,31 @@ export interface SheetRow {
 /**
  * The data rows of the first sheet that is not 说明, columns found by header
  * (a person may reorder them or drop optional ones). Blank rows and rows
- * `skip` names (the example) are left out.
+ * `skip` names (the example) are left out. Read off the event loop
+ * (xlsx-off-thread.ts), and only up to the first row past the limit.
  */
 export async function readRows(data: Buffer, columns: ImportColumn[], limits: ImportLimits, skip?: (cells: Record<string, string>) => boolean): Promise<SheetRow[]> {
-  const wb = new ExcelJS.Workbook();
-  try {
-    await wb.xlsx.load(data as unknown as ArrayBuffer);
-  } catch {
-    fail(ErrorCode.VALIDATION, '无法读取导入文件，请使用导入模板填写后上传');
-  }
-  const ws = wb.worksheets.find((w) => w.name !== HELP_SHEET) ?? wb.worksheets[0];
-  if (!ws) fail(ErrorCode.VALIDATION, '导入文件中没有数据');
-
-  const at = new Map<string, number>();
-  ws!.getRow(1).eachCell((cell, col) => {
-    const h = cellText(cell.value).replace(/^[*＊\s]+/, '').trim();
-    const c = columns.find((x) => x.header === h);
-    if (c && !at.has(c.key)) at.set(c.key, col);
+  // One row beyond the limit is read for the example row, which `skip` (a function, which cannot cross into the worker) leaves out here.
+  const read = await readSheetOffThread(data, {
+    columns: columns.map((c) => ({ key: c.key, header: c.header, required: c.required })),
+    keep: limits.maxRows + 1,
+    skipSheet: HELP_SHEET,
   });
-  if (at.size === 0) fail(ErrorCode.VALIDATION, `导入文件第1行不是表头：应为列名（如“${columns[0]?.header ?? ''}”），请下载导入模板填写`);
-  const absent = columns.filter((c) => c.required && !at.has(c.key)).map((c) => c.header);
-  if (absent.length) fail(ErrorCode.VALIDATION, `导入文件缺少列：${absent.join('、')}，请下载最新的导入模板`);
-
-  const rows: SheetRow[] = [];
-  ws!.eachRow({ includeEmpty: false }, (r, n) => {
-    if (n === 1) return;
-    const cells: Record<string, string> = {};
-    for (const c of columns) cells[c.key] = at.has(c.key) ? cellText(r.getCell(at.get(c.key)!).value) : '';
-    if (Object.values(cells).every((v) => v === '')) return;
-    if (skip?.(cells)) return;
-    rows.push({ row: n, cells });
-  });
+  const rows = read.rows.filter((r) => !skip?.(r.cells));
+  if (read.more) fail(ErrorCode.VALIDATION, `一次最多导入${limits.maxRows}条，当前超过${limits.maxRows}条，请分批导入`);
   if (rows.length === 0) fail(ErrorCode.VALIDATION, '导入文件中没有数据，请从第2行开始填写');
   if (rows.length > limits.maxRows) fail(ErrorCode.VALIDATION, `一次最多导入${limits.maxRows}条，当前${rows.length}条，请分批导入`);
   return rows;
 }
 
-/** readUpload then readRows: the rows of the uploaded workbook. */
+/** readUpload then readRows: the rows of the uploaded workbook, one import at a time per user. */
 export async function readImport(req: FastifyRequest, columns: ImportColumn[], limits: ImportLimits, skip?: (cells: Record<string, string>) => boolean): Promise<SheetRow[]> {
-  return readRows(await readUpload(req, limits), columns, limits, skip);
+  const release = importGate.enterUser(req.auth!.userId);
+  try {
+    return await readRows(await readUpload(req, limits), columns, limits, skip);
+  } finally {
+    release();
+  }
 }
 
 // ---------------------------------------------------------------- rows
