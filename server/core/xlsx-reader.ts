@@ -1,4 +1,4 @@
-import { createInflateRaw } from 'node:zlib';
+import { crc32, createInflateRaw } from 'node:zlib';
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 
@@ -50,6 +50,7 @@ export interface ZipEntry {
   compressedSize: number;
   uncompressedSize: number;
   localOffset: number;
+  crc: number;
 }
 
 const EOCD_SIG = 0x06054b50;
@@ -78,6 +79,7 @@ export function zipDirectory(data: Buffer): ZipEntry[] {
     if (p + 46 > data.length || data.readUInt32LE(p) !== CDH_SIG) refuse(UNREADABLE);
     const flags = data.readUInt16LE(p + 8);
     const method = data.readUInt16LE(p + 10);
+    const crc = data.readUInt32LE(p + 16);
     const compressedSize = data.readUInt32LE(p + 20);
     const uncompressedSize = data.readUInt32LE(p + 24);
     const nameLen = data.readUInt16LE(p + 28);
@@ -94,11 +96,13 @@ export function zipDirectory(data: Buffer): ZipEntry[] {
     if (uncompressedSize > RATIO_FLOOR_BYTES && uncompressedSize > MAX_RATIO * Math.max(compressedSize, 1)) {
       refuse(`导入文件的压缩比异常（${name} 约${Math.round(uncompressedSize / Math.max(compressedSize, 1))}:1，上限${MAX_RATIO}:1），请使用导入模板填写后上传`);
     }
-    entries.push({ name, method, compressedSize, uncompressedSize, localOffset });
+    entries.push({ name, method, compressedSize, uncompressedSize, localOffset, crc });
     p += 46 + nameLen + extraLen + commentLen;
   }
   return entries;
 }
+
+const damaged = (e: ZipEntry) => `导入文件已损坏（${e.name} 校验不符），请重新保存后上传`;
 
 const tooBig = (bytes: number) =>
   `导入文件解压后不能超过${MAX_UNZIPPED_BYTES / MB}MB（此文件${bytes >= 0xffffffff ? '超过4GB' : `约${Math.ceil(bytes / MB)}MB`}），请使用导入模板填写，分批导入`;
@@ -114,13 +118,14 @@ function inflateEntry(data: Buffer, e: ZipEntry, sink: (chunk: Buffer) => boolea
   if (start + e.compressedSize > data.length) refuse(UNREADABLE);
   const body = data.subarray(start, start + e.compressedSize);
   if (e.method === 0) {
-    if (e.compressedSize !== e.uncompressedSize) refuse(UNREADABLE);
+    if (e.compressedSize !== e.uncompressedSize || crc32(body) !== e.crc) refuse(damaged(e));
     sink(body);
     return Promise.resolve();
   }
   return new Promise<void>((resolve, reject) => {
     const inflate = createInflateRaw();
     let out = 0;
+    let crc = 0;
     let settled = false;
     const finish = (err?: unknown) => {
       if (settled) return;
@@ -133,13 +138,15 @@ function inflateEntry(data: Buffer, e: ZipEntry, sink: (chunk: Buffer) => boolea
       if (settled) return;
       out += chunk.length;
       if (out > e.uncompressedSize) return finish(new WorkbookRefused(`导入文件已损坏（${e.name} 解压后的大小与声明不符），请重新保存后上传`));
+      crc = crc32(chunk, crc);
       try {
         if (!sink(chunk)) finish();
       } catch (err) {
         finish(err);
       }
     });
-    inflate.on('end', () => finish());
+    // Checked only when read to the end: an entry left at the row limit was not read whole.
+    inflate.on('end', () => finish(out !== e.uncompressedSize || crc !== e.crc ? new WorkbookRefused(damaged(e)) : undefined));
     inflate.on('error', () => finish(new WorkbookRefused(UNREADABLE)));
     inflate.end(body);
   });
@@ -151,6 +158,10 @@ async function readXml(data: Buffer, entries: Map<string, ZipEntry>, name: strin
   if (!e) return false;
   const parser = new SaxesParser();
   const { stopped } = on(parser);
+  // What follows the row that stopped the reading, in the same chunk, is never looked at, broken or not.
+  parser.on('error', () => {
+    if (!stopped()) refuse(UNREADABLE);
+  });
   const decoder = new StringDecoder('utf8');
   try {
     await inflateEntry(data, e, (chunk) => {
