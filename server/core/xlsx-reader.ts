@@ -422,7 +422,8 @@ async function sheetRows(data: Buffer, entries: Map<string, ZipEntry>, wb: Workb
       if (stop) return;
       const n = local(t.name);
       if (n === 'row') {
-        rowNo = t.attributes.r ? Number(t.attributes.r) : rowNo + 1;
+        const r = Number(t.attributes.r);
+        rowNo = Number.isInteger(r) && r > rowNo ? r : rowNo + 1;
         // The header is row 1: a sheet whose first row is later has none.
         if (rowNo > 1 && !at) headerDone();
         colNo = 0;
@@ -430,6 +431,8 @@ async function sheetRows(data: Buffer, entries: Map<string, ZipEntry>, wb: Workb
       } else if (n === 'c' && rowCells) {
         colNo = t.attributes.r ? columnNumber(t.attributes.r) : colNo + 1;
         cell = { col: colNo, type: t.attributes.t ?? 'n', style: Number(t.attributes.s ?? 0), value: null, inline: null };
+        inV = inT = false;
+        phonetic = 0;
       } else if (cell) {
         if (n === 'v') {
           inV = true;
@@ -443,8 +446,8 @@ async function sheetRows(data: Buffer, entries: Map<string, ZipEntry>, wb: Workb
     });
     const onText = (s: string) => {
       if (stop || !cell) return;
-      if (inV) cell.value!.push(s);
-      else if (inT) cell.inline!.push(s);
+      if (inV) cell.value?.push(s);
+      else if (inT) cell.inline?.push(s);
     };
     p.on('text', onText);
     p.on('cdata', onText);

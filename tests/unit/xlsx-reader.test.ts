@@ -94,6 +94,31 @@ describe('xlsx reader', () => {
     expect(await readSheet(broken, options)).toMatchObject({ ok: false, message: expect.stringMatching(/^(无法读取导入文件|导入文件已损坏)/) });
     expect(await readSheet(good.subarray(0, good.length - 30), options)).toEqual({ ok: false, message: '无法读取导入文件，请使用导入模板填写后上传' });
   });
+  it('answers every odd or broken sheet with rows or a refusal, never an exception', async () => {
+    const header = rowXml(1, ['车牌号', '备注']);
+    const odd = [
+      '<row><c><v><c t="s"><v>1</v></c></v></c></row>',
+      '<row><c><v><c>1</c></v></c></row>',
+      '<row r="x"><c r="?" t="inlineStr"><is><t>粤A1</t></is></c><c r="A9" t="inlineStr"><is><t>粤A2</t></is></c></row>',
+      '<row r="3"><c t="s"><v>99999</v></c><c t="b"><v>1</v></c><c t="e"><v>#N/A</v></c><c t="d"><v>nonsense</v></c></row>',
+      '<row r="2"><c r="A2"><is><t>no type</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is><r><t>a</t></r><rPh><t>ignored</t></rPh></is></c></row>',
+      '<row r="4"><c r="A4" t="inlineStr"><v>',
+    ];
+    for (const body of odd) {
+      const read = await readSheet(sheetWorkbook(SHEET_HEAD + header + body + SHEET_TAIL), options);
+      expect(typeof read.ok).toBe('boolean');
+      // Row numbers name rows in messages: always a sheet row, whatever the file says.
+      if (read.ok) for (const r of read.rows) expect(Number.isInteger(r.row) && r.row > 1, body).toBe(true);
+    }
+    // Every single-character corruption of a small sheet, at a spread of places.
+    const sheet = SHEET_HEAD + header + rowXml(2, ['粤A00001', '备注&<>']) + rowXml(3, ['粤A00002', '']) + SHEET_TAIL;
+    for (let i = 0; i < sheet.length; i += 7) {
+      for (const ch of ['<', '>', '"', '&', ' ', 'x']) {
+        const read = await readSheet(sheetWorkbook(sheet.slice(0, i) + ch + sheet.slice(i + 1)), options);
+        expect(typeof read.ok).toBe('boolean');
+      }
+    }
+  });
 });
 
 describe('reading off the event loop', () => {
