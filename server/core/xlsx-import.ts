@@ -8,7 +8,7 @@ import type { DB } from '../db/schema';
 import { detectFileType } from '../modules/files';
 import { AppError, fail } from './errors';
 import { importGate, readSheetOffThread } from './xlsx-off-thread';
-import { dateText } from './xlsx-reader';
+import { dateText, MAX_UNZIPPED_BYTES } from './xlsx-reader';
 import type { RouteSchema } from './route-schema';
 import { guardSpreadsheetText } from './xlsx-text';
 
@@ -155,7 +155,7 @@ export async function acceptXlsxUploads(app: FastifyInstance, limits: ImportLimi
 /** The route schema of an import upload: its summary and the multipart part it reads, for the API description. */
 export const importSchema = (summary: string, limits: ImportLimits): RouteSchema => ({
   summary,
-  multipart: { file: `按导入模板填写的 .xlsx 文件（≤${limits.maxBytes / 1024 / 1024}MB，≤${limits.maxRows}行）` },
+  multipart: { file: `按导入模板填写的 .xlsx 文件（≤${limits.maxBytes / 1024 / 1024}MB，解压后≤${MAX_UNZIPPED_BYTES / 1024 / 1024}MB，≤${limits.maxRows}行；每人同时一个导入）` },
 });
 
 /** The uploaded file of the `file` part, refused unless it is one xlsx workbook within the size limit. */
