@@ -115,9 +115,13 @@ for (const dialect of await dialects()) {
     it('lets one user run one import at a time (429), others meanwhile, and frees the slot when the upload ends or breaks', async () => {
       const held = holdUpload(server, lead.token!, ROUTES.carList);
       await held.started;
-      // The first upload is inside its handler, body still arriving.
-      await new Promise((r) => setTimeout(r, 300));
-      const second = await upload('carList', await rows('carList', 1));
+      // Until the first upload is inside its handler (its body still arriving), a second one is refused as a bomb, saving nothing.
+      const bomb = bombWorkbook(64 * 1024 * 1024);
+      let second = await upload('carList', bomb);
+      for (let i = 0; i < 100 && second.status !== 429; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        second = await upload('carList', bomb);
+      }
       expect(second.status).toBe(429);
       expect(second.body).toMatchObject({ success: false, code: 1012, msg: '上一个导入尚未完成，请稍后再试' });
       const other = await upload('proprietor', await rows('proprietor', 1));
@@ -129,7 +133,12 @@ for (const dialect of await dialects()) {
 
       const broken = holdUpload(server, lead.token!, ROUTES.carList);
       await broken.started;
-      await new Promise((r) => setTimeout(r, 300));
+      let held429 = 0;
+      for (let i = 0; i < 100 && held429 !== 429; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        held429 = (await upload('carList', bomb)).status;
+      }
+      expect(held429).toBe(429);
       broken.abort();
       let status = 429;
       for (let i = 0; i < 50 && status === 429; i++) {
