@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { rgbPng } from '../../server/db/seed-appointments';
-import { idNumber } from './fixtures';
+import { idNumber, registrationBody, waybillBody } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
 /** Issue 23, items 7, 9, 10c, 10d: who reads what, and logs that tell the truth, on both databases. */
@@ -73,52 +73,8 @@ for (const dialect of await dialects()) {
     };
     const plate = (letter: string) => `粤${letter}${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'P'}`;
 
-    const registration = (photo: string): Row => ({
-      license_plate: plate('L'),
-      license_plate_color: 1,
-      visit_area: 1,
-      visitor_company: '惠州测试运输有限公司',
-      phone: '13900003333',
-      total_mass: 31.5,
-      begin_time: today,
-      end_time: addDays(today, 200),
-      registry_img: photo,
-      business_license_img: photo,
-    });
-    const waybill = (annex: string): Row => ({
-      transport_type: 2,
-      list_number: `44130020260009${String(++seq).padStart(4, '0')}`,
-      cargo_name: '乙二醇',
-      cargo_quantity: 28.5,
-      enterprise: '惠州市大亚湾恒通危险品运输有限公司',
-      unified_social_credit_code: '91441300ma4w8k2l5t',
-      business_license_number: '粤交运管许可惠字441300012345号',
-      contact_phone: '0752-5568899',
-      license_plate: plate('K'),
-      license_plate_color: 1,
-      vehicle_transport_license: '粤交运管惠字441300001号',
-      trailer_license: '粤K1234挂',
-      trailer_transport_license: '粤交运管惠字441300009号',
-      tank_volume: 30,
-      driver: '黎志强',
-      driver_qualification_certificate: '4413002019001234',
-      driver_phone: '13922001101',
-      supercargo: '罗小明',
-      supercargo_qualification_certificate: '4413002020005678',
-      supercargo_phone: '13600011122',
-      shipper: '惠州宇新化工有限责任公司',
-      shipper_phone: '0752-5561000',
-      recipient: '中海壳牌石油化工有限公司',
-      recipient_phone: '0752-5562000',
-      carrier: '惠州市大亚湾恒通危险品运输有限公司',
-      carrier_phone: '0752-5568899',
-      loader: '钟伟',
-      loader_phone: '13600022233',
-      shipment_date: addDays(today, 2),
-      shipment_addr: '惠州市大亚湾石化区宇新化工厂区',
-      destination: '中海壳牌石化大道罐区',
-      annex,
-    });
+    const registration = (photo: string): Row => registrationBody({ today, license_plate: plate('L'), photo });
+    const waybill = (annex: string): Row => waybillBody({ today, list_number: `44130020260009${String(++seq).padStart(4, '0')}`, license_plate: plate('K'), annex });
 
     it("answers 404 to approvers on a contact's draft registration and waybill, their photos and process, and reads them once submitted", async () => {
       const cases = [

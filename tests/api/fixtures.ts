@@ -75,3 +75,57 @@ export async function registerPlate(db: Kysely<DB>, plate: string, begin: string
     .values({ license_plate: plate, visit_area: 3, visitor_company: '惠州测试物流有限公司', phone: '13900007777', total_mass: 31, begin_time: `${begin} 00:00:00`, end_time: `${end} 23:59:59`, state: 2, create_time: now, update_time: now })
     .execute();
 }
+
+/** A valid vehicle registration body (spec 001): two hundred days from `today`, both documents the given upload. */
+export function registrationBody(v: { today: string; license_plate: string; photo: string }) {
+  return {
+    license_plate: v.license_plate,
+    license_plate_color: 1,
+    visit_area: 1,
+    visitor_company: '惠州测试运输有限公司',
+    phone: '13900003333',
+    total_mass: 31.5,
+    begin_time: v.today,
+    end_time: addDays(v.today, 200),
+    registry_img: v.photo,
+    business_license_img: v.photo,
+  };
+}
+
+/** A valid transport waybill body (spec 001): shipped two days from `today`, its annex the given upload. */
+export function waybillBody(v: { today: string; list_number: string; license_plate: string; annex: string }) {
+  return {
+    transport_type: 2,
+    list_number: v.list_number,
+    cargo_name: '乙二醇',
+    cargo_quantity: 28.5,
+    enterprise: '惠州市大亚湾恒通危险品运输有限公司',
+    unified_social_credit_code: '91441300ma4w8k2l5t',
+    business_license_number: '粤交运管许可惠字441300012345号',
+    contact_phone: '0752-5568899',
+    license_plate: v.license_plate,
+    license_plate_color: 1,
+    vehicle_transport_license: '粤交运管惠字441300001号',
+    trailer_license: '粤K1234挂',
+    trailer_transport_license: '粤交运管惠字441300009号',
+    tank_volume: 30,
+    driver: '黎志强',
+    driver_qualification_certificate: '4413002019001234',
+    driver_phone: '13922001101',
+    supercargo: '罗小明',
+    supercargo_qualification_certificate: '4413002020005678',
+    supercargo_phone: '13600011122',
+    shipper: '惠州宇新化工有限责任公司',
+    shipper_phone: '0752-5561000',
+    recipient: '中海壳牌石油化工有限公司',
+    recipient_phone: '0752-5562000',
+    carrier: '惠州市大亚湾恒通危险品运输有限公司',
+    carrier_phone: '0752-5568899',
+    loader: '钟伟',
+    loader_phone: '13600022233',
+    shipment_date: addDays(v.today, 2),
+    shipment_addr: '惠州市大亚湾石化区宇新化工厂区',
+    destination: '中海壳牌石化大道罐区',
+    annex: v.annex,
+  };
+}

@@ -3,7 +3,7 @@ import type { VehicleRegistrationRow } from '../../domain/schemas/vehicle-regist
 import { addDays, addMonths, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { rgbPng } from '../../server/db/seed-appointments';
-import { carApplicationBody, idNumber } from './fixtures';
+import { carApplicationBody, idNumber, registrationBody } from './fixtures';
 import { decide } from '../../server/workflow/engine';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
@@ -42,19 +42,7 @@ for (const dialect of await dialects()) {
     afterAll(async () => server?.close());
 
     const plate = () => `粤L${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'R' : 'Q'}`;
-    const body = (o: Row = {}): Row => ({
-      license_plate: plate(),
-      license_plate_color: 1,
-      visit_area: 1,
-      visitor_company: '惠州测试运输有限公司',
-      phone: '13900003333',
-      total_mass: 31.5,
-      begin_time: today,
-      end_time: addDays(today, 200),
-      registry_img: photo,
-      business_license_img: photo,
-      ...o,
-    });
+    const body = (o: Row = {}): Row => ({ ...registrationBody({ today, license_plate: plate(), photo }), ...o });
     const row = async (id: number) => ctx.db.selectFrom('vehicle_registration').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     /** The documents are the contact's uploads: another filer files without them. */
     const bodyOf = (who: Client, o: Row = {}) => body(who === contact ? o : { registry_img: '', business_license_img: '', ...o });

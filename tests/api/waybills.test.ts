@@ -3,7 +3,7 @@ import type { TransportListRow, WaybillOption } from '../../domain/schemas/trans
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { rgbPng } from '../../server/db/seed-appointments';
-import { carApplicationBody, idNumber } from './fixtures';
+import { carApplicationBody, idNumber, waybillBody } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
 type Row = Record<string, unknown>;
@@ -45,38 +45,7 @@ for (const dialect of await dialects()) {
 
     const plate = () => `粤K${String(++seq).padStart(5, '0')}`;
     const body = (o: Row = {}, file = annex): Row => ({
-      transport_type: 2,
-      list_number: `44130020260000${String(seq).padStart(4, '0')}`,
-      cargo_name: '乙二醇',
-      cargo_quantity: 28.5,
-      enterprise: '惠州市大亚湾恒通危险品运输有限公司',
-      unified_social_credit_code: '91441300ma4w8k2l5t',
-      business_license_number: '粤交运管许可惠字441300012345号',
-      contact_phone: '0752-5568899',
-      license_plate: plate(),
-      license_plate_color: 1,
-      vehicle_transport_license: '粤交运管惠字441300001号',
-      trailer_license: '粤K1234挂',
-      trailer_transport_license: '粤交运管惠字441300009号',
-      tank_volume: 30,
-      driver: '黎志强',
-      driver_qualification_certificate: '4413002019001234',
-      driver_phone: '13922001101',
-      supercargo: '罗小明',
-      supercargo_qualification_certificate: '4413002020005678',
-      supercargo_phone: '13600011122',
-      shipper: '惠州宇新化工有限责任公司',
-      shipper_phone: '0752-5561000',
-      recipient: '中海壳牌石油化工有限公司',
-      recipient_phone: '0752-5562000',
-      carrier: '惠州市大亚湾恒通危险品运输有限公司',
-      carrier_phone: '0752-5568899',
-      loader: '钟伟',
-      loader_phone: '13600022233',
-      shipment_date: addDays(today, 2),
-      shipment_addr: '惠州市大亚湾石化区宇新化工厂区',
-      destination: '中海壳牌石化大道罐区',
-      annex: file,
+      ...waybillBody({ today, list_number: `44130020260000${String(seq).padStart(4, '0')}`, license_plate: plate(), annex: file }),
       ...o,
     });
 
