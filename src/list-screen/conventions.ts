@@ -255,3 +255,54 @@ export function failureText(prefix: string, message: string | undefined): string
   if (!message) return prefix;
   return /[：:]$/.test(prefix) ? `${prefix}${message}` : `${prefix}：${message}`;
 }
+
+/**
+ * The desktop table's columns in order: the row's state (card.extra) moves to
+ * right after its key (card.title), so that it is read with the row's name and
+ * never lands at the far right, under the pinned 操作 column or past the pane.
+ */
+export function tableColumns<R extends Row>(fields: FieldDef<R>[], card?: { title: string; extra?: string }): FieldDef<R>[] {
+  const cols = fields.filter((f) => !f.hideInTable);
+  const keyAt = cols.findIndex((f) => f.name === card?.title);
+  const stateAt = cols.findIndex((f) => f.name === card?.extra);
+  if (keyAt < 0 || stateAt < 0) return cols;
+  const [state] = cols.splice(stateAt, 1);
+  cols.splice(cols.findIndex((f) => f.name === card?.title) + 1, 0, state!);
+  return cols;
+}
+
+/** Horizontal padding of a desktop cell (list-screen.css .dtb th/td) and the width of one CJK character at 14 px. */
+export const CELL_PADDING = 20;
+const CHAR_WIDTH = 14;
+
+/** Width a header label needs on one line: a CJK character is 14 px, a Latin one about half. */
+export function labelWidth(label: string): number {
+  let w = 0;
+  for (const ch of label) w += ch.charCodeAt(0) > 0xff ? CHAR_WIDTH : CHAR_WIDTH / 2 + 1;
+  return Math.ceil(w) + CELL_PADDING;
+}
+
+export interface ColumnSpec {
+  /** Declared width: what the column takes when there is room. */
+  width: number;
+  /** Narrowest it may get: its header on one line, or its declared width for a column that must not be cut (key, state). */
+  min: number;
+}
+
+/**
+ * Widths that fit `available` px: each column gives up part of what it has
+ * above its minimum, in proportion to that margin, so long text columns
+ * shrink first and the header, key and state stay whole. When even the
+ * minimums do not fit, the minimums are returned and the table scrolls.
+ */
+export function fitColumnWidths(cols: ColumnSpec[], available: number): number[] {
+  const widths = cols.map((c) => Math.max(c.width, c.min));
+  const total = widths.reduce((a, b) => a + b, 0);
+  if (!(available > 0) || total <= available) return widths;
+  const slack = cols.reduce((n, c, i) => n + (widths[i]! - c.min), 0);
+  const cut = total - available;
+  if (slack <= cut) return cols.map((c) => c.min);
+  const share = cut / slack;
+  // Floor each width so rounding never pushes the sum past the pane.
+  return cols.map((c, i) => Math.floor(widths[i]! - (widths[i]! - c.min) * share));
+}

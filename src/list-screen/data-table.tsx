@@ -1,8 +1,9 @@
 import { Checkbox, Popover } from 'antd-mobile';
 import { MoreOutline } from 'antd-mobile-icons';
-import type { ReactNode } from 'react';
-import { FieldValue, fieldText } from './field-value';
-import type { FieldDef, Row } from './types';
+import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { CELL_PADDING, fitColumnWidths, labelWidth, tableColumns } from './conventions';
+import { FieldValue } from './field-value';
+import type { FieldDef, Row, ScreenDef } from './types';
 
 export interface BoundAction {
   key: string;
@@ -15,10 +16,10 @@ export interface DataTableProps<R extends Row> {
   rows: R[];
   rowKey: keyof R & string;
   fields: FieldDef<R>[];
+  /** The row's key and state fields: the state column is placed beside the key column, and neither is narrowed. */
+  card?: ScreenDef<R>['card'];
   actionsFor?: (row: R) => BoundAction[];
   hasActions: boolean;
-  /** Estimated width of the actions column, so the table scrolls sideways only when it must. */
-  actionWidth?: number;
   onOpen?: (row: R) => void;
   rowClassName?: (row: R) => string | undefined;
   selection?: { selected: Set<unknown>; toggle: (key: unknown) => void; toggleAll: (on: boolean) => void };
@@ -30,6 +31,39 @@ export interface DataTableProps<R extends Row> {
 }
 
 const INLINE_ACTIONS = 4;
+const CHECK_WIDTH = 48;
+const NUMBER_WIDTH = 64;
+const DEFAULT_WIDTH = 140;
+
+/** The buttons a row shows inline: all of them up to four, else three and 更多. */
+const inlineLabels = (actions: BoundAction[]) => (actions.length > INLINE_ACTIONS ? [...actions.slice(0, INLINE_ACTIONS - 1).map((a) => a.label), '更多…'] : actions.map((a) => a.label));
+
+/** The actions column as wide as the widest row of this page needs (not every action the screen has: a row shows only those its state allows). */
+function actionColumnWidth(labelsPerRow: string[][]): number {
+  const widest = Math.max(0, ...labelsPerRow.map((labels) => labels.reduce((n, l) => n + l.length * 14 + 16, 0)));
+  return Math.max(labelWidth('操作'), CELL_PADDING + 8 + widest);
+}
+
+/** A cell cut short by its column shows its whole text on hover, also when it is drawn by a render function. */
+function titleIfCut(e: MouseEvent<HTMLElement>) {
+  const td = (e.target as HTMLElement).closest('td.dtb-cell');
+  if (td instanceof HTMLElement && !td.title && td.scrollWidth > td.clientWidth) td.title = (td.textContent ?? '').trim();
+}
+
+/** The scroll box's inner width, followed as the window or the side menu changes it. */
+function useInnerWidth() {
+  const ref = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    ro.observe(el);
+    setWidth(el.clientWidth);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, width] as const;
+}
 
 function ActionCell({ actions }: { actions: BoundAction[] }) {
   if (!actions.length) return <span className="ls-dash">-</span>;
@@ -53,17 +87,43 @@ function ActionCell({ actions }: { actions: BoundAction[] }) {
   );
 }
 
-/** The desktop table: semantic markup, sticky header, zebra rows, sideways scroll with the actions pinned right. */
-export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, hasActions, actionWidth = 160, onOpen, rowClassName, selection, placeholder, busy, rowNumberFrom }: DataTableProps<R>) {
-  const cols = fields.filter((f) => !f.hideInTable);
+/**
+ * The desktop table: semantic markup, sticky header, zebra rows, the actions
+ * pinned right. Columns are fitted to the pane (fitColumnWidths): long text is
+ * cut with an ellipsis and shown whole on hover and in the detail; the table
+ * scrolls sideways only when even the narrowest columns do not fit.
+ */
+export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFor, hasActions, onOpen, rowClassName, selection, placeholder, busy, rowNumberFrom }: DataTableProps<R>) {
+  const [scrollRef, inner] = useInnerWidth();
+  const cols = tableColumns(fields, card);
   const keys = rows.map((r) => (r as Record<string, unknown>)[rowKey]);
   const allOn = selection && keys.length > 0 && keys.every((k) => selection.selected.has(k));
   const someOn = selection && keys.some((k) => selection.selected.has(k));
   const numbered = rowNumberFrom !== undefined;
-  const minWidth = cols.reduce((n, f) => n + (f.width ?? 140), 0) + (hasActions ? actionWidth : 0) + (selection ? 48 : 0) + (numbered ? 64 : 0);
+  const rowActions = hasActions ? rows.map((r) => actionsFor?.(r) ?? []) : [];
+  const actionWidth = hasActions ? actionColumnWidth(rowActions.map(inlineLabels)) : 0;
+  const fixedWidth = actionWidth + (selection ? CHECK_WIDTH : 0) + (numbered ? NUMBER_WIDTH : 0);
+  const whole = new Set([card?.title, card?.extra]);
+  const widths = fitColumnWidths(
+    cols.map((f) => {
+      const width = f.width ?? DEFAULT_WIDTH;
+      const header = labelWidth(f.label);
+      return { width, min: whole.has(f.name) || f.fixed ? Math.max(width, header) : header };
+    }),
+    inner - fixedWidth,
+  );
+  const minWidth = widths.reduce((a, b) => a + b, 0) + fixedWidth;
   return (
-    <div className={`dtb-scroll${busy ? ' dtb-scroll--busy' : ''}`}>
+    <div ref={scrollRef} className={`dtb-scroll${busy ? ' dtb-scroll--busy' : ''}`}>
       <table className="dtb" style={{ minWidth }}>
+        <colgroup>
+          {selection && <col style={{ width: CHECK_WIDTH }} />}
+          {numbered && <col style={{ width: NUMBER_WIDTH }} />}
+          {cols.map((f, i) => (
+            <col key={f.name} style={{ width: widths[i] }} />
+          ))}
+          {hasActions && <col style={{ width: actionWidth }} />}
+        </colgroup>
         <thead>
           <tr>
             {selection && (
@@ -77,7 +137,7 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, has
               </th>
             )}
             {cols.map((f) => (
-              <th key={f.name} scope="col" style={{ width: f.width, textAlign: f.align }} className={f.fixed ? 'dtb-fixed-left' : undefined}>
+              <th key={f.name} scope="col" style={{ textAlign: f.align }} className={f.fixed ? 'dtb-fixed-left' : undefined}>
                 {f.label}
               </th>
             ))}
@@ -88,7 +148,7 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, has
             )}
           </tr>
         </thead>
-        <tbody>
+        <tbody onMouseOver={titleIfCut}>
           {placeholder ? (
             <tr className="dtb-placeholder">
               <td colSpan={cols.length + (hasActions ? 1 : 0) + (selection ? 1 : 0) + (numbered ? 1 : 0)}>{placeholder}</td>
@@ -111,13 +171,13 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, actionsFor, has
                   )}
                   {numbered && <td className="dtb-num">{rowNumberFrom + i}</td>}
                   {cols.map((f) => (
-                    <td key={f.name} style={{ textAlign: f.align, maxWidth: f.ellipsis ? f.width : undefined }} className={[f.ellipsis ? 'dtb-ellipsis' : '', f.fixed ? 'dtb-fixed-left' : ''].join(' ').trim() || undefined} title={f.ellipsis ? fieldText(f, r) : undefined}>
+                    <td key={f.name} style={{ textAlign: f.align }} className={f.fixed ? 'dtb-cell dtb-fixed-left' : 'dtb-cell'}>
                       <FieldValue field={f} row={r} />
                     </td>
                   ))}
                   {hasActions && (
                     <td className="dtb-action-col">
-                      <ActionCell actions={actionsFor?.(r) ?? []} />
+                      <ActionCell actions={rowActions[i] ?? []} />
                     </td>
                   )}
                 </tr>

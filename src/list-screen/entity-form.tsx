@@ -23,6 +23,12 @@ function requiredFields(schema: ZodType): Set<string> {
   return out;
 }
 
+/** From this many fields a desktop form takes two columns: one column would need scrolling through a modal of mostly empty width. */
+const TWO_COLUMNS_FROM = 8;
+const TWO_COLUMN_WIDTH = 1000;
+/** Inputs that need the whole row: photo grids, long text, the two dates of a range. */
+const WIDE_KINDS = new Set(['images', 'textarea', 'dateRange', 'datetimeRange']);
+
 export interface EntityFormProps<R extends Row> {
   open: boolean;
   mode: FormMode;
@@ -54,6 +60,7 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
   const can = useCan();
   const canSubmit = !!form.submit && can(form.submit.permission);
   const bodyRef = useRef<HTMLFormElement>(null);
+  const twoColumns = desktop && visible.length >= TWO_COLUMNS_FROM;
 
   const set = (name: string, v: unknown) => {
     setValues((s) => ({ ...s, [name]: v }));
@@ -128,17 +135,17 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
       open={open}
       title={title}
       onClose={onClose}
-      width={form.width ?? 560}
+      width={twoColumns ? Math.max(form.width ?? 0, TWO_COLUMN_WIDTH) : (form.width ?? 560)}
       onOk={() => void submit()}
       okText={desktop ? '确定' : '提交'}
       okLoading={!!busy}
       // A record under approval says which of its two steps a button takes (issue 24 item 1).
       footer={form.submit ? <DraftFooter onClose={onClose} onSave={(intent) => void submit(intent)} busy={busy} canSubmit={canSubmit} /> : undefined}
     >
+      {/* Desktop: a grid whose label tracks are as wide as the longest label in them, so no label wraps (list-screen.css .ef--grid). */}
       <form
         ref={bodyRef}
-        className={`ef pf-boxed ${desktop ? 'ef--horizontal' : 'ef--vertical'}`}
-        style={form.labelWidth ? ({ '--ef-label-width': form.labelWidth } as React.CSSProperties) : undefined}
+        className={`ef pf-boxed ${desktop ? `ef--horizontal ef--grid${twoColumns ? ' ef--two' : ''}` : 'ef--vertical'}`}
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
@@ -151,7 +158,7 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
           const isRequired = f.form?.required ?? required.has(f.name);
           const readOnly = mode === 'edit' && f.form?.readOnlyOnEdit;
           return (
-            <FormItem key={f.name} label={f.form?.label ?? f.label} required={isRequired} error={err} help={f.form?.help} htmlFor={id}>
+            <FormItem key={f.name} label={f.form?.label ?? f.label} required={isRequired} error={err} help={f.form?.help} htmlFor={id} className={WIDE_KINDS.has(f.kind) ? 'ef-item--wide' : undefined}>
               <FieldInput field={f} value={values[f.name]} onChange={(v) => set(f.name, v)} purpose="form" mode={mode} id={id} disabled={!!readOnly} onEnter={() => void submit()} />
             </FormItem>
           );

@@ -52,13 +52,3 @@ export function FieldValue<R extends Row>({ field, row, variant }: { field: Fiel
       return String(v);
   }
 }
-
-/** Plain text of a value, for title tooltips on ellipsised cells. */
-export function fieldText<R extends Row>(field: FieldDef<R>, row: R): string | undefined {
-  const v = cellValue(row, field);
-  if (field.render || v === undefined || v === null) return undefined;
-  if (field.kind === 'enum') return optionLabel(resolveOptions(field.options), v);
-  if (field.kind === 'yesNo') return optionLabel(enums.yesNo, v);
-  if (field.kind === 'images') return `${splitFileNames(v).length}张图片`;
-  return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
-}

@@ -185,8 +185,6 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   const onOpen = detailComponent ? (row: R) => open({ kind: 'custom', component: detailComponent, row }) : def.detail ? (row: R) => open({ kind: 'detail', row }) : undefined;
   const heldActions = (def.rowActions ?? []).filter((a) => can(a.permission));
   const hasActions = heldActions.length > 0;
-  const inlineLabels = heldActions.length > 4 ? [...heldActions.slice(0, 3).map((a) => a.label), '更多…'] : heldActions.map((a) => a.label);
-  const actionWidth = 28 + inlineLabels.reduce((n, l) => n + l.length * 14 + 16, 0);
   const setPage = (pn: number) => setState((s) => ({ ...s, pn }));
   const setSize = (size: number) => setState((s) => ({ ...s, size, pn: 1 }));
   const toggle = (k: unknown) => setSelected((s) => toggled(s, k));
@@ -323,9 +321,9 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
             rows={rows}
             rowKey={def.rowKey}
             fields={def.fields}
+            card={def.card}
             actionsFor={actionsFor}
             hasActions={hasActions}
-            actionWidth={actionWidth}
             onOpen={onOpen}
             rowClassName={def.rowClassName}
             rowNumberFrom={def.rowNumber ? (state.pn - 1) * state.size + 1 : undefined}

@@ -67,9 +67,12 @@ export interface FieldDef<R extends Row = Row> {
   hideInForm?: boolean;
   hideInDetail?: boolean;
 
-  /** Column width in px (desktop table) and single-line ellipsis with a title tooltip. */
+  /**
+   * Column width in px when the desktop table has room; narrower panes shrink it down to its header
+   * (the card's title and extra columns keep theirs). Every cell is one line, cut with an ellipsis and
+   * shown whole on hover and in the detail.
+   */
   width?: number;
-  ellipsis?: boolean;
   align?: 'left' | 'center' | 'right';
   /** Keeps the column visible while the table scrolls sideways. */
   fixed?: 'left';
@@ -183,10 +186,8 @@ export interface FormDef<R extends Row = Row> {
   toValues?: (row: R) => Values;
   /** Last touch before validation (values already include idParam in edit mode). */
   toPayload?: (values: Values, ctx: { mode: FormMode; row?: R }) => Values;
-  /** Modal width on desktop (560 default, 700 for approval forms). */
+  /** Modal width on desktop (560 default); a form of many fields is laid out in two columns at least 1000 px wide. */
   width?: number;
-  /** Desktop label column width (CSS length) for long labels. */
-  labelWidth?: string;
 }
 
 export interface ScreenDef<R extends Row = Row> {
@@ -211,7 +212,10 @@ export interface ScreenDef<R extends Row = Row> {
   };
   rowKey: keyof R & string;
   fields: FieldDef<R>[];
-  /** Phone cards: which field is the title line and which sits at its right (a status tag). */
+  /**
+   * The row's key and its state: on phone cards the title line and the tag at its right; in the desktop
+   * table the state column sits right after the key column, and neither is narrowed to fit.
+   */
   card?: { title: string; extra?: string };
   rowActions?: RowAction<R>[];
   toolbar?: ToolbarAction<R>[];

@@ -51,7 +51,7 @@ export const departmentsScreen = defineScreen<TreeRow>({
     { name: 'pid', kind: 'department', dataIndex: 'pid', hideInSearch: true, hideInTable: true, hideInCard: true, hideInDetail: true, form: { required: false, help: '不选则为顶级部门' } },
     { name: 'code', kind: 'text', dataIndex: 'code', hideInSearch: true, width: 160 },
     { name: 'visit_area', kind: 'enum', options: 'visitArea', dataIndex: 'visit_area', hideInSearch: true, width: 140 },
-    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 200, ellipsis: true, form: { help: '最多80个字' } },
+    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 200, form: { help: '最多80个字' } },
     { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInCard: true, width: 170 },
   ],
   toolbar: [{ key: 'add', label: '新增部门', type: 'create', permission: 'dept:add' }],

@@ -9,8 +9,8 @@ import { issueKeyConfirm, issueKeyModal } from './issue-key-modal';
  * table the server registers its routes from.
  */
 const fieldDefs: Record<string, DeclaredField<EquipmentRow>> = {
-  name: { name: 'name', kind: 'text', width: 160, ellipsis: true },
-  number: { name: 'number', kind: 'text', width: 140, ellipsis: true },
+  name: { name: 'name', kind: 'text', width: 160 },
+  number: { name: 'number', kind: 'text', width: 140 },
   type: { name: 'type', kind: 'enum', options: 'gateType', width: 100 },
   entrances_type: { name: 'entrances_type', kind: 'enum', options: 'entranceType', width: 100 },
   is_security_check: { name: 'is_security_check', kind: 'yesNo', hideInSearch: true, width: 90 },

@@ -18,7 +18,7 @@ const today = () => dateOf(formatInZone(new Date()));
 const dash = (v: string | null | undefined) => v || '-';
 
 type Shared = GateRecordCarRow | GateRecordPersonRow;
-const deviceName = <R extends Shared>(width: number): DeclaredField<R> => ({ name: 'device_name', kind: 'text', hideInSearch: true, width, ellipsis: true, render: (r) => dash(r.device_name) });
+const deviceName = <R extends Shared>(width: number): DeclaredField<R> => ({ name: 'device_name', kind: 'text', hideInSearch: true, width, render: (r) => dash(r.device_name) });
 const openResult = <R extends Shared>(): DeclaredField<R> => ({ name: 'openResult', dataIndex: 'open_result', kind: 'enum', options: 'gateOpenResult', tag: true, width: 84, search: { default: ALL } });
 const captureTime = <R extends Shared>(): DeclaredField<R> => ({ name: 'capture_time', kind: 'text', hideInSearch: true, width: 166 });
 
@@ -75,7 +75,7 @@ export const personGateRecordsScreen = recordsScreen<GateRecordPersonRow>({
     { name: 'idCard', dataIndex: 'paper_number', kind: 'text', width: 156, search: { placeholder: '完整证件号码或其中几位' } },
     { name: 'image_type', kind: 'enum', options: 'gateImageType', hideInSearch: true, hideInCard: true, width: 84 },
     { name: 'card_status', kind: 'enum', options: 'gateCardStatus', tag: true, hideInSearch: true, hideInCard: true, width: 70 },
-    { name: 'card_number', kind: 'text', hideInSearch: true, hideInCard: true, width: 90, ellipsis: true, render: (r) => dash(r.card_number) },
+    { name: 'card_number', kind: 'text', hideInSearch: true, hideInCard: true, width: 90, render: (r) => dash(r.card_number) },
     { name: 'person_event_type', kind: 'enum', options: 'gateDirection', tag: true, hideInSearch: true, width: 84 },
     deviceName<GateRecordPersonRow>(100),
     openResult<GateRecordPersonRow>(),

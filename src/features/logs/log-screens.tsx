@@ -63,14 +63,14 @@ export const loginLogScreen = defineScreen<LoginLogRow>({
   detail: { title: '登录日志详情' },
   fields: [
     timeRange<LoginLogRow>('登录时间'),
-    { name: 'userName', dataIndex: 'user_name', kind: 'text', width: 110, ellipsis: true, search: { placeholder: '姓名或账号' }, render: (r) => dash(r.user_name) },
-    { name: 'account', kind: 'text', hideInSearch: true, width: 120, ellipsis: true },
+    { name: 'userName', dataIndex: 'user_name', kind: 'text', width: 110, search: { placeholder: '姓名或账号' }, render: (r) => dash(r.user_name) },
+    { name: 'account', kind: 'text', hideInSearch: true, width: 120 },
     { name: 'user_id', kind: 'text', hideInSearch: true, hideInTable: true, hideInCard: true, render: (r) => (r.user_id === null ? '-' : String(r.user_id)) },
-    { name: 'depart_name', kind: 'text', hideInSearch: true, width: 150, ellipsis: true, render: (r) => dash(r.depart_name) },
+    { name: 'depart_name', kind: 'text', hideInSearch: true, width: 150, render: (r) => dash(r.depart_name) },
     { name: 'ip', kind: 'text', hideInSearch: true, width: 130 },
     { name: 'result', kind: 'enum', options: 'loginResult', tag: true, width: 90, search: { default: 1 } },
     { name: 'login_time', kind: 'text', hideInSearch: true, width: 170 },
-    { name: 'remark', kind: 'text', hideInSearch: true, width: 180, ellipsis: true, render: (r) => dash(r.remark) },
+    { name: 'remark', kind: 'text', hideInSearch: true, width: 180, render: (r) => dash(r.remark) },
   ],
 });
 
@@ -84,15 +84,15 @@ export const operationLogScreen = defineScreen<OperationLogRow>({
   detail: { title: '操作日志详情', width: 720 },
   fields: [
     { name: 'account', kind: 'text', hideInTable: true, hideInCard: true, search: { placeholder: '账号或其中几位' } },
-    { name: 'user_id', kind: 'text', hideInSearch: true, width: 164, ellipsis: true, render: (r) => (r.user_name ? `${r.user_name}（${r.account}）` : dash(r.account)) },
-    { name: 'depart_name', kind: 'text', hideInSearch: true, width: 130, ellipsis: true, render: (r) => dash(r.depart_name) },
-    { name: 'operation', kind: 'text', hideInSearch: true, width: 110, ellipsis: true },
+    { name: 'user_id', kind: 'text', hideInSearch: true, width: 164, render: (r) => (r.user_name ? `${r.user_name}（${r.account}）` : dash(r.account)) },
+    { name: 'depart_name', kind: 'text', hideInSearch: true, width: 130, render: (r) => dash(r.depart_name) },
+    { name: 'operation', kind: 'text', hideInSearch: true, width: 110 },
     { name: 'result', kind: 'enum', options: 'operationResult', tag: true, width: 84, search: { default: ALL } },
     { name: 'operate_time', kind: 'text', hideInSearch: true, width: 166 },
-    { name: 'api', kind: 'text', hideInSearch: true, hideInCard: true, width: 170, ellipsis: true },
+    { name: 'api', kind: 'text', hideInSearch: true, hideInCard: true, width: 170 },
     { name: 'method', kind: 'text', hideInSearch: true, hideInCard: true, width: 76 },
     // One line in the table; the detail shows the whole of it, indented.
-    { name: 'params', kind: 'text', hideInSearch: true, hideInCard: true, hideInDetail: true, width: 176, ellipsis: true },
+    { name: 'params', kind: 'text', hideInSearch: true, hideInCard: true, hideInDetail: true, width: 176 },
     {
       name: 'paramsDetail',
       dataIndex: 'params',

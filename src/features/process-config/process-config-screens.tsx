@@ -61,7 +61,7 @@ export const processesScreen = defineScreen<ProcessRow>({
   invalidates: [processDefinitionsQuery.queryKey, listKey(SCREENS.definitions)],
   card: { title: 'name', extra: 'type' },
   fields: [
-    { name: 'name', kind: 'text', dataIndex: 'name', width: 160, ellipsis: true },
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 160 },
     { name: 'type', kind: 'enum', options: 'processType', dataIndex: 'type', width: 140, search: { allLabel: '全部类型' } },
     {
       name: 'processDefinitionId',
@@ -70,7 +70,6 @@ export const processesScreen = defineScreen<ProcessRow>({
       dataIndex: 'process_definition_id',
       hideInSearch: true,
       width: 160,
-      ellipsis: true,
       render: (r) => r.process_definition_name || '-',
       form: { placeholder: '请选择流程定义', help: '修改只影响此后提交的申请，审批中的申请按原流程走完' },
     },
@@ -126,7 +125,7 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
   invalidates: [processNodesQuery.queryKey, processDefinitionsQuery.queryKey, listKey(SCREENS.definitions), listKey(SCREENS.processes)],
   card: { title: 'name' },
   fields: [
-    { name: 'name', kind: 'text', dataIndex: 'name', width: 180, ellipsis: true },
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 180 },
     {
       name: 'companyCheck',
       kind: 'custom',
@@ -144,7 +143,6 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
       dataIndex: 'departIds',
       hideInSearch: true,
       width: 150,
-      ellipsis: true,
       render: (r) => (r.company_check === 1 ? '被访企业' : r.departList.map((d) => d.name).join('、') || '-'),
       form: { required: true },
     },
@@ -169,7 +167,7 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
       render: (r) => (r.overtime_auto_check === 1 ? `${r.overtime_hours} 小时` : '-'),
       form: { help: '超过时限仍未审核的任务自动通过，备注“超时自动通过”' },
     },
-    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 150, ellipsis: true, form: { help: '最多80个字' } },
+    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 150, form: { help: '最多80个字' } },
     {
       name: 'definitions',
       label: '所属流程定义',
@@ -194,7 +192,6 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
     edit: { path: '/v2/processNode/update', title: '编辑流程节点', idParam: 'processNodeId' },
     initialValues: { companyCheck: 0, countersign: 0, overtimeAutoCheck: 0, overtimeHours: 24, departIds: [] },
     toPayload: (v) => nodePayload(v),
-    labelWidth: '8em',
     width: 640,
   },
   detail: { title: '流程节点详情' },
@@ -232,7 +229,7 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
   card: { title: 'name' },
   fields: [
     // '名称' in the list and its filter (spec 002: "name, node chain, …"), the spec's full wording in the form.
-    { name: 'name', label: '名称', kind: 'text', dataIndex: 'name', width: 180, ellipsis: true, form: { label: '流程定义名称' } },
+    { name: 'name', label: '名称', kind: 'text', dataIndex: 'name', width: 180, form: { label: '流程定义名称' } },
     {
       name: 'processNodeIds',
       label: '节点链',
@@ -245,7 +242,7 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
       render: (r) => <ChainLine names={r.definitionNodeList.map((n) => n.name)} compact />,
       form: { label: '流程节点', readOnlyOnEdit: true, required: true },
     },
-    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 170, ellipsis: true, form: { help: '最多80个字' } },
+    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 170, form: { help: '最多80个字' } },
     {
       name: 'processes',
       label: '使用的流程',
@@ -275,7 +272,6 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
     create: { path: '/v2/processDefinition/save', title: '新增流程定义' },
     edit: { path: '/processDefinition/update', title: '编辑流程定义', idParam: 'processDefinitionId' },
     initialValues: { processNodeIds: [] },
-    labelWidth: '8.5em',
     width: 860,
   },
   detail: { title: '流程定义详情', render: (r) => <DefinitionDetail row={r} />, width: 720 },

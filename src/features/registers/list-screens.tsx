@@ -25,7 +25,7 @@ function listFields<R extends CarListRow | PersonListRow>(): DeclaredField<R>[] 
       form: { label: '有效期', rangeKeys: ['start_time', 'end_time'], fromToday: true, required: true },
     },
     { name: 'validity', kind: 'enum', options: 'listValidity', hideInTable: true, hideInCard: true, hideInForm: true, hideInDetail: true },
-    { name: 'in_reason', kind: 'textarea', hideInSearch: true, width: 200, ellipsis: true },
+    { name: 'in_reason', kind: 'textarea', hideInSearch: true, width: 200 },
     { name: 'status', kind: 'enum', options: 'applicationState', tag: true, hideInForm: true, width: 96, search: { default: -1 } },
     { name: 'revoke_reason', kind: 'text', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true, render: (r) => r.revoke_reason || '-' },
     { name: 'create_user_name', label: '创建人', kind: 'text', hideInSearch: true, hideInForm: true, hideInCard: true, width: 96, render: (r) => r.create_user_name ?? '-' },

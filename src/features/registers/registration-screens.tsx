@@ -42,7 +42,7 @@ const fields: DeclaredField<R>[] = [
   { name: 'application_number', kind: 'text', width: 170, hideInForm: true },
   { name: 'license_plate', kind: 'text', width: 110, form: { placeholder: '如 粤L12345' } },
   { name: 'license_plate_color', kind: 'enum', options: 'plateColor', ...formOnly },
-  { name: 'visitor_company', kind: 'text', width: 200, ellipsis: true },
+  { name: 'visitor_company', kind: 'text', width: 200 },
   { name: 'visit_area', kind: 'enum', options: 'visitArea', width: 120, search: { default: REGISTRATION_AREA_ALL } },
   { name: 'phone', kind: 'text', hideInSearch: true, hideInCard: true, width: 120 },
   { name: 'total_mass', kind: 'number', unit: '吨', hideInSearch: true, hideInCard: true, width: 90 },

@@ -19,7 +19,7 @@ const fields: DeclaredField<R>[] = [
   text('list_number'),
   { name: 'cargo_name', kind: 'text', hideInSearch: true, width: 120 },
   { name: 'cargo_quantity', kind: 'number', unit: DEFAULT_CARGO_UNIT, hideInSearch: true, hideInCard: true, width: 100, render: (r) => `${r.cargo_quantity} ${r.cargo_unit || DEFAULT_CARGO_UNIT}` },
-  { name: 'enterprise', kind: 'text', width: 200, ellipsis: true },
+  { name: 'enterprise', kind: 'text', width: 200 },
   text('unified_social_credit_code'),
   text('business_license_number'),
   text('contact_phone'),

@@ -15,11 +15,11 @@ export const rolesScreen = defineScreen<RoleRow>({
   invalidates: [['users', 'roles'], ['me']],
   card: { title: 'name', extra: 'status' },
   fields: [
-    { name: 'name', kind: 'text', dataIndex: 'name', width: 180, ellipsis: true },
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 180 },
     { name: 'code', kind: 'text', dataIndex: 'code', hideInSearch: true, width: 180, form: { help: '数字、英文字母、冒号或下划线' } },
     { name: 'status', kind: 'enum', options: 'status', tag: true, dataIndex: 'status', width: 90, form: { only: 'edit' } },
     { name: 'user_count', kind: 'number', dataIndex: 'user_count', hideInSearch: true, hideInForm: true, width: 90, align: 'right' },
-    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 220, ellipsis: true, form: { help: '最多80个字' } },
+    { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 220, form: { help: '最多80个字' } },
     { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInForm: true, hideInCard: true, width: 170 },
   ],
   toolbar: [{ key: 'add', label: '新增角色', type: 'create', permission: 'role:add' }],

@@ -14,8 +14,8 @@ export const usersScreen = defineScreen<UserRow>({
   invalidates: [userOptionsQuery.queryKey],
   card: { title: 'userName', extra: 'status' },
   fields: [
-    { name: 'userName', kind: 'text', dataIndex: 'user_name', width: 140, ellipsis: true },
-    { name: 'account', kind: 'text', dataIndex: 'account', width: 140, ellipsis: true },
+    { name: 'userName', kind: 'text', dataIndex: 'user_name', width: 140 },
+    { name: 'account', kind: 'text', dataIndex: 'account', width: 140 },
     {
       name: 'password',
       kind: 'password',
@@ -26,7 +26,7 @@ export const usersScreen = defineScreen<UserRow>({
     },
     { name: 'gender', kind: 'enum', options: 'gender', dataIndex: 'gender', hideInSearch: true, width: 80 },
     { name: 'phone', kind: 'text', dataIndex: 'phone', width: 140, search: { placeholder: '请输入完整手机号' } },
-    { name: 'departId', kind: 'department', dataIndex: 'depart_id', width: 180, ellipsis: true, render: (r) => r.depart_name ?? '-' },
+    { name: 'departId', kind: 'department', dataIndex: 'depart_id', width: 180, render: (r) => r.depart_name ?? '-' },
     { name: 'status', kind: 'enum', options: 'status', tag: true, dataIndex: 'status', width: 90, form: { only: 'edit' } },
     { name: 'roleNames', kind: 'text', hideInSearch: true, hideInTable: true, hideInForm: true, render: (r) => (r.roleNames?.length ? r.roleNames.join('、') : '-') },
     { name: 'createTime', kind: 'text', dataIndex: 'create_time', hideInSearch: true, hideInTable: true, hideInCard: true, hideInForm: true },

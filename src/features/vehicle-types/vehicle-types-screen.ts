@@ -14,7 +14,7 @@ export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
   invalidates: [vehicleTypesQuery.queryKey],
   card: { title: 'name' },
   fields: [
-    { name: 'name', kind: 'text', dataIndex: 'name', width: 160, ellipsis: true },
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 160 },
     { name: 'speed', label: '车速(km/h)', kind: 'number', dataIndex: 'speed', unit: 'km/h', hideInSearch: true, width: 110, render: (r) => String(r.speed), form: { label: '车速' } },
     { name: 'needRecord', kind: 'yesNo', dataIndex: 'need_record', hideInSearch: true, width: 150 },
     { name: 'showCargoType', kind: 'yesNo', dataIndex: 'show_cargo_type', hideInSearch: true, width: 170 },
@@ -42,7 +42,6 @@ export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
     schema: { create: vehicleTypeCreate, edit: vehicleTypeUpdate },
     create: { path: '/vehicleType/save', title: '新增车型', success: '创建车型成功！' },
     edit: { path: '/vehicleType/update', title: '编辑车型', success: '编辑车型成功！', idParam: 'id' },
-    labelWidth: '16.5em',
     width: 680,
   },
   detail: { title: '车型详情', fetch: (r) => post<VehicleTypeRow>('/vehicleType/get', { id: r.id }) },

@@ -77,7 +77,7 @@ function carFields(showDept: boolean): F[] {
 
     column({ name: 'plate', label: '车牌号', width: 130, fixed: 'left', render: (r) => withSub(carOf(r).license_plate, carOf(r).vehicle_type_name, <OutboxMark taskId={r.process_task_id} />) }),
     column({ name: 'applicant', label: '申请人', width: 120, render: (r) => withSub(carOf(r).applicant_name, carOf(r).applicant_phone) }),
-    column({ name: 'company', label: '来访单位', width: 150, ellipsis: true, render: (r) => dash(carOf(r).visitor_company) }),
+    column({ name: 'company', label: '来访单位', width: 150, render: (r) => dash(carOf(r).visitor_company) }),
     column({ name: 'interviewee', label: '被访人', width: 150, render: (r) => withSub(carOf(r).interviewee_name, carOf(r).interviewee_depart_name) }),
     column({ name: 'visit', label: '来访时间', width: 170, render: timeRange('car') }),
     column({ name: 'submit', label: '提交时间', width: 150, render: (r) => dash(r.submit_time) }),
@@ -101,7 +101,7 @@ function personFields(showDept: boolean): F[] {
     timeFilter,
 
     column({ name: 'visitor', label: '访客', width: 130, fixed: 'left', render: (r) => withSub(personOf(r).visitor_name, personOf(r).visitor_phone, <OutboxMark taskId={r.process_task_id} />) }),
-    column({ name: 'company', label: '来访单位', width: 150, ellipsis: true, render: (r) => dash(personOf(r).visitor_company) }),
+    column({ name: 'company', label: '来访单位', width: 150, render: (r) => dash(personOf(r).visitor_company) }),
     column({ name: 'interviewee', label: '被访人', width: 150, render: (r) => withSub(personOf(r).interviewee_name, personOf(r).interviewee_depart_name) }),
     column({ name: 'type', label: '申请类型', width: 90, hideInCard: true, render: (r) => dash(optionLabel(enums.personVisitorType, personOf(r).visitor_type)) }),
     column({ name: 'visit', label: '来访时间', width: 170, render: timeRange('person') }),

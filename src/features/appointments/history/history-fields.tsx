@@ -22,16 +22,17 @@ export const flaggedRowClass = (r: CarApplicationRow) => (r.label_status === 1 ?
 
 /**
  * Vehicle history columns and the car application list's filters (spec 000
- * §2). The table's widths add up to 1500 px, the spec's scroll width.
+ * §2). The widths add up to 1500 px, the spec's scroll width, where there is
+ * room; a narrower pane fits them (src/list-screen fitColumnWidths).
  */
 export const carHistoryFields: FieldDef<CarApplicationRow>[] = [
-  { name: 'application_number', label: '预约单号', kind: 'text', width: 180, ellipsis: true, fixed: 'left', hideInCard: true },
+  { name: 'application_number', label: '预约单号', kind: 'text', width: 180, fixed: 'left', hideInCard: true },
   { name: 'license_plate', label: '车牌号', kind: 'text', width: 120, render: (r) => <Plate row={r} /> },
-  { name: 'vehicle_type_name', label: '车型', kind: 'text', width: 120, ellipsis: true, hideInSearch: true, hideInCard: true },
+  { name: 'vehicle_type_name', label: '车型', kind: 'text', width: 120, hideInSearch: true, hideInCard: true },
   { name: 'applicant_name', label: '申请人', kind: 'text', width: 90 },
   { name: 'applicant_phone', label: '手机号', kind: 'text', width: 125 },
   { name: 'applicant_idcard', label: '身份证号', kind: 'text', hideInTable: true },
-  { name: 'visitor_company', label: '来访单位', kind: 'text', width: 150, ellipsis: true },
+  { name: 'visitor_company', label: '来访单位', kind: 'text', width: 150 },
   { name: 'interviewee_name', label: '被访人', kind: 'text', width: 90, hideInCard: true },
   { name: 'interviewee_phone', label: '被访电话', kind: 'text', width: 125, hideInCard: true },
   { name: 'visit_area', label: '园区', kind: 'enum', options: 'visitArea', width: 110, hideInCard: true },
@@ -50,9 +51,9 @@ export const carHistoryFields: FieldDef<CarApplicationRow>[] = [
 
 /** Person history columns and the person application list's filters (spec 000 §2). */
 export const personHistoryFields: FieldDef<PersonApplicationRow>[] = [
-  { name: 'application_number', label: '申请单号', kind: 'text', width: 180, ellipsis: true, fixed: 'left', hideInCard: true },
+  { name: 'application_number', label: '申请单号', kind: 'text', width: 180, fixed: 'left', hideInCard: true },
   { name: 'visitor_name', label: '访客姓名', kind: 'text', width: 100 },
-  { name: 'visitor_company', label: '来访单位', kind: 'text', width: 150, ellipsis: true },
+  { name: 'visitor_company', label: '来访单位', kind: 'text', width: 150 },
   { name: 'visitor_idcard', label: '证件号码', kind: 'text', width: 180, hideInCard: true },
   { name: 'visitor_phone', label: '手机号', kind: 'text', width: 125 },
   {
@@ -60,7 +61,6 @@ export const personHistoryFields: FieldDef<PersonApplicationRow>[] = [
     label: '被访部门',
     kind: 'department',
     width: 150,
-    ellipsis: true,
     render: (r) => r.interviewee_depart_name ?? '-',
   },
   { name: 'interviewee_name', label: '被访人', kind: 'text', width: 90, hideInCard: true },

@@ -47,8 +47,8 @@ export const personApplicationsScreen = defineScreen<R>({
   card: { title: 'visitor_name', extra: 'state' },
   // Order serves the table (status and validity before the details); the filters follow it.
   fields: [
-    { name: 'application_number', kind: 'text', width: 180, ellipsis: true },
-    { name: 'visitor_name', kind: 'text', width: 100, ellipsis: true },
+    { name: 'application_number', kind: 'text', width: 180 },
+    { name: 'visitor_name', kind: 'text', width: 100 },
     { name: 'state', label: '状态', kind: 'enum', options: 'applicationState', tag: true, width: 96 },
     { name: 'visitor_type', kind: 'enum', options: 'personVisitorType', width: 96 },
     {
@@ -59,11 +59,11 @@ export const personApplicationsScreen = defineScreen<R>({
       search: { rangeKeys: ['begin_time', 'end_time'] },
       render: (r) => visitRange(r.visit_begin_time, r.visit_end_time),
     },
-    { name: 'visitor_company', kind: 'text', width: 180, ellipsis: true },
+    { name: 'visitor_company', kind: 'text', width: 180 },
     { name: 'visitor_idcard', kind: 'text', hideInTable: true },
     { name: 'visitor_phone', kind: 'text', width: 130, hideInCard: true },
-    { name: 'interviewee_depart_id', kind: 'department', width: 170, ellipsis: true, hideInCard: true, render: (r) => r.interviewee_depart_name ?? '-' },
-    { name: 'interviewee_name', label: '被访人', kind: 'text', width: 96, ellipsis: true, search: { placeholder: '请输入被访人姓名' } },
+    { name: 'interviewee_depart_id', kind: 'department', width: 170, hideInCard: true, render: (r) => r.interviewee_depart_name ?? '-' },
+    { name: 'interviewee_name', label: '被访人', kind: 'text', width: 96, search: { placeholder: '请输入被访人姓名' } },
     { name: 'interviewee_phone', label: '被访电话', kind: 'text', width: 130, hideInCard: true, search: { placeholder: '请输入被访人电话' } },
     { name: 'is_delayed', kind: 'enum', options: 'delayed', width: 86, hideInCard: true },
     { name: 'visitor_gender', kind: 'enum', options: 'gender', hideInSearch: true, hideInCard: true, width: 64 },
