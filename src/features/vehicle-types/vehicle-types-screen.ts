@@ -14,7 +14,7 @@ export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
   invalidates: [vehicleTypesQuery.queryKey],
   card: { title: 'name' },
   fields: [
-    { name: 'name', kind: 'text', dataIndex: 'name', width: 160 },
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 140 },
     { name: 'speed', label: '车速(km/h)', kind: 'number', dataIndex: 'speed', unit: 'km/h', hideInSearch: true, width: 110, render: (r) => String(r.speed), form: { label: '车速' } },
     { name: 'needRecord', kind: 'yesNo', dataIndex: 'need_record', hideInSearch: true, width: 150 },
     { name: 'showCargoType', kind: 'yesNo', dataIndex: 'show_cargo_type', hideInSearch: true, width: 170 },

@@ -1,0 +1,135 @@
+import { expect, test, type Page } from '@playwright/test';
+import { signInAs } from './support';
+
+/**
+ * Issue 24 item 3: at 1440×900 every list fits its pane with its state column
+ * in view beside its key, and no label of a desktop form wraps.
+ */
+test.skip(({ isMobile }) => isMobile, 'the table and the two-column form are the desktop layout; the phone shows cards and one-column forms, which other specs walk');
+
+interface ListCase {
+  path: string;
+  /** The header of the row's state column, when the list has one. */
+  state?: string;
+  /** Spec 000 §2 asks the appointment lists for a wide table that scrolls ("table scroll is 1500"): there only the state's place is checked. */
+  wide?: boolean;
+  /** Opens the 新增 form and checks its labels. */
+  form?: boolean;
+}
+
+const byAccount: Record<string, ListCase[]> = {
+  contact: [
+    { path: '/vehicles/registration', state: '审核状态', form: true },
+    { path: '/vehicles/transport-history', state: '审核状态', form: true },
+    { path: '/appointments/person', state: '状态', wide: true },
+    { path: '/appointments/car', state: '审核状态', wide: true },
+  ],
+  squad: [
+    { path: '/vehicles/registration-history', state: '审核状态' },
+    { path: '/vehicles/transport-all-history', state: '审核状态' },
+    { path: '/approval/registration' },
+    { path: '/approval/transport' },
+    { path: '/approval/car-list' },
+    { path: '/approval/person-list' },
+    { path: '/approval/car-final' },
+    { path: '/approval/person-final' },
+    { path: '/appointments/car-all-history', state: '审核状态', wide: true },
+    { path: '/appointments/person-all-history', state: '审核状态', wide: true },
+  ],
+  lead: [
+    { path: '/vehicles/car-list', state: '状态', form: true },
+    { path: '/vehicles/person-list', state: '状态', form: true },
+    { path: '/vehicles/marks', state: '状态', form: true },
+    { path: '/security/stranded-person', state: '处理状态' },
+    { path: '/security/stranded-car', state: '处理状态' },
+    { path: '/security/vehicle-gate-records' },
+    { path: '/security/person-gate-records' },
+  ],
+  reviewer: [{ path: '/approval/car' }, { path: '/approval/person' }, { path: '/appointments/car-history', state: '审核状态', wide: true }],
+  admin: [
+    { path: '/devices/gate', state: '在线状态', form: true },
+    { path: '/devices/car-face', state: '在线状态' },
+    { path: '/system/roles', state: '状态', form: true },
+    { path: '/system/users', state: '状态', form: true },
+    { path: '/system/departments', form: true },
+    { path: '/system/vehicle-types', form: true },
+    { path: '/system/processes', form: true },
+    { path: '/system/process-nodes', form: true },
+    { path: '/system/process-definitions', form: true },
+    { path: '/system/login-logs', state: '登录状态' },
+    { path: '/system/operation-logs', state: '操作结果' },
+  ],
+};
+
+type Box = { left: number; right: number; width: number };
+
+async function tableLayout(page: Page, state: string | undefined) {
+  await expect(page.locator('table.dtb')).toBeVisible();
+  await expect(page.locator('.dtb .ls-skeleton')).toHaveCount(0);
+  return page.evaluate((stateLabel) => {
+    const box = (el: Element | null | undefined): Box | null => {
+      if (!el) return null;
+      const b = el.getBoundingClientRect();
+      return { left: b.left, right: b.right, width: b.width };
+    };
+    const scroll = document.querySelector('.dtb-scroll') as HTMLElement;
+    const ths = [...document.querySelectorAll('.dtb thead th')];
+    return {
+      pane: box(scroll)!,
+      scrollWidth: scroll.scrollWidth,
+      clientWidth: scroll.clientWidth,
+      state: box(ths.find((th) => th.textContent?.trim() === stateLabel)),
+      actions: box(ths.find((th) => th.classList.contains('dtb-action-col'))),
+    };
+  }, state);
+}
+
+/** Labels of the open form that take more than one line. */
+async function wrappedLabels(page: Page): Promise<string[]> {
+  const labels = page.locator('.ef .ef-label');
+  await expect(labels.first()).toBeVisible();
+  return labels.evaluateAll((els) =>
+    els.filter((el) => el.getBoundingClientRect().height > parseFloat(getComputedStyle(el).lineHeight) * 1.5).map((el) => el.textContent ?? ''),
+  );
+}
+
+for (const [account, cases] of Object.entries(byAccount)) {
+  test(`${account}: every list fits at 1440 px with its state in view, and no form label wraps`, async ({ page }) => {
+    await signInAs(page, account);
+    for (const c of cases) {
+      await test.step(c.path, async () => {
+        await page.goto(c.path);
+        const t = await tableLayout(page, c.state);
+        if (!c.wide) expect(t.scrollWidth, `${c.path}: the table is wider than its pane`).toBeLessThanOrEqual(t.clientWidth);
+        if (c.state) {
+          expect(t.state, `${c.path}: no ${c.state} column`).not.toBeNull();
+          expect(t.state!.left, `${c.path}: ${c.state} starts left of the pane`).toBeGreaterThanOrEqual(t.pane.left);
+          expect(t.state!.right, `${c.path}: ${c.state} ends past the pane`).toBeLessThanOrEqual(t.pane.right);
+          if (t.actions) expect(t.state!.right, `${c.path}: ${c.state} lies under the pinned 操作 column`).toBeLessThanOrEqual(t.actions.left + 0.5);
+        }
+        if (c.form) {
+          await page.locator('.ls-toolbar__right').getByRole('button', { name: /^新增/ }).first().click();
+          const dialog = page.getByRole('dialog');
+          await expect(dialog).toBeVisible();
+          expect(await wrappedLabels(page), `${c.path}: form labels on more than one line`).toEqual([]);
+          await dialog.getByRole('button', { name: '取消' }).click();
+          await expect(dialog).toBeHidden();
+        }
+      });
+    }
+  });
+}
+
+test('a cell cut short shows its whole text on hover and in the detail', async ({ page }) => {
+  await signInAs(page, 'contact');
+  await page.goto('/vehicles/registration');
+  const cell = page.locator('.dtb tbody tr').first().locator('td.dtb-cell').first();
+  await expect(cell).toBeVisible();
+  const cut = await cell.evaluate((td) => td.scrollWidth > td.clientWidth);
+  expect(cut, 'the 受理编号 cell is cut at 1440 px').toBe(true);
+  const whole = (await cell.textContent())!.trim();
+  await cell.hover();
+  await expect(cell).toHaveAttribute('title', whole);
+  await cell.dblclick();
+  await expect(page.getByRole('dialog').getByText(whole, { exact: true })).toBeVisible();
+});
