@@ -6,7 +6,9 @@ import {
   failureText,
   fieldErrorMap,
   formErrorMap,
+  fitColumnWidths,
   formValuesToBody,
+  labelWidth,
   loadScreenState,
   pageCount,
   pageItems,
@@ -17,6 +19,7 @@ import {
   serializeScreenState,
   stepBackPage,
   storageKey,
+  tableColumns,
 } from '../../src/list-screen/conventions';
 import type { FieldDef } from '../../src/list-screen/types';
 
@@ -177,5 +180,66 @@ describe('form mapping', () => {
     expect(failureText('删除失败', '记录正在被使用，不能删除')).toBe('删除失败：记录正在被使用，不能删除');
     expect(failureText('编辑错误：', '账号已存在')).toBe('编辑错误：账号已存在');
     expect(failureText('删除失败', undefined)).toBe('删除失败');
+  });
+});
+
+describe('desktop table columns (issue 24 item 3)', () => {
+  const col = (name: string, extra: Partial<FieldDef> = {}): FieldDef => ({ name, label: name, kind: 'text', ...extra });
+  const names = (fs: FieldDef[]) => fs.map((f) => f.name);
+
+  it('moves the state column to right after the key column', () => {
+    const fields = [col('number'), col('plate'), col('company'), col('valid'), col('state'), col('creator'), col('hidden', { hideInTable: true })];
+    expect(names(tableColumns(fields, { title: 'plate', extra: 'state' }))).toEqual(['number', 'plate', 'state', 'company', 'valid', 'creator']);
+    // A state declared before its key lands after it too.
+    expect(names(tableColumns([col('state'), col('a'), col('plate')], { title: 'plate', extra: 'state' }))).toEqual(['a', 'plate', 'state']);
+  });
+
+  it('leaves the order alone when the key or the state is not a column', () => {
+    const fields = [col('a'), col('plate'), col('b'), col('state')];
+    expect(names(tableColumns(fields, { title: 'plate' }))).toEqual(['a', 'plate', 'b', 'state']);
+    expect(names(tableColumns(fields, { title: 'missing', extra: 'state' }))).toEqual(['a', 'plate', 'b', 'state']);
+    expect(names(tableColumns([col('a'), col('state', { hideInTable: true }), col('plate')], { title: 'plate', extra: 'state' }))).toEqual(['a', 'plate']);
+  });
+
+  it('measures a header on one line: 14 px a CJK character, about half a Latin one, plus the cell padding', () => {
+    expect(labelWidth('审核状态')).toBe(4 * 14 + 20);
+    expect(labelWidth('车速(km/h)')).toBe(2 * 14 + 6 * 8 + 20);
+  });
+
+  it('keeps the declared widths when they fit', () => {
+    expect(fitColumnWidths([{ width: 100, min: 50 }, { width: 200, min: 60 }], 400)).toEqual([100, 200]);
+  });
+
+  it('takes from each column in proportion to what it has above its minimum, and never more than the pane', () => {
+    // 1382 px of columns into 914: the key (110) and the state (96) keep theirs, the rest give up 468 px of their 596 px of slack.
+    const cols = [
+      { width: 170, min: 76 },
+      { width: 110, min: 110 },
+      { width: 96, min: 96 },
+      { width: 200, min: 76 },
+      { width: 120, min: 76 },
+      { width: 120, min: 62 },
+      { width: 90, min: 62 },
+      { width: 210, min: 90 },
+      { width: 96, min: 62 },
+      { width: 170, min: 76 },
+    ];
+    const widths = fitColumnWidths(cols, 914);
+    expect(widths.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(914);
+    expect(widths.reduce((a, b) => a + b, 0)).toBeGreaterThan(914 - cols.length);
+    expect(widths[1]).toBe(110);
+    expect(widths[2]).toBe(96);
+    widths.forEach((w, i) => expect(w).toBeGreaterThanOrEqual(cols[i]!.min));
+    // The wide text column gives up more than the narrow one.
+    expect(200 - widths[3]!).toBeGreaterThan(90 - widths[6]!);
+  });
+
+  it('stops at the minimums, and widens a column whose header needs more than its declared width', () => {
+    expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 100)).toEqual([80, 90]);
+    expect(fitColumnWidths([{ width: 60, min: 90 }], 500)).toEqual([90]);
+  });
+
+  it('keeps the declared widths until the pane is measured', () => {
+    expect(fitColumnWidths([{ width: 300, min: 50 }], 0)).toEqual([300]);
   });
 });
