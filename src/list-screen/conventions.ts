@@ -275,12 +275,15 @@ export function tableColumns<R extends Row>(fields: FieldDef<R>[], card?: { titl
 export const CELL_PADDING = 20;
 const CHAR_WIDTH = 14;
 
-/** Width a header label needs on one line: a CJK character is 14 px, a Latin one about half. */
-export function labelWidth(label: string): number {
+/** Width of a label on one line at 14 px: a CJK character is 14 px, a Latin one about half. */
+export function textWidth(label: string): number {
   let w = 0;
   for (const ch of label) w += ch.charCodeAt(0) > 0xff ? CHAR_WIDTH : CHAR_WIDTH / 2 + 1;
-  return Math.ceil(w) + CELL_PADDING;
+  return Math.ceil(w);
 }
+
+/** Width a table header needs on one line, its cell padding included. */
+export const labelWidth = (label: string): number => textWidth(label) + CELL_PADDING;
 
 export interface ColumnSpec {
   /** Declared width: what the column takes when there is room. */

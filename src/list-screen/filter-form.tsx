@@ -1,6 +1,6 @@
 import { Button } from 'antd-mobile';
 import { FieldInput } from './field-input';
-import { searchFields } from './conventions';
+import { searchFields, textWidth } from './conventions';
 import type { FieldDef, Row, Values } from './types';
 
 export interface FilterFormProps<R extends Row> {
@@ -15,9 +15,12 @@ export interface FilterFormProps<R extends Row> {
 /** The search form: inline grid above the desktop table, a stacked form in the phone's bottom sheet. */
 export function FilterForm<R extends Row>({ fields, values, onChange, onSearch, onReset, layout }: FilterFormProps<R>) {
   const list = searchFields(fields);
+  // The inline labels share one width, that of the longest with its colon, so none is cut ('备案有效…').
+  const labelWidth = Math.max(0, ...list.map((f) => textWidth(f.label))) + 16;
   return (
     <form
       className={`ff ff--${layout} pf-boxed`}
+      style={layout === 'inline' ? ({ '--ff-label-width': `${labelWidth}px` } as React.CSSProperties) : undefined}
       role="search"
       onSubmit={(e) => {
         e.preventDefault();
