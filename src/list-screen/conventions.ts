@@ -271,6 +271,30 @@ export function tableColumns<R extends Row>(fields: FieldDef<R>[], card?: { titl
   return cols;
 }
 
+/**
+ * Left offsets of the columns that stay in view while a wide table scrolls
+ * sideways: the leading columns a screen pins with `fixed`, and through the key
+ * and its state when those end within `room` px (half the pane, say); the
+ * others scroll (undefined). `lead` is the width of the checkbox and number
+ * columns before them.
+ */
+export function pinnedOffsets<R extends Row>(cols: FieldDef<R>[], widths: number[], lead: number, room: number, card?: { title: string; extra?: string }): Array<number | undefined> {
+  const lefts: number[] = [];
+  let left = lead;
+  for (const w of widths) {
+    lefts.push(left);
+    left += w;
+  }
+  const end = (i: number) => (i < 0 ? lead : lefts[i]! + widths[i]!);
+  let fixedRun = 0;
+  while (cols[fixedRun]?.fixed) fixedRun++;
+  const keyAt = cols.findIndex((f) => f.name === card?.title);
+  const stateAt = keyAt >= 0 ? cols.findIndex((f) => f.name === card?.extra) : -1;
+  const through = Math.max(keyAt, stateAt);
+  const last = through >= fixedRun && end(through) <= room ? through : fixedRun - 1;
+  return cols.map((_, i) => (i <= last ? lefts[i] : undefined));
+}
+
 /** Horizontal padding of a desktop cell (list-screen.css .dtb th/td) and the width of one CJK character at 14 px. */
 export const CELL_PADDING = 20;
 const CHAR_WIDTH = 14;

@@ -1,7 +1,7 @@
 import { Checkbox, Popover } from 'antd-mobile';
 import { MoreOutline } from 'antd-mobile-icons';
 import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
-import { CELL_PADDING, fitColumnWidths, labelWidth, tableColumns } from './conventions';
+import { CELL_PADDING, fitColumnWidths, labelWidth, pinnedOffsets, tableColumns } from './conventions';
 import { FieldValue } from './field-value';
 import type { FieldDef, Row, ScreenDef } from './types';
 
@@ -113,6 +113,13 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
     inner - fixedWidth,
   );
   const minWidth = widths.reduce((a, b) => a + b, 0) + fixedWidth;
+  // A table too wide for its pane keeps its key and state in view while it scrolls (the actions are pinned right).
+  const lead = (selection ? CHECK_WIDTH : 0) + (numbered ? NUMBER_WIDTH : 0);
+  const pins = inner > 0 && minWidth > inner ? pinnedOffsets(cols, widths, lead, inner / 2, card) : [];
+  const lastPin = pins.reduce<number>((n, p, i) => (p === undefined ? n : i), -1);
+  const pinned = lastPin >= 0;
+  const pinClass = (i: number, base?: string) => [base, pins[i] !== undefined ? 'dtb-fixed-left' : '', i === lastPin ? 'dtb-fixed-left--last' : ''].filter(Boolean).join(' ') || undefined;
+  const pinStyle = (i: number) => (pins[i] === undefined ? undefined : { left: pins[i] });
   return (
     <div ref={scrollRef} className={`dtb-scroll${busy ? ' dtb-scroll--busy' : ''}`}>
       <table className="dtb" style={{ minWidth }}>
@@ -127,17 +134,17 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
         <thead>
           <tr>
             {selection && (
-              <th className="dtb-check" scope="col">
+              <th className={pinned ? 'dtb-check dtb-fixed-left' : 'dtb-check'} style={pinned ? { left: 0 } : undefined} scope="col">
                 <Checkbox aria-label="全选本页" checked={!!allOn} indeterminate={!allOn && !!someOn} onChange={(on) => selection.toggleAll(on)} />
               </th>
             )}
             {numbered && (
-              <th scope="col" className="dtb-num">
+              <th scope="col" className={pinned ? 'dtb-num dtb-fixed-left' : 'dtb-num'} style={pinned ? { left: selection ? CHECK_WIDTH : 0 } : undefined}>
                 序号
               </th>
             )}
-            {cols.map((f) => (
-              <th key={f.name} scope="col" style={{ textAlign: f.align }} className={f.fixed ? 'dtb-fixed-left' : undefined}>
+            {cols.map((f, i) => (
+              <th key={f.name} scope="col" style={{ textAlign: f.align, ...pinStyle(i) }} className={pinClass(i)}>
                 {f.label}
               </th>
             ))}
@@ -165,13 +172,17 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
                   title={onOpen ? '双击查看详情' : undefined}
                 >
                   {selection && (
-                    <td className="dtb-check">
+                    <td className={pinned ? 'dtb-check dtb-fixed-left' : 'dtb-check'} style={pinned ? { left: 0 } : undefined}>
                       <Checkbox aria-label="选择此行" checked={!!on} onChange={() => selection.toggle(k)} />
                     </td>
                   )}
-                  {numbered && <td className="dtb-num">{rowNumberFrom + i}</td>}
-                  {cols.map((f) => (
-                    <td key={f.name} style={{ textAlign: f.align }} className={f.fixed ? 'dtb-cell dtb-fixed-left' : 'dtb-cell'}>
+                  {numbered && (
+                    <td className={pinned ? 'dtb-num dtb-fixed-left' : 'dtb-num'} style={pinned ? { left: selection ? CHECK_WIDTH : 0 } : undefined}>
+                      {rowNumberFrom + i}
+                    </td>
+                  )}
+                  {cols.map((f, c) => (
+                    <td key={f.name} style={{ textAlign: f.align, ...pinStyle(c) }} className={pinClass(c, 'dtb-cell')}>
                       <FieldValue field={f} row={r} />
                     </td>
                   ))}

@@ -63,16 +63,17 @@ const byAccount: Record<string, ListCase[]> = {
 
 type Box = { left: number; right: number; width: number };
 
-async function tableLayout(page: Page, state: string | undefined) {
+async function tableLayout(page: Page, state: string | undefined, scrolledRight = false) {
   await expect(page.locator('table.dtb')).toBeVisible();
   await expect(page.locator('.dtb .ls-skeleton')).toHaveCount(0);
-  return page.evaluate((stateLabel) => {
+  return page.evaluate(([stateLabel, toTheRight]) => {
     const box = (el: Element | null | undefined): Box | null => {
       if (!el) return null;
       const b = el.getBoundingClientRect();
       return { left: b.left, right: b.right, width: b.width };
     };
     const scroll = document.querySelector('.dtb-scroll') as HTMLElement;
+    if (toTheRight) scroll.scrollLeft = scroll.scrollWidth;
     const ths = [...document.querySelectorAll('.dtb thead th')];
     return {
       pane: box(scroll)!,
@@ -82,7 +83,7 @@ async function tableLayout(page: Page, state: string | undefined) {
       actions: box(ths.find((th) => th.classList.contains('dtb-action-col'))),
       cutFilterLabels: [...document.querySelectorAll('.ff--inline .ff-label')].filter((el) => el.scrollWidth > el.clientWidth).map((el) => el.textContent ?? ''),
     };
-  }, state);
+  }, [state, scrolledRight] as const);
 }
 
 /** Labels of the open form that take more than one line. */
@@ -110,6 +111,12 @@ for (const [account, cases] of Object.entries(byAccount)) {
           expect.soft(t.state.left, `${c.path}: ${c.state} starts left of the pane`).toBeGreaterThanOrEqual(t.pane.left);
           expect.soft(t.state.right, `${c.path}: ${c.state} ends past the pane`).toBeLessThanOrEqual(t.pane.right);
           if (t.actions) expect.soft(t.state.right, `${c.path}: ${c.state} lies under the pinned 操作 column`).toBeLessThanOrEqual(t.actions.left + 0.5);
+        }
+        if (c.wide && c.state) {
+          // Spec 000 §2's wide tables scroll sideways: scrolled to the end, the state is still in view beside the key.
+          const end = await tableLayout(page, c.state, true);
+          expect.soft(end.scrollWidth, `${c.path}: expected a wide table`).toBeGreaterThan(end.clientWidth);
+          expect.soft(end.state && end.state.left >= end.pane.left && end.state.right <= (end.actions?.left ?? end.pane.right) + 0.5, `${c.path}: ${c.state} scrolled out of view`).toBe(true);
         }
         if (c.form) {
           await page.locator('.ls-toolbar__right').getByRole('button', { name: /^新增/ }).first().click();

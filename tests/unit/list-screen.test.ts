@@ -9,6 +9,7 @@ import {
   fitColumnWidths,
   formValuesToBody,
   labelWidth,
+  pinnedOffsets,
   loadScreenState,
   pageCount,
   pageItems,
@@ -241,5 +242,16 @@ describe('desktop table columns (issue 24 item 3)', () => {
 
   it('keeps the declared widths until the pane is measured', () => {
     expect(fitColumnWidths([{ width: 300, min: 50 }], 0)).toEqual([300]);
+  });
+
+  it('pins a wide table through its key and state, after the checkbox and number columns', () => {
+    const cols = [col('number', { fixed: 'left' }), col('plate'), col('state'), col('company')];
+    const card = { title: 'plate', extra: 'state' };
+    expect(pinnedOffsets(cols, [180, 120, 100, 150], 64, 600, card)).toEqual([64, 244, 364, undefined]);
+    // Without room for the key and state, only the columns the screen pins itself.
+    expect(pinnedOffsets(cols, [180, 120, 100, 150], 64, 400, card)).toEqual([64, undefined, undefined, undefined]);
+    // A key far to the right is not worth half the pane.
+    expect(pinnedOffsets([col('a'), col('b'), col('c'), col('plate')], [200, 200, 200, 100], 0, 500, card)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(pinnedOffsets([col('a'), col('plate')], [100, 100], 0, 500)).toEqual([undefined, undefined]);
   });
 });
