@@ -320,7 +320,8 @@ export interface ColumnSpec {
  * Widths that fit `available` px: each column gives up part of what it has
  * above its minimum, in proportion to that margin, so long text columns
  * shrink first and the header, key and state stay whole. When even the
- * minimums do not fit, the minimums are returned and the table scrolls.
+ * minimums do not fit, the table has to scroll sideways anyway, so it keeps
+ * the declared widths and shows its text whole (spec 000 §2's wide tables).
  */
 export function fitColumnWidths(cols: ColumnSpec[], available: number): number[] {
   const widths = cols.map((c) => Math.max(c.width, c.min));
@@ -328,7 +329,7 @@ export function fitColumnWidths(cols: ColumnSpec[], available: number): number[]
   if (!(available > 0) || total <= available) return widths;
   const slack = cols.reduce((n, c, i) => n + (widths[i]! - c.min), 0);
   const cut = total - available;
-  if (slack <= cut) return cols.map((c) => c.min);
+  if (slack < cut) return widths;
   const share = cut / slack;
   // Floor each width so rounding never pushes the sum past the pane.
   return cols.map((c, i) => Math.floor(widths[i]! - (widths[i]! - c.min) * share));

@@ -235,8 +235,9 @@ describe('desktop table columns (issue 24 item 3)', () => {
     expect(200 - widths[3]!).toBeGreaterThan(90 - widths[6]!);
   });
 
-  it('stops at the minimums, and widens a column whose header needs more than its declared width', () => {
-    expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 100)).toEqual([80, 90]);
+  it('keeps the declared widths when even the minimums do not fit, and widens a column whose header needs more than its declared width', () => {
+    expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 170)).toEqual([80, 90]);
+    expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 169)).toEqual([100, 100]);
     expect(fitColumnWidths([{ width: 60, min: 90 }], 500)).toEqual([90]);
   });
 
