@@ -26,10 +26,24 @@ const columns = [
   'handle_user_id', 'handled_remark', 'false_alarm', 'handle_time', 'phones', 'sms_send', 'sms_content', 'sms_error_response', 'create_time',
 ] as const;
 
-/** The visit as it was when the alarm was raised (stored as JSON), and the handler's name. */
+/** The visit as it was when the alarm was raised (stored as JSON), the handler's name, and the gate the subject came in by. */
 async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
   const handlers = [...new Set(rows.map((r) => r.handle_user_id).filter((v): v is number => typeof v === 'number'))];
   const names = new Map(handlers.length ? (await db.selectFrom('sys_user').select(['user_id', 'user_name']).where('user_id', 'in', handlers).execute()).map((u) => [u.user_id, u.user_name]) : []);
+  const ids = rows.map((r) => r.id as number);
+  const gates = new Map(
+    ids.length
+      ? (
+          await db
+            .selectFrom('stranded_alarm as a')
+            .innerJoin('presence as p', 'p.id', 'a.presence_id')
+            .leftJoin('equipment as e', 'e.id', 'p.entry_device_id')
+            .select(['a.id', 'e.name'])
+            .where('a.id', 'in', ids)
+            .execute()
+        ).map((g) => [g.id, g.name])
+      : [],
+  );
   return rows.map((r) => {
     let info: unknown = {};
     try {
@@ -37,7 +51,7 @@ async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
     } catch {
       info = {};
     }
-    return { ...r, application_info: info, handle_user_name: names.get(r.handle_user_id as number) ?? null };
+    return { ...r, application_info: info, handle_user_name: names.get(r.handle_user_id as number) ?? null, entry_gate_name: gates.get(r.id as number) ?? null };
   });
 }
 

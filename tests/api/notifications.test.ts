@@ -161,12 +161,12 @@ for (const dialect of await dialects()) {
       const leadStream = await stream(as.lead!.token);
       await leadStream.next((x) => x.event === 'unread');
 
-      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9001, subject: '粤L88888', visitArea: 1, alarmTime: '2026-05-01 08:30:00' }));
+      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9001, subject: '粤L88888', visitArea: 1, alarmTime: '2026-05-01 08:30:00', black: false, gate: '西门车辆道闸1', entryTime: '2026-05-01 06:10:00' }));
       // admin holds every permission, lead is the security lead; nobody else may deal with vehicle alarms.
       expect(fields).toEqual({
         phones: '13800000001,13800000007',
         sms_send: 1,
-        sms_content: '【园区出入管理】车辆滞留告警：车辆粤L88888在化工区滞留超时（告警时间 2026-05-01 08:30:00），请及时处理。',
+        sms_content: '【园区出入管理】车辆滞留告警：粤L88888在化工区滞留超时，5月1日08:30:00告警，经西门车辆道闸1入园，请及时处理。',
         sms_error_response: null,
       });
       const lines = fs.readFileSync(outbox, 'utf8').trim().split('\n').slice(linesBefore).map((l) => JSON.parse(l) as { phone: string; account: string; text: string; time: string });
@@ -182,12 +182,28 @@ for (const dialect of await dialects()) {
     it('records the SMS provider’s error on the alarm fields, and still notifies in the centre', async () => {
       const { ctx } = server.app;
       const failing = { ...ctx, sms: { send: async (m: { phone: string }) => Promise.reject(new Error(m.phone === '13800000007' ? '短信网关返回 500：余额不足' : 'unreachable')) } };
-      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, failing, { kind: 'person', alarmId: 77, subject: '孙七', alarmTime: '2026-05-01 09:00:00' }));
+      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, failing, { kind: 'person', alarmId: 77, subject: '孙七', alarmTime: '2026-05-01 09:00:00', black: false, gate: '西门人员闸机', entryTime: '2026-05-01 07:00:00' }));
       expect(fields.sms_send).toBe(0);
       expect(fields.phones).toBe('13800000001,13800000007');
-      expect(fields.sms_content).toContain('人员孙七在园区滞留超时');
+      expect(fields.sms_content).toContain('孙七在园区滞留超时');
       expect(fields.sms_error_response).toBe('13800000001：unreachable；13800000007：短信网关返回 500：余额不足');
       expect((await page(as.lead!)).list[0]).toMatchObject({ title: '人员滞留告警', url: '/security/stranded-person?open=77', tag: 'stranded-person-77' });
+    });
+
+    it('says a black-listed person came in, by which gate and when, never that the person overstayed', async () => {
+      const { ctx } = server.app;
+      const fields = await ctx.db.transaction().execute((trx) =>
+        raiseStrandedAlarmNotifications(trx, ctx, { kind: 'person', alarmId: 78, subject: '欧阳娜娜', alarmTime: '2026-11-01 18:28:07', black: true, gate: '西门人员闸机1号通道（临时安检口东侧，夜间关闭，请走北门）', entryTime: '2026-11-01 18:28:06' }),
+      );
+      // The gate's long name is shortened so that the message stays one SMS segment; the time keeps its digits together.
+      expect(fields.sms_content.length).toBeLessThanOrEqual(70);
+      expect(fields.sms_content).toMatch(/^【园区出入管理】黑名单人员入园：欧阳娜娜，11月1日18:28:06经西门人员闸机.*…入园，请立即处理。$/);
+      expect(fields.sms_content).not.toContain('滞留超时');
+      expect((await page(as.lead!)).list[0]).toMatchObject({
+        title: '黑名单人员入园',
+        body: '黑名单人员欧阳娜娜于2026-11-01 18:28:06经西门人员闸机1号通道（临时安检口东侧，夜间关闭，请走北门）入园，请立即处理',
+        url: '/security/stranded-person?open=78',
+      });
     });
 
     it('rolls the notifications back with the transaction that raised them', async () => {
@@ -195,7 +211,7 @@ for (const dialect of await dialects()) {
       const before = await unread(as.lead!);
       await expect(
         ctx.db.transaction().execute(async (trx) => {
-          await raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9002, subject: '粤L99999', alarmTime: '2026-05-01 10:00:00' });
+          await raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9002, subject: '粤L99999', alarmTime: '2026-05-01 10:00:00', black: false, gate: '西门车辆道闸1', entryTime: '2026-05-01 09:00:00' });
           throw new Error('the alarm row could not be stored');
         }),
       ).rejects.toThrow('could not be stored');

@@ -105,6 +105,17 @@ for (const dialect of await dialects()) {
       const alarms = await alarmsOf(BLACK_PLATE);
       expect(alarms).toHaveLength(1);
       expect(alarms[0]).toMatchObject({ is_black: 1, level_type: 3 });
+      // It names what happened, the gate and the time, in one SMS segment with a time that cannot be split by a space.
+      const entry = alarms[0]!.entry_time as string;
+      const shortTime = `${Number(entry.slice(5, 7))}月${Number(entry.slice(8, 10))}日${entry.slice(11)}`;
+      expect(alarms[0]!.sms_content).toBe(`【园区出入管理】黑名单车辆入园：${BLACK_PLATE}，${shortTime}经西门车辆道闸1入园，请立即处理。`);
+      expect(alarms[0]!.sms_content.length).toBeLessThanOrEqual(70);
+      const note = await ctx.db.selectFrom('notification as n').innerJoin('sys_user as u', 'u.user_id', 'n.user_id').select(['n.title', 'n.body']).where('u.account', '=', 'lead').where('n.tag', '=', `stranded-car-${alarms[0]!.id}`).executeTakeFirstOrThrow();
+      expect(note).toEqual({ title: '黑名单车辆入园', body: `黑名单车辆${BLACK_PLATE}于${entry}经西门车辆道闸1入园，请立即处理` });
+      expect(`${note.body}${alarms[0]!.sms_content}`).not.toContain('滞留超时');
+      // The detail names the gate it came in by.
+      const detail = await lead.get<Row>(`/car/stranded/detail?id=${alarms[0]!.id}`);
+      expect(detail.body.data).toMatchObject({ entry_gate_name: '西门车辆道闸1', is_black: 1 });
       await send([crossing(BLACK_PLATE, 2, 1)]);
     });
 

@@ -223,7 +223,17 @@ export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<numb
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      const sms = await raiseStrandedAlarmNotifications(trx as unknown as Kysely<DB>, ctx, { kind, alarmId: alarm.id, subject: kind === 'car' ? stay.subject : personName || stay.subject, visitArea: stay.visit_area, alarmTime: now });
+      const gate = await trx.selectFrom('equipment').select('name').where('id', '=', stay.entry_device_id).executeTakeFirst();
+      const sms = await raiseStrandedAlarmNotifications(trx as unknown as Kysely<DB>, ctx, {
+        kind,
+        alarmId: alarm.id,
+        subject: kind === 'car' ? stay.subject : personName || stay.subject,
+        visitArea: stay.visit_area,
+        alarmTime: now,
+        black: Boolean(stay.black),
+        gate: gate?.name ?? '',
+        entryTime: stay.entry_time,
+      });
       await trx.updateTable('stranded_alarm').set(sms).where('id', '=', alarm.id).execute();
       return true;
     });
