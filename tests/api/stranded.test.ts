@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatInZone } from '../../domain/time';
+import { addMinutes, formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { BLACK_PLATE, clockAt } from '../../server/db/seed-appointments';
 import { raiseDueAlarms } from '../../server/modules/devices/presence';
+import { startStrandedJob } from '../../server/jobs/stranded';
 import { carApplicationBody, idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
@@ -159,6 +160,48 @@ for (const dialect of await dialects()) {
 
       // A vehicle alarm is not a person alarm.
       expect((await lead.post('/person/stranded/alarmDeal', { id: first.id, false_alarm: 0, handled_remark: '判断准确！' })).status).toBe(404);
+    });
+
+    it('raises an overstay within 5 s of its deadline by the deadline timer, armed when the stay is written and re-read at a restart', async () => {
+      // The minute check would come up to 60 s late: the job runs with it, and only the deadline timer can be in time.
+      let stop = startStrandedJob(server.app);
+      await ctx.db.updateTable('vehicle_type').set({ dwell_limit_minutes: 1 }).where('name', '=', '普通货车').execute();
+      try {
+        const addSeconds = (t: string, n: number) => addMinutes(t, n / 60);
+        const seconds = (n: number) => formatInZone(ctx.now() + n * 1000, ctx.config.tz);
+        const waitForAlarm = async (plate: string, deadline: string) => {
+          for (;;) {
+            const [alarm] = await alarmsOf(plate);
+            if (alarm) return alarm;
+            expect(ctx.time() <= addSeconds(deadline, 5), `no alarm for ${plate} 5 s after its deadline ${deadline}`).toBe(true);
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        };
+
+        // Came in 57 s ago with a one-minute dwell limit: stranded 3 s from now.
+        const plate = plateOf();
+        await approvedVisit(plate, `${today} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
+        const entry = { ...crossing(plate, 1, 0), capture_time: seconds(-57) };
+        await send([entry]);
+        const deadline = addSeconds(entry.capture_time, 60);
+        expect(await alarmsOf(plate)).toHaveLength(0);
+        const alarm = await waitForAlarm(plate, deadline);
+        expect(alarm).toMatchObject({ level_type: 2, is_black: 0 });
+        expect(alarm.alarm_time >= deadline && alarm.alarm_time <= addSeconds(deadline, 5)).toBe(true);
+
+        // A restart: the stay is written while no job runs; the new job reads its deadline at start.
+        stop();
+        const other = plateOf();
+        await approvedVisit(other, `${today} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
+        const otherEntry = { ...crossing(other, 1, 0), capture_time: seconds(-57) };
+        await send([otherEntry]);
+        stop = startStrandedJob(server.app);
+        const otherAlarm = await waitForAlarm(other, addSeconds(otherEntry.capture_time, 60));
+        expect(otherAlarm.alarm_time <= addSeconds(otherEntry.capture_time, 65)).toBe(true);
+      } finally {
+        stop();
+        await ctx.db.updateTable('vehicle_type').set({ dwell_limit_minutes: null }).where('name', '=', '普通货车').execute();
+      }
     });
   });
 }

@@ -3,6 +3,7 @@ import { deviceEvent, eventProblem, MAX_CAPTURE_AGE_DAYS, MAX_CLOCK_AHEAD_MS, ty
 import { addMinutes, formatInZone } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
 import { recordFileRefs } from '../../core/file-refs';
+import { tableChanged } from '../../core/paging';
 import type { Db } from '../../core/repository';
 import type { DeviceIdentity } from '../../core/device-auth';
 import { foreignFileProblem, ownDeviceFiles } from './device-files';
@@ -77,8 +78,10 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     await lockSubjects(trx, ctx.dialect, fresh);
     const blackInside = await writeRecords(trx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
-    return { count: fresh.length, blackInside };
+    return { count: fresh.length, blackInside, stays: fresh.some((e) => (e.type === 'vehicle' || e.type === 'person') && e.open_result === 1) };
   });
+  // A new or ended stay moves the next deadline: the alarm timer re-reads it (server/jobs/stranded.ts, relayed to the process running it).
+  if (accepted.stays) tableChanged('presence');
   // A black-listed subject inside is stranded at once (DESIGN.md §8): its alarm goes out now, not at the next minute.
   if (accepted.blackInside) await raiseDueAlarms(ctx);
   return { accepted: accepted.count, duplicates: duplicates + valid.length - accepted.count, rejected };
