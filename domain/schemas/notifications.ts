@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotificationKind, type NotificationKindValue } from '../notifications';
 import { idNumber, labelled, pageQuery } from './common';
 
 /**
@@ -8,7 +9,9 @@ import { idNumber, labelled, pageQuery } from './common';
  */
 
 export const pushLabels = { endpoint: '推送地址', keys: '推送密钥', device_label: '设备名称', push_subscription_id: '设备ID' };
-export const notificationLabels = { ids: '消息ID', size: '每页条数', pn: '页码', unread: '只看未读' };
+export const notificationLabels = { ids: '消息ID', size: '每页条数', pn: '页码', unread: '只看未读', kind: '消息类型' };
+
+const kinds = Object.values(NotificationKind) as [NotificationKindValue, ...NotificationKindValue[]];
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 
@@ -67,6 +70,7 @@ export const pushUnsubscribeBody = labelled(z
 
 export const notificationPageQuery = labelled(pageQuery.extend({
   unread: z.preprocess((v) => (v === undefined || v === null || v === '' ? undefined : v === true || v === 1 || v === '1' || v === 'true'), z.boolean().optional()),
+  kind: z.preprocess((v) => (v === null || v === '' ? undefined : v), z.enum(kinds, { error: `必须是以下之一：${kinds.join('、')}` }).optional()),
 }), notificationLabels);
 
 export const notificationReadBody = labelled(z.object({

@@ -234,6 +234,7 @@ export async function notificationRoutes(appInstance: FastifyInstance) {
     const base = () => {
       let b = db.selectFrom('notification').where('user_id', '=', userId);
       if (q.unread) b = b.where('read_at', 'is', null);
+      if (q.kind) b = b.where('kind', '=', q.kind);
       return b;
     };
     const page = await pageOf(

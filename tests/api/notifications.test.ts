@@ -206,6 +206,22 @@ for (const dialect of await dialects()) {
       });
     });
 
+    it('filters the centre by kind, so the lead sees the alarms apart from the other messages', async () => {
+      const { ctx } = server.app;
+      await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9003, subject: '粤L12121', alarmTime: '2026-05-01 11:00:00', black: true, gate: '西门车辆道闸1', entryTime: '2026-05-01 11:00:00' }));
+      const alarms = await page(as.lead!, { kind: 'stranded_alarm', size: 50 });
+      expect(alarms.total).toBeGreaterThan(0);
+      expect(alarms.list.every((n) => n.kind === 'stranded_alarm')).toBe(true);
+      const unreadAlarms = await page(as.lead!, { kind: 'stranded_alarm', unread: true, size: 1 });
+      expect(unreadAlarms.list[0]).toMatchObject({ title: '黑名单车辆入园', url: '/security/stranded-car?open=9003', read_at: null });
+      // The reviewer has task notifications and no alarms.
+      expect((await page(as.reviewer!, { kind: 'stranded_alarm' })).total).toBe(0);
+      expect((await page(as.reviewer!, { kind: 'task_assigned' })).total).toBeGreaterThan(0);
+      const bad = await as.lead!.post('/notifications/page', { size: 10, kind: 'alarm' });
+      expect(bad.status).toBe(400);
+      expect((bad.body as { msg: string }).msg).toContain('消息类型');
+    });
+
     it('rolls the notifications back with the transaction that raised them', async () => {
       const { ctx } = server.app;
       const before = await unread(as.lead!);
