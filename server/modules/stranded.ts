@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { enumLabel } from '../../domain/enums';
 import { ErrorCode } from '../../domain/errors';
 import type { PermissionCode } from '../../domain/permissions';
@@ -144,6 +145,20 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
       ],
       pages: () => carAlarmPages(f),
     });
+  });
+
+  // The alarms nobody has handled yet, of the kinds the caller may list: the home's 待处理告警 (issue 24 item 4).
+  app.get('/stranded/open', { config: { permission: 'role' }, schema: { summary: '待处理滞留告警（最新5条与总数）', querystring: z.object({}) } }, async (req) => {
+    const held = req.auth!.permissions;
+    const allowed = (['car', 'person'] as const).filter((kind) => held.has(kinds[kind].list));
+    if (!allowed.length) fail(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${kinds.car.list}（车辆滞留告警）或 ${kinds.person.list}（人员滞留告警）`);
+    const open = () => ctx.db.selectFrom('stranded_alarm').where('handle_time', 'is', null).where('kind', 'in', allowed);
+    const [count, rows] = await Promise.all([
+      open().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+      open().select(['id', 'kind', 'license_plate', 'person_name', 'idcard', 'is_black', 'level_type', 'visit_area', 'entry_time', 'alarm_time']).orderBy('id', 'desc').limit(5).execute(),
+    ]);
+    const list = (await decorate(rows as RowValues[], ctx.db)).map(({ application_info: _info, handle_user_name: _h, ...r }) => r);
+    return ok({ total: Number(count?.total ?? 0), list });
   });
 
   for (const kind of ['person', 'car'] as const) {

@@ -162,6 +162,19 @@ for (const dialect of await dialects()) {
       expect((await lead.post('/person/stranded/alarmDeal', { id: first.id, false_alarm: 0, handled_remark: '判断准确！' })).status).toBe(404);
     });
 
+    it('counts and lists the alarms nobody has handled, newest first, for the home of whoever may list them', async () => {
+      const open = await lead.get<{ total: number; list: Row[] }>('/stranded/open');
+      expect(open.body, JSON.stringify(open.body)).toMatchObject({ success: true });
+      const unhandled = await ctx.db.selectFrom('stranded_alarm').select(['id']).where('handle_time', 'is', null).orderBy('id', 'desc').execute();
+      expect(open.body.data.total).toBe(unhandled.length);
+      expect(open.body.data.list.map((r) => r.id)).toEqual(unhandled.slice(0, 5).map((r) => r.id));
+      expect(open.body.data.list[0]).toHaveProperty('entry_gate_name');
+      const handled = await ctx.db.selectFrom('stranded_alarm').select('id').where('handle_time', 'is not', null).execute();
+      expect(handled.length).toBeGreaterThan(0);
+      expect(open.body.data.list.some((r) => handled.some((h) => h.id === r.id))).toBe(false);
+      expect((await contact.get('/stranded/open')).status).toBe(403);
+    });
+
     it('raises an overstay within 5 s of its deadline by the deadline timer, armed when the stay is written and re-read at a restart', async () => {
       // The minute check would come up to 60 s late: the job runs with it, and only the deadline timer can be in time.
       let stop = startStrandedJob(server.app);
