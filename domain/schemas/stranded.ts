@@ -19,6 +19,8 @@ export const strandedLabels: FieldLabels = {
   level_type: '告警类型',
   is_black: '黑名单',
   entry_time: '入园时间',
+  /** The gate the subject came in by (the stay's entry device). */
+  entry_gate_name: '入园闸口',
   alarm_time: '告警时间',
   exit_time: '出园时间',
   application_info: '预约信息',
@@ -115,6 +117,7 @@ export interface StrandedAlarmRow {
   level_type: number;
   is_black: number;
   entry_time: string;
+  entry_gate_name: string | null;
   alarm_time: string;
   exit_time: string | null;
   handle_user_id: number | null;
@@ -128,6 +131,9 @@ export interface StrandedAlarmRow {
   sms_error_response: string | null;
   create_time: string;
 }
+
+/** One alarm nobody has handled yet, as GET /stranded/open lists them for the home. */
+export type OpenAlarm = Pick<StrandedAlarmRow, 'id' | 'kind' | 'license_plate' | 'person_name' | 'idcard' | 'is_black' | 'level_type' | 'visit_area' | 'entry_time' | 'alarm_time' | 'entry_gate_name'>;
 
 /** One row of 车辆滞留统计 (spec 001 §3 "Stranded row"). */
 export interface StrandedStatRow {

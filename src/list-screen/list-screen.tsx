@@ -146,7 +146,8 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
       case 'edit':
         return open({ kind: 'form', mode: 'edit', row });
       case 'detail':
-        return open({ kind: 'detail', row });
+        // The screen's own detail (with its actions, e.g. 处理告警) whichever way it is opened: a tap, a link or this button.
+        return def.detail?.component ? open({ kind: 'custom', component: def.detail.component, row }) : open({ kind: 'detail', row });
       case 'createFrom':
         return open({ kind: 'form', mode: 'create', row });
       case 'delete':

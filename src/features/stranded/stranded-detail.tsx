@@ -71,7 +71,7 @@ function Section({ title, lines }: { title: string; lines: Line[] }) {
  * The read-only detail of an alarm (spec 001 §2): alarm information (with its
  * SMS and its handling), then the applicant, the vehicle and the visit as they
  * were when the alarm was raised (application_info). A subject that came in
- * without an approved visit has none of those: every value reads '-'.
+ * without an approved visit has none of those, and they are left out.
  */
 export function StrandedDetail({ kind, row }: { kind: StrandedKind; row: StrandedAlarmRow }) {
   const L = strandedLabels;
@@ -88,6 +88,7 @@ export function StrandedDetail({ kind, row }: { kind: StrandedKind; row: Strande
     { label: L.level_type!, value: code('strandedLevel', row.level_type) },
     { label: L.is_black!, value: code('yesNo', row.is_black) },
     { label: L.entry_time!, value: row.entry_time },
+    { label: L.entry_gate_name!, value: row.entry_gate_name },
     { label: L.alarm_time!, value: row.alarm_time },
     { label: L.exit_time!, value: row.exit_time },
     { label: L.phones!, value: row.phones?.split(',').join('、') },
@@ -100,6 +101,15 @@ export function StrandedDetail({ kind, row }: { kind: StrandedKind; row: Strande
     { label: L.false_alarm!, value: handled ? code('yesNo', row.false_alarm) : null },
     { label: L.handled_remark!, value: row.handled_remark, wide: true },
   ];
+  // A subject let in without an approved visit (a black-listed one) has no applicant, vehicle or visit to show.
+  if (row.application_id == null) {
+    return (
+      <div className="sd">
+        <Section title="告警信息" lines={alarm} />
+        <p className="sd-note">{row.is_black ? '黑名单入园，没有关联的预约，无申请人与来访信息。' : '入园时没有有效预约，无申请人与来访信息。'}</p>
+      </div>
+    );
+  }
   if (kind === 'person') {
     const P = personApplicationLabels;
     return (
