@@ -2,6 +2,7 @@ import { AppOutline, DownOutline, InformationCircleOutline, LeftOutline, RightOu
 import { Suspense, useMemo, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { OfflineBanner } from '../components/offline-banner';
+import { AlarmBanner } from '../features/notifications/alarm-banner';
 import { NotificationBell } from '../features/notifications/notification-bell';
 import { OutboxBadge } from '../features/outbox/outbox-badge';
 import { useMe } from '../lib/me';
@@ -112,6 +113,7 @@ export function DesktopLayout() {
           </div>
         </header>
         <OfflineBanner />
+        <AlarmBanner />
         <main className="d-content">
           <Suspense fallback={<PageLoading />}>
             <Outlet />

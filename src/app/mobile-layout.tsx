@@ -3,6 +3,7 @@ import { AppOutline, AppstoreOutline, UserOutline } from 'antd-mobile-icons';
 import { Suspense } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { OfflineBanner } from '../components/offline-banner';
+import { AlarmBanner } from '../features/notifications/alarm-banner';
 import { NotificationBell } from '../features/notifications/notification-bell';
 import { OutboxBadge } from '../features/outbox/outbox-badge';
 import { useMe } from '../lib/me';
@@ -40,6 +41,7 @@ export function MobileLayout() {
         {pathname === '/' ? PRODUCT_NAME : title}
       </NavBar>
       <OfflineBanner />
+      <AlarmBanner />
       <main className={isTab ? 'm-content has-tabbar' : 'm-content'}>
         <Suspense fallback={<PageLoading />}>
           <Outlet />

@@ -5,6 +5,7 @@ import { DEFAULT_PARK_TZ, formatInZone } from '../../../domain/time';
 import { MenuGroupsContext } from '../../app/access-context';
 import { MenuGrid } from '../../app/menu-grid';
 import { useMe } from '../../lib/me';
+import { OpenAlarms } from './open-alarms';
 import { PendingApprovals } from './pending-approvals';
 import './home.css';
 
@@ -45,6 +46,8 @@ export default function HomePage() {
           ))}
         </div>
       </section>
+
+      <OpenAlarms />
 
       <PendingApprovals />
 

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { Page } from '../../../domain/envelope';
-import type { NotificationItem, PushDevice } from '../../../domain/notifications';
+import { NotificationKind, type NotificationItem, type NotificationKindValue, type PushDevice } from '../../../domain/notifications';
 import { get, post } from '../../lib/http';
 
 export const unreadKey = ['notifications', 'unread'] as const;
@@ -17,7 +17,18 @@ export const unreadQuery = queryOptions({
 });
 
 export const PAGE_SIZE = 20;
-export const fetchPage = (pn: number, unread: boolean) => post<Page<NotificationItem>>('/notifications/page', { size: PAGE_SIZE, pn, ...(unread ? { unread: true } : {}) });
+export const fetchPage = (pn: number, unread: boolean, kind?: NotificationKindValue) =>
+  post<Page<NotificationItem>>('/notifications/page', { size: PAGE_SIZE, pn, ...(unread ? { unread: true } : {}), ...(kind ? { kind } : {}) });
+
+/** The alarm banner's read: the newest unread alarm and how many there are (the stream invalidates it, see live.ts). */
+export const alarmBannerKey = ['notifications', 'alarm-banner'] as const;
+export const alarmBannerQuery = queryOptions({
+  queryKey: alarmBannerKey,
+  queryFn: () => post<Page<NotificationItem>>('/notifications/page', { size: 1, pn: 1, unread: true, kind: NotificationKind.STRANDED_ALARM }),
+  staleTime: 0,
+  refetchOnMount: 'always',
+  refetchOnWindowFocus: 'always',
+});
 
 export const markRead = (ids: number[]) => post<{ count: number }>('/notifications/read', { ids });
 export const markAllRead = () => post<{ count: number }>('/notifications/readAll', {});

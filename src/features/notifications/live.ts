@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
 import { StreamEvent, type NotificationEvent, type UnreadEvent } from '../../../domain/notifications';
 import { session } from '../../lib/session';
-import { pageKey, unreadKey } from './api';
+import { alarmBannerKey, pageKey, unreadKey } from './api';
 
 /**
  * The live feed of GET /api/notifications/stream while the app is open.
@@ -73,10 +73,13 @@ function run(client: QueryClient): () => void {
     if (id) lastId = id;
     if (event === StreamEvent.UNREAD) {
       client.setQueryData(unreadKey, { count: (JSON.parse(data) as UnreadEvent).count });
+      // Read elsewhere (another tab or device): the alarm banner may have nothing left to show.
+      void client.invalidateQueries({ queryKey: alarmBannerKey });
     } else if (event === StreamEvent.NOTIFICATION) {
       const n = JSON.parse(data) as NotificationEvent;
       client.setQueryData(unreadKey, { count: n.unread });
       void client.invalidateQueries({ queryKey: pageKey });
+      void client.invalidateQueries({ queryKey: alarmBannerKey });
       listeners.forEach((l) => l(n));
     }
   };

@@ -4,8 +4,8 @@ import { BellOutline, CheckShieldOutline, ExclamationCircleOutline, FileOutline,
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { Page } from '../../../domain/envelope';
-import { NotificationKind, type NotificationItem } from '../../../domain/notifications';
-import { fetchPage, markAllRead, markRead, PAGE_SIZE, pageKey, unreadKey, unreadQuery } from './api';
+import { NotificationKind, type NotificationItem, type NotificationKindValue } from '../../../domain/notifications';
+import { alarmBannerKey, fetchPage, markAllRead, markRead, PAGE_SIZE, pageKey, unreadKey, unreadQuery } from './api';
 import './notifications.css';
 
 const icons: Record<string, ReactNode> = {
@@ -13,6 +13,14 @@ const icons: Record<string, ReactNode> = {
   [NotificationKind.APPLICATION_DECIDED]: <FileOutline />,
   [NotificationKind.STRANDED_ALARM]: <ExclamationCircleOutline />,
 };
+
+/** The kind filter, alarms first: they are what must not be missed among the rest (issue 24 item 4). */
+const kindFilters: Array<{ kind: NotificationKindValue | undefined; label: string }> = [
+  { kind: undefined, label: '全部类型' },
+  { kind: NotificationKind.STRANDED_ALARM, label: '告警' },
+  { kind: NotificationKind.TASK_ASSIGNED, label: '审批任务' },
+  { kind: NotificationKind.APPLICATION_DECIDED, label: '审批结果' },
+];
 
 /** Only paths of this app are followed: a stored url is never a way off the site. */
 const isInternal = (url: string) => url.startsWith('/') && !url.startsWith('//');
@@ -24,10 +32,11 @@ export default function NotificationsPage() {
   const client = useQueryClient();
   const navigate = useNavigate();
   const [unreadOnly, setUnreadOnly] = useState(false);
+  const [kind, setKind] = useState<NotificationKindValue | undefined>();
   const unread = useQuery(unreadQuery).data?.count ?? 0;
   const list = useInfiniteQuery({
-    queryKey: [...pageKey, unreadOnly ? 'unread' : 'all'],
-    queryFn: ({ pageParam }) => fetchPage(pageParam, unreadOnly),
+    queryKey: [...pageKey, unreadOnly ? 'unread' : 'all', kind ?? 'any'],
+    queryFn: ({ pageParam }) => fetchPage(pageParam, unreadOnly, kind),
     initialPageParam: 1,
     getNextPageParam: (last, all) => (all.length * PAGE_SIZE < last.total ? all.length + 1 : undefined),
     staleTime: 0,
@@ -56,6 +65,7 @@ export default function NotificationsPage() {
     onMutate: (n) => settle([n.notification_id]),
     onSuccess: (r) => {
       client.setQueryData(unreadKey, r);
+      void client.invalidateQueries({ queryKey: alarmBannerKey });
       // The screen opened by the tap mounts a bell whose count read may have been answered before this mark
       // committed and land after it; a read started now (replacing any still on its way) sees the mark.
       void client.invalidateQueries({ queryKey: unreadKey });
@@ -66,6 +76,7 @@ export default function NotificationsPage() {
     onMutate: () => settle('all'),
     onSuccess: async (r) => {
       client.setQueryData(unreadKey, r);
+      void client.invalidateQueries({ queryKey: alarmBannerKey });
       Toast.show({ icon: 'success', content: '已全部标为已读' });
       await client.cancelQueries({ queryKey: pageKey });
       void client.invalidateQueries({ queryKey: pageKey });
@@ -104,6 +115,21 @@ export default function NotificationsPage() {
         </div>
       </div>
 
+      <div className="ncenter-kinds" role="radiogroup" aria-label="消息类型">
+        {kindFilters.map((f) => (
+          <button
+            key={f.label}
+            type="button"
+            role="radio"
+            aria-checked={kind === f.kind}
+            className={`ncenter-kind${kind === f.kind ? ' is-active' : ''}${f.kind === NotificationKind.STRANDED_ALARM ? ' ncenter-kind--alarm' : ''}`}
+            onClick={() => setKind(f.kind)}
+          >
+            {f.label}
+          </button>
+        ))}
+      </div>
+
       <section className="card ncenter-card">
         {list.isPending ? (
           <div className="ncenter-state">
@@ -118,7 +144,7 @@ export default function NotificationsPage() {
         ) : items.length === 0 ? (
           <div className="ncenter-empty">
             <BellOutline className="ncenter-empty-icon" />
-            <div>{unreadOnly ? '没有未读消息' : '暂无消息'}</div>
+            <div>{unreadOnly ? '没有未读消息' : kind ? `暂无${kindFilters.find((f) => f.kind === kind)!.label}消息` : '暂无消息'}</div>
             <div className="ncenter-empty-hint">新的审批任务、审批结果和滞留告警会出现在这里</div>
           </div>
         ) : (

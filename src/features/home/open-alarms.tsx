@@ -1,0 +1,68 @@
+import { useQuery } from '@tanstack/react-query';
+import { ExclamationCircleOutline, RightOutline } from 'antd-mobile-icons';
+import { Link } from 'react-router-dom';
+import { recordLink } from '../../../domain/notifications';
+import type { OpenAlarm } from '../../../domain/schemas/stranded';
+import { get } from '../../lib/http';
+import { useCan } from '../../lib/me';
+import './open-alarms.css';
+
+/** The alarm screens (src/app/screens.tsx): a row opens its alarm there (?open=<id>). */
+const screens = { car: '/security/stranded-car', person: '/security/stranded-person' } as const;
+
+const openAlarmsQuery = {
+  queryKey: ['home', 'open-alarms'],
+  queryFn: () => get<{ total: number; list: OpenAlarm[] }>('/stranded/open'),
+  // Alarms are why a lead opens the app: ask again on every visit and on focus.
+  staleTime: 0,
+  refetchOnMount: 'always' as const,
+  refetchOnWindowFocus: 'always' as const,
+};
+
+const subjectOf = (a: OpenAlarm) => (a.kind === 'car' ? a.license_plate : a.person_name || a.idcard);
+const whatOf = (a: OpenAlarm) => (a.is_black ? `黑名单${a.kind === 'car' ? '车辆' : '人员'}入园` : `${a.kind === 'car' ? '车辆' : '人员'}滞留超时`);
+
+/** 待处理告警 (issue 24 item 4): the alarms nobody has handled, counted, newest first, before the menus; for whoever may list them. */
+export function OpenAlarms() {
+  const can = useCan();
+  const mayList = can('strandedManagementCar:list') || can('strandedManagementPerson:list');
+  const { data } = useQuery({ ...openAlarmsQuery, enabled: mayList });
+  if (!mayList || !data) return null;
+  const more = can('strandedManagementCar:list') ? screens.car : screens.person;
+  return (
+    <section className="oa" aria-label="待处理告警" data-testid="open-alarms">
+      <h3 className="section-title oa-title">
+        待处理告警
+        <span className={`oa-total${data.total ? '' : ' oa-total--zero'}`} data-testid="open-alarms-total">
+          {data.total ? `共 ${data.total} 条` : '暂无待处理告警'}
+        </span>
+      </h3>
+      {data.total > 0 && (
+        <div className="card oa-card">
+          {data.list.map((a) => (
+            <Link key={a.id} to={recordLink(screens[a.kind], a.id)} className="oa-row" aria-label={`${whatOf(a)}，${subjectOf(a)}`}>
+              <span className={`oa-icon${a.is_black ? ' oa-icon--black' : ''}`} aria-hidden>
+                <ExclamationCircleOutline />
+              </span>
+              <span className="oa-main">
+                <span className="oa-head">
+                  <span className="oa-subject">{subjectOf(a)}</span>
+                  <span className={`oa-kind${a.is_black ? ' oa-kind--black' : ''}`}>{whatOf(a)}</span>
+                </span>
+                <span className="oa-meta">
+                  {a.entry_gate_name ?? '未知闸口'} · 入园 {a.entry_time.slice(5, 16)} · 告警 {a.alarm_time.slice(5, 16)}
+                </span>
+              </span>
+              <RightOutline className="oa-arrow" />
+            </Link>
+          ))}
+          {data.total > data.list.length && (
+            <Link to={more} className="oa-more">
+              查看全部 {data.total} 条 <RightOutline />
+            </Link>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
