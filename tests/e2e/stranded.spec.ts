@@ -59,12 +59,13 @@ async function blackList(kind: 'car' | 'person', subject: Record<string, unknown
 }
 
 /** A gate of this test's own, with a key issued by the admin (DESIGN.md §8), so no other test's key is voided. */
-async function gate(): Promise<{ number: string; key: string }> {
+async function gate(): Promise<{ number: string; key: string; name: string }> {
   const admin = await tokenOf('admin');
   const number = `E2E-STR-${test.info().project.name.toUpperCase()}-${Date.now() % 1_000_000}`;
-  const { id } = await call<{ id: number }>(admin, '/equipment/gate/save', { name: `滞留测试道闸${Date.now() % 10_000}`, number, type: 1, entrances_type: 1, is_security_check: 1, temporary_reservation: 0, longitude: 114.52, latitude: 22.74 });
+  const name = `滞留测试道闸${Date.now() % 10_000}`;
+  const { id } = await call<{ id: number }>(admin, '/equipment/gate/save', { name, number, type: 1, entrances_type: 1, is_security_check: 1, temporary_reservation: 0, longitude: 114.52, latitude: 22.74 });
   const { key } = await call<{ key: string }>(admin, '/equipment/gate/issueKey', { id });
-  return { number, key };
+  return { number, key, name };
 }
 
 /** The gate reports crossings that opened it, direction 1 (in): a black-listed subject is alarmed as soon as the batch is stored. */
@@ -115,9 +116,11 @@ test('a black-listed plate at the gate reaches the lead live; handled with no si
 
   // No reload: the stream brings it to the open centre.
   // (The lead also hears that the list entry was approved: the alarm is the other one about this plate.)
-  const note = page.getByTestId('notification-item').filter({ hasText: plate }).filter({ hasText: '车辆滞留告警' });
+  // It names what happened, the gate and the time (issue 24 item 4), not an overstay.
+  const note = page.getByTestId('notification-item').filter({ hasText: plate }).filter({ hasText: '黑名单车辆入园' });
   await expect(note).toBeVisible({ timeout: 15_000 });
-  await expect(note).toContainText('滞留超时');
+  await expect(note).toContainText(`经${device.name}入园`);
+  await expect(note).not.toContainText('滞留超时');
   await shot(page, 'stranded-notification');
 
   // A tap opens that alarm's detail on the vehicle screen (the link's ?open= is dropped once used).
@@ -128,7 +131,10 @@ test('a black-listed plate at the gate reaches the lead live; handled with no si
   await expect(detail.locator('.sd-section', { hasText: '告警信息' })).toContainText(plate);
   await expect(detail).toContainText('黑名单入园');
   await expect(detail).toContainText('未处理');
-  for (const title of ['告警信息', '申请人信息', '车辆信息', '来访信息']) await expect(detail.getByRole('heading', { name: title })).toBeVisible();
+  await expect(detail.locator('.sd-item', { hasText: '入园闸口' })).toContainText(device.name);
+  // Let in without a visit: no empty applicant, vehicle or visit sections.
+  await expect(detail.getByRole('heading', { name: '告警信息' })).toBeVisible();
+  for (const title of ['申请人信息', '车辆信息', '来访信息']) await expect(detail.getByRole('heading', { name: title })).toHaveCount(0);
   await shot(page, 'stranded-detail');
 
   // No signal now: the lead handles it all the same. Every handling call the page makes is counted from here on.
@@ -217,14 +223,16 @@ test('the lists, the sectioned detail, online handling and the daily statistics 
   await expect(row).toContainText('未处理');
   await shot(page, 'stranded-car-list');
 
-  // The read-only detail in its four sections; what the alarm does not know reads '-'.
+  // The read-only detail: a black-listed plate let in has no visit, so no empty applicant, vehicle or visit sections;
+  // the gate it came in by; and 处理告警 at hand on the desktop as on the phone.
   await screen.openDetail(row, 'button');
   const detail = modal(page);
-  for (const title of ['告警信息', '申请人信息', '车辆信息', '来访信息']) await expect(detail.getByRole('heading', { name: title })).toBeVisible();
+  await expect(detail.getByRole('heading', { name: '告警信息' })).toBeVisible();
+  for (const title of ['申请人信息', '车辆信息', '来访信息']) await expect(detail.getByRole('heading', { name: title })).toHaveCount(0);
+  await expect(detail.locator('.sd-item', { hasText: '入园闸口' })).toContainText(device.name);
   await expect(detail.locator('.sd-item', { hasText: '短信接收号码' })).toContainText('13800000007');
-  await expect(detail.locator('.sd-item', { hasText: '短信内容' })).toContainText(plate);
-  await expect(detail.locator('.sd-item', { hasText: '预约单号' }).locator('.sd-value')).toHaveText('-');
-  await expect(detail.getByRole('button', { name: '处理告警' })).toHaveCount(0);
+  await expect(detail.locator('.sd-item', { hasText: '短信内容' })).toContainText(`黑名单车辆入园：${plate}`);
+  await expect(detail.getByRole('button', { name: '处理告警' })).toBeVisible();
   await shot(page, 'stranded-car-detail');
   await detail.getByRole('button', { name: '关闭' }).last().click();
   await expect(page.locator('.sm')).toHaveCount(0);
@@ -273,8 +281,73 @@ test('the lists, the sectioned detail, online handling and the daily statistics 
   await expect(personDetail.getByText('人员滞留告警详情')).toBeVisible();
   await expect(personDetail.locator('.sd-section', { hasText: '告警信息' })).toContainText(idcard);
   await expect(personDetail.getByRole('heading', { name: '车辆信息' })).toHaveCount(0);
-  await expect(personDetail.locator('.sd-item', { hasText: '访客姓名' }).locator('.sd-value')).toHaveText('-');
+  await expect(personDetail.getByRole('heading', { name: '申请人信息' })).toHaveCount(0);
+  await expect(personDetail.locator('.sd-item', { hasText: '入园闸口' })).toContainText(device.name);
   await expect(personDetail.getByRole('button', { name: '处理告警' })).toBeVisible();
   await shot(page, 'stranded-person-detail');
   expect(personAlarm).toMatchObject({ level_type: 3, handle_time: null });
+});
+
+test('an alarm shows a banner on whatever screen the lead is on; 查看 opens it and the banner goes; the home counts open alarms', async ({ page }) => {
+  test.setTimeout(90_000);
+  const plate = randomPlate();
+  const [device] = await Promise.all([gate(), blackList('car', { license_plate: plate }, { license_plate: plate })]);
+  const lead = await tokenOf('lead');
+  // Earlier alarms' notifications are read, so the banner below is this alarm's.
+  await call(lead, '/notifications/readAll', {});
+
+  await signInAs(page, 'lead');
+  const streaming = page.waitForResponse((r) => r.url().endsWith('/api/notifications/stream'), { timeout: 30_000 });
+  await page.goto('/vehicles/marks');
+  await streaming;
+  await expect(page.getByTestId('alarm-banner')).toHaveCount(0);
+
+  await enter(device, [{ type: 'vehicle', license_plate: plate, license_plate_color: 2 }]);
+  const alarm = await alarmOf('car', { license_plate: plate });
+  const banner = page.getByTestId('alarm-banner');
+  await expect(banner).toBeVisible({ timeout: 15_000 });
+  await expect(banner).toContainText('黑名单车辆入园');
+  await expect(banner).toContainText(plate);
+  await expect(banner).toContainText(device.name);
+  // In the page's flow: below the title bar, above the screen, covering none of its controls.
+  const bannerBox = (await banner.boundingBox())!;
+  const mainBox = (await page.locator('main').first().boundingBox())!;
+  expect(bannerBox.y + bannerBox.height).toBeLessThanOrEqual(mainBox.y + 1);
+  await shot(page, 'alarm-banner');
+
+  await banner.getByRole('button', { name: '查看' }).click();
+  await expect(page).toHaveURL(/\/security\/stranded-car/);
+  const detail = modal(page);
+  await expect(detail.getByText('车辆滞留告警详情')).toBeVisible();
+  await expect(detail.locator('.sd-section', { hasText: '告警信息' })).toContainText(plate);
+  await expect(detail.getByRole('button', { name: '处理告警' })).toBeVisible();
+  await expect(page.getByTestId('alarm-banner')).toHaveCount(0);
+  await detail.getByRole('button', { name: '关闭' }).last().click();
+
+  // The home lists the open alarms, counted, before the menus.
+  const open = await call<{ total: number }>(lead, '/stranded/open', undefined, 'GET');
+  await page.goto('/');
+  const alarms = page.getByTestId('open-alarms');
+  await expect(page.getByTestId('open-alarms-total')).toHaveText(`共 ${open.total} 条`);
+  await expect(alarms.locator('.oa-row').first()).toContainText(plate);
+  await expect(alarms.locator('.oa-row').first()).toContainText(device.name);
+  const menusTop = (await page.locator('.section-title', { hasText: '安防管理' }).first().boundingBox())?.y ?? Infinity;
+  expect((await alarms.boundingBox())!.y).toBeLessThan(menusTop);
+  await shot(page, 'home-open-alarms');
+  await alarms.locator('.oa-row').first().click();
+  await expect(modal(page).locator('.sd-section', { hasText: '告警信息' })).toContainText(plate);
+  expect(alarm.handle_time).toBeNull();
+
+  // The centre's kind filter, alarms first: the list entry's approval is not among the alarms.
+  await page.goto('/notifications');
+  const kinds = page.getByRole('radiogroup', { name: '消息类型' }).getByRole('radio');
+  await expect(kinds).toHaveText(['全部类型', '告警', '审批任务', '审批结果']);
+  await kinds.filter({ hasText: '告警' }).click();
+  const items = page.getByTestId('notification-item');
+  await expect(items.filter({ hasText: plate }).first()).toContainText('黑名单车辆入园');
+  for (const text of await items.allInnerTexts()) expect(text).toMatch(/告警|入园/);
+  await shot(page, 'notifications-alarms');
+  await kinds.filter({ hasText: '审批结果' }).click();
+  await expect(items.first()).toBeVisible();
+  expect((await items.allInnerTexts()).some((t) => t.includes('黑名单车辆入园'))).toBe(false);
 });
