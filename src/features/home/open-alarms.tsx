@@ -28,7 +28,11 @@ export function OpenAlarms() {
   const mayList = can('strandedManagementCar:list') || can('strandedManagementPerson:list');
   const { data } = useQuery({ ...openAlarmsQuery, enabled: mayList });
   if (!mayList || !data) return null;
-  const more = can('strandedManagementCar:list') ? screens.car : screens.person;
+  // The rest of the open alarms are on the two alarm screens.
+  const more = [
+    ...(can('strandedManagementCar:list') ? [{ to: screens.car, label: '全部车辆滞留告警' }] : []),
+    ...(can('strandedManagementPerson:list') ? [{ to: screens.person, label: '全部人员滞留告警' }] : []),
+  ];
   return (
     <section className="oa" aria-label="待处理告警" data-testid="open-alarms">
       <h3 className="section-title oa-title">
@@ -50,16 +54,20 @@ export function OpenAlarms() {
                   <span className={`oa-kind${a.is_black ? ' oa-kind--black' : ''}`}>{whatOf(a)}</span>
                 </span>
                 <span className="oa-meta">
-                  {a.entry_gate_name ?? '未知闸口'} · 入园 {a.entry_time.slice(5, 16)} · 告警 {a.alarm_time.slice(5, 16)}
+                  {a.entry_gate_name ?? '未知闸口'} · {a.is_black ? `入园 ${a.entry_time.slice(5, 16)}` : `告警 ${a.alarm_time.slice(5, 16)}`}
                 </span>
               </span>
               <RightOutline className="oa-arrow" />
             </Link>
           ))}
           {data.total > data.list.length && (
-            <Link to={more} className="oa-more">
-              查看全部 {data.total} 条 <RightOutline />
-            </Link>
+            <div className="oa-more">
+              {more.map((m) => (
+                <Link key={m.to} to={m.to}>
+                  {m.label} <RightOutline />
+                </Link>
+              ))}
+            </div>
           )}
         </div>
       )}
