@@ -25,7 +25,9 @@ import { startStrandedJob } from './jobs/stranded';
  *   the other workers, so a notification made in one process reaches a stream
  *   or push dispatcher in another at once instead of at their next poll; so is
  *   "this table changed", so no process answers a remembered total that a
- *   write through another process has outdated (core/paging.ts).
+ *   write through another process has outdated (core/paging.ts), and so a stay
+ *   stored by any process re-arms process 0's stranded-alarm timer for the
+ *   next deadline (jobs/stranded.ts).
  */
 
 const WORKER_INDEX = 'PARK_WORKER_INDEX';

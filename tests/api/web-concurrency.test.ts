@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskResult, TaskState } from '../../domain/appointments';
 import { NotificationKind } from '../../domain/notifications';
+import { DEFAULT_PARK_TZ, formatInZone } from '../../domain/time';
 import { openDatabase, type Database_ } from '../../server/db/index';
 import { carApplicationBody } from './fixtures';
 import { EventStream } from './event-stream';
@@ -181,6 +183,43 @@ describe.each(covered)('WEB_CONCURRENCY=2: two server processes on one port (%s)
       }
     } finally {
       await Promise.all(streams.map((s) => s.close()));
+    }
+  });
+
+  it('raises an overstay within 5 s of its deadline whichever process stored the stay (the timer runs in process 0 only)', async () => {
+    const { db } = c.database;
+    const admin = await new Client(c.server).as('admin');
+    const gate = await db.selectFrom('equipment').select(['id', 'number']).where('kind', '=', 'gate').orderBy('id').executeTakeFirstOrThrow();
+    const key = (await admin.post<{ key: string }>('/equipment/gate/issueKey', { id: gate.id })).body.data.key;
+    await db.updateTable('vehicle_type').set({ dwell_limit_minutes: 1 }).where('id', '=', modelId).execute();
+    const park = (ms: number) => formatInZone(ms, DEFAULT_PARK_TZ);
+    /** One batch on a connection of its own: the primary hands each new connection to the next process in turn. */
+    const sendAlone = (events: unknown[]) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ events });
+        const req = http.request(`${c.server.base}/api/device/events`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Device ${gate.number}:${key}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      // Four stays one after another, each on a new connection, so that some are stored by the process without the timer.
+      for (let i = 0; i < 4; i++) {
+        const id = await submitCar();
+        const plate = (await db.selectFrom('car_application').select('license_plate').where('car_application_id', '=', id).executeTakeFirstOrThrow()).license_plate;
+        await db.updateTable('car_application').set({ state: 2, visitor_begin_time: `${today} 00:00:00`, visitor_end_time: `${today} 23:59:59` }).where('car_application_id', '=', id).execute();
+        // In 57 s ago with a one-minute dwell limit: stranded 3 s from now.
+        const entry = Date.now() - 57_000;
+        expect(await sendAlone([{ event_id: `cluster-${dialect}-${plate}`, type: 'vehicle', capture_time: park(entry), license_plate: plate, direction: 1, open_result: 1 }])).toBe(200);
+        const deadline = park(entry + 60_000);
+        await waitFor(`alarm for ${plate} within 5 s of ${deadline}`, async () => !!(await db.selectFrom('stranded_alarm').select('id').where('license_plate', '=', plate).executeTakeFirst()), 8_000);
+        const alarm = await db.selectFrom('stranded_alarm').select('alarm_time').where('license_plate', '=', plate).executeTakeFirstOrThrow();
+        expect(alarm.alarm_time >= deadline && alarm.alarm_time <= park(entry + 65_000), `${plate}: deadline ${deadline}, raised ${alarm.alarm_time}`).toBe(true);
+      }
+    } finally {
+      await db.updateTable('vehicle_type').set({ dwell_limit_minutes: null }).where('id', '=', modelId).execute();
     }
   });
 
