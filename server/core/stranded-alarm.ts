@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { enumLabel } from '../../domain/enums';
 import { NotificationKind, recordLink } from '../../domain/notifications';
+import { formatInZone } from '../../domain/time';
 import type { DB } from '../db/schema';
 import type { AppContext } from './context';
 import { notify } from './notify';
@@ -28,11 +29,13 @@ export interface AlarmSmsFields {
   sms_send: number;
   sms_content: string;
   sms_error_response: string | null;
+  /** 1: the SMS waits for the commit (sendAlarmSms); 0: nothing to send. */
+  sms_state: number;
 }
 
 const dealCode = { car: 'strandedManagementCar:deal', person: 'strandedManagementPerson:deal' } as const;
 const screen = { car: '/security/stranded-car', person: '/security/stranded-person' } as const;
-/** A provider that does not answer must not hold the alarm job (and its transaction) for long. */
+/** A provider that does not answer must not hold the alarm job for long. */
 const SMS_TIMEOUT_MS = 10_000;
 
 /** Enabled users who may handle this kind of alarm through a live, enabled role. */
@@ -61,15 +64,6 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`短信服务${ms / 1000}秒内未响应`)), ms)))]).finally(() => clearTimeout(timer));
 }
 
-/**
- * Tells everyone who may handle a stranded alarm: a notification in the
- * centre (and by Web Push) in the caller's transaction, and an SMS to each
- * holder's phone, because the security lead must learn of it within seconds
- * even where Web Push cannot reach (DESIGN.md §5). Answers the SMS fields for
- * the caller to store on the alarm row in the same transaction. The SMS is
- * sent before that commit: should the transaction then fail, the next run of
- * the alarm job raises (and texts) the alarm again, which is the safe side.
- */
 /**
  * One SMS segment holds 70 characters of Chinese text (UCS-2); a longer
  * message arrives in parts that phones may show apart, cut anywhere, even
@@ -110,12 +104,13 @@ function fitSms(text: (gate: string) => string, gate: string): string {
 
 /**
  * Tells everyone who may handle a stranded alarm: a notification in the
- * centre (and by Web Push) in the caller's transaction, and an SMS to each
- * holder's phone, because the security lead must learn of it within seconds
- * even where Web Push cannot reach (DESIGN.md §5). Answers the SMS fields for
- * the caller to store on the alarm row in the same transaction. The SMS is
- * sent before that commit: should the transaction then fail, the next run of
- * the alarm job raises (and texts) the alarm again, which is the safe side.
+ * centre (and by Web Push) in the caller's transaction, and the SMS to each
+ * holder's phone composed for sending after commit, because the security
+ * lead must learn of it within seconds even where Web Push cannot reach
+ * (DESIGN.md §5). Answers the SMS fields for the caller to store on the alarm
+ * row in the same transaction: that row is the SMS's outbox entry
+ * (sms_state 1), which sendAlarmSms sends once the transaction has
+ * committed. Nothing leaves the process here (DESIGN.md §11).
  */
 export async function raiseStrandedAlarmNotifications(trx: Kysely<DB>, ctx: AppContext, alarm: StrandedAlarm): Promise<AlarmSmsFields> {
   const holders = await holdersOf(trx, dealCode[alarm.kind]);
@@ -133,28 +128,56 @@ export async function raiseStrandedAlarmNotifications(trx: Kysely<DB>, ctx: AppC
       tag: `stranded-${alarm.kind}-${alarm.alarmId}`,
     })),
   );
+  const phones = [...new Set(holders.map((h) => h.phone.trim()).filter((p) => PHONE.test(p)))];
+  if (phones.length === 0) return { phones: '', sms_send: 0, sms_content: texts.sms, sms_error_response: '没有可接收短信的告警处理人（无人持有处理权限或未登记手机号）', sms_state: 0 };
+  return { phones: phones.join(','), sms_send: 0, sms_content: texts.sms, sms_error_response: null, sms_state: 1 };
+}
 
-  const smsContent = texts.sms;
-  const recipients = holders.filter((h) => /^1\d{10}$/.test(h.phone.trim()));
-  const phones = [...new Set(recipients.map((h) => h.phone.trim()))];
-  if (phones.length === 0) return { phones: '', sms_send: 0, sms_content: smsContent, sms_error_response: '没有可接收短信的告警处理人（无人持有处理权限或未登记手机号）' };
+const PHONE = /^1\d{10}$/;
 
+/**
+ * Sends a committed alarm's SMS, once: the server whose conditional update
+ * moves the row from waiting (1) to sending (2) sends it, and records the
+ * outcome (sms_send, sms_error_response) as it settles the row (0). Another
+ * server, or a second call, finds nothing to claim. A server that stops
+ * between the claim and the outcome leaves the row at 2, unsent rather than
+ * sent twice. Answers whether this call sent it.
+ */
+export async function sendAlarmSms(ctx: AppContext, alarmId: number): Promise<boolean> {
+  const claimed = await ctx.db.updateTable('stranded_alarm').set({ sms_state: 2 }).where('id', '=', alarmId).where('sms_state', '=', 1).executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) === 0) return false;
+  const row = await ctx.db.selectFrom('stranded_alarm').select(['phones', 'sms_content']).where('id', '=', alarmId).executeTakeFirstOrThrow();
+  const phones = row.phones.split(',').filter(Boolean);
+  // The account only labels the message in the provider's log; a phone shared by two holders goes once.
+  const accounts = new Map((await ctx.db.selectFrom('sys_user').select(['account', 'phone']).where('phone', 'in', phones).where('deleted', '=', 0).orderBy('user_id').execute()).reverse().map((u) => [u.phone.trim(), u.account]));
   const time = ctx.time();
   const errors: string[] = [];
   await Promise.all(
     phones.map(async (phone) => {
-      const account = recipients.find((h) => h.phone.trim() === phone)!.account;
       try {
-        await withTimeout(ctx.sms.send({ phone, account, text: smsContent, time }), SMS_TIMEOUT_MS);
+        await withTimeout(ctx.sms.send({ phone, account: accounts.get(phone) ?? '', text: row.sms_content, time }), SMS_TIMEOUT_MS);
       } catch (err) {
         errors.push(`${phone}：${err instanceof Error ? err.message : String(err)}`);
       }
     }),
   );
-  return {
-    phones: phones.join(','),
-    sms_send: errors.length === 0 ? 1 : 0,
-    sms_content: smsContent,
-    sms_error_response: errors.length ? errors.sort().join('；').slice(0, 500) : null,
-  };
+  await ctx.db
+    .updateTable('stranded_alarm')
+    .set({ sms_state: 0, sms_send: errors.length === 0 ? 1 : 0, sms_error_response: errors.length ? errors.sort().join('；').slice(0, 500) : null })
+    .where('id', '=', alarmId)
+    .execute();
+  return true;
+}
+
+/**
+ * The safety net of the SMS outbox (the alarm job's minute pass): alarms
+ * committed at least a minute ago whose SMS still waits, because the server
+ * that raised them stopped before sending. Answers how many this call sent.
+ */
+export async function sendWaitingAlarmSms(ctx: AppContext, batch = 100): Promise<number> {
+  const before = formatInZone(ctx.now() - 60_000, ctx.config.tz);
+  const waiting = await ctx.db.selectFrom('stranded_alarm').select('id').where('sms_state', '=', 1).where('create_time', '<=', before).orderBy('id').limit(batch).execute();
+  let sent = 0;
+  for (const { id } of waiting) if (await sendAlarmSms(ctx, id)) sent++;
+  return sent;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../core/context';
 import { onTableChanged } from '../core/paging';
+import { sendWaitingAlarmSms } from '../core/stranded-alarm';
 import { raiseDueAlarms } from '../modules/devices/presence';
 import { startPeriodic } from './periodic';
 
@@ -35,7 +36,8 @@ function msUntil(ctx: AppContext, time: string): number {
  * tableChanged('presence') after commit, and server/main.ts relays that from
  * every process to the one running the jobs), and at start, so a restart
  * keeps the deadlines the database holds. The minute check stays as the
- * safety net (a lost relay, a stay written by SQL by hand). Each alarm is
+ * safety net (a lost relay, a stay written by SQL by hand), and sends the
+ * SMS of alarms whose raising server stopped before sending. Each alarm is
  * claimed by a conditional update of its stay, so servers sharing a
  * PostgreSQL raise (and text) it once.
  */
@@ -75,7 +77,11 @@ export function startStrandedJob(app: FastifyInstance, everyMs = 60_000): () => 
     }
   }
 
-  const stopPeriodic = startPeriodic(app, 'stranded detection', everyMs, () => run(true));
+  const stopPeriodic = startPeriodic(app, 'stranded detection', everyMs, async () => {
+    await run(true);
+    const sent = await sendWaitingAlarmSms(ctx);
+    if (sent > 0) app.log.info({ sent }, '补发滞留告警短信');
+  });
   const stopListening = onTableChanged((table) => {
     if (table === 'presence') void run(false);
   });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NotificationEvent, NotificationItem } from '../../domain/notifications';
 import { buildApp } from '../../server/app';
-import { raiseStrandedAlarmNotifications } from '../../server/core/stranded-alarm';
+import { raiseStrandedAlarmNotifications, sendAlarmSms, sendWaitingAlarmSms } from '../../server/core/stranded-alarm';
 import { carApplicationBody } from './fixtures';
 import { EventStream } from './event-stream';
 import { Client, dialects, startServer, type TestServer } from './harness';
@@ -154,46 +154,80 @@ for (const dialect of await dialects()) {
       expect(await unread(as.reviewer!)).toBe(reviewers.total);
     });
 
-    it('raises a stranded alarm: a notification to each holder of the deal permission and an SMS to each phone', async () => {
+    /** An alarm row for the texts under test (no stay behind it), as raiseDueAlarms stores one. */
+    const alarmRow = async (kind: 'car' | 'person') =>
+      (
+        await server.app.ctx.db
+          .insertInto('stranded_alarm')
+          .values({ kind, presence_id: -(++alarmSeq + (dialect === 'postgres' ? 5000 : 0)), level_type: 1, entry_time: '2026-05-01 06:10:00', alarm_time: '2026-05-01 08:30:00', create_time: '2026-05-01 08:30:00' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    let alarmSeq = 0;
+
+    it('raises a stranded alarm: a notification to each holder of the deal permission, and after commit an SMS to each phone, once', async () => {
       const { ctx } = server.app;
       const outbox = path.join(server.dataDir, 'sms-outbox.jsonl');
-      const linesBefore = fs.existsSync(outbox) ? fs.readFileSync(outbox, 'utf8').trim().split('\n').length : 0;
+      const outboxLines = () => (fs.existsSync(outbox) ? fs.readFileSync(outbox, 'utf8').trim().split('\n').filter(Boolean) : []);
+      const linesBefore = outboxLines().length;
       const leadStream = await stream(as.lead!.token);
       await leadStream.next((x) => x.event === 'unread');
 
-      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9001, subject: '粤L88888', visitArea: 1, alarmTime: '2026-05-01 08:30:00', black: false, gate: '西门车辆道闸1', entryTime: '2026-05-01 06:10:00' }));
+      const id = await alarmRow('car');
+      const fields = await ctx.db.transaction().execute(async (trx) => {
+        const f = await raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: id, subject: '粤L88888', visitArea: 1, alarmTime: '2026-05-01 08:30:00', black: false, gate: '西门车辆道闸1', entryTime: '2026-05-01 06:10:00' });
+        await trx.updateTable('stranded_alarm').set(f).where('id', '=', id).execute();
+        return f;
+      });
       // admin holds every permission, lead is the security lead; nobody else may deal with vehicle alarms.
       expect(fields).toEqual({
         phones: '13800000001,13800000007',
-        sms_send: 1,
+        sms_send: 0,
         sms_content: '【园区出入管理】车辆滞留告警：粤L88888在化工区滞留超时，5月1日08:30:00告警，经西门车辆道闸1入园，请及时处理。',
         sms_error_response: null,
+        sms_state: 1,
       });
-      const lines = fs.readFileSync(outbox, 'utf8').trim().split('\n').slice(linesBefore).map((l) => JSON.parse(l) as { phone: string; account: string; text: string; time: string });
+      // Nothing left the process in the transaction (DESIGN.md §11): the row waits to be sent.
+      expect(outboxLines()).toHaveLength(linesBefore);
+      expect(await Promise.all([sendAlarmSms(ctx, id), sendAlarmSms(ctx, id)])).toEqual(expect.arrayContaining([true, false]));
+      expect(await sendAlarmSms(ctx, id)).toBe(false);
+      const lines = outboxLines().slice(linesBefore).map((l) => JSON.parse(l) as { phone: string; account: string; text: string; time: string });
       expect(lines.map((l) => [l.phone, l.account]).sort()).toEqual([['13800000001', 'admin'], ['13800000007', 'lead']]);
       for (const l of lines) expect(l.text).toBe(fields.sms_content);
+      expect(await ctx.db.selectFrom('stranded_alarm').select(['sms_send', 'sms_state', 'sms_error_response']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ sms_send: 1, sms_state: 0, sms_error_response: null });
 
       const e = await leadStream.next<NotificationEvent>((x) => x.event === 'notification');
-      expect(e.data).toMatchObject({ kind: 'stranded_alarm', title: '车辆滞留告警', url: '/security/stranded-car?open=9001', tag: 'stranded-car-9001' });
-      const rows = await ctx.db.selectFrom('notification as n').innerJoin('sys_user as u', 'u.user_id', 'n.user_id').select('u.account').where('n.tag', '=', 'stranded-car-9001').execute();
+      expect(e.data).toMatchObject({ kind: 'stranded_alarm', title: '车辆滞留告警', url: `/security/stranded-car?open=${id}`, tag: `stranded-car-${id}` });
+      const rows = await ctx.db.selectFrom('notification as n').innerJoin('sys_user as u', 'u.user_id', 'n.user_id').select('u.account').where('n.tag', '=', `stranded-car-${id}`).execute();
       expect(rows.map((r) => r.account).sort()).toEqual(['admin', 'lead']);
     });
 
-    it('records the SMS provider’s error on the alarm fields, and still notifies in the centre', async () => {
+    it('records the SMS provider’s error on the alarm, and still notifies in the centre; a waiting SMS a server left behind is sent by the minute pass', async () => {
       const { ctx } = server.app;
       const failing = { ...ctx, sms: { send: async (m: { phone: string }) => Promise.reject(new Error(m.phone === '13800000007' ? '短信网关返回 500：余额不足' : 'unreachable')) } };
-      const fields = await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, failing, { kind: 'person', alarmId: 77, subject: '孙七', alarmTime: '2026-05-01 09:00:00', black: false, gate: '西门人员闸机', entryTime: '2026-05-01 07:00:00' }));
-      expect(fields.sms_send).toBe(0);
+      const id = await alarmRow('person');
+      const fields = await ctx.db.transaction().execute(async (trx) => {
+        const f = await raiseStrandedAlarmNotifications(trx, failing, { kind: 'person', alarmId: id, subject: '孙七', alarmTime: '2026-05-01 09:00:00', black: false, gate: '西门人员闸机', entryTime: '2026-05-01 07:00:00' });
+        await trx.updateTable('stranded_alarm').set(f).where('id', '=', id).execute();
+        return f;
+      });
       expect(fields.phones).toBe('13800000001,13800000007');
       expect(fields.sms_content).toContain('孙七在园区滞留超时');
-      expect(fields.sms_error_response).toBe('13800000001：unreachable；13800000007：短信网关返回 500：余额不足');
-      expect((await page(as.lead!)).list[0]).toMatchObject({ title: '人员滞留告警', url: '/security/stranded-person?open=77', tag: 'stranded-person-77' });
+      // The server that raised it stopped before sending: a minute on, the safety net sends it (through the failing provider).
+      expect(await sendWaitingAlarmSms(failing)).toBeGreaterThanOrEqual(1);
+      expect(await ctx.db.selectFrom('stranded_alarm').select(['sms_send', 'sms_state', 'sms_error_response']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({
+        sms_send: 0,
+        sms_state: 0,
+        sms_error_response: '13800000001：unreachable；13800000007：短信网关返回 500：余额不足',
+      });
+      expect(await sendWaitingAlarmSms(failing)).toBe(0);
+      expect((await page(as.lead!)).list[0]).toMatchObject({ title: '人员滞留告警', url: `/security/stranded-person?open=${id}`, tag: `stranded-person-${id}` });
     });
 
     it('says a black-listed person came in, by which gate and when, never that the person overstayed', async () => {
       const { ctx } = server.app;
       const fields = await ctx.db.transaction().execute((trx) =>
-        raiseStrandedAlarmNotifications(trx, ctx, { kind: 'person', alarmId: 78, subject: '欧阳娜娜', alarmTime: '2026-11-01 18:28:07', black: true, gate: '西门人员闸机1号通道（临时安检口东侧，夜间关闭，请走北门）', entryTime: '2026-11-01 18:28:06' }),
+        raiseStrandedAlarmNotifications(trx, ctx, { kind: 'person', alarmId: 78000, subject: '欧阳娜娜', alarmTime: '2026-11-01 18:28:07', black: true, gate: '西门人员闸机1号通道（临时安检口东侧，夜间关闭，请走北门）', entryTime: '2026-11-01 18:28:06' }),
       );
       // The gate's long name is shortened so that the message stays one SMS segment; the time keeps its digits together.
       expect(fields.sms_content.length).toBeLessThanOrEqual(70);
@@ -202,7 +236,7 @@ for (const dialect of await dialects()) {
       expect((await page(as.lead!)).list[0]).toMatchObject({
         title: '黑名单人员入园',
         body: '黑名单人员欧阳娜娜于2026-11-01 18:28:06经西门人员闸机1号通道（临时安检口东侧，夜间关闭，请走北门）入园，请立即处理',
-        url: '/security/stranded-person?open=78',
+        url: '/security/stranded-person?open=78000',
       });
     });
 

@@ -78,6 +78,23 @@ for (const dialect of await dialects()) {
       expect((await alarmsOf(plate))[0]!.exit_time).toBe(out.capture_time);
     });
 
+    it('texts the alarm only once it is committed: the provider is called when the alarm can be read from outside the transaction', async () => {
+      const plate = plateOf();
+      await approvedVisit(plate, `${today} 00:00:00`, at(30));
+      await send([crossing(plate, 1, -10)]);
+      const seen: string[] = [];
+      const probe = {
+        send: async () => {
+          // Inside the raising transaction SQLite's one connection would wait on it, and PostgreSQL's others would not see the row.
+          const row = ctx.db.selectFrom('stranded_alarm').select('id').where('license_plate', '=', plate).executeTakeFirst();
+          seen.push(await Promise.race([row.then((r) => (r ? 'committed' : 'not visible')), new Promise<string>((r) => setTimeout(() => r('blocked by the transaction'), 2000))]));
+        },
+      };
+      expect(await raiseDueAlarms({ ...later(31), sms: probe })).toBe(1);
+      expect(seen).toEqual(['committed', 'committed']);
+      expect((await alarmsOf(plate))[0]).toMatchObject({ sms_send: 1, sms_state: 0, sms_error_response: null });
+    });
+
     it('leaves a visitor who left in time alone, and a gate that did not open opens no stay', async () => {
       const plate = plateOf();
       await approvedVisit(plate, `${today} 00:00:00`, at(30));

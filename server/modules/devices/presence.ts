@@ -5,7 +5,7 @@ import type { DeviceEvent, PersonEvent, VehicleEvent } from '../../../domain/sch
 import { addMinutes } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
 import type { Db } from '../../core/repository';
-import { raiseStrandedAlarmNotifications } from '../../core/stranded-alarm';
+import { raiseStrandedAlarmNotifications, sendAlarmSms } from '../../core/stranded-alarm';
 import type { Dialect } from '../../db/index';
 import type { DB } from '../../db/schema';
 import { blackListedOn } from '../park-rules';
@@ -177,10 +177,11 @@ async function applicationInfo(db: Db, kind: 'car' | 'person', id: number | null
 }
 
 /**
- * The alarm timer's work (every minute, every server): each open stay past
- * its deadline gets its one alarm, claimed by a conditional update so that
- * of two servers exactly one raises (and texts) it; the holders of the deal
- * codes are notified and texted, and the SMS outcome is stored on the alarm.
+ * The alarm timer's work (at each deadline and every minute, every server):
+ * each open stay past its deadline gets its one alarm, claimed by a
+ * conditional update so that of two servers exactly one raises (and texts)
+ * it; the holders of the deal codes are notified in the transaction and
+ * texted after it commits, and the SMS outcome is stored on the alarm.
  * Answers how many alarms this call raised.
  */
 export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<number> {
@@ -235,9 +236,12 @@ export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<numb
         entryTime: stay.entry_time,
       });
       await trx.updateTable('stranded_alarm').set(sms).where('id', '=', alarm.id).execute();
-      return true;
+      return alarm.id;
     });
-    if (done) raised++;
+    if (done === false) continue;
+    raised++;
+    // The SMS leaves only now that the alarm is committed (DESIGN.md §11); the minute pass sends it should this server stop first.
+    await sendAlarmSms(ctx, done);
   }
   return raised;
 }
