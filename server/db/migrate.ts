@@ -19,7 +19,7 @@ import { authEpoch } from './migrations/016-auth-epoch';
 import { deviceFiles } from './migrations/017-device-files';
 import { presenceOrder } from './migrations/018-presence-order';
 import { operationLogName } from './migrations/019-operation-log-name';
-import { openAlarms } from './migrations/019-open-alarms';
+import { openAlarms } from './migrations/020-open-alarms';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -43,7 +43,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '017-device-files': deviceFiles(),
     '018-presence-order': presenceOrder(),
     '019-operation-log-name': operationLogName(),
-    '019-open-alarms': openAlarms(),
+    '020-open-alarms': openAlarms(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -529,7 +529,7 @@ export interface StrandedAlarmTable {
   sms_send: D<number>;
   sms_content: D<string>;
   sms_error_response: string | null;
-  /** 1 waiting to be sent after commit, 2 claimed by a server sending it, 0 settled (migration 019). */
+  /** 1 waiting to be sent after commit, 2 claimed by a server sending it, 0 settled (migration 020). */
   sms_state: D<number>;
   create_time: string;
 }
