@@ -14,10 +14,13 @@ import {
   joinFileNames,
   keepLocalPhoto,
   localPhotoBlob,
+  notImageMessage,
   photoLimitMessage,
   settleLocalPhoto,
   splitFileNames,
+  trackPhoto,
   uploadFile,
+  type PhotoOutcome,
   useFileAccess,
 } from '../lib/files';
 import { toast } from '../lib/toast';
@@ -170,6 +173,8 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
   const previewsRef = useRef(previews);
   previewsRef.current = previews;
   const aborts = useRef(new Map<string, AbortController>());
+  /** What a form waiting on a scheduled photo is told when it is done (trackPhoto). */
+  const outcomes = useRef(new Map<string, (o: PhotoOutcome) => void>());
   const queue = useRef<string[]>([]);
   const active = useRef(0);
   const mounted = useRef(true);
@@ -196,17 +201,25 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
       return rest;
     });
 
+  const finish = (url: string, outcome: PhotoOutcome) => {
+    outcomes.current.get(url)?.(outcome);
+    outcomes.current.delete(url);
+  };
+
   const send = async (url: string) => {
-    if (!partsRef.current.includes(url)) return;
-    if (!onlineNow()) return patch(url, { stage: 'waiting', percent: 0, error: undefined });
+    // Anything but an upload or a refusal leaves the photo on the device.
+    let outcome: PhotoOutcome = { waiting: true };
     const abort = new AbortController();
-    aborts.current.set(url, abort);
     try {
-      patch(url, { stage: 'compressing', percent: 0, error: undefined });
+      if (!partsRef.current.includes(url)) return;
+      if (!onlineNow()) return patch(url, { stage: 'waiting', percent: 0, error: undefined });
+      aborts.current.set(url, abort);
+      // Compression started when the photo was picked: its progress stays on the tile.
+      patch(url, { stage: 'compressing', error: undefined });
       const blob = await localPhotoBlob(url);
       if (abort.signal.aborted) return;
       if (blob.size > IMAGE_MAX_BYTES) throw new Error(`图片压缩后仍超过${IMAGE_MAX_BYTES / 1024 / 1024}MB，请换一张`);
-      patch(url, { stage: 'uploading' });
+      patch(url, { stage: 'uploading', percent: 0 });
       const name = await uploadFile(blob, (percent) => mounted.current && patch(url, { percent }), abort.signal);
       if (abort.signal.aborted) return;
       const at = partsRef.current.indexOf(url);
@@ -215,6 +228,7 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
       setPreviews((p) => ({ ...p, [name]: url }));
       commit(partsRef.current.map((p, i) => (i === at ? name : p)));
       unset(url);
+      outcome = { name };
     } catch (err) {
       if (abort.signal.aborted || !mounted.current) return;
       if (isNetworkFailure(err)) {
@@ -226,8 +240,10 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
       commit(partsRef.current.filter((p) => p !== url));
       patch(url, { stage: 'failed', percent: 0, error: message });
       toast(message, 'fail');
+      outcome = { refused: message };
     } finally {
       if (aborts.current.get(url) === abort) aborts.current.delete(url);
+      finish(url, outcome);
     }
   };
 
@@ -244,6 +260,10 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
   const schedule = (urls: string[]) => {
     const fresh = urls.filter((u) => !queue.current.includes(u) && !aborts.current.has(u));
     if (!fresh.length) return;
+    for (const url of fresh) {
+      if (outcomes.current.has(url)) continue;
+      trackPhoto(url, new Promise<PhotoOutcome>((resolve) => outcomes.current.set(url, resolve)));
+    }
     queue.current.push(...fresh);
     pump();
   };
@@ -269,11 +289,14 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
   useEffect(() => {
     mounted.current = true;
     const inFlight = aborts.current; // the one Map for the component's life
+    const waiters = outcomes.current;
     return () => {
       mounted.current = false;
       for (const a of inFlight.values()) a.abort();
       inFlight.clear();
       queue.current = [];
+      for (const resolve of waiters.values()) resolve({ waiting: true });
+      waiters.clear();
       for (const url of Object.values(previewsRef.current)) URL.revokeObjectURL(url);
     };
   }, []);
@@ -288,13 +311,18 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
     e.target.value = '';
     if (!files.length) return;
     const images = files.filter((f) => !f.type || f.type.startsWith('image/'));
-    if (images.length < files.length) toast('请选择图片文件', 'fail');
+    const others = files.filter((f) => !images.includes(f));
+    if (others.length) toast(notImageMessage(others.map((f) => f.name)), 'fail');
     const { accept, message } = admitPhotos(count, images.length, max);
     if (message) toast(message);
     const added: string[] = [];
     for (const file of images.slice(0, accept)) {
       // The thumbnail shows the photo as taken at once; compression runs in a worker behind it.
-      const url = keepLocalPhoto(file, compressImage(file));
+      let url = '';
+      const progress = (percent: number) => {
+        if (mounted.current && localRef.current[url]?.stage === 'compressing') patch(url, { percent });
+      };
+      url = keepLocalPhoto(file, compressImage(file, { onProgress: progress }));
       added.push(url);
       patch(url, { stage: onlineNow() ? 'compressing' : 'waiting', percent: 0 });
     }
@@ -307,6 +335,7 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
   const remove = (part: string) => {
     aborts.current.get(part)?.abort();
     queue.current = queue.current.filter((u) => u !== part);
+    finish(part, { waiting: true });
     if (partsRef.current.includes(part)) commit(partsRef.current.filter((p) => p !== part));
     if (isLocalPhoto(part)) {
       unset(part);
@@ -341,13 +370,20 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
           const state = isLocalPhoto(part) ? (local[part] ?? { stage: 'waiting' as const, percent: 0 }) : undefined;
           const busy = state && (state.stage === 'compressing' || state.stage === 'uploading');
           return (
-            <div className={`iu-tile${state ? ` iu-tile--${state.stage}` : ''}`} key={part}>
+            <div className={`iu-tile${state ? ` iu-tile--${state.stage}` : ''}`} data-stage={state?.stage ?? 'stored'} key={part}>
               <Thumb src={srcs[i]} label={`查看第${i + 1}张图片`} onOpen={() => openAt(i)} />
               {busy && (
-                <div className="iu-mask" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={state.percent} aria-label={`第${i + 1}张图片上传进度`}>
-                  <span className="iu-percent">{state.stage === 'compressing' ? '压缩中' : `${state.percent}%`}</span>
+                <div
+                  className="iu-mask"
+                  role="progressbar"
+                  aria-valuemin={0}
+                  aria-valuemax={100}
+                  aria-valuenow={state.percent}
+                  aria-label={`第${i + 1}张图片${state.stage === 'compressing' ? '压缩' : '上传'}进度`}
+                >
+                  <span className="iu-percent">{state.stage === 'compressing' ? `压缩中 ${state.percent}%` : `上传 ${state.percent}%`}</span>
                   <span className="iu-bar">
-                    <span style={{ width: `${state.stage === 'compressing' ? 0 : state.percent}%` }} />
+                    <span style={{ width: `${state.percent}%` }} />
                   </span>
                 </div>
               )}

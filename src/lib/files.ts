@@ -95,6 +95,52 @@ export async function splitLocalPhotos(value: unknown): Promise<{ names: string;
   return { names: joinFileNames(names), blobs: await Promise.all(local.map(localPhotoBlob)) };
 }
 
+/**
+ * What became of a local photo its field was compressing or sending: its
+ * stored name, the server's reason for refusing it, or kept on the device
+ * (no network) for the outbox or for later.
+ */
+export type PhotoOutcome = { name: string } | { refused: string } | { waiting: true };
+
+/** Photos a field is working on; a form's 确定 waits for them instead of refusing (issue 24 item 2). */
+const inFlight = new Map<string, Promise<PhotoOutcome>>();
+
+/** The field is compressing or sending `url`; `done` says what came of it. */
+export function trackPhoto(url: string, done: Promise<PhotoOutcome>): void {
+  const tracked = done.finally(() => {
+    if (inFlight.get(url) === tracked) inFlight.delete(url);
+  });
+  inFlight.set(url, tracked);
+}
+
+/** Whether any photo of a field value is still being compressed or sent. */
+export const photosBusy = (value: unknown): boolean => splitFileNames(value).some((p) => inFlight.has(p));
+
+/** The busy 确定 while a form waits for its photos to be compressed and sent. */
+export const PHOTOS_PROCESSING = '照片处理中';
+
+export const photoRefusedMessage = (reason: string) => `照片上传失败：${reason}`;
+
+/**
+ * A field value once the photos its field was working on have finished: each
+ * uploaded one replaced by its stored name. Photos kept on the device stay as
+ * they are (the outbox takes them, other forms say why they cannot). `error`
+ * says why a photo was refused by the server; it has left the value.
+ */
+export async function settlePhotos(value: unknown): Promise<{ value: string; error?: string }> {
+  const parts = splitFileNames(value);
+  const outcomes = await Promise.all(parts.map((p) => inFlight.get(p) ?? null));
+  let error: string | undefined;
+  const out: string[] = [];
+  parts.forEach((part, i) => {
+    const o = outcomes[i];
+    if (!o || 'waiting' in o) out.push(part);
+    else if ('name' in o) out.push(o.name);
+    else error ??= photoRefusedMessage(o.refused);
+  });
+  return { value: joinFileNames(out), ...(error ? { error } : {}) };
+}
+
 /** A failure that says nothing about the photo: no network (or it dropped), so try again later. */
 export const isNetworkFailure = (err: unknown): boolean => err instanceof ApiError && err.status === 0;
 
@@ -249,3 +295,6 @@ export async function uploadFile(file: Blob, onProgress?: (percent: number) => v
   onProgress?.(100);
   return r.name;
 }
+
+/** Said when the chooser handed over files that are not images (a gallery may offer PDFs or videos). */
+export const notImageMessage = (names: string[]) => `${names.map((n) => `「${n}」`).join('、')}不是图片，请选择图片文件`;

@@ -60,20 +60,22 @@ export interface DraftFooterProps {
   busy: SaveIntent | null;
   /** Without the submit code only the draft can be saved. */
   canSubmit: boolean;
+  /** What the spinning button says (e.g. 照片处理中). */
+  loadingText?: string;
 }
 
 /** The buttons of such a form, the same at both sizes. */
-export function DraftFooter({ onClose, onSave, busy, canSubmit }: DraftFooterProps) {
+export function DraftFooter({ onClose, onSave, busy, canSubmit, loadingText }: DraftFooterProps) {
   return (
     <>
       <Button className="sm-btn" onClick={onClose} disabled={!!busy}>
         取消
       </Button>
-      <Button className="sm-btn" color="primary" fill="outline" loading={busy === 'draft'} disabled={!!busy} onClick={() => onSave('draft')}>
+      <Button className="sm-btn" color="primary" fill="outline" loading={busy === 'draft'} loadingText={loadingText} disabled={!!busy} onClick={() => onSave('draft')}>
         {DRAFT_BUTTONS.draft}
       </Button>
       {canSubmit && (
-        <Button className="sm-btn" color="primary" loading={busy === 'submit'} disabled={!!busy} onClick={() => onSave('submit')}>
+        <Button className="sm-btn" color="primary" loading={busy === 'submit'} loadingText={loadingText} disabled={!!busy} onClick={() => onSave('submit')}>
           {DRAFT_BUTTONS.submit}
         </Button>
       )}

@@ -2,6 +2,7 @@ import { Toast } from 'antd-mobile';
 import { useMemo, useRef, useState } from 'react';
 import { z, type ZodType } from 'zod';
 import { encryptContent } from '../lib/crypto';
+import { PHOTOS_PROCESSING, photosBusy, settlePhotos } from '../lib/files';
 import { ApiError, post } from '../lib/http';
 import { useCan } from '../lib/me';
 import { useIsDesktop } from '../lib/use-media';
@@ -57,6 +58,7 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
   );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState<SaveIntent | null>(null);
+  const [photoWait, setPhotoWait] = useState(false);
   const can = useCan();
   const canSubmit = !!form.submit && can(form.submit.permission);
   const bodyRef = useRef<HTMLFormElement>(null);
@@ -82,7 +84,24 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
     if (busy) return;
     const conf = mode === 'edit' ? form.edit : form.create;
     if (!conf) return;
-    let payload = formValuesToBody(fields, mode, values);
+    // 确定 pressed while photos are compressed or sent waits for them (issue 24 item 2), then saves their stored names.
+    const photoFields = visible.filter((f) => f.kind === 'images' && photosBusy(values[f.name]));
+    let settled = values;
+    if (photoFields.length) {
+      setBusy(intent);
+      setPhotoWait(true);
+      const done = await Promise.all(photoFields.map(async (f) => [f.name, await settlePhotos(values[f.name])] as const));
+      setPhotoWait(false);
+      setBusy(null);
+      const refused = Object.fromEntries(done.filter(([, r]) => r.error).map(([name, r]) => [name, r.error!]));
+      if (Object.keys(refused).length) {
+        setErrors(refused);
+        focusFirstError();
+        return;
+      }
+      settled = { ...values, ...Object.fromEntries(done.map(([name, r]) => [name, r.value])) };
+    }
+    let payload = formValuesToBody(fields, mode, settled);
     if (mode === 'edit' && row && form.edit?.idParam) payload[form.edit.idParam] = (row as Record<string, unknown>)[rowKey];
     if (form.toPayload) payload = form.toPayload(payload, { mode, row });
     const parsed = schema.safeParse(payload);
@@ -139,8 +158,9 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
       onOk={() => void submit()}
       okText={desktop ? '确定' : '提交'}
       okLoading={!!busy}
+      okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined}
       // A record under approval says which of its two steps a button takes (issue 24 item 1).
-      footer={form.submit ? <DraftFooter onClose={onClose} onSave={(intent) => void submit(intent)} busy={busy} canSubmit={canSubmit} /> : undefined}
+      footer={form.submit ? <DraftFooter onClose={onClose} onSave={(intent) => void submit(intent)} busy={busy} canSubmit={canSubmit} loadingText={photoWait ? PHOTOS_PROCESSING : undefined} /> : undefined}
     >
       {/* Desktop: a grid whose label tracks are as wide as the longest label in them, so no label wraps (list-screen.css .ef--grid). */}
       <form

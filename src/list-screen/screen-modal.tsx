@@ -15,6 +15,8 @@ export interface ScreenModalProps {
   onOk?: () => void;
   okText?: string;
   okLoading?: boolean;
+  /** What the spinning primary button says instead of okText (e.g. 照片处理中). */
+  okLoadingText?: string;
   okDanger?: boolean;
   cancelText?: string;
   /** Replaces the default buttons. */
@@ -26,7 +28,7 @@ export interface ScreenModalProps {
  * full-screen sheet below (a form on a phone needs the whole height and the
  * keyboard's room). Custom modals of screens use it too, so they look alike.
  */
-export function ScreenModal({ open, title, onClose, children, width = 560, onOk, okText = '确定', okLoading, okDanger, cancelText = '取消', footer }: ScreenModalProps) {
+export function ScreenModal({ open, title, onClose, children, width = 560, onOk, okText = '确定', okLoading, okLoadingText, okDanger, cancelText = '取消', footer }: ScreenModalProps) {
   const desktop = useIsDesktop();
 
   useEffect(() => {
@@ -45,7 +47,7 @@ export function ScreenModal({ open, title, onClose, children, width = 560, onOk,
         <Button className="sm-btn" onClick={onClose} disabled={okLoading}>
           {cancelText}
         </Button>
-        <Button className="sm-btn" color={okDanger ? 'danger' : 'primary'} loading={okLoading} onClick={onOk}>
+        <Button className="sm-btn" color={okDanger ? 'danger' : 'primary'} loading={okLoading} loadingText={okLoadingText} onClick={onOk}>
           {okText}
         </Button>
       </>

@@ -6,7 +6,7 @@ import { MAX_LABEL_PHOTOS } from '../../../domain/schemas/car-application';
 import { CANCEL_PHOTO_REQUIRED, vehicleMarkCancel, type VehicleMarkRow } from '../../../domain/schemas/vehicle-mark';
 import { ImageUpload } from '../../components/image-upload';
 import { ModalForm } from '../../components/reason-modal';
-import { forgetLocalPhotos, photoLimitMessage, splitFileNames, splitLocalPhotos } from '../../lib/files';
+import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, settlePhotos, splitFileNames, splitLocalPhotos } from '../../lib/files';
 import { FormItem, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
 import { fieldErrorMap } from '../../list-screen/conventions';
 
@@ -28,6 +28,7 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
   const [photos, setPhotos] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  const [photoWait, setPhotoWait] = useState(false);
   const photoRef = useRef(photos);
   photoRef.current = photos;
   // Photos still on the device belong to this modal: once it closes (handed to the outbox or abandoned) they go.
@@ -39,9 +40,14 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
     if (busy || !row) return;
     setBusy(true);
     try {
+      // Photos being compressed or sent are waited for (issue 24 item 2): sent ones go as stored names, not twice.
+      setPhotoWait(photosBusy(photos));
+      const settled = await settlePhotos(photos);
+      setPhotoWait(false);
+      if (settled.error) return setErrors({ cancel_photo: settled.error });
       let local: { names: string; blobs: Blob[] };
       try {
-        local = await splitLocalPhotos(photos);
+        local = await splitLocalPhotos(settled.value);
       } catch (e) {
         return setErrors({ cancel_photo: e instanceof Error ? e.message : String(e) });
       }
@@ -80,7 +86,7 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
   };
 
   return (
-    <ScreenModal open={open} title="取消标记" onClose={onClose} onOk={() => void submit()} okText="确定取消" okLoading={busy} width={620}>
+    <ScreenModal open={open} title="取消标记" onClose={onClose} onOk={() => void submit()} cancelText="返回" okText="确认取消标记" okLoading={busy} okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined} width={620}>
       {row && (
         <div className="am-subject">
           <div className="am-subject__main">

@@ -8,7 +8,7 @@ import { returnBody as personReturnBody, returnSubmitBody as personReturnSubmitB
 import { ChoiceRadio } from '../../../components/choice-radio';
 import { ImageUpload } from '../../../components/image-upload';
 import { ModalForm, ReasonModal } from '../../../components/reason-modal';
-import { forgetLocalPhotos, photoLimitMessage, splitFileNames, splitLocalPhotos } from '../../../lib/files';
+import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, settlePhotos, splitFileNames, splitLocalPhotos } from '../../../lib/files';
 import { ApiError, api, http } from '../../../lib/http';
 import { FormItem, ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
 import { fieldErrorMap } from '../../../list-screen/conventions';
@@ -257,6 +257,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
   const [values, setValues] = useState({ color_id: 2, label_type_id: 1, alarm_id: 3, remark: '', photo: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  const [photoWait, setPhotoWait] = useState(false);
   const warned = useRef(false);
   const photoRef = useRef(values.photo);
   photoRef.current = values.photo;
@@ -283,9 +284,14 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
     setBusy(true);
     try {
       // Photos not uploaded yet (offline, or still sending) travel with the flag as Blobs; the outbox uploads them first.
+      // Photos being compressed or sent are waited for (issue 24 item 2): sent ones go as stored names, not twice.
+      setPhotoWait(photosBusy(values.photo));
+      const settled = await settlePhotos(values.photo);
+      setPhotoWait(false);
+      if (settled.error) return setErrors({ photo: settled.error });
       let local: { names: string; blobs: Blob[] };
       try {
-        local = await splitLocalPhotos(values.photo);
+        local = await splitLocalPhotos(settled.value);
       } catch (e) {
         return setErrors({ photo: anyMessage(e) });
       }
@@ -327,7 +333,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
 
   if (picked.length === 0) return null;
   return (
-    <ScreenModal open={open} title={picked.length > 1 ? `标记车辆（${picked.length}辆）` : '标记车辆'} onClose={onClose} onOk={() => void submit()} okText="标记" okLoading={busy} width={620}>
+    <ScreenModal open={open} title={picked.length > 1 ? `标记车辆（${picked.length}辆）` : '标记车辆'} onClose={onClose} onOk={() => void submit()} okText="标记" okLoading={busy} okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined} width={620}>
       <ModalForm>
         <FormItem label="标记车辆">
           <Plates rows={picked} />
