@@ -1,5 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
-import { PNG, call, formField as field, isPhone, listScreen, randomPlate, shot, signInAs, storedOutbox, submitForm } from './support';
+import { cameraJpeg } from '../../scripts/photo-fixture';
+import { COMPRESS_MAX_BYTES, COMPRESS_MAX_SIDE, imageSize } from '../../src/lib/compress-core';
+import { PNG, base, call, formField as field, isPhone, listScreen, randomPlate, shot, signInAs, storedOutbox, submitForm } from './support';
 
 /**
  * 车辆标记 (spec 001): the patrol, on a phone, adds a mark with a site photo
@@ -55,15 +57,17 @@ test('a patrol adds a mark with a photo and cancels it with a reason and a recti
 
   await list.action(plate, '取消标记');
   await expect(modal(page).getByText(plate)).toBeVisible();
+  // Issue 24 item 8: the way back says 返回, the action says what it does.
+  await expect(modal(page).locator('.sm-btn')).toHaveText(['返回', '确认取消标记']);
   // Both rules of spec 001 §5 before anything is sent.
-  await modal(page).getByRole('button', { name: '确定取消' }).click();
+  await modal(page).getByRole('button', { name: '确认取消标记' }).click();
   await expect(modal(page).getByText('请输入取消理由')).toBeVisible();
   await expect(modal(page).getByText('请上传整改照片')).toBeVisible();
   await modal(page).getByLabel('取消理由').fill('已按规定整改');
   await modal(page).locator('input[aria-label="拍照"]').setInputFiles(png('fixed.png'));
   await expect(uploaded(modal(page))).toHaveCount(1);
   await shot(page, 'vehicle-mark-cancel');
-  await modal(page).getByRole('button', { name: '确定取消' }).click();
+  await modal(page).getByRole('button', { name: '确认取消标记' }).click();
   await expect(page.getByText('取消成功！')).toBeVisible();
   await expect(list.row(plate)).toContainText('已取消');
   await expect(page.getByText('取消成功！')).toHaveCount(0);
@@ -96,7 +100,7 @@ test('a patrol adds a mark with a photo and cancels it with a reason and a recti
   await modal(page).getByLabel('取消理由').fill('现场已整改（离线）');
   await modal(page).locator('input[aria-label="拍照"]').setInputFiles(png('offline.png'));
   await expect(modal(page).locator('.iu-wait')).toHaveCount(1);
-  await modal(page).getByRole('button', { name: '确定取消' }).click();
+  await modal(page).getByRole('button', { name: '确认取消标记' }).click();
   await expect(page.getByText('当前无网络，取消已保存，联网后自动发送')).toBeVisible();
   const queued = await storedOutbox<{ kind: string; url: string; state: string; body: Record<string, unknown>; photos?: Record<string, number[]> }>(page);
   // The online cancel went the same way and is kept as sent; this one waits.
@@ -136,4 +140,55 @@ test('the marks table renders its filters and columns, and the detail shows the 
   await expect(detail.getByText(seeded!.application_number!)).toBeVisible();
   await expect(detail.locator('.dv-row', { hasText: '现场照片' }).locator('.iu-tile')).toHaveCount(seeded!.photo.split(';').filter(Boolean).length);
   await shot(page, 'vehicle-mark-detail');
+});
+
+test('确定 pressed while a camera photo is still compressing waits for it, with progress on the tile, and saves it', async ({ page }) => {
+  test.setTimeout(90_000);
+  const token = await signInAs(page, 'patrol');
+  const plate = randomPlate();
+  const list = listScreen(page);
+  await list.open('/vehicles/marks');
+  const photo = await cameraJpeg(page, 4000, 3000);
+
+  await page.getByRole('button', { name: /新增标记/ }).click();
+  await field(page, '车牌号').locator('input').fill(plate);
+  await field(page, '来访单位').locator('input').fill('惠州照片测试物流有限公司');
+  await field(page, '标记颜色').getByText('红色').click();
+  await field(page, '标记类型').getByText('违规行为').click();
+  await field(page, '报警方式').getByText('入园报警').click();
+  await field(page, '标记原因').locator('textarea').first().fill('照片压缩中提交');
+
+  // The upload is held until the form has been seen waiting, so the wait is certain, not a race.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/api/file/upload', async (route) => {
+    await held;
+    await route.continue();
+  });
+  // Every text the tile shows, however briefly (compression of one photo takes well under a second here).
+  await page.evaluate(() => {
+    const seen: string[] = ((window as unknown as { tileTexts: string[] }).tileTexts = []);
+    new MutationObserver(() => {
+      for (const el of document.querySelectorAll('.iu-percent')) if (seen.at(-1) !== el.textContent) seen.push(el.textContent ?? '');
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await field(page, '现场照片').locator('input[type="file"]').last().setInputFiles({ name: 'IMG_4000.jpg', mimeType: 'image/jpeg', buffer: photo });
+  await submitForm(page);
+  await expect(page.getByRole('button', { name: /照片处理中/ })).toBeVisible();
+  await expect(field(page, '现场照片').getByRole('progressbar')).toBeVisible();
+  await shot(page, 'vehicle-mark-photo-waiting');
+  release();
+  await expect(page.getByText('创建成功！')).toBeVisible();
+  await expect(page.getByText('有照片尚未上传，请联网后重试')).toHaveCount(0);
+  const texts = await page.evaluate(() => (window as unknown as { tileTexts: string[] }).tileTexts);
+  expect(texts.some((t) => /^压缩中 \d+%$/.test(t)), texts.join(' | ')).toBe(true);
+  expect(texts.some((t) => /^上传 \d+%$/.test(t)), texts.join(' | ')).toBe(true);
+  const made = await markOf(token, plate);
+  expect(made.photo.split(';').filter(Boolean)).toHaveLength(1);
+  // Compressed before it was sent: a 12-megapixel photo arrives at most 1600 px wide and about half a megabyte.
+  const res = await fetch(`${base}/api/file/${made.photo}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  expect(bytes.length).toBeLessThanOrEqual(COMPRESS_MAX_BYTES);
+  expect(imageSize(bytes)).toEqual({ width: COMPRESS_MAX_SIDE, height: 1200 });
 });
