@@ -382,7 +382,8 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
                   aria-label={`第${i + 1}张图片${state.stage === 'compressing' ? '压缩' : '上传'}进度`}
                 >
                   <span className="iu-percent">{state.stage === 'compressing' ? `压缩中 ${state.percent}%` : `上传 ${state.percent}%`}</span>
-                  <span className="iu-bar">
+                  {/* Keyed by stage: the upload's bar starts empty instead of sliding back from the compression's. */}
+                  <span className="iu-bar" key={state.stage}>
                     <span style={{ width: `${state.percent}%` }} />
                   </span>
                 </div>

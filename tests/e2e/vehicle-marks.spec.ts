@@ -172,6 +172,10 @@ test('确定 pressed while a camera photo is still compressing waits for it, wit
       for (const el of document.querySelectorAll('.iu-percent')) if (seen.at(-1) !== el.textContent) seen.push(el.textContent ?? '');
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
+  // A file that is not an image is named, not taken.
+  await field(page, '现场照片').locator('input[type="file"]').last().setInputFiles({ name: '整改说明.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') });
+  await expect(page.getByText('「整改说明.pdf」不是图片，请选择图片文件')).toBeVisible();
+  await expect(field(page, '现场照片').locator('.iu-tile')).toHaveCount(0);
   await field(page, '现场照片').locator('input[type="file"]').last().setInputFiles({ name: 'IMG_4000.jpg', mimeType: 'image/jpeg', buffer: photo });
   await submitForm(page);
   await expect(page.getByRole('button', { name: /照片处理中/ })).toBeVisible();
