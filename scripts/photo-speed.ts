@@ -33,8 +33,8 @@ async function measure(browser: Browser, base: string, token: string, photo: Buf
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, baseURL: base });
   // No service worker: each run loads what the build serves, not a cache of an earlier build.
   await context.route('**/sw.js', (route) => route.fulfill({ status: 404, body: '' }));
-  if (mainThread) await context.addInitScript(() => Reflect.deleteProperty(window, 'OffscreenCanvas'));
-  await context.addInitScript((t) => localStorage.setItem('park.token', t), token);
+  if (mainThread) await context.addInitScript({ content: 'delete window.OffscreenCanvas;' });
+  await context.addInitScript({ content: `localStorage.setItem('park.token', ${JSON.stringify(token)});` });
   // The upload is held: only compression is measured, and no mark is saved.
   await context.route('**/api/file/upload', () => undefined);
   const page = await context.newPage();
@@ -48,7 +48,7 @@ async function measure(browser: Browser, base: string, token: string, photo: Buf
     await armTimer(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
     await input.setInputFiles({ name: 'IMG_4000x3000.jpg', mimeType: 'image/jpeg', buffer: photo });
-    const ms = await page.waitForFunction(() => (window as unknown as { photoReadyMs?: number }).photoReadyMs, undefined, { timeout: 120_000, polling: 50 });
+    const ms = await page.waitForFunction(() => (globalThis as unknown as { photoReadyMs?: number }).photoReadyMs, undefined, { timeout: 120_000, polling: 50 });
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     times.push(Math.round((await ms.jsonValue()) as number));
   }
@@ -58,20 +58,19 @@ async function measure(browser: Browser, base: string, token: string, photo: Buf
 
 /** From the input's change event to the first tile that is no longer compressing, on the page's clock. */
 async function armTimer(page: Page) {
-  await page.evaluate(() => {
-    const w = window as unknown as { photoReadyMs?: number };
-    delete w.photoReadyMs;
+  // Page code as text: scripts are type-checked without the DOM library, and tsx would wrap named functions in a helper.
+  await page.evaluate(`(() => {
+    delete window.photoReadyMs;
     let start = 0;
     document.addEventListener('change', () => (start = performance.now()), { capture: true, once: true });
-    // No named function in here: tsx would wrap it in a helper the page does not have.
     const observer = new MutationObserver(() => {
       const tile = document.querySelector('.iu-tile');
       if (!start || !tile || tile.classList.contains('iu-tile--compressing')) return;
-      w.photoReadyMs = performance.now() - start;
+      window.photoReadyMs = performance.now() - start;
       observer.disconnect();
     });
     observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
-  });
+  })()`);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
