@@ -56,6 +56,41 @@ export const strandedListQuery = labelled(
   strandedLabels,
 );
 
+/** The longest range 滞留统计 counts at once: a year of days, so the per-day answer stays small (DESIGN.md §11). */
+export const STRANDED_STAT_MAX_DAYS = 366;
+
+/** 滞留统计's filters: the alarm time range (default from 7 days ago to tomorrow, as the lists) and the park. */
+export const strandedStatQuery = labelled(
+  z
+    .object({ visit_area: optionalFilterInt, begin_time: filterTimeField('begin'), end_time: filterTimeField('end') })
+    .superRefine((q, ctx) => {
+      if (!q.begin_time || !q.end_time) return;
+      if (q.end_time < q.begin_time) ctx.addIssue({ code: 'custom', path: ['end_time'], message: '结束时间不能早于开始时间' });
+      else if (Date.parse(q.end_time.slice(0, 10)) - Date.parse(q.begin_time.slice(0, 10)) >= STRANDED_STAT_MAX_DAYS * 86_400_000)
+        ctx.addIssue({ code: 'custom', path: ['end_time'], message: `统计时间范围不能超过${STRANDED_STAT_MAX_DAYS}天` });
+    }),
+  strandedLabels,
+);
+
+/** 滞留统计's handling states: nobody yet, judged a false alarm, judged right (the handling form's two answers). */
+export const strandedHandlingOptions: EnumOption[] = [
+  { value: 0, label: '未处理', color: 'warning' },
+  { value: 1, label: '误判', color: 'default' },
+  { value: 2, label: '判断准确', color: 'success' },
+];
+export const handlingStateOf = (row: { handle_time?: string | null; false_alarm?: number | null }): number => (!row.handle_time ? 0 : row.false_alarm === 1 ? 1 : 2);
+
+/** 滞留统计's answer: the alarms in the range counted per park day (by kind), per kind and level, per handling state, per entry gate. */
+export interface StrandedStats {
+  begin_time: string;
+  end_time: string;
+  total: number;
+  days: Array<{ date: string; car: number; person: number }>;
+  kinds: Array<{ kind: StrandedKind; level_type: number; total: number }>;
+  states: Array<{ state: number; total: number }>;
+  gates: Array<{ gate: string | null; total: number }>;
+}
+
 export const alarmDealBody = labelled(
   z.object({
     id: z.number({ error: '请提供告警ID' }).int({ error: '告警ID不正确' }).min(1, { error: '告警ID不正确' }).max(2147483647, { error: '告警ID不正确' }),

@@ -1,9 +1,22 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { enumLabel } from '../../domain/enums';
 import { ErrorCode } from '../../domain/errors';
 import type { PermissionCode } from '../../domain/permissions';
-import { alarmDealBody, strandedLabels, strandedListQuery, type AlarmDeal, type StrandedKind } from '../../domain/schemas/stranded';
+import {
+  alarmDealBody,
+  handlingStateOf,
+  strandedHandlingOptions,
+  strandedLabels,
+  strandedListQuery,
+  strandedStatQuery,
+  type AlarmDeal,
+  type StrandedAlarmRow,
+  type StrandedKind,
+  type StrandedStats,
+} from '../../domain/schemas/stranded';
+import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../core/context';
 import { fail, notFound, ok } from '../core/errors';
 import type { AnySelect, Db, FilterMatch, RowValues } from '../core/repository';
@@ -83,6 +96,31 @@ const strandedResource = (kind: StrandedKind) => {
   });
 };
 
+/** The kinds of alarm the caller may list (either code is enough for the home and the statistics). */
+function listableKinds(held: ReadonlySet<string>): StrandedKind[] {
+  const allowed = (['car', 'person'] as const).filter((kind) => held.has(kinds[kind].list));
+  if (!allowed.length) fail(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${kinds.car.list}（车辆滞留告警）或 ${kinds.person.list}（人员滞留告警）`);
+  return allowed;
+}
+
+/** 车辆滞留导出.xlsx: every column of the vehicle alarm list, handling included, and the park day it counts on. */
+const L = strandedLabels as Record<string, string>;
+const exportColumns: Array<{ header: string; width: number; cell: (r: StrandedAlarmRow) => unknown }> = [
+  { header: L.stat_date!, width: 12, cell: (r) => dateOf(r.alarm_time) },
+  { header: L.visit_area!, width: 12, cell: (r) => (r.visit_area == null ? '' : enumLabel('visitArea', r.visit_area)) },
+  { header: L.license_plate!, width: 14, cell: (r) => r.license_plate },
+  { header: L.level_type!, width: 14, cell: (r) => enumLabel('strandedLevel', r.level_type) },
+  { header: L.handled!, width: 10, cell: (r) => strandedHandlingOptions.find((o) => o.value === handlingStateOf(r))?.label },
+  { header: L.entry_gate_name!, width: 16, cell: (r) => r.entry_gate_name },
+  { header: L.entry_time!, width: 20, cell: (r) => r.entry_time },
+  { header: L.alarm_time!, width: 20, cell: (r) => r.alarm_time },
+  { header: L.exit_time!, width: 20, cell: (r) => r.exit_time },
+  { header: L.handle_user_name!, width: 10, cell: (r) => r.handle_user_name },
+  { header: L.handle_time!, width: 20, cell: (r) => r.handle_time },
+  { header: L.false_alarm!, width: 10, cell: (r) => (r.handle_time && r.false_alarm != null ? enumLabel('yesNo', r.false_alarm) : '') },
+  { header: L.handled_remark!, width: 24, cell: (r) => r.handled_remark },
+];
+
 /** The daily statistics rows (spec 001 §3 "Stranded row"): one per vehicle alarm, on the day it was raised. */
 const statRow = (r: RowValues) => ({ id: r.id, stat_date: String(r.alarm_time).slice(0, 10), visit_area: r.visit_area, license_plate: r.license_plate, create_time: r.create_time });
 
@@ -118,7 +156,7 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
       let q = await carAlarms(f);
       if (last !== null) q = q.where('id', '<', last);
       const rows = await repos.car.page(q, pageSize, 0);
-      if (rows.length) yield rows.map(statRow);
+      if (rows.length) yield (await decorate(rows, ctx.db)) as unknown as StrandedAlarmRow[];
       if (rows.length < pageSize) return;
       last = rows[rows.length - 1]!.id as number;
     }
@@ -137,21 +175,65 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
       fileName: '车辆滞留导出.xlsx',
       fallback: 'stranded-vehicles.xlsx',
       sheet: '车辆滞留统计',
-      columns: [
-        { header: '统计日期', width: 12, cell: (r: ReturnType<typeof statRow>) => r.stat_date },
-        { header: '来访园区', width: 12, cell: (r) => (r.visit_area == null ? '' : enumLabel('visitArea', r.visit_area as number)) },
-        { header: '车牌号', width: 14, cell: (r) => r.license_plate },
-        { header: '告警时间', width: 20, cell: (r) => r.create_time },
-      ],
+      columns: exportColumns,
       pages: () => carAlarmPages(f),
     });
   });
 
+  // 滞留统计 (issue 24 item 6): counts in SQL, each a GROUP BY over the range of the (kind, alarm_time, id)
+  // index stranded_alarm_kind_time; the answer is at most a year of days, 2×3 kinds, 3 states and the gates.
+  app.post('/stat_car_stranded/summary', { config: { permission: 'role' }, schema: { summary: '滞留统计（按日、类型、处理状态、入园闸口计数）', body: strandedStatQuery } }, async (req) => {
+    const allowed = listableKinds(req.auth!.permissions);
+    const today = dateOf(ctx.time());
+    const begin = req.body.begin_time ?? `${addDays(today, -7)} 00:00:00`;
+    const end = req.body.end_time ?? `${addDays(today, 1)} 23:59:59`;
+    // One edge given, the other defaulted: the same rules as when both are given.
+    const checked = strandedStatQuery.safeParse({ begin_time: begin, end_time: end });
+    if (!checked.success) fail(ErrorCode.VALIDATION, `${strandedLabels.end_time}：${checked.error.issues[0]!.message}`);
+    const visitArea = req.body.visit_area;
+    const inRange = () => {
+      let q = ctx.db.selectFrom('stranded_alarm as a').where('a.kind', 'in', allowed).where('a.alarm_time', '>=', begin).where('a.alarm_time', '<=', end);
+      if (visitArea !== undefined) q = q.where('a.visit_area', '=', visitArea);
+      return q;
+    };
+    const day = sql<string>`substr(a.alarm_time, 1, 10)`;
+    const state = sql<number>`case when a.handle_time is null then 0 when a.false_alarm = 1 then 1 else 2 end`;
+    const [byDay, byKind, byState, byGate] = await Promise.all([
+      inRange().select([day.as('date'), 'a.kind', (eb) => eb.fn.countAll<number>().as('total')]).groupBy([day, 'a.kind']).execute(),
+      inRange().select(['a.kind', 'a.level_type', (eb) => eb.fn.countAll<number>().as('total')]).groupBy(['a.kind', 'a.level_type']).orderBy('a.kind').orderBy('a.level_type').execute(),
+      inRange().select([state.as('state'), (eb) => eb.fn.countAll<number>().as('total')]).groupBy(state).execute(),
+      inRange()
+        .leftJoin('presence as p', 'p.id', 'a.presence_id')
+        .leftJoin('equipment as e', 'e.id', 'p.entry_device_id')
+        .select(['e.id', 'e.name', (eb) => eb.fn.countAll<number>().as('total')])
+        .groupBy(['e.id', 'e.name'])
+        .execute(),
+    ]);
+    // Every day of the range, so the chart's axis has no gaps.
+    const days: StrandedStats['days'] = [];
+    const lastDay = dateOf(end);
+    for (let d = dateOf(begin); d <= lastDay; d = addDays(d, 1)) days.push({ date: d, car: 0, person: 0 });
+    const dayAt = new Map(days.map((d) => [d.date, d]));
+    for (const r of byDay) {
+      const d = dayAt.get(String(r.date));
+      if (d) d[r.kind as StrandedKind] += Number(r.total);
+    }
+    const states = strandedHandlingOptions.map((o) => ({ state: o.value as number, total: Number(byState.find((r) => Number(r.state) === o.value)?.total ?? 0) }));
+    const stats: StrandedStats = {
+      begin_time: begin,
+      end_time: end,
+      total: states.reduce((n, s) => n + s.total, 0),
+      days,
+      kinds: byKind.map((r) => ({ kind: r.kind as StrandedKind, level_type: Number(r.level_type), total: Number(r.total) })),
+      states,
+      gates: byGate.map((r) => ({ gate: r.name ?? null, total: Number(r.total) })).sort((a, b) => b.total - a.total),
+    };
+    return ok(stats);
+  });
+
   // The alarms nobody has handled yet, of the kinds the caller may list: the home's 待处理告警 (issue 24 item 4).
   app.get('/stranded/open', { config: { permission: 'role' }, schema: { summary: '待处理滞留告警（最新5条与总数）', querystring: z.object({}) } }, async (req) => {
-    const held = req.auth!.permissions;
-    const allowed = (['car', 'person'] as const).filter((kind) => held.has(kinds[kind].list));
-    if (!allowed.length) fail(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${kinds.car.list}（车辆滞留告警）或 ${kinds.person.list}（人员滞留告警）`);
+    const allowed = listableKinds(req.auth!.permissions);
     const open = () => ctx.db.selectFrom('stranded_alarm').where('handle_time', 'is', null).where('kind', 'in', allowed);
     const [count, rows] = await Promise.all([
       open().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),

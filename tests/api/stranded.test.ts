@@ -171,7 +171,7 @@ for (const dialect of await dialects()) {
       const wb = new ExcelJS.Workbook();
       await wb.xlsx.load(bytes as never);
       const sheet = wb.worksheets[0]!;
-      expect(sheet.getRow(1).values).toEqual([undefined, '统计日期', '来访园区', '车牌号', '告警时间']);
+      expect(sheet.getRow(1).values).toEqual([undefined, '统计日期', '来访园区', '车牌号', '告警类型', '处理状态', '入园闸口', '入园时间', '告警时间', '出园时间', '处理人', '处理时间', '是否误判', '处理说明']);
       expect(sheet.rowCount - 1).toBe((await lead.post<{ total: number }>('/stat_car_stranded/list', { size: 1 })).body.data.total);
       expect((await contact.post('/stat_car_stranded/export', {})).status).toBe(403);
 
