@@ -257,15 +257,21 @@ test('the lists, the sectioned detail, online handling and the daily statistics 
   await page.getByRole('button', { name: '导出' }).click();
   expect((await exported).suggestedFilename()).toBe('车辆滞留导出.xlsx');
 
-  // 车辆滞留统计: the second tab, same filters, its own export.
+  // 滞留统计: the second tab, counts per state, kind and gate and the daily chart (issue 24 item 6), and the full export.
   await page.getByRole('tab', { name: '滞留统计' }).click();
   await expect(page).toHaveURL(/\?tab=stat$/);
-  for (const head of ['统计日期', '来访园区', '车牌号', '告警时间']) await expect(page.locator('.dtb thead th', { hasText: new RegExp(`^${head}$`) })).toHaveCount(1);
-  await screen.showOnly('车牌号', plate);
-  await expect(screen.row(plate)).toContainText(today());
+  const stats = page.getByTestId('stranded-stats');
+  const total = stats.getByTestId('stat-total').locator('b');
+  await expect(total).toHaveText(/^\d+$/);
+  expect(Number(await total.textContent())).toBeGreaterThanOrEqual(2);
+  for (const state of ['未处理', '误判', '判断准确']) await expect(stats.locator('.ss-tile', { hasText: state })).toBeVisible();
+  await expect(stats.getByTestId('stat-state-1').locator('b')).not.toHaveText('0');
+  await expect(stats.getByRole('region', { name: '按告警类型' })).toContainText('车辆·黑名单入园');
+  await expect(stats.getByRole('region', { name: '按入园闸口' })).toContainText(device.name);
+  await expect(stats.getByTestId('stranded-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
   await shot(page, 'stranded-car-stat');
   const statExport = page.waitForEvent('download');
-  await page.getByRole('button', { name: '导出' }).click();
+  await stats.getByRole('button', { name: '导出' }).click();
   expect((await statExport).suggestedFilename()).toBe('车辆滞留导出.xlsx');
 
   // 人员滞留告警: name and time range, name and ID number in the rows; the detail opens with a double click and offers handling.

@@ -1,6 +1,7 @@
 import { useSearchParams } from 'react-router-dom';
 import { ListScreen } from '../../list-screen';
-import { carStrandedScreen, carStrandedStatScreen } from './stranded-screens';
+import { carStrandedScreen } from './stranded-screens';
+import { StrandedStatsScreen } from './stranded-stats';
 import './stranded.css';
 
 const TAB_PARAM = 'tab';
@@ -34,8 +35,8 @@ export default function StrandedCarPage() {
           滞留统计
         </button>
       </div>
-      {/* Only the shown list is mounted: each reads the address's ?open= link on its own. */}
-      {stat ? <ListScreen key="stat" def={carStrandedStatScreen} /> : <ListScreen key="alarms" def={carStrandedScreen} />}
+      {/* Only the shown tab is mounted: the list reads the address's ?open= link on its own. */}
+      {stat ? <StrandedStatsScreen /> : <ListScreen key="alarms" def={carStrandedScreen} />}
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { ALL } from '../../../domain/enums';
-import { isAlarmHandled, strandedLabels, type StrandedAlarmRow, type StrandedKind, type StrandedStatRow } from '../../../domain/schemas/stranded';
+import { isAlarmHandled, strandedLabels, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
 import { formatInZone } from '../../../domain/time';
 import { addDays, dateOf } from '../../../domain/visit-rules';
 import { downloadFile } from '../../lib/download';
@@ -12,7 +12,7 @@ import { fetchAlarm, HandledState, StrandedDetail, strandedDetailModalFor } from
 /**
  * 人员滞留告警, 车辆滞留告警 and 车辆滞留统计 (spec 001 §2 "Stranded alarms",
  * §7): the alarms detection raised (DESIGN.md §8), newest first, read only
- * but for their handling; the vehicles' daily statistics beside them.
+ * but for their handling (the statistics are stranded-stats.tsx).
  */
 
 const dash = (v: string | null | undefined) => v || '-';
@@ -115,24 +115,3 @@ export const carStrandedScreen = alarmScreen('car', {
   // The spec's filter order: park, plate, time range.
   lead: [visitArea<StrandedAlarmRow>(true), { name: 'license_plate', kind: 'text', width: 110 }],
 });
-
-/** 车辆滞留统计: one row per vehicle alarm on the day it was raised, with the alarm list's filters and its own export. */
-export const carStrandedStatScreen = (() => {
-  const def = defineScreen<StrandedStatRow>({
-    key: 'stranded.car-stat',
-    title: '车辆滞留统计',
-    labels: strandedLabels,
-    list: { path: '/stat_car_stranded/list', permission: 'strandedManagementCar:list' },
-    rowKey: 'id',
-    card: { title: 'license_plate', extra: 'stat_date' },
-    fields: [
-      { name: 'stat_date', kind: 'text', hideInSearch: true, width: 120 },
-      visitArea<StrandedStatRow>(true),
-      { name: 'license_plate', kind: 'text', width: 120 },
-      { name: 'create_time', kind: 'text', hideInSearch: true, width: 180 },
-      alarmRange<StrandedStatRow>(),
-    ],
-  });
-  def.toolbar = [{ key: 'export', label: '导出', type: 'run', run: ({ filters }) => exportStranded(filters, def.fields) }];
-  return def;
-})();
