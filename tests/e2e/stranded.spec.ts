@@ -357,3 +357,24 @@ test('an alarm shows a banner on whatever screen the lead is on; 查看 opens it
   await expect(items.first()).toBeVisible();
   expect((await items.allInnerTexts()).some((t) => t.includes('黑名单车辆入园'))).toBe(false);
 });
+
+test('滞留统计 at either size: counts per handling state, the daily chart and the breakdowns, for the chosen range', async ({ page }) => {
+  await signInAs(page, 'lead');
+  await page.goto('/security/stranded-car?tab=stat');
+  const stats = page.getByTestId('stranded-stats');
+  const total = stats.getByTestId('stat-total').locator('b');
+  await expect(total).toHaveText(/^\d+$/);
+  const states = await Promise.all([0, 1, 2].map(async (v) => Number(await stats.getByTestId(`stat-state-${v}`).locator('b').textContent())));
+  expect(states.reduce((a, b) => a + b, 0)).toBe(Number(await total.textContent()));
+  // The chart (loaded with this screen only): vehicles and persons per day of the default range.
+  const chart = stats.getByTestId('stranded-chart');
+  await expect(chart.locator('svg.recharts-surface').first()).toBeVisible();
+  for (const kind of ['车辆', '人员']) await expect(chart.locator('.recharts-legend-item-text', { hasText: kind })).toBeVisible();
+  for (const title of ['每日告警', '按告警类型', '按处理状态', '按入园闸口']) await expect(stats.getByRole('heading', { name: title })).toBeVisible();
+  await shot(page, 'stranded-stat');
+  // A range with no alarms counts none.
+  await stats.getByLabel('告警时间开始').fill('2001-01-01');
+  await stats.getByLabel('告警时间结束').fill('2001-01-02');
+  await expect(total).toHaveText('0');
+  await expect(stats.getByRole('region', { name: '按入园闸口' })).toContainText('暂无告警');
+});
