@@ -103,7 +103,7 @@ export const roleRules = {
   adminCode: '内置管理员角色的唯一编码不能修改',
   adminPermissions: '内置管理员角色始终拥有全部权限，不能修改其权限',
   adminLastUser: '内置管理员角色至少要保留一个启用的用户',
-  ownRoles: '不能修改当前登录帐号自己的角色，请由其他管理员操作',
+  ownRoles: '不能修改当前登录账号自己的角色，请由其他管理员操作',
   ownRolePermissions: '不能修改自己所属角色的权限，请由其他管理员操作',
   ownRoleEnable: '不能启用自己所属的角色，请由其他管理员操作',
   grantLacking: '不能授予自己没有的权限：',

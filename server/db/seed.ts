@@ -266,7 +266,7 @@ async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {
   await db.insertInto('sys_setting').values({ key: 'demo_seeded', value: now }).onConflict((oc) => oc.column('key').doNothing()).execute();
 
   if (!config.demoPassword) {
-    const lines = ['园区出入管理系统 演示帐号（首次启动时生成）', `密码（所有演示帐号相同）: ${password}`, '', ...demoUsers.map((u) => `${u.account.padEnd(12)} ${u.name}  ${u.can}`), ''];
+    const lines = ['园区出入管理系统 演示账号（首次启动时生成）', `密码（所有演示账号相同）: ${password}`, '', ...demoUsers.map((u) => `${u.account.padEnd(12)} ${u.name}  ${u.can}`), ''];
     fs.mkdirSync(config.dataDir, { recursive: true });
     const file = path.join(config.dataDir, 'demo-credentials.txt');
     fs.writeFileSync(file, lines.join('\n'), { mode: 0o600 });

@@ -197,7 +197,7 @@ export async function roleRoutes(appInstance: FastifyInstance) {
         if (v.status === 0) throw conflict(roleRules.adminDisable);
       }
       // As with one's own account and one's own roles: nobody switches off their own access by mistake.
-      if (v.status === 0 && role.status === 1 && (await holdsRole(trx, auth, v.roleId))) throw conflict('不能停用当前登录帐号自己的角色，请由其他管理员操作');
+      if (v.status === 0 && role.status === 1 && (await holdsRole(trx, auth, v.roleId))) throw conflict('不能停用当前登录账号自己的角色，请由其他管理员操作');
       // Enabling hands the role's codes to its holders again: the same widening as binding them.
       if (v.status === 1 && role.status === 0) {
         if (await holdsRole(trx, auth, v.roleId)) throw new AppError(ErrorCode.FORBIDDEN, roleRules.ownRoleEnable);

@@ -76,7 +76,7 @@ export const users = defineResource({
   decode: async (body, req) => decryptContent(req.server.ctx.keys, (body as { content: string }).content),
   auditParams: (v) => withoutPassword(v as { password?: string }),
   check: async (values, { mode, id, auth }, db) => {
-    if (mode === 'edit' && id === auth.userId && values.status === 0) throw new AppError(ErrorCode.STATE_CONFLICT, '不能停用当前登录的帐号');
+    if (mode === 'edit' && id === auth.userId && values.status === 0) throw new AppError(ErrorCode.STATE_CONFLICT, '不能停用当前登录的账号');
     const d = await db.selectFrom('sys_department').select('depart_id').where('depart_id', '=', Number(values.departId)).where('deleted', '=', 0).executeTakeFirst();
     if (!d) throw new AppError(ErrorCode.VALIDATION, '部门：所选部门不存在', { errors: [{ field: 'departId', label: userLabels.departId, message: '所选部门不存在' }] });
   },
@@ -100,7 +100,7 @@ export const users = defineResource({
     if (mode === 'edit' && values.status === 0 && (await holdsAdministratorRole(trx, id))) await assertAdministratorKept(trx, req.server.ctx);
   },
   beforeDelete: async (trx, id, auth, req) => {
-    if (id === auth.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能删除当前登录的帐号');
+    if (id === auth.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能删除当前登录的账号');
     afterCommit(trx, () => tableChanged('sys_user'));
     const wasAdministrator = await holdsAdministratorRole(trx, id);
     await trx.deleteFrom('sys_session').where('user_id', '=', id).execute();
@@ -137,7 +137,7 @@ export async function userRoutes(appInstance: FastifyInstance) {
   app.post('/user/bindRole', { config: { permission: 'user:bindRole', operation: '绑定角色' }, schema: { summary: '为用户绑定角色', body: userBindRole } }, async (req) => {
     const { userId, roleIds } = req.body;
     // As with disabling or deleting: an administrator cannot take their own access away by mistake.
-    if (userId === req.auth!.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能修改当前登录帐号自己的角色，请由其他管理员操作');
+    if (userId === req.auth!.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能修改当前登录账号自己的角色，请由其他管理员操作');
     if (!(await db.selectFrom('sys_user').select('user_id').where('user_id', '=', userId).where('deleted', '=', 0).executeTakeFirst())) notFound('用户');
     const unique = [...new Set(roleIds)];
     if (unique.length) {

@@ -76,7 +76,7 @@ function SignedInGate() {
   if (!me) {
     return (
       <div className="shell-error">
-        <ErrorBlock status="disconnected" title="无法加载帐号信息" description={error?.message ?? '请检查网络后重试'} />
+        <ErrorBlock status="disconnected" title="无法加载账号信息" description={error?.message ?? '请检查网络后重试'} />
         <div className="shell-error-actions">
           <Button color="primary" loading={isRefetching} onClick={() => void refetch()}>
             重新加载

@@ -213,7 +213,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   if (!canList) {
     return (
       <div className="ls ls--blocked">
-        <ErrorBlock status="disconnected" title="没有查询权限" description="当前帐号没有此列表的查询权限，请联系管理员。" />
+        <ErrorBlock status="disconnected" title="没有查询权限" description="当前账号没有此列表的查询权限，请联系管理员。" />
       </div>
     );
   }

@@ -90,7 +90,7 @@ for (const dialect of await dialects()) {
       expect(info.body.data.permissions).toEqual([]);
       const r = await c.post('/vehicleType/page', {});
       expect(r.status).toBe(403);
-      expect(r.body).toMatchObject({ code: 1004, msg: '当前帐号没有操作角色,请联系管理员。' });
+      expect(r.body).toMatchObject({ code: 1004, msg: '当前账号没有操作角色，请联系管理员。' });
     });
 
     it('keeps passwords, tokens and codes out of the log and the operation log', async () => {

@@ -262,7 +262,7 @@ for (const dialect of await dialects()) {
       const norole = await as('norole');
       const r = await upload(norole, png);
       expect(r.status).toBe(403);
-      expect(r.body).toMatchObject({ success: false, code: 1004, msg: '当前帐号没有操作角色,请联系管理员。', message: '当前帐号没有操作角色,请联系管理员。', data: null });
+      expect(r.body).toMatchObject({ success: false, code: 1004, msg: '当前账号没有操作角色，请联系管理员。', message: '当前账号没有操作角色，请联系管理员。', data: null });
       const noroleId = (await server.app.ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', 'norole').executeTakeFirstOrThrow()).user_id;
       expect(await server.app.ctx.db.selectFrom('file_object').select('name').where('uploader_user_id', '=', noroleId).execute()).toEqual([]);
     });

@@ -187,8 +187,8 @@ for (const dialect of await dialects()) {
       const id = await newRole('自助角色', 'self_role');
       const own = await admin.post('/role/user/bind', { roleId: id, userIds: [me] });
       expect(own.status).toBe(409);
-      expect(own.body.msg).toBe('不能修改当前登录帐号自己的角色，请由其他管理员操作');
-      expect((await admin.post('/role/user/bind', { roleId: adminRole.role_id, userIds: '' })).body.msg).toBe('不能修改当前登录帐号自己的角色，请由其他管理员操作');
+      expect(own.body.msg).toBe('不能修改当前登录账号自己的角色，请由其他管理员操作');
+      expect((await admin.post('/role/user/bind', { roleId: adminRole.role_id, userIds: '' })).body.msg).toBe('不能修改当前登录账号自己的角色，请由其他管理员操作');
 
       expect((await admin.post('/role/delete', { role_id: adminRole.role_id })).body.msg).toBe('内置管理员角色不能删除');
       const disable = await admin.post('/role/update', { roleId: adminRole.role_id, name: '系统管理员', code: 'admin', status: 0 });
@@ -215,7 +215,7 @@ for (const dialect of await dialects()) {
       // Nor may they switch off the role they work with.
       const selfOff = await binder.client.post('/role/update', { roleId: binderRole, name: '授权员', code: 'binder', status: 0 });
       expect(selfOff.status).toBe(409);
-      expect(selfOff.body.msg).toBe('不能停用当前登录帐号自己的角色，请由其他管理员操作');
+      expect(selfOff.body.msg).toBe('不能停用当前登录账号自己的角色，请由其他管理员操作');
       // A disabled user does not count as the one who can still repair things.
       const spare = await newUser('spare1');
       await admin.post('/user/update', { content: await admin.encrypt({ userId: spare.id, userName: '测试spare1', account: 'spare1', gender: 0, phone: '13900009999', departId: 1, status: 0, password: '' }) });

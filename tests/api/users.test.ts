@@ -98,7 +98,7 @@ for (const dialect of await dialects()) {
       expect((await admin.post<Array<unknown>>('/role/findByUserId', { userId: user_id })).body.data).toHaveLength(1);
       const me = (await admin.get<{ user: { user_id: number } }>('/user/info')).body.data.user.user_id;
       const self = await admin.post('/user/bindRole', { userId: me, roleIds: [] });
-      expect(self).toMatchObject({ status: 409, body: { msg: '不能修改当前登录帐号自己的角色，请由其他管理员操作' } });
+      expect(self).toMatchObject({ status: 409, body: { msg: '不能修改当前登录账号自己的角色，请由其他管理员操作' } });
       expect((await admin.get<{ permissions: string[] }>('/user/info')).body.data.permissions).toContain('user:bindRole');
     });
 
@@ -114,7 +114,7 @@ for (const dialect of await dialects()) {
       const me = (await admin.get<{ user: { user_id: number } }>('/user/info')).body.data.user.user_id;
       const self = await admin.post('/user/delete', { userId: me });
       expect(self.status).toBe(409);
-      expect(self.body.msg).toBe('不能删除当前登录的帐号');
+      expect(self.body.msg).toBe('不能删除当前登录的账号');
     });
 
     it('lets a person read and update their own profile, account and department read-only', async () => {

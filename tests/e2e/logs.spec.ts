@@ -8,7 +8,7 @@ import { DEMO_PASSWORD, base, isPhone, listScreen, shot, signInAs } from './supp
 /**
  * 登录日志 and 操作日志 (spec 002 §2 Logs): the admin opens both lists at
  * phone and desktop size, finds the last 24 hours with their defaults
- * (登录状态 成功, 操作结果 全部), filters, and opens a row; an operation's
+ * (登录状态 全部, 操作结果 全部: a failed sign-in is not hidden), filters, and opens a row; an operation's
  * parameters read as indented JSON with the password masked.
  */
 
@@ -45,8 +45,9 @@ async function expectDefaults(page: Page, range: string, state: { label: string;
   } else await expect(page.getByLabel(state.label, { exact: true })).toHaveValue(state.value);
 }
 
-test('the login log lists the last 24 hours of successful sign-ins, filters by name and opens a row', async ({ page }) => {
-  // The auditor signs in through the API: a successful sign-in of now.
+test('the login log lists the last 24 hours of sign-ins, failed ones too, filters by name and opens a row', async ({ page }) => {
+  // The auditor fails once, then signs in through the API: both are sign-ins of now.
+  await expect(signInViaApi(base, E2E_DATA_DIR, 'auditor', `${DEMO_PASSWORD}x`)).rejects.toThrow();
   await signInViaApi(base, E2E_DATA_DIR, 'auditor', DEMO_PASSWORD);
   await signInAs(page, 'admin');
   const list = listScreen(page);
@@ -56,7 +57,8 @@ test('the login log lists the last 24 hours of successful sign-ins, filters by n
     for (const label of ['用户名', '账号', '部门', 'IP地址', '登录状态', '登录时间', '备注']) await expect(page.locator('.dtb thead').getByText(label, { exact: true })).toBeVisible();
   }
   await expect(list.rows().first()).toContainText('成功');
-  await expectDefaults(page, '登录时间', { label: '登录状态', option: '成功', value: '1' });
+  await expect(list.rows().filter({ hasText: '失败' }).first()).toBeVisible();
+  await expectDefaults(page, '登录时间', { label: '登录状态', option: '全部', value: '-1' });
   await shot(page, 'login-logs');
 
   await search(page, { 用户名: '孙丽' });

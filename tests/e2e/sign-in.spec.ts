@@ -65,15 +65,15 @@ test('a wrong password shows 登录失败 with the server message', async ({ pag
 test('a user with no role sees the 403 page', async ({ page }) => {
   await signInAs(page, 'norole');
   await page.goto('/');
-  await expect(page.getByText('抱歉! 您没有操作角色...')).toBeVisible();
-  await expect(page.getByText('当前帐号没有操作角色,请联系管理员。')).toBeVisible();
+  await expect(page.getByText('抱歉！您没有操作角色……')).toBeVisible();
+  await expect(page.getByText('当前账号没有操作角色，请联系管理员。')).toBeVisible();
   await shot(page, 'no-role-403');
 });
 
 test('an unknown page shows the 404 text and counts down home', async ({ page }) => {
   await signInAs(page, 'admin');
   await page.goto('/no/such/page');
-  await expect(page.getByText('当前页面不存在...')).toBeVisible();
+  await expect(page.getByText('当前页面不存在……')).toBeVisible();
   await expect(page.getByText('请检查您输入的网址是否正确，或点击下面的按钮返回首页。')).toBeVisible();
   await expect(page).toHaveURL(/\/$/, { timeout: 9000 });
 });

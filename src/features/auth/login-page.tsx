@@ -201,7 +201,7 @@ export default function LoginPage() {
           <Button className="login-submit" type="submit" color="primary" block size="large" loading={loading} disabled={!trimmed || !password}>
             登录
           </Button>
-          <p className="login-hint">验证码将发送至帐号绑定的手机</p>
+          <p className="login-hint">验证码将发送至账号绑定的手机</p>
         </form>
         <footer className="login-footer">
           {PRODUCT_NAME} · v{__APP_VERSION__}

@@ -12,7 +12,7 @@ export default function ForbiddenPage({ noRole, onLogout }: { noRole?: boolean; 
   const goHome = () => navigate('/', { replace: true });
   const left = useCountdown(RETURN_HOME_SECONDS, !noRole, goHome);
   return (
-    <StatusView code="403" title="抱歉! 您没有操作角色..." lines={['当前帐号没有操作角色,请联系管理员。']}>
+    <StatusView code="403" title="抱歉！您没有操作角色……" lines={['当前账号没有操作角色，请联系管理员。']}>
       {noRole ? (
         <Button color="primary" onClick={onLogout}>
           退出登录

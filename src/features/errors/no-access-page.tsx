@@ -9,7 +9,7 @@ export default function NoAccessPage() {
   const goHome = () => navigate('/', { replace: true });
   const left = useCountdown(RETURN_HOME_SECONDS, true, goHome);
   return (
-    <StatusView inline code="403" title="没有访问权限" lines={['当前帐号没有访问该页面的权限，如需使用请联系管理员。']}>
+    <StatusView inline code="403" title="没有访问权限" lines={['当前账号没有访问该页面的权限，如需使用请联系管理员。']}>
       <Button color="primary" onClick={goHome}>
         返回首页
       </Button>

@@ -9,7 +9,7 @@ export default function NotFoundPage() {
   const goHome = () => navigate('/', { replace: true });
   const left = useCountdown(RETURN_HOME_SECONDS, true, goHome);
   return (
-    <StatusView code="404" title="抱歉!" lines={['当前页面不存在...', '请检查您输入的网址是否正确，或点击下面的按钮返回首页。']}>
+    <StatusView code="404" title="抱歉！" lines={['当前页面不存在……', '请检查您输入的网址是否正确，或点击下面的按钮返回首页。']}>
       <Button color="primary" onClick={goHome}>
         返回首页
       </Button>

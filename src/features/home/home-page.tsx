@@ -36,7 +36,7 @@ export default function HomePage() {
         </h2>
         <div className="home-hero-meta">
           <span className="home-hero-dept">{me.user.depart_name ?? '未分配部门'}</span>
-          <span className="home-hero-account">帐号 {me.user.account}</span>
+          <span className="home-hero-account">账号 {me.user.account}</span>
         </div>
         <div className="home-hero-roles">
           {me.roleNames.map((r) => (
@@ -54,7 +54,7 @@ export default function HomePage() {
       {groups.length === 0 ? (
         <section className="card home-empty">
           <div className="home-empty-title">暂无可用功能</div>
-          <p>当前帐号的角色还没有可用的功能菜单。如需办理业务，请联系管理员分配权限。</p>
+          <p>当前账号的角色还没有可用的功能菜单。如需办理业务，请联系管理员分配权限。</p>
         </section>
       ) : (
         groups.map((g) => (
@@ -67,7 +67,7 @@ export default function HomePage() {
         ))
       )}
 
-      <h3 className="section-title">帐号与系统</h3>
+      <h3 className="section-title">账号与系统</h3>
       <div className="card home-links">
         <Link to="/profile" className="home-link">
           <span>个人资料与密码</span>

@@ -55,7 +55,7 @@ export default function IconsPage() {
   if (!allowed) {
     return (
       <div className="icp icp--blocked">
-        <ErrorBlock status="disconnected" title="没有查询权限" description="当前帐号没有图标库的查询权限（sys:manage），请联系管理员。" />
+        <ErrorBlock status="disconnected" title="没有查询权限" description="当前账号没有图标库的查询权限（sys:manage），请联系管理员。" />
       </div>
     );
   }

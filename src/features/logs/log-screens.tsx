@@ -8,7 +8,7 @@ import './log-screens.css';
 /**
  * 登录日志 and 操作日志 (spec 002 §2 Logs): read only, newest first. Both
  * lists start at the last 24 hours in park time (the server answers exactly
- * that window when none is sent), the login log at 登录状态 成功 and the operation
+ * that window when none is sent), the login log and the operation
  * log at 全部; a row opens as its detail, the operation's parameters laid out
  * as indented JSON (already without secrets: the server masks them).
  */
@@ -68,7 +68,7 @@ export const loginLogScreen = defineScreen<LoginLogRow>({
     { name: 'user_id', kind: 'text', hideInSearch: true, hideInTable: true, hideInCard: true, render: (r) => (r.user_id === null ? '-' : String(r.user_id)) },
     { name: 'depart_name', kind: 'text', hideInSearch: true, width: 150, render: (r) => dash(r.depart_name) },
     { name: 'ip', kind: 'text', hideInSearch: true, width: 130 },
-    { name: 'result', kind: 'enum', options: 'loginResult', tag: true, width: 90, search: { default: 1 } },
+    { name: 'result', kind: 'enum', options: 'loginResult', tag: true, width: 90, search: { default: ALL } },
     { name: 'login_time', kind: 'text', hideInSearch: true, width: 170 },
     { name: 'remark', kind: 'text', hideInSearch: true, width: 180, render: (r) => dash(r.remark) },
   ],

@@ -109,7 +109,7 @@ export default function PermissionsPage() {
   if (!allowed) {
     return (
       <div className="pp pp--blocked">
-        <ErrorBlock status="disconnected" title="没有查询权限" description="当前帐号没有权限管理的查询权限（perm:list），请联系管理员。" />
+        <ErrorBlock status="disconnected" title="没有查询权限" description="当前账号没有权限管理的查询权限（perm:list），请联系管理员。" />
       </div>
     );
   }

@@ -96,7 +96,7 @@ export default function ProfilePage() {
         </section>
       ) : (
         <>
-          <List header="帐号信息" className="card card-list profile-list">
+          <List header="账号信息" className="card card-list profile-list">
             <List.Item extra={self.data.account}>账号</List.Item>
             <List.Item extra={self.data.roleNames.length ? self.data.roleNames.join('、') : '无'}>角色</List.Item>
             <List.Item extra={self.data.departName ?? '未分配'}>部门</List.Item>

@@ -107,7 +107,7 @@ export function RoleUsersModal({ open, row, onClose, onDone }: ScreenModalProps<
                               </Tag>
                             )}
                           </span>
-                          {self ? <span className="rm-user__meta">当前登录帐号</span> : info ? <span className="rm-user__meta">{info.account} · 已绑定</span> : null}
+                          {self ? <span className="rm-user__meta">当前登录账号</span> : info ? <span className="rm-user__meta">{info.account} · 已绑定</span> : null}
                         </span>
                       </Checkbox>
                     </li>
