@@ -10,6 +10,7 @@ import { toggled } from '../lib/toggled';
 import { confirmLogout } from './logout';
 import { MenuIcon } from './menu-icons';
 import { titleFor, visibleGroups } from './menu';
+import { FirstScreenShown } from './boot-splash';
 import { PageLoading } from './page-loading';
 import { PRODUCT_NAME, useDocumentTitle } from './use-document-title';
 
@@ -117,6 +118,7 @@ export function DesktopLayout() {
         <main className="d-content">
           <Suspense fallback={<PageLoading />}>
             <Outlet />
+            <FirstScreenShown />
           </Suspense>
         </main>
       </div>

@@ -8,6 +8,7 @@ import { NotificationBell } from '../features/notifications/notification-bell';
 import { OutboxBadge } from '../features/outbox/outbox-badge';
 import { useMe } from '../lib/me';
 import { titleFor } from './menu';
+import { FirstScreenShown } from './boot-splash';
 import { PageLoading } from './page-loading';
 import { findAppRoute } from './routes';
 import { PRODUCT_NAME, useDocumentTitle } from './use-document-title';
@@ -45,6 +46,7 @@ export function MobileLayout() {
       <main className={isTab ? 'm-content has-tabbar' : 'm-content'}>
         <Suspense fallback={<PageLoading />}>
           <Outlet />
+          <FirstScreenShown />
         </Suspense>
       </main>
       {isTab && (

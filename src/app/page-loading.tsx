@@ -1,6 +1,8 @@
 import { DotLoading } from 'antd-mobile';
+import { BootSplash, booting } from './boot-splash';
 
 export function PageLoading() {
+  if (booting()) return <BootSplash />;
   return (
     <div className="page-loading" aria-busy="true">
       <DotLoading color="primary" />

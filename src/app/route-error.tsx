@@ -19,11 +19,3 @@ export function RouteError() {
     </div>
   );
 }
-
-export function BootSplash() {
-  return (
-    <div className="boot-state" aria-busy="true">
-      <div className="boot-spinner" />
-    </div>
-  );
-}

@@ -2,7 +2,8 @@ import { Suspense, type ComponentType } from 'react';
 import { createBrowserRouter, matchRoutes, Navigate, Outlet, type RouteObject } from 'react-router-dom';
 import { AppPage } from './app-page';
 import { RequireAuth } from './require-auth';
-import { BootSplash, RouteError } from './route-error';
+import { BootSplash } from './boot-splash';
+import { RouteError } from './route-error';
 import { appRoutes } from './routes';
 // The first screen of every new visitor: part of the entry, so painting it needs no second round trip.
 import LoginPage from '../features/auth/login-page';

@@ -362,7 +362,8 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
         ) : (
           <span />
         )}
-        <span className="ls-phonebar__total">共 {total} 条</span>
+        {/* No count before the first answer: 共 0 条 over skeleton cards read as an empty list. */}
+        <span className="ls-phonebar__total">{firstLoad ? null : `共 ${total} 条`}</span>
         <span className="ls-phonebar__tools">
           {otherTools.map((t) => (
             <Button key={t.key} size="mini" fill="outline" color="primary" onClick={() => runToolbar(t)}>
