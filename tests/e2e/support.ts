@@ -193,7 +193,7 @@ export function listScreen(page: Page) {
     row,
     total,
 
-    /** Goes to the screen at `route` and waits for its counter ('共 0 条' may show while the first page loads). */
+    /** Goes to the screen at `route` and waits for its counter (shown once the first page is in). */
     async open(route: string) {
       await page.goto(route);
       await expect(total()).toBeVisible();
