@@ -202,7 +202,7 @@ test('a session that ended while offline keeps the queued decision until the sam
   await signInAs(page, 'reviewer');
   const list = listScreen(page);
   await list.open(QUEUE);
-  // '共 0 条' shows while the first page loads: wait for the row itself before the signal goes.
+  // Wait for the row itself, not the count, before the signal goes.
   await expect(list.row(app.plate)).toBeVisible();
   await goOffline(context, page);
   await approveOffline(page, app, 1);
