@@ -86,6 +86,8 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'carRegistrationApproval:list', 'carRegistrationApproval:check', 'carRegistrationHistory:list', 'carRegistrationHistory:revoke', 'carListApproval:list', 'carListApproval:check',
       'personListApproval:list', 'personListApproval:check', 'transportListApproval:check', 'allTransportListHis:revoke',
       'menu:allTransportListHis',
+      // README: the squad reads both lists it approves (their menus, no filing codes); the lead files them.
+      'menu:carList', 'menu:personList',
     ],
   },
   {

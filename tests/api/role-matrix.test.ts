@@ -335,6 +335,15 @@ for (const dialect of await dialects()) {
       expect(final.body.data.total).toBeGreaterThan(0);
     });
 
+    it('squad: reads both black/white lists from their menus (README), but files no entry', async () => {
+      const shown = menuCodes((await info(as.squad!)).menus);
+      for (const [base, code, add] of [['/carBlackWhiteList', 'menu:carList', 'carList:add'], ['/personBlackWhiteList', 'menu:personList', 'personList:add']] as const) {
+        expect(shown, code).toContain(code);
+        expectStatus(await as.squad!.post(`${base}/list`, {}), 200, `${base} list`);
+        expect403(await as.squad!.post(`${base}/save`, {}), add, `${base} save`);
+      }
+    });
+
     // ------------------------------------------------------------------ hazard
 
     it('hazard: its own three queues with rows, vehicle all-history read only with passes, nothing of persons', async () => {
