@@ -71,12 +71,13 @@ export const carListQuery = labelled(pageQuery.extend({ license_plate: optionalF
 export const personListQuery = labelled(pageQuery.extend({ name: optionalFilterText, idcard: optionalFilterText, ...listFilters }), personListLabels);
 
 /** Pickers disable dates before today (spec 001 §5); the server holds the same rule, and the end after the start. */
-export function listDateErrors(v: { start_time: string; end_time: string }, today: string): FieldError[] {
+export function listDateErrors(v: { start_time?: string | null; end_time?: string | null }, today: string): FieldError[] {
   const errors: FieldError[] = [];
   const day = dateOf(today);
-  if (dateOf(v.start_time) < day) errors.push({ field: 'start_time', message: '开始时间不能早于今天' });
-  if (dateOf(v.end_time) < day) errors.push({ field: 'end_time', message: '结束时间不能早于今天' });
-  else if (v.end_time < v.start_time) errors.push({ field: 'end_time', message: '结束时间不能早于开始时间' });
+  // Each rule is reported on its own (issue 24): a past end that is also before the start names both.
+  if (v.start_time && dateOf(v.start_time) < day) errors.push({ field: 'start_time', message: '开始时间不能早于今天' });
+  if (v.end_time && dateOf(v.end_time) < day) errors.push({ field: 'end_time', message: '结束时间不能早于今天' });
+  if (v.start_time && v.end_time && v.end_time < v.start_time) errors.push({ field: 'end_time', message: '结束时间不能早于开始时间' });
   return errors;
 }
 

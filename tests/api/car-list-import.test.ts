@@ -172,6 +172,36 @@ for (const dialect of await dialects()) {
       expect((await list('B820')).total).toBe(0);
     });
 
+    it('reports every error of a row at once: cells, past and reversed dates together (issue 24)', async () => {
+      const r = await upload(
+        await filled([
+          good('ABC', { 车型: '飞机', 名单类型: '灰名单', 原因: '', 开始时间: addDays(today, -1), 结束时间: addDays(today, -3) }),
+          good('粤B83002', { 开始时间: addDays(today, -2), 结束时间: addDays(today, -5) }),
+        ]),
+      );
+      expect(r.status).toBe(400);
+      expect(r.body.data.errors).toEqual([
+        '第3行 车型：“飞机”不存在，请按“说明”表填写',
+        '第3行 名单类型：“灰名单”不是可选的值，请按“说明”表填写',
+        '第3行 车牌号：车牌号格式不正确',
+        '第3行 原因：请输入原因',
+        '第3行 开始时间：开始时间不能早于今天',
+        '第3行 结束时间：结束时间不能早于今天',
+        '第3行 结束时间：结束时间不能早于开始时间',
+        '第4行 开始时间：开始时间不能早于今天',
+        '第4行 结束时间：结束时间不能早于今天',
+        '第4行 结束时间：结束时间不能早于开始时间',
+      ]);
+    });
+
+    it('answers the ids of the drafts it imported, so they can be submitted together', async () => {
+      const r = await upload(await filled([good('粤B84001'), good('粤B84002')]));
+      const body = r.body as unknown as Envelope<{ count: number; ids: number[] }>;
+      expect(body.data.count).toBe(2);
+      const listed = await list('B8400');
+      expect([...body.data.ids].sort((a, b) => a - b)).toEqual(listed.list.map((x) => x.id).sort((a, b) => a - b));
+    });
+
     it('refuses what is not a filled template, and callers without carList:add', async () => {
       const text = await upload(Buffer.from('license_plate,type\n粤B83001,1\n'));
       expect(text.status).toBe(415);

@@ -42,5 +42,12 @@ describe('registers under approval (spec 001 §4)', () => {
     expect(listDateErrors({ start_time: '2026-11-25 00:00:00', end_time: '2026-11-25 23:59:59' }, today)).toEqual([]);
     expect(listDateErrors({ start_time: '2026-11-24 00:00:00', end_time: '2026-11-26 23:59:59' }, today)).toEqual([{ field: 'start_time', message: '开始时间不能早于今天' }]);
     expect(listDateErrors({ start_time: '2026-11-28 00:00:00', end_time: '2026-11-26 23:59:59' }, today)).toEqual([{ field: 'end_time', message: '结束时间不能早于开始时间' }]);
+    // A past end before the start names both rules at once (issue 24), and a missing date is left to the schema.
+    expect(listDateErrors({ start_time: '2026-11-20 00:00:00', end_time: '2026-11-18 23:59:59' }, today)).toEqual([
+      { field: 'start_time', message: '开始时间不能早于今天' },
+      { field: 'end_time', message: '结束时间不能早于今天' },
+      { field: 'end_time', message: '结束时间不能早于开始时间' },
+    ]);
+    expect(listDateErrors({ end_time: '2026-11-18 23:59:59' }, today)).toEqual([{ field: 'end_time', message: '结束时间不能早于今天' }]);
   });
 });

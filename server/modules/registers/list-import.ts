@@ -5,7 +5,7 @@ import { carListCreate, carListLabels } from '../../../domain/schemas/black-whit
 import { addDays, dateOf } from '../../../domain/visit-rules';
 import { ok } from '../../core/errors';
 import type { ZodTypeProvider } from '../../core/route-schema';
-import { parse } from '../../core/validate';
+import { parseWithRules } from '../../core/validate';
 import {
   acceptXlsxUploads,
   buildTemplate,
@@ -96,24 +96,21 @@ export async function carListImportRoutes(appInstance: FastifyInstance) {
     for (const r of rows) {
       const { values, errors: cellErrors } = convertRow(r, columns, lookups);
       errors.add(...cellErrors);
-      let parsed: Record<string, unknown>;
       try {
-        parsed = parse(carListCreate, values) as Record<string, unknown>;
+        entries.push((await parseWithRules(carListCreate, values, carListLabels, (v) => rules(v, today, ctx.db))) as Record<string, unknown>);
       } catch (err) {
         errors.addFailure(r.row, err);
-        continue;
       }
-      errors.addFields(r.row, await rules(parsed, today, ctx.db));
-      entries.push(parsed);
     }
 
     if (errors.count) throw errors.failure();
 
     const userId = req.auth!.userId;
     const now = ctx.time();
-    await ctx.db.transaction().execute(async (trx) => {
+    const ids = await ctx.db.transaction().execute(async (trx) => {
+      const saved: number[] = [];
       for (const e of entries) {
-        await trx
+        const { id } = await trx
           .insertInto('car_black_white_list')
           .values({
             license_plate: e.license_plate as string,
@@ -128,10 +125,13 @@ export async function carListImportRoutes(appInstance: FastifyInstance) {
             create_time: now,
             update_time: now,
           })
-          .execute();
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        saved.push(id);
       }
+      return saved;
     });
-    const count = entries.length;
-    return ok({ count }, '导入成功！');
+    // The ids let the import dialog submit the drafts just imported (全部提交).
+    return ok({ count: ids.length, ids }, '导入成功！');
   });
 }

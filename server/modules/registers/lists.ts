@@ -49,7 +49,7 @@ export const withNames = (models: boolean) => async (rows: RowValues[], db: Db) 
   }));
 };
 
-const dateRules = (values: RowValues, today: string) => listDateErrors(values as { start_time: string; end_time: string }, today);
+const dateRules = (values: RowValues, today: string) => listDateErrors(values as { start_time?: string; end_time?: string }, today);
 
 export const carListDef = (ctx: AppContext): ApprovableDef => ({
   noun: '车辆黑白名单',
