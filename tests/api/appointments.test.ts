@@ -221,6 +221,28 @@ for (const dialect of await dialects()) {
       expect400(await save({ visitor_idcard: '440106199001011230' }), '身份证号格式不正确', 'visitor_idcard');
     });
 
+    it('car import: names every error of a row at once, cells and the date rules together (issue 24)', async () => {
+      const tpl = await fetch(`${server.base}/api/carApplications/template/getProprietor`, { headers: { authorization: `Bearer ${contact.token}` } });
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.load((await tpl.arrayBuffer()) as ArrayBuffer);
+      const ws = wb.worksheets[0]!;
+      const headers = (ws.getRow(1).values as unknown[]).map((v) => String(v ?? '').replace(/^\*/, ''));
+      const row: Record<string, string> = {
+        车牌号: '粤L12', 车牌颜色: '蓝色', 车型: '小型汽车', 申请人姓名: '周八', 证件类型: '第二代居民身份证', 证件号码: '441302199001011231',
+        性别: '男', 手机号: '12345', 园区: '化工区', 来访单位: '惠州示例工程有限公司', 来访事由: '通勤',
+        来访开始时间: addDays(today, -1), 来访结束时间: addDays(today, -3), 被访人姓名: '李强', 被访人电话: '13800000003', 被访部门: '中海壳牌石油化工有限公司',
+      };
+      ws.addRow(headers.map((h) => row[h] ?? ''));
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(await wb.xlsx.writeBuffer())], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }), 'import.xlsx');
+      const up = await fetch(`${server.base}/api/carApplications/import/proprietor`, { method: 'POST', body: form, headers: { authorization: `Bearer ${contact.token}` } });
+      const body = (await up.json()) as { data: { errors: string[] } };
+      expect(up.status, JSON.stringify(body)).toBe(400);
+      expect(body.data.errors).toEqual(
+        expect.arrayContaining(['第3行 车牌号：车牌号格式不正确', '第3行 手机号：手机号格式不正确', '第3行 来访开始时间：来访开始时间须晚于后天', '第3行 来访结束时间：来访结束时间不能早于开始时间']),
+      );
+    });
+
     it('car: refuses by plate pattern, model rules, hazardous cargo and visit span, naming the field', async () => {
       const save = (o: Row) => contact.post('/v2/carApplications/save', carBody(o));
       expect400(await save({ license_plate: '粤L12' }), '车牌号格式不正确', 'license_plate');

@@ -19,7 +19,7 @@ import { fail, notFound } from '../../core/errors';
 import { fileNamesOfRow, recordFileRefs } from '../../core/file-refs';
 import { containsText, pageOf, rememberedTotal, tableChanged } from '../../core/paging';
 import { afterCommit } from '../../core/transactions';
-import { parse, ruleFailure } from '../../core/validate';
+import { parse, parseWithRules, ruleFailure } from '../../core/validate';
 import type { DB } from '../../db/schema';
 import { rejectInstance, resumeInstance } from '../../workflow/engine';
 import { applicationNumber, approvalProcess, assertAllows, instanceOf, lockLive, revokeApproval, submitForApproval, type SubjectRow } from '../../workflow/subject-actions';
@@ -275,14 +275,17 @@ async function ruleErrors(db: Db, ctx: AppContext, k: KindDef, v: Record<string,
   const today = ctx.time();
   const errors: FieldError[] = [];
   let model: VehicleModelFlags | null = null;
+  // `v` may hold only the fields that passed the schema (parseWithRules): a missing one was reported there.
   if (k.kind === 'car') {
-    model = await vehicleModel(db, v.vehicle_type_id);
-    if (!model) errors.push({ field: 'vehicle_type_id', message: '车型不存在或已被删除' });
+    if (v.vehicle_type_id != null) {
+      model = await vehicleModel(db, v.vehicle_type_id);
+      if (!model) errors.push({ field: 'vehicle_type_id', message: '车型不存在或已被删除' });
+    }
     errors.push(...carVisitErrors(v as never, model, today), ...carApplicationRuleErrors(v, model));
   } else {
     errors.push(...personVisitErrors(v as never, today));
   }
-  const dept = await db.selectFrom('sys_department').select('depart_id').where('depart_id', '=', v.interviewee_depart_id).where('deleted', '=', 0).executeTakeFirst();
+  const dept = v.interviewee_depart_id == null || (await db.selectFrom('sys_department').select('depart_id').where('depart_id', '=', v.interviewee_depart_id).where('deleted', '=', 0).executeTakeFirst());
   if (!dept) errors.push({ field: 'interviewee_depart_id', message: '被访部门不存在或已被删除' });
   return { errors, model };
 }
@@ -341,9 +344,12 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
   const current = id === undefined ? null : await lockOwn(trx, ctx, auth, k, id);
   if (current) assertAllows('edit', current.state);
 
-  const parsed = parse(k.save, values, k.labels) as Record<string, any>;
-  const { errors, model } = await ruleErrors(trx, ctx, k, parsed);
-  if (errors.length) throw ruleFailure(errors, k.labels);
+  let model: VehicleModelFlags | null = null;
+  const parsed = (await parseWithRules(k.save, values, k.labels, async (v) => {
+    const checked = await ruleErrors(trx, ctx, k, v);
+    model = checked.model;
+    return checked.errors;
+  })) as Record<string, any>;
 
   const now = ctx.time();
   let row: Record<string, any>;
