@@ -25,6 +25,8 @@ export interface ImportKind {
   /** The template's file name when the server sends none. */
   file: string;
   hint: string;
+  /** POST {id}: submits one imported draft; with it the dialog offers 全部提交 for the rows just imported. */
+  submit?: { path: string; code: PermissionCode };
 }
 
 export interface ImportModalOptions {
@@ -67,7 +69,11 @@ function ImportModal({ open, onClose, onDone, title, kinds, reloadAfterMs }: Scr
   const [file, setFile] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<{ message: string; rows: RowError[] } | null>(null);
+  /** The drafts of the last import, while they can still be submitted together. */
+  const [imported, setImported] = useState<{ ids: number[]; submit: { path: string }; done: number } | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
+  // The screen's onDone closes the dialog and reloads its list: called once the imported rows are dealt with.
+  const changed = useRef(false);
 
   const upload = async () => {
     if (!current || busy) return;
@@ -80,9 +86,15 @@ function ImportModal({ open, onClose, onDone, title, kinds, reloadAfterMs }: Scr
     try {
       const form = new FormData();
       form.append('file', file, file.name);
-      const r = await api<{ count?: number }>({ method: 'POST', url: current.upload, data: form, timeout: 5 * 60_000 });
+      const r = await api<{ count?: number; ids?: number[] }>({ method: 'POST', url: current.upload, data: form, timeout: 5 * 60_000 });
       Toast.show({ icon: 'success', content: `导入成功，共${r?.count ?? 0}条` });
-      if (reloadAfterMs) {
+      // Stay open to offer 全部提交 when the caller may submit what was imported; the list shows the drafts meanwhile.
+      if (current.submit && can(current.submit.code) && r?.ids?.length) {
+        setImported({ ids: r.ids, submit: current.submit, done: 0 });
+        setFile(null);
+        if (inputRef.current) inputRef.current.value = '';
+        changed.current = true;
+      } else if (reloadAfterMs) {
         onClose();
         setTimeout(onDone, reloadAfterMs);
       } else onDone();
@@ -94,8 +106,47 @@ function ImportModal({ open, onClose, onDone, title, kinds, reloadAfterMs }: Scr
     }
   };
 
+  /** One submit call per draft, in sheet order, so each failure is named by its row among those imported. */
+  const submitAll = async () => {
+    if (!imported || busy) return;
+    setBusy(true);
+    setFailure(null);
+    const rows: RowError[] = [];
+    for (const [i, id] of imported.ids.entries()) {
+      try {
+        await api({ method: 'POST', url: imported.submit.path, data: { id } });
+      } catch (e) {
+        rows.push({ label: `导入的第${i + 1}条`, message: e instanceof Error ? e.message : String(e) });
+      }
+      setImported((x) => x && { ...x, done: i + 1 });
+    }
+    setBusy(false);
+    setImported(null);
+    if (rows.length) {
+      setFailure({ message: `提交完成：成功${imported.ids.length - rows.length}条，失败${rows.length}条`, rows });
+    } else {
+      Toast.show({ icon: 'success', content: `已全部提交，共${imported.ids.length}条` });
+      onDone();
+    }
+  };
+
+  const closeAll = () => {
+    if (busy) return;
+    if (changed.current) onDone();
+    else onClose();
+  };
+
   return (
-    <ScreenModal open={open} title={title} onClose={onClose} onOk={() => void upload()} okText="开始导入" okLoading={busy} width={620}>
+    <ScreenModal
+      open={open}
+      title={title}
+      onClose={closeAll}
+      onOk={() => void (imported ? submitAll() : upload())}
+      okText={imported ? (busy ? `提交中 ${imported.done}/${imported.ids.length}` : '全部提交') : '开始导入'}
+      okLoading={busy}
+      cancelText={imported ? '稍后逐条提交' : '取消'}
+      width={620}
+    >
       <div className="ci">
         {allowed.length > 1 && (
           <Selector
@@ -139,6 +190,11 @@ function ImportModal({ open, onClose, onDone, title, kinds, reloadAfterMs }: Scr
                 </label>
               </li>
             </ol>
+            {imported && (
+              <div className="ci-result ci-result--ok" role="status">
+                <div className="ci-result__head">已导入{imported.ids.length}条草稿，可全部提交审核，或稍后在列表中逐条提交。</div>
+              </div>
+            )}
             {failure && (
               <div className="ci-result" role="alert">
                 <div className="ci-result__head">{failure.message}</div>

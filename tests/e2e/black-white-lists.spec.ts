@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { call, fileVehicle, formField as field, idNumber, isPhone, listScreen, randomPlate, saveDraft, shot, signInAs, submitForReview } from './support';
+import { base, call, fileVehicle, formField as field, idNumber, isPhone, listScreen, randomPlate, saveDraft, shot, signInAs, submitForReview } from './support';
 
 /** A park day (the browser runs in the park's time zone, playwright.config.ts), 'YYYY-MM-DD'. */
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'Asia/Shanghai' });
@@ -103,4 +103,30 @@ test('a person entry: an empty 有效期 says so; 保存草稿 leaves a draft, a
   await submitForReview(page);
   await expect(page.getByText('提交成功！')).toBeVisible();
   await expect(list.row(name)).toContainText('审核中');
+});
+
+test('an import offers 全部提交 for the rows just imported, and submits them all', async ({ page }) => {
+  const ExcelJS = (await import('exceljs')).default;
+  const lead = await signInAs(page, 'lead');
+  const plates = [randomPlate(), randomPlate()];
+  const tpl = await fetch(`${base}/api/carBlackWhiteList/excelTemplate`, { headers: { authorization: `Bearer ${lead}` } });
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.load(await tpl.arrayBuffer());
+  const ws = wb.worksheets[0]!;
+  const headers = (ws.getRow(1).values as unknown[]).slice(1).map((v) => String(v ?? '').replace(/^\*/, ''));
+  for (const plate of plates) {
+    const row: Record<string, string> = { 车牌号: plate, 名单类型: '黑名单', 开始时间: day(0), 结束时间: day(30), 原因: '导入后全部提交' };
+    ws.addRow(headers.map((h) => row[h] ?? ''));
+  }
+  const list = listScreen(page);
+  await list.open('/vehicles/car-list');
+  await page.getByRole('button', { name: /导入/ }).first().click();
+  const dialog = page.getByRole('dialog').last();
+  await dialog.locator('input[type=file]').setInputFiles({ name: 'import.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: Buffer.from(await wb.xlsx.writeBuffer()) });
+  await dialog.getByRole('button', { name: '开始导入' }).click();
+  await expect(dialog.getByText('已导入2条草稿')).toBeVisible();
+  await shot(page, 'car-list-import-submit-all');
+  await dialog.getByRole('button', { name: '全部提交' }).click();
+  await expect(page.getByText('已全部提交，共2条')).toBeVisible();
+  for (const plate of plates) await expect(list.row(plate)).toContainText('审核中');
 });
