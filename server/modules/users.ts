@@ -117,7 +117,16 @@ export async function userRoutes(appInstance: FastifyInstance) {
   const decrypted = async (req: FastifyRequest) => decryptContent(app.ctx.keys, (req.body as { content: string }).content);
 
   app.post('/user/options', { config: { permission: 'role' }, schema: { summary: '用户全部选项', body: z.object({}) } }, async () =>
-    ok(await db.selectFrom('sys_user').select(['user_id', 'user_name']).where('deleted', '=', 0).orderBy('user_id').execute()),
+    // Account and department tell apart two people of one name in 绑定用户 (issue 24), bound or not.
+    ok(
+      await db
+        .selectFrom('sys_user as u')
+        .leftJoin('sys_department as d', 'd.depart_id', 'u.depart_id')
+        .select(['u.user_id', 'u.user_name', 'u.account', 'd.name as depart_name'])
+        .where('u.deleted', '=', 0)
+        .orderBy('u.user_id')
+        .execute(),
+    ),
   );
 
   app.post('/role/findByUserId', { config: { permission: 'user:bindRole' }, schema: { summary: '用户的角色', body: userRolesQuery } }, async (req) => {

@@ -19,7 +19,7 @@ export const vehicleTypesQuery = queryOptions({
 
 export const userOptionsQuery = queryOptions({
   queryKey: ['preload', 'users'],
-  queryFn: () => post<Array<{ user_id: number; user_name: string }>>('/user/options', {}),
+  queryFn: () => post<Array<{ user_id: number; user_name: string; account: string; depart_name: string | null }>>('/user/options', {}),
   staleTime: 10 * 60_000,
 });
 

@@ -158,6 +158,8 @@ for (const dialect of await dialects()) {
       const users = (await admin.post<Array<{ user_id: number; user_name: string }>>('/user/options', {})).body.data;
       const patrol = users.find((u) => u.user_name === '张伟')!.user_id;
       const lead = users.find((u) => u.user_name === '赵敏')!.user_id;
+      // Every user, bound or not, comes with account and department (issue 24: unbound users showed a name only).
+      expect(users.find((u) => u.user_id === patrol)).toMatchObject({ user_name: '张伟', account: 'patrol', depart_name: '石化大队' });
       const auditor = users.find((u) => u.user_name === '孙丽')!.user_id;
 
       const r = await admin.post('/role/user/bind', { roleId: id, userIds: `${patrol},${lead},${lead}`, userId: 1 });

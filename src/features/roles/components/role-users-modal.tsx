@@ -37,7 +37,7 @@ export function RoleUsersModal({ open, row, onClose, onDone }: ScreenModalProps<
   const q = search.trim().toLowerCase();
   const list = useMemo(() => {
     const all = users.data ?? [];
-    const hits = q ? all.filter((u) => u.user_name.toLowerCase().includes(q) || (held.get(u.user_id)?.account ?? '').toLowerCase().includes(q)) : all;
+    const hits = q ? all.filter((u) => u.user_name.toLowerCase().includes(q) || u.account.toLowerCase().includes(q)) : all;
     // Who holds the role comes first, so the current members are in sight without scrolling.
     return [...hits].sort((a, b) => Number(held.has(b.user_id)) - Number(held.has(a.user_id)));
   }, [users.data, q, held]);
@@ -86,7 +86,7 @@ export function RoleUsersModal({ open, row, onClose, onDone }: ScreenModalProps<
           </ErrorBlock>
         ) : (
           <>
-            <SearchBar className="rm-search" placeholder="搜索用户名" value={search} onChange={setSearch} aria-label="搜索用户" />
+            <SearchBar className="rm-search" placeholder="搜索姓名或账号" value={search} onChange={setSearch} aria-label="搜索用户" />
             {list.length === 0 ? (
               <div className="rm-empty">没有匹配的用户</div>
             ) : (
@@ -107,7 +107,7 @@ export function RoleUsersModal({ open, row, onClose, onDone }: ScreenModalProps<
                               </Tag>
                             )}
                           </span>
-                          {self ? <span className="rm-user__meta">当前登录账号</span> : info ? <span className="rm-user__meta">{info.account} · 已绑定</span> : null}
+                          <span className="rm-user__meta">{[u.account, u.depart_name, self ? '当前登录账号' : info ? '已绑定' : ''].filter(Boolean).join(' · ')}</span>
                         </span>
                       </Checkbox>
                     </li>
