@@ -88,8 +88,9 @@ export const registerReadCodes = {
  * Registrations and waybills are filed by contacts, who read their own rows.
  */
 export const approvableReadCodes = {
-  car_black_white_list: { drafts: ['menu:carList'], submitted: ['carListApproval:list', 'carListApproval:check'] },
-  person_black_white_list: { drafts: ['menu:personList'], submitted: ['personListApproval:list', 'personListApproval:check'] },
+  // The squad reads both lists (menu codes, issue 24) but, holding no edit code, only what entered approval.
+  car_black_white_list: { drafts: ['carList:edit'], submitted: ['menu:carList', 'carListApproval:list', 'carListApproval:check'] },
+  person_black_white_list: { drafts: ['personList:edit'], submitted: ['menu:personList', 'personListApproval:list', 'personListApproval:check'] },
   vehicle_registration: { drafts: [], submitted: ['carRegistrationHistory:list', 'carRegistrationApproval:list', 'carRegistrationApproval:check'] },
   transport_list: { drafts: [], submitted: ['menu:allTransportListHis', 'transportListApproval:check'] },
 } as const satisfies Record<string, { drafts: readonly Access[]; submitted: readonly Access[] }>;
@@ -118,7 +119,7 @@ async function anyApprovableReadable(db: Db, auth: AuthContext, kind: keyof type
 /** Every kind of record whose rows are read through this switch. */
 export type RecordKind = FileRecordKind | RegisterKind;
 
-const holds = (auth: AuthContext, access: Access) => (access === 'role' ? auth.roleIds.length > 0 : auth.permissions.has(access));
+export const holds = (auth: AuthContext, access: Access) => (access === 'role' ? auth.roleIds.length > 0 : auth.permissions.has(access));
 
 /** One table for both kinds: an alarm is read by the holders of its kind's list code. */
 async function anyStrandedReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {

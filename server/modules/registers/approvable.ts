@@ -19,7 +19,7 @@ import { ruleFailure } from '../../core/validate';
 import type { SubjectTable } from '../../workflow/engine';
 import { applicationNumber, approvalProcess, assertAllows, lockLive, revokeApproval, submitForApproval, type SubjectRow, type UnderApproval } from '../../workflow/subject-actions';
 import { subjectByTable } from '../../workflow/subjects';
-import { anyReadable, assertFilesUsable } from '../access';
+import { anyReadable, approvableReadCodes, assertFilesUsable, holds } from '../access';
 import { fileColumns, fileNamesOfRow, recordFileRefs, type FileRecordKind } from '../../core/file-refs';
 
 /**
@@ -94,7 +94,13 @@ export function approvableRoutes(def: ApprovableDef) {
       labels: def.labels,
       access: def.table,
       paths: { list: def.paths.list, get: def.paths.get, detail: { url: def.paths.detail, method: 'GET' }, save: def.paths.save, edit: def.paths.edit, delete: def.paths.delete },
-      ...(def.own ? { listScope: (q: AnySelect, auth: AuthContext) => q.where('create_user_id', '=', auth.userId) } : {}),
+      // Filed registers list the filer's rows; the park's lists show drafts only to their keepers (modules/access.ts).
+      listScope: def.own
+        ? (q: AnySelect, auth: AuthContext) => q.where('create_user_id', '=', auth.userId)
+        : (q: AnySelect, auth: AuthContext) => {
+            const drafts = (approvableReadCodes as Record<string, { drafts: readonly PermissionCode[] }>)[def.table]?.drafts ?? [];
+            return drafts.some((code) => holds(auth, code)) ? q : q.where(subject.stateColumn, '!=', AppState.DRAFT);
+          },
       // Detail is read by the list's keepers and its approvers alike: the access switch decides per row.
       permissions: { list: def.codes.list, get: def.codes.edit, detail: 'role', save: def.codes.add, edit: def.codes.edit, delete: def.codes.delete },
       schemas: def.schemas,
