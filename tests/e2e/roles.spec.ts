@@ -76,11 +76,11 @@ test("binds a role's permissions on the checkable tree, a parent and its child t
   await list.action(name, '绑定用户');
   const dialog = page.getByRole('dialog', { name: '绑定用户' });
   await expect(dialog.getByText('已选 0 人')).toBeVisible();
-  await dialog.getByPlaceholder('搜索姓名或帐号').fill('张伟');
+  await dialog.getByPlaceholder('搜索姓名或账号').fill('张伟');
   // Unbound users too show their account and department (issue 24), not a name only.
   await expect(dialog.locator('.rm-user', { hasText: '张伟' }).locator('.rm-user__meta')).toHaveText('patrol · 石化大队');
   await dialog.locator('.rm-user', { hasText: '张伟' }).locator('.adm-checkbox').click();
-  await dialog.getByPlaceholder('搜索姓名或帐号').fill('');
+  await dialog.getByPlaceholder('搜索姓名或账号').fill('');
   await expect(dialog.locator('.rm-user', { hasText: '系统管理员' }).locator('.adm-checkbox')).toHaveClass(/adm-checkbox-disabled/);
   await shot(page, 'role-users');
   await page.getByRole('button', { name: '保存', exact: true }).click();
