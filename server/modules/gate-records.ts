@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isMainlandIdNumber, PLATE_PATTERN } from '../../domain/identity';
+import { maskIdNumber } from '../../domain/pass';
 import { gateRecordCarQuery, gateRecordLabels, gateRecordPersonQuery, recordDays, recordRangeErrors } from '../../domain/schemas/gate-record';
 import { dateOf } from '../../domain/visit-rules';
 import { ok } from '../core/errors';
@@ -8,7 +9,7 @@ import { containsText, pageOf } from '../core/paging';
 import { tableRepository, type Db, type FilterMatch, type RowValues } from '../core/repository';
 import type { ZodTypeProvider } from '../core/route-schema';
 import { ruleFailure } from '../core/validate';
-import { registerReadCodes } from './access';
+import { holds, registerReadCodes } from './access';
 
 /**
  * 车辆过闸记录 and 人员过闸记录 (spec 001 §2, §7): read-only lists of the
@@ -38,7 +39,20 @@ interface RecordList {
   filters: Record<string, { column: string; match: FilterMatch }>;
   /** The spec's column names answered beside ours (the person list's paper_number). */
   aliases?: Record<string, string>;
+  /** Columns holding ID numbers, masked for readers without FULL_ID_CODE. */
+  idColumns?: readonly string[];
 }
+
+/**
+ * Who reads whole ID numbers in the crossing records: the keepers of the person
+ * black/white list (lead, admin), who file entries by that number. Patrols and
+ * auditors get them masked (issue 24); the server masks, so the whole number
+ * never reaches them, while their idCard filter still takes the whole number.
+ */
+const FULL_ID_CODE = 'personList:edit';
+
+/** 道闸类型 1 车辆道闸 (enums.gateType); 2 is 人行闸机. */
+const VEHICLE_BARRIER = 1;
 
 const shared = ['id', 'device_id', 'event_id', 'direction', 'open_result', 'capture_time', 'create_time'] as const;
 
@@ -69,14 +83,20 @@ const lists: RecordList[] = [
       openResult: equals('open_result'),
     },
     aliases: { paper_number: 'idcard', person_event_type: 'direction' },
+    idColumns: ['idcard'],
   },
 ];
 
-/** Each row's device name (deleted devices keep theirs), and the spec's aliases. */
-async function decorate(rows: RowValues[], db: Db, aliases: Record<string, string> = {}): Promise<RowValues[]> {
+/** Each row's device name (deleted devices keep theirs), its ID numbers masked unless `whole`, and the spec's aliases (copied after masking). */
+async function decorate(rows: RowValues[], db: Db, def: RecordList, whole: boolean): Promise<RowValues[]> {
   const ids = [...new Set(rows.map((r) => r.device_id as number))];
   const names = new Map(ids.length ? (await db.selectFrom('equipment').select(['id', 'name']).where('id', 'in', ids).execute()).map((e) => [e.id, e.name]) : []);
-  return rows.map((r) => ({ ...r, device_name: names.get(r.device_id as number) ?? null, ...Object.fromEntries(Object.entries(aliases).map(([alias, column]) => [alias, r[column]])) }));
+  const masked = whole ? [] : (def.idColumns ?? []);
+  return rows.map((r) => {
+    const row: RowValues = { ...r, device_name: names.get(r.device_id as number) ?? null };
+    for (const column of masked) if (typeof row[column] === 'string') row[column] = maskIdNumber(row[column]);
+    return { ...row, ...Object.fromEntries(Object.entries(def.aliases ?? {}).map(([alias, column]) => [alias, row[column]])) };
+  });
 }
 
 export async function gateRecordRoutes(appInstance: FastifyInstance) {
@@ -96,14 +116,14 @@ export async function gateRecordRoutes(appInstance: FastifyInstance) {
       const page = await pageOf(
         q,
         async () => ({ total: await repo.count(filtered) }),
-        async (limit, offset) => decorate(await repo.page(filtered, limit, offset), ctx.db, def.aliases),
+        async (limit, offset) => decorate(await repo.page(filtered, limit, offset), ctx.db, def, holds(req.auth!, FULL_ID_CODE)),
       );
       return ok(page);
     });
   }
 
-  // The gate filter's choices: the park's gates, for whoever reads the vehicle records (the equipment list is another code's).
+  // The gate filter's choices: the park's vehicle barriers (道闸类型 车辆道闸; a 人行闸机 records no vehicle), for whoever reads the vehicle records (the equipment list is another code's).
   app.post('/device/record/car/gates', { config: { permission: registerReadCodes.gate_record_car }, schema: { summary: '车辆过闸记录的闸机筛选项', body: z.object({}) } }, async () =>
-    ok(await ctx.db.selectFrom('equipment').select(['id', 'name', 'number']).where('kind', '=', 'gate').where('deleted', '=', 0).orderBy('id').execute()),
+    ok(await ctx.db.selectFrom('equipment').select(['id', 'name', 'number']).where('kind', '=', 'gate').where('type', '=', VEHICLE_BARRIER).where('deleted', '=', 0).orderBy('id').execute()),
   );
 }

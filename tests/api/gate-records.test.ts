@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from '../../domain/envelope';
 import type { GateRecordCarRow, GateRecordPersonRow } from '../../domain/schemas/gate-record';
 import { addDays, dateOf } from '../../domain/visit-rules';
+import { maskIdNumber } from '../../domain/pass';
 import { rgbPng } from '../../server/db/seed-appointments';
 import { idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
@@ -16,7 +17,7 @@ type Row = Record<string, unknown>;
 for (const dialect of await dialects()) {
   describe(`gate crossing records on ${dialect}`, () => {
     let server: TestServer;
-    let admin: Client, patrol: Client, auditor: Client, contact: Client;
+    let admin: Client, patrol: Client, auditor: Client, lead: Client, contact: Client;
     let today = '';
     let yesterday = '';
     let plateImage = '';
@@ -63,7 +64,7 @@ for (const dialect of await dialects()) {
       const ctx = server.app.ctx;
       today = dateOf(ctx.time());
       yesterday = addDays(today, -1);
-      [admin, patrol, auditor, contact] = await Promise.all(['admin', 'patrol', 'auditor', 'contact'].map((a) => new Client(server).as(a)));
+      [admin, patrol, auditor, lead, contact] = await Promise.all(['admin', 'patrol', 'auditor', 'lead', 'contact'].map((a) => new Client(server).as(a)));
       for (const [i, g] of Object.values(gates).entries()) {
         const saved = await admin.post<{ id: number }>('/equipment/gate/save', { name: g.name, number: g.number, type: g === gates.p ? 2 : 1, entrances_type: 1 + i, is_security_check: 0, temporary_reservation: 0, longitude: 114.5, latitude: 22.7 });
         expect(saved.body.success, JSON.stringify(saved.body)).toBe(true);
@@ -153,9 +154,10 @@ for (const dialect of await dialects()) {
       const page = await persons({ personName: '过闸测试' });
       expect(events(page)).toEqual(['q2', 'q1']);
       expect(page.total).toBe(2);
+      // The patrol reads ID numbers masked (see the masking test below).
       expect(page.list[1]).toMatchObject({
-        idcard: people.one.idcard,
-        paper_number: people.one.idcard,
+        idcard: maskIdNumber(people.one.idcard),
+        paper_number: maskIdNumber(people.one.idcard),
         person_name: people.one.name,
         card_number: 'C-0001',
         card_status: 1,
@@ -167,7 +169,7 @@ for (const dialect of await dialects()) {
         device_name: gates.p.name,
         capture_time: at(today, '00:01:00'),
       });
-      expect(page.list[0]).toMatchObject({ paper_number: people.two.idcard, person_event_type: 2, open_result: 0 });
+      expect(page.list[0]).toMatchObject({ paper_number: maskIdNumber(people.two.idcard), person_event_type: 2, open_result: 0 });
 
       expect(events(await persons({ idCard: people.one.idcard }))).toEqual(['q1']);
       expect(events(await persons({ idCard: people.one.idcard.slice(-6).toLowerCase() }))).toEqual(['q1']);
@@ -187,12 +189,32 @@ for (const dialect of await dialects()) {
       expect(events(await persons({ idCard: people.two.idcard, startDate: addDays(today, -400) }))).toEqual(['q2', 'q4']);
     });
 
-    it('offers the park’s gates as the vehicle list’s gate filter', async () => {
+    it('masks ID numbers for patrol and auditor, whose idCard filter still takes the whole number; the list keepers read them whole', async () => {
+      const masked = maskIdNumber(people.one.idcard);
+      expect(masked).toMatch(/^\d{6}\*{8}[\dX]{4}$/);
+      for (const as of [patrol, auditor]) {
+        const page = await persons({ idCard: people.one.idcard }, as);
+        expect(events(page)).toEqual(['q1']);
+        expect(page.list[0]).toMatchObject({ idcard: masked, paper_number: masked });
+        // The whole number appears nowhere in the answer.
+        expect(JSON.stringify(page)).not.toContain(people.one.idcard);
+        expect(events(await persons({ idCard: people.one.idcard.slice(-6) }, as))).toEqual(['q1']);
+      }
+      for (const as of [lead, admin]) {
+        const page = await persons({ idCard: people.one.idcard }, as);
+        expect(page.list[0]).toMatchObject({ idcard: people.one.idcard, paper_number: people.one.idcard });
+      }
+    });
+
+    it('offers the park’s vehicle barriers, never a pedestrian gate, as the vehicle list’s gate filter', async () => {
       const r = await patrol.post<Array<{ id: number; name: string; number: string }>>('/device/record/car/gates', {});
       expect(r.status).toBe(200);
-      const live = await server.app.ctx.db.selectFrom('equipment').select('id').where('kind', '=', 'gate').where('deleted', '=', 0).orderBy('id').execute();
+      const live = await server.app.ctx.db.selectFrom('equipment').select('id').where('kind', '=', 'gate').where('type', '=', 1).where('deleted', '=', 0).orderBy('id').execute();
       expect(r.body.data.map((g) => g.id)).toEqual(live.map((g) => g.id));
       expect(r.body.data).toEqual(expect.arrayContaining([{ id: gates.a.id, name: gates.a.name, number: gates.a.number }, expect.objectContaining({ number: 'GATE-W-01' })]));
+      const numbers = r.body.data.map((g) => g.number);
+      expect(numbers).not.toContain(gates.p.number);
+      expect(numbers).not.toContain('GATE-W-P01');
     });
 
     it('answers 403 to an account without the records’ codes', async () => {
