@@ -1,6 +1,7 @@
 import { ImageViewer } from 'antd-mobile';
 import { AddOutline, CameraOutline, ClockCircleOutline, CloseOutline, PictureOutline, PictureWrongOutline, PicturesOutline, RedoOutline } from 'antd-mobile-icons';
 import { useEffect, useRef, useState, useSyncExternalStore, type ChangeEvent, type MouseEvent } from 'react';
+import { createPortal } from 'react-dom';
 import { compressImage } from '../lib/compress-image';
 import {
   DEFAULT_MAX_IMAGES,
@@ -31,7 +32,19 @@ import './image-upload.css';
 function Viewer({ images, view, onClose }: { images: string[]; view: { index: number; open: boolean } | null; onClose: () => void }) {
   if (!view || images.length === 0) return null;
   // Keyed by the index: Multi reads defaultIndex only when it mounts.
-  return <ImageViewer.Multi key={view.index} images={images} defaultIndex={Math.min(view.index, images.length - 1)} visible={view.open} onClose={onClose} />;
+  return (
+    <>
+      <ImageViewer.Multi key={view.index} images={images} defaultIndex={Math.min(view.index, images.length - 1)} visible={view.open} onClose={onClose} />
+      {/* The viewer closes only by a tap on the image, which a desktop user does not guess: a visible × at both sizes, over its mask. */}
+      {view.open &&
+        createPortal(
+          <button type="button" className="iu-viewer-close" aria-label="关闭" title="关闭" onClick={onClose}>
+            <CloseOutline aria-hidden />
+          </button>,
+          document.body,
+        )}
+    </>
+  );
 }
 
 function useViewer() {
