@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
 import { dateOf } from '../../domain/visit-rules';
+import { maskIdNumber } from '../../domain/pass';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { DEMO_PASSWORD, PNG, base, call, idNumber, isPhone, listScreen, randomPlate, shot, signInAs } from './support';
@@ -65,14 +66,18 @@ test('both records tables render with a crossing fed through the device API', as
   for (const label of ['车牌号', '车牌图片', '车辆品牌', '车辆类型', '车身颜色', '进出方向', '设备名称', '开闸结果', '车辆比对结果', '人脸比对结果', '抓拍时间']) await expect(head(page, label)).toBeVisible();
   // The date starts at today in park time.
   await expect(page.getByLabel('日期', { exact: true })).toHaveValue(today);
-  // The gate filter offers the park's gates; choosing the test's gate leaves its one crossing.
-  await page.getByLabel('闸机', { exact: true }).selectOption({ label: fed.gate });
+  // The gate filter offers the park's vehicle barriers, never a pedestrian gate (seeded 西门人行闸机1); choosing the test's gate leaves its one crossing.
+  const gateFilter = page.getByLabel('闸机', { exact: true });
+  await expect(gateFilter.locator('option', { hasText: '西门车辆道闸1' })).toHaveCount(1);
+  await expect(gateFilter.locator('option', { hasText: '人行闸机' })).toHaveCount(0);
+  await gateFilter.selectOption({ label: fed.gate });
   await page.locator('.ff').getByRole('button', { name: '查询' }).click();
   await expect(list.total(1)).toBeVisible();
   const row = list.row(fed.plate);
   for (const text of [fed.gate, '比亚迪', '小型轿车', '蓝色', '入场', '开闸', '一致', '1张']) await expect(row).toContainText(text);
   await shot(page, 'vehicle-gate-records');
-  await list.openDetail(row);
+  // A desktop row's detail opens by its 详情 button.
+  await list.openDetail(row, 'button');
   const detail = page.locator('.sm').last();
   await expect(detail.locator('.dv-row', { hasText: '车牌图片' }).locator('.iu-tile')).toHaveCount(1);
   await expect(detail.locator('.dv-row', { hasText: '车辆图片' }).locator('.iu-tile')).toHaveCount(1);
@@ -80,6 +85,13 @@ test('both records tables render with a crossing fed through the device API', as
   const thumb = detail.locator('.dv-row', { hasText: '车牌图片' }).locator('.iu-tile img');
   await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0))).toBeGreaterThan(0);
   await shot(page, 'vehicle-gate-record-detail');
+  // The image viewer closes by its × (关闭), a desktop user's only visible way out.
+  await detail.locator('.dv-row', { hasText: '车牌图片' }).locator('.iu-thumb').click();
+  const viewer = page.locator('.adm-image-viewer-content');
+  await expect(viewer).toBeVisible();
+  await shot(page, 'vehicle-gate-record-image');
+  await page.locator('.iu-viewer-close').click();
+  await expect(viewer).toBeHidden();
   await detail.locator('footer').getByRole('button', { name: '关闭' }).click();
 
   await list.open('/security/person-gate-records');
@@ -87,9 +99,16 @@ test('both records tables render with a crossing fed through the device API', as
   for (const label of ['日期', '姓名', '证件号码', '图片类型', '卡状态', '卡号', '进出方向', '设备名称', '开闸结果', '抓拍图片', '抓拍时间']) await expect(head(page, label)).toBeVisible();
   await expect(page.getByLabel('日期开始')).toHaveValue(today);
   await expect(page.getByLabel('日期结束')).toHaveValue(today);
+  // The auditor filters by the whole number and reads it masked (decided on the server).
+  const masked = maskIdNumber(fed.idcard);
   await list.showOnly('证件号码', fed.idcard);
-  for (const text of [today, fed.person, '人脸抓拍', '正常', '出场', fed.gate, '未开闸', '1张']) await expect(list.row(fed.idcard)).toContainText(text);
+  for (const text of [today, fed.person, masked, '人脸抓拍', '正常', '出场', fed.gate, '未开闸', '1张']) await expect(list.row(fed.person)).toContainText(text);
+  await expect(page.locator('.dtb tbody')).not.toContainText(fed.idcard);
+  await list.openDetail(list.row(fed.person), 'button');
+  const personDetail = page.locator('.sm').last();
+  await expect(personDetail.locator('.dv-row', { hasText: '证件号码' })).toContainText(masked);
   await shot(page, 'person-gate-records');
+  await personDetail.locator('footer').getByRole('button', { name: '关闭' }).click();
 });
 
 test('the vehicle records list shows cards on a phone', async ({ page }) => {
@@ -107,4 +126,29 @@ test('the vehicle records list shows cards on a phone', async ({ page }) => {
   await expect(card).toHaveCount(1);
   for (const text of ['入场', fed.gate, '开闸']) await expect(card).toContainText(text);
   await shot(page, 'vehicle-gate-record-card');
+  // The card's detail, and its image viewer's × (关闭).
+  await list.openDetail(card);
+  const detail = page.locator('.sm').last();
+  await detail.locator('.dv-row', { hasText: '车牌图片' }).locator('.iu-thumb').click();
+  const viewer = page.locator('.adm-image-viewer-content');
+  await expect(viewer).toBeVisible();
+  await expect(page.locator('.iu-viewer-close')).toBeVisible();
+  await shot(page, 'vehicle-gate-record-image');
+  await page.locator('.iu-viewer-close').click();
+  await expect(viewer).toBeHidden();
+});
+
+test('the patrol reads person crossings with the ID number masked', async ({ page }) => {
+  const fed = await feedCrossings();
+  await signInAs(page, 'patrol');
+  const list = listScreen(page);
+  await list.open('/security/person-gate-records');
+  await list.showOnly('证件号码', fed.idcard);
+  const row = list.row(fed.person);
+  await expect(row).toContainText(maskIdNumber(fed.idcard));
+  await expect(row).not.toContainText(fed.idcard);
+  await list.openDetail(row);
+  const detail = page.locator('.sm').last();
+  await expect(detail.locator('.dv-row', { hasText: '证件号码' })).toContainText(maskIdNumber(fed.idcard));
+  await shot(page, 'person-gate-record-masked');
 });
