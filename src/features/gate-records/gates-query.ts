@@ -7,7 +7,7 @@ export interface GateOption {
   number: string;
 }
 
-/** The park's gates, the vehicle records' gate filter (POST /device/record/car/gates). */
+/** The park's vehicle barriers, the vehicle records' gate filter (POST /device/record/car/gates). */
 export const gatesQuery = queryOptions({
   queryKey: ['gateRecords', 'gates'],
   queryFn: () => post<GateOption[]>('/device/record/car/gates', {}),
