@@ -314,23 +314,37 @@ export interface ColumnSpec {
   width: number;
   /** Narrowest it may get: its header on one line, or its declared width for a column that must not be cut (key, state). */
   min: number;
+  /** Width of its widest cell on the page, padding included; absent when a cell is drawn rather than text (unknown). */
+  content?: number;
 }
 
 /**
- * Widths that fit `available` px: each column gives up part of what it has
- * above its minimum, in proportion to that margin, so long text columns
- * shrink first and the header, key and state stay whole. When even the
+ * Widths that fit `available` px. The cut is taken in three rounds, each only
+ * as far as needed, so what is cut is what a reader misses least:
+ * 1. room no cell on the page uses (a 170 px time column holding 19 digits);
+ * 2. text longer than its column, cut with an ellipsis anyway (reasons, names), down to its header;
+ * 3. every column in proportion to what it has above its minimum.
+ * So dates, times and tags stay whole while free text gives way. When even the
  * minimums do not fit, the table has to scroll sideways anyway, so it keeps
  * the declared widths and shows its text whole (spec 000 §2's wide tables).
  */
 export function fitColumnWidths(cols: ColumnSpec[], available: number): number[] {
-  const widths = cols.map((c) => Math.max(c.width, c.min));
+  let widths = cols.map((c) => Math.max(c.width, c.min));
   const total = widths.reduce((a, b) => a + b, 0);
   if (!(available > 0) || total <= available) return widths;
-  const slack = cols.reduce((n, c, i) => n + (widths[i]! - c.min), 0);
-  const cut = total - available;
-  if (slack < cut) return widths;
-  const share = cut / slack;
-  // Floor each width so rounding never pushes the sum past the pane.
-  return cols.map((c, i) => Math.floor(widths[i]! - (widths[i]! - c.min) * share));
+  if (cols.reduce((n, c) => n + c.min, 0) > available) return widths;
+  const unused = cols.map((c, i) => (c.content === undefined ? widths[i]! : Math.max(c.min, Math.min(widths[i]!, c.content))));
+  const overflowing = cols.map((c, i) => (c.content !== undefined && c.content > widths[i]! ? c.min : unused[i]!));
+  let cut = total - available;
+  for (const floor of [unused, overflowing, cols.map((c) => c.min)]) {
+    const slack = widths.reduce((n, w, i) => n + (w - floor[i]!), 0);
+    if (slack <= 0) continue;
+    const share = Math.min(1, cut / slack);
+    // Floor each width so rounding never pushes the sum past the pane.
+    const next = widths.map((w, i) => Math.floor(w - (w - floor[i]!) * share));
+    cut -= widths.reduce((n, w, i) => n + (w - next[i]!), 0);
+    widths = next;
+    if (cut <= 0) break;
+  }
+  return widths;
 }

@@ -1,8 +1,8 @@
 import { Checkbox, Popover } from 'antd-mobile';
 import { MoreOutline } from 'antd-mobile-icons';
 import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
-import { CELL_PADDING, fitColumnWidths, labelWidth, pinnedOffsets, tableColumns } from './conventions';
-import { FieldValue } from './field-value';
+import { CELL_PADDING, fitColumnWidths, labelWidth, pinnedOffsets, tableColumns, textWidth } from './conventions';
+import { FieldValue, fieldText } from './field-value';
 import type { FieldDef, Row, ScreenDef } from './types';
 
 export interface BoundAction {
@@ -42,6 +42,37 @@ const inlineLabels = (actions: BoundAction[]) => (actions.length > INLINE_ACTION
 function actionColumnWidth(labelsPerRow: string[][]): number {
   const widest = Math.max(0, ...labelsPerRow.map((labels) => labels.reduce((n, l) => n + l.length * 14 + 16, 0)));
   return Math.max(labelWidth('操作'), CELL_PADDING + 8 + widest);
+}
+
+// A tag's border and padding (list-screen.css .ls-tag) beside its 12 px text.
+const TAG_CHROME = 18;
+
+let pen: CanvasRenderingContext2D | null | undefined;
+/**
+ * Width of a cell's text in the page's own font, measured rather than guessed:
+ * Latin digits are 7.8 px in one font and 8.5 in another, and a time column
+ * fitted on a guess would be cut by a character. Falls back to the estimate
+ * where there is no canvas.
+ */
+function drawnWidth(text: string, px: number): number {
+  if (pen === undefined) {
+    pen = typeof document === 'undefined' ? null : document.createElement('canvas').getContext?.('2d') ?? null;
+  }
+  if (!pen) return (textWidth(text) * px) / 14;
+  const font = `${px}px ${getComputedStyle(document.body).fontFamily}`;
+  if (pen.font !== font) pen.font = font;
+  return Math.ceil(pen.measureText(text).width);
+}
+
+/** Widest cell of a column on this page, padding included, or undefined when a cell is not plain text or there are no rows. */
+function contentWidth<R extends Row>(f: FieldDef<R>, rows: R[]): number | undefined {
+  let widest = 0;
+  for (const r of rows) {
+    const text = fieldText(f, r);
+    if (text === undefined) return undefined;
+    widest = Math.max(widest, drawnWidth(text, f.tag ? 12 : 14));
+  }
+  return rows.length ? widest + CELL_PADDING + (f.tag ? TAG_CHROME : 0) : undefined;
 }
 
 /** A cell cut short by its column shows its whole text on hover, also when it is drawn by a render function. */
@@ -108,7 +139,7 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
     cols.map((f) => {
       const width = f.width ?? DEFAULT_WIDTH;
       const header = labelWidth(f.label);
-      return { width, min: whole.has(f.name) || f.fixed ? Math.max(width, header) : header };
+      return { width, min: whole.has(f.name) || f.fixed ? Math.max(width, header) : header, content: contentWidth(f, rows) };
     }),
     inner - fixedWidth,
   );

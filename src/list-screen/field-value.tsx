@@ -18,6 +18,38 @@ function DepartmentName({ id }: { id: unknown }) {
   return <>{hit ? hit.name : id === undefined || id === null ? '-' : String(id)}</>;
 }
 
+/**
+ * The text a cell shows, when it is text: what the table measures to fit its
+ * columns. Undefined for a cell drawn otherwise (a department name still
+ * loading, photos, a render function's markup), whose width is not known.
+ */
+export function fieldText<R extends Row>(field: FieldDef<R>, row: R): string | undefined {
+  if (field.render) {
+    const drawn = field.render(row);
+    return typeof drawn === 'string' || typeof drawn === 'number' ? String(drawn) : undefined;
+  }
+  const v = cellValue(row, field);
+  if (v === undefined || v === null || v === '') return '-';
+  switch (field.kind) {
+    case 'enum':
+      return optionLabel(resolveOptions(field.options), v);
+    case 'yesNo':
+      return optionLabel(enums.yesNo, v);
+    case 'department':
+    case 'images':
+      return undefined;
+    case 'password':
+      return '••••••';
+    case 'dateRange':
+    case 'datetimeRange':
+      return Array.isArray(v) ? `${v[0] ?? ''} 至 ${v[1] ?? ''}` : String(v);
+    case 'number':
+      return field.unit ? `${String(v)} ${field.unit}` : String(v);
+    default:
+      return String(v);
+  }
+}
+
 /** A field's value as the table cell, card line and detail line show it; `variant="detail"` shows images as thumbnails rather than a count. */
 export function FieldValue<R extends Row>({ field, row, variant }: { field: FieldDef<R>; row: R; variant?: 'detail' }): ReactNode {
   if (field.render) return field.render(row);
@@ -35,20 +67,11 @@ export function FieldValue<R extends Row>({ field, row, variant }: { field: Fiel
         </Tag>
       );
     }
-    case 'yesNo':
-      return optionLabel(enums.yesNo, v);
     case 'department':
       return <DepartmentName id={v} />;
     case 'images':
       return <Suspense fallback={`${splitFileNames(v).length}张`}>{variant === 'detail' ? <ImageList value={String(v)} /> : <ImageCount value={String(v)} />}</Suspense>;
-    case 'password':
-      return '••••••';
-    case 'dateRange':
-    case 'datetimeRange':
-      return Array.isArray(v) ? `${v[0] ?? ''} 至 ${v[1] ?? ''}` : String(v);
-    case 'number':
-      return field.unit ? `${String(v)} ${field.unit}` : String(v);
     default:
-      return String(v);
+      return fieldText(field, row);
   }
 }

@@ -98,6 +98,8 @@ async function wrappedLabels(page: Page): Promise<string[]> {
 
 for (const [account, cases] of Object.entries(byAccount)) {
   test(`${account}: every list fits at 1440 px with its state in view, and no form label wraps`, async ({ page }) => {
+    // Up to eleven lists and forms in one walk: past the default minute on a loaded 2-core machine.
+    test.slow();
     await signInAs(page, account);
     for (const c of cases) {
       await test.step(c.path, async () => {

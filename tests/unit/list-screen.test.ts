@@ -235,6 +235,27 @@ describe('desktop table columns (issue 24 item 3)', () => {
     expect(200 - widths[3]!).toBeGreaterThan(90 - widths[6]!);
   });
 
+  it('cuts first the room no cell uses, then text too long for its column, and only then the rest', () => {
+    // A time column (170, cells 150 px wide), a validity range (210, cells 194), a reason whose text overflows anyway, a name column half empty.
+    const cols = [
+      { width: 170, min: 76, content: 150 },
+      { width: 210, min: 62, content: 194 },
+      { width: 200, min: 48, content: 420 },
+      { width: 96, min: 62, content: 48 },
+    ];
+    // 676 px into 560: the time, range and name give back the 70 px no cell uses, the reason the other 46.
+    expect(fitColumnWidths(cols, 560)).toEqual([150, 194, 154, 62]);
+    // Into 480: the reason gives way almost to its header before the range or time lose a pixel.
+    const tight = fitColumnWidths(cols, 480);
+    expect(tight.slice(0, 2)).toEqual([150, 194]);
+    expect(tight[2]).toBeLessThan(200);
+    // Past that, everything gives in proportion, within the pane.
+    const tighter = fitColumnWidths(cols, 400);
+    expect(tighter.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(400);
+    tighter.forEach((w, i) => expect(w).toBeGreaterThanOrEqual(cols[i]!.min));
+    expect(tighter[0]).toBeLessThan(150);
+  });
+
   it('keeps the declared widths when even the minimums do not fit, and widens a column whose header needs more than its declared width', () => {
     expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 170)).toEqual([80, 90]);
     expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 169)).toEqual([100, 100]);
