@@ -20,6 +20,7 @@ import { deviceFiles } from './migrations/017-device-files';
 import { presenceOrder } from './migrations/018-presence-order';
 import { operationLogName } from './migrations/019-operation-log-name';
 import { openAlarms } from './migrations/020-open-alarms';
+import { taskSubmitTime } from './migrations/021-task-submit-time';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -44,6 +45,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '018-presence-order': presenceOrder(),
     '019-operation-log-name': operationLogName(),
     '020-open-alarms': openAlarms(),
+    '021-task-submit-time': taskSubmitTime(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -227,6 +227,7 @@ export interface ProcessTaskTable {
   result: number | null;
   remark: D<string>;
   auto: D<number>;
+  /** When the filer submitted the application (its instance's create_time, migration 021), not when this node was reached. */
   submit_time: string;
   approve_time: string | null;
   due_at: number | null;

@@ -202,7 +202,8 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
         depart_id: c.depart_id,
         state: TaskState.PENDING,
         result: null,
-        submit_time: now,
+        // The filer's submission, not this node's arrival: every queue and the review header show it as 提交时间.
+        submit_time: inst.create_time,
         approve_time: null,
         due_at: dueAt,
       })),
@@ -337,7 +338,7 @@ export async function rejectInstance(trx: Db, ctx: AppContext, instanceId: numbe
       state: TaskState.DONE,
       result: TaskResult.REJECT,
       remark,
-      submit_time: now,
+      submit_time: inst.create_time,
       approve_time: now,
       due_at: null,
     })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../domain/visit-rules';
+import { taskSubmitTime } from '../../server/db/migrations/021-task-submit-time';
 import { carApplicationBody, personApplicationBody, registerPlate } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
@@ -150,6 +151,37 @@ for (const dialect of await dialects()) {
       const chem = await newCar('危险化学品运输车');
       await walk(chem.number, [['reviewer', 'car_chemicals'], ['hazard', 'car_chemicals'], ['squad', 'car_final']]);
       expect(await carState(chem.id)).toBe(2);
+    });
+
+    it('shows every node’s reviewer when the filer submitted (提交时间), not when the node before approved', async () => {
+      const ctx = server.app.ctx;
+      const dump = await newCar('重型自卸货车');
+      const { create_time: submitted } = await ctx.db.selectFrom('process_instance').select('create_time').where('process_instance_id', '=', dump.instance).executeTakeFirstOrThrow();
+      const submitTimes: string[] = [];
+      const realTime = ctx.time;
+      try {
+        // Each node decides a year after the one before, so a node's arrival could never pass for the submission.
+        let year = Number(submitted.slice(0, 4));
+        for (const [who, queue] of [['reviewer', 'car_zxzxc'], ['hazard', 'car_zxzxc'], ['squad', 'car_final']] as const) {
+          const t = (await taskOf(who, queue, dump.number)) as (TaskRow & { submit_time: string }) | undefined;
+          expect(t, `${who} in ${queue}`).toBeTruthy();
+          submitTimes.push(t!.submit_time);
+          const decidedAt = `${++year}${submitted.slice(4)}`;
+          ctx.time = () => decidedAt;
+          expect((await check(who, queue, t!.process_task_id)).body).toMatchObject({ success: true });
+          ctx.time = realTime;
+        }
+      } finally {
+        ctx.time = realTime;
+      }
+      expect(submitTimes).toEqual([submitted, submitted, submitted]);
+      expect(await carState(dump.id)).toBe(2);
+
+      // Tasks written before migration 021 held their node's arrival; it gives them their instance's time.
+      await ctx.db.updateTable('process_task').set({ submit_time: '2000-01-01 00:00:00' }).where('process_instance_id', '=', dump.instance).execute();
+      await taskSubmitTime().up(ctx.db);
+      const after = await ctx.db.selectFrom('process_task').select('submit_time').where('process_instance_id', '=', dump.instance).execute();
+      expect(after.map((t) => t.submit_time)).toEqual([submitted, submitted, submitted]);
     });
 
     it('answers queue rows as the task wrapper with the application, its model and department names', async () => {
