@@ -38,8 +38,11 @@ import { runningUsing } from '../workflow/chain';
  * each instance at submit (server/workflow/chain.ts), so everything here may
  * change while applications are under way: an edit applies to later
  * submissions. What the rules below keep: one process in force per process
- * type; a definition's chain is fixed once saved; a node or definition that
- * a live definition or process, or a running instance, uses cannot be deleted.
+ * type; a definition's chain changes only while no application on it is in
+ * review (the running-instance rule, issue 24), and the check and the change
+ * are one transaction that a submission of it waits for; a node or definition
+ * that a live definition or process, or a running instance, uses cannot be
+ * deleted.
  *
  * Deletes soft-delete the row first and then look for users of it, inside one
  * transaction: on PostgreSQL a save that references the row locks it
@@ -81,6 +84,23 @@ async function chainsOf(db: Db, definitionIds: number[]): Promise<Map<number, Ch
     .execute();
   for (const r of rows) out.get(r.process_definition_id)?.push({ definitionNodeId: r.definition_node_id, processNodeId: r.process_node_id, sort: r.sort, name: r.name });
   return out;
+}
+
+/** The names of the nodes a chain is to hold, locked against their delete; 400 naming any that is gone. */
+async function chainNodeNames(trx: Db, ctx: AppContext, ids: number[]): Promise<Map<number, string>> {
+  const nodes = await lockLive(trx, ctx, 'process_node', 'process_node_id', ids);
+  const names = new Map(nodes.map((n) => [Number(n.process_node_id), String(n.name)]));
+  const missing = ids.filter((n) => !names.has(n));
+  if (missing.length) throw invalid(processDefinitionLabels, 'processNodeIds', `所选节点不存在或已被删除（${missing.join('、')}）`);
+  return names;
+}
+
+/** Writes a definition's chain in the order chosen. */
+async function writeChain(trx: Db, definitionId: number, ids: number[], names: Map<number, string>) {
+  await trx
+    .insertInto('process_definition_node')
+    .values(ids.map((process_node_id, i) => ({ process_definition_id: definitionId, process_node_id, sort: i + 1, name: names.get(process_node_id)! })))
+    .execute();
 }
 
 // ---------------------------------------------------------------- nodes
@@ -306,19 +326,13 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
       const v = req.body;
       const now = ctx.time();
       const id = await db.transaction().execute(async (trx) => {
-        const nodes = await lockLive(trx, ctx, 'process_node', 'process_node_id', v.processNodeIds);
-        const names = new Map(nodes.map((n) => [Number(n.process_node_id), String(n.name)]));
-        const missing = v.processNodeIds.filter((n) => !names.has(n));
-        if (missing.length) throw invalid(processDefinitionLabels, 'processNodeIds', `所选节点不存在或已被删除（${missing.join('、')}）`);
+        const names = await chainNodeNames(trx, ctx, v.processNodeIds);
         const { process_definition_id } = await trx
           .insertInto('process_definition')
           .values({ name: v.name, remark: v.remark, create_user_id: req.auth!.userId, create_time: now, update_time: now })
           .returning('process_definition_id')
           .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('process_definition_node')
-          .values(v.processNodeIds.map((process_node_id, i) => ({ process_definition_id, process_node_id, sort: i + 1, name: names.get(process_node_id)! })))
-          .execute();
+        await writeChain(trx, process_definition_id, v.processNodeIds, names);
         return process_definition_id;
       });
       return ok({ process_definition_id: id }, '创建成功！');
@@ -327,16 +341,23 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
 
   app.post(
     '/processDefinition/update',
-    { config: { permission: 'menu:processDefinition', operation: '编辑流程定义' }, schema: { summary: '编辑流程定义的名称和备注（节点不可修改）', body: processDefinitionUpdate } },
+    { config: { permission: 'menu:processDefinition', operation: '编辑流程定义' }, schema: { summary: '编辑流程定义（节点只能在没有审核中的申请时修改）', body: processDefinitionUpdate } },
     async (req) => {
       const v = req.body;
       const id = v.processDefinitionId;
       await db.transaction().execute(async (trx) => {
+        // Locked first: a second administrator's edit waits here, and a submission waits to copy the chain (startInstance takes it shared).
         const live = await lockLive(trx, ctx, 'process_definition', 'process_definition_id', [id]);
         if (!live.length) notFound('流程定义');
         if (v.processNodeIds) {
           const stored = (await chainsOf(trx, [id])).get(id)!.map((n) => n.processNodeId);
-          if (stored.join(',') !== v.processNodeIds.join(',')) throw conflict('流程定义的节点不能修改；如需调整节点，请新建流程定义并在流程中选用它', 'processNodeIds', processDefinitionLabels);
+          if (stored.join(',') !== v.processNodeIds.join(',')) {
+            const running = await runningUsing(trx, { definitionId: id });
+            if (running) throw conflict(`流程定义“${String(live[0]!.name)}”有${running}个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它`, 'processNodeIds', processDefinitionLabels);
+            const names = await chainNodeNames(trx, ctx, v.processNodeIds);
+            await trx.deleteFrom('process_definition_node').where('process_definition_id', '=', id).execute();
+            await writeChain(trx, id, v.processNodeIds, names);
+          }
         }
         await trx.updateTable('process_definition').set({ name: v.name, remark: v.remark, update_time: ctx.time() }).where('process_definition_id', '=', id).execute();
       });

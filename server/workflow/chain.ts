@@ -107,9 +107,44 @@ export async function instanceChain(db: Db, instanceId: number): Promise<ChainNo
   return rows.map(({ depart_ids, ...rest }) => ({ ...rest, departIds: parseDeparts(depart_ids) }));
 }
 
-/** The instance's chain in order (the process view's line of nodes). */
-export async function instanceChainNames(db: Db, instanceId: number): Promise<Array<{ sort: number; name: string }>> {
-  return db.selectFrom('process_instance_node').select(['sort', 'name']).where('process_instance_id', '=', instanceId).orderBy('sort').execute();
+/** One node of an instance's own chain as the process view shows it (spec 002's node fields: role, departList, countersign, company_check). */
+export interface ChainNodeView {
+  sort: number;
+  name: string;
+  definitionNodeId: number;
+  processNodeId: number;
+  countersign: number;
+  company_check: number;
+  role: { role_id: number; name: string };
+  /** Empty for a visited-enterprise node: it reviews in the application's department. */
+  departList: Array<{ depart_id: number; name: string }>;
+}
+
+/**
+ * The instance's chain in order, done and still to come (the process view's
+ * processNodeList): names and rules as copied at submit, role and department
+ * names as they are called now.
+ */
+export async function instanceChainView(db: Db, instanceId: number): Promise<ChainNodeView[]> {
+  const chain = await instanceChain(db, instanceId);
+  if (!chain.length) return [];
+  const departIds = [...new Set(chain.flatMap((n) => n.departIds))];
+  const [roles, departs] = await Promise.all([
+    db.selectFrom('sys_role').select(['role_id', 'name']).where('role_id', 'in', [...new Set(chain.map((n) => n.role_id))]).execute(),
+    departIds.length ? db.selectFrom('sys_department').select(['depart_id', 'name']).where('depart_id', 'in', departIds).execute() : Promise.resolve([]),
+  ]);
+  const roleName = new Map(roles.map((r) => [r.role_id, r.name]));
+  const departName = new Map(departs.map((d) => [d.depart_id, d.name]));
+  return chain.map((n) => ({
+    sort: n.sort,
+    name: n.name,
+    definitionNodeId: n.definition_node_id,
+    processNodeId: n.process_node_id,
+    countersign: n.countersign,
+    company_check: n.company_check,
+    role: { role_id: n.role_id, name: roleName.get(n.role_id) ?? '' },
+    departList: n.departIds.map((depart_id) => ({ depart_id, name: departName.get(depart_id) ?? String(depart_id) })),
+  }));
 }
 
 /**

@@ -10,7 +10,7 @@ import { AppError, fail } from '../core/errors';
 import { tableChanged } from '../core/paging';
 import { afterCommit } from '../core/transactions';
 import type { DB, ProcessInstanceTable } from '../db/schema';
-import { configuredChain, copyChain, InstanceState, instanceChain, instanceChainNames, instanceNode, type ChainNode } from './chain';
+import { configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
 
 /**
@@ -42,6 +42,10 @@ export type { SubjectTable } from './subjects';
  *   1. the application row (car_application / person_application),
  *   2. its process instance,
  *   3. the instance's tasks (by the UPDATEs that settle or close them).
+ *
+ * A submit also takes its process definition, shared, between 1 and 2; an
+ * edit of a definition's nodes locks the definition and no application row,
+ * so the two only queue.
  *
  * Two transactions that take the same rows in the same order queue behind one
  * another; two that take them in opposite orders deadlock, and PostgreSQL
@@ -107,6 +111,11 @@ export async function startInstance(trx: Db, ctx: AppContext, input: StartInput)
     .where('deleted', '=', 0)
     .executeTakeFirst();
   if (!process) fail(ErrorCode.STATE_CONFLICT, `未配置“${enumLabel('processType', input.processType)}”审批流程，无法提交，请联系管理员在“审批流程”中配置`);
+  if (ctx.dialect === 'postgres') {
+    // Shared: submissions run side by side, but an edit of the definition's nodes (which locks it for update and then
+    // counts the applications in review) waits for this one to commit and counts it, or this one copies the edited chain.
+    await trx.selectFrom('process_definition').select('process_definition_id').where('process_definition_id', '=', process!.process_definition_id).forShare().execute();
+  }
   const chain = await configuredChain(trx, process!.process_definition_id);
   const first = chain[0];
   if (!first) fail(ErrorCode.STATE_CONFLICT, `“${enumLabel('processType', input.processType)}”审批流程没有节点，无法提交，请联系管理员`);
@@ -356,11 +365,15 @@ export async function resumeInstance(trx: Db, ctx: AppContext, instanceId: numbe
   await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REVIEW);
 }
 
-/** The approval-process view (spec 002 §3): processInstance and processTaskList, plus the instance's own chain (processNodeList). */
+/**
+ * The approval-process view (spec 002 §3): processInstance (with current_sort,
+ * the node it is at or stopped at) and processTaskList, plus the instance's
+ * own chain (processNodeList), so the drawer shows the nodes still to come.
+ */
 export async function processInfo(db: Db, instanceId: number) {
   const inst = await db
     .selectFrom('process_instance')
-    .select(['process_instance_id', 'process_type', 'state', 'create_time', 'update_time'])
+    .select(['process_instance_id', 'process_type', 'state', 'current_sort', 'create_time', 'update_time'])
     .where('process_instance_id', '=', instanceId)
     .executeTakeFirst();
   if (!inst) fail(ErrorCode.NOT_FOUND, '审批流程不存在');
@@ -375,7 +388,7 @@ export async function processInfo(db: Db, instanceId: number) {
     .execute();
   return {
     processInstance: inst!,
-    processNodeList: await instanceChainNames(db, instanceId),
+    processNodeList: await instanceChainView(db, instanceId),
     processTaskList: tasks.map((t) => ({
       process_task_id: t.process_task_id,
       state: t.state,

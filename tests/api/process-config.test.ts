@@ -134,6 +134,32 @@ for (const dialect of await dialects()) {
       expect((await new Client(server).post('/processNode/all', {})).status).toBe(401);
     });
 
+    // ---------------------------------------------------------------- the process view
+
+    it('answers the instance’s whole chain in the process view: done, current and still to come (processNodeList)', async () => {
+      type View = {
+        processInstance: { state: number; current_sort: number; create_time: string };
+        processNodeList: Array<{ sort: number; name: string; company_check: number; countersign: number; role: { role_id: number; name: string }; departList: Array<{ depart_id: number; name: string }> }>;
+        processTaskList: Array<{ state: number; processDefinitionNode: { sort: number } }>;
+      };
+      const view = async (id: number) => (await as.contact!.post<View>('/v2/personApplications/check/process/info', { id })).body.data;
+      const app = await submitPerson();
+      const submitted = await view(app.id);
+      expect(submitted.processInstance).toMatchObject({ state: 0, current_sort: 1 });
+      expect(submitted.processNodeList).toMatchObject([
+        { sort: 1, name: '被访企业审核（24小时未审自动通过）', company_check: 1, countersign: 0, role: { role_id: role.enterprise_reviewer, name: '企业审核员' }, departList: [] },
+        { sort: 2, name: '石化大队终审', company_check: 0, countersign: 0, role: { role_id: role.squad_reviewer, name: '石化大队审核员' }, departList: [{ depart_id: depart.SQUAD, name: '石化大队' }] },
+      ]);
+      // Only the first node has tasks yet: the second is known from the chain alone.
+      expect(new Set(submitted.processTaskList.map((t) => t.processDefinitionNode.sort))).toEqual(new Set([1]));
+
+      await approve('reviewer', 'person_task', app.number);
+      const second = await view(app.id);
+      expect(second.processInstance.current_sort).toBe(2);
+      expect(second.processNodeList.map((n) => n.sort)).toEqual([1, 2]);
+      expect(second.processTaskList.filter((t) => t.state === 0).map((t) => t.processDefinitionNode.sort)).toEqual([2]);
+    });
+
     // ---------------------------------------------------------------- nodes
 
     it('validates a node with the spec messages; the visited-enterprise check clears departments and countersign on the server too', async () => {
@@ -193,13 +219,14 @@ for (const dialect of await dialects()) {
         [2, '石化大队终审'],
       ]);
 
-      // Name and remark change; the chain does not (spec 002 §2: node selection is disabled when editing).
+      // Name and remark change with the chain sent as it is, or without it.
       const edit = await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '临时定义二', remark: '', processNodeIds: def.processNodeIds });
       expect(edit.body).toMatchObject({ success: true, msg: '编辑成功！' });
-      const changed = await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '临时定义二', processNodeIds: `${squad.process_node_id},${nodeId}` });
-      expect(changed.status).toBe(409);
-      expect(changed.body.msg).toBe('流程定义的节点不能修改；如需调整节点，请新建流程定义并在流程中选用它');
       expect((await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '只改名' })).body.success).toBe(true);
+      expect((await definitions()).find((d) => d.process_definition_id === defId)!.processNodeIds).toBe(def.processNodeIds);
+      // A changed chain is checked like a new one.
+      expect400(await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '只改名', processNodeIds: '999999' }), '所选节点不存在或已被删除', 'processNodeIds');
+      expect400(await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '只改名', processNodeIds: [] }), '未创建流程，请将节点添加到右侧', 'processNodeIds');
 
       // A node that a live definition uses stays.
       const nodeDel = await admin().post('/processNode/delete', { processNodeId: nodeId });
@@ -275,6 +302,59 @@ for (const dialect of await dialects()) {
     });
 
     // ---------------------------------------------------------------- the running-instance rule
+
+    it('edits a definition’s nodes while none of its applications is in review, 409 naming how many otherwise; the next submission follows the new chain', async () => {
+      const company = await nodeNamed('被访企业审核（24小时未审自动通过）');
+      const squadNode = await nodeNamed('石化大队终审');
+      const person = await processOf(ProcessType.PERSON);
+      const useDefinition = async (definitionId: number) =>
+        expect((await admin().post('/process/update', { processId: person.process_id, name: person.name, type: person.type, processDefinitionId: definitionId })).body).toMatchObject({ success: true });
+      const extra = await admin().post<{ process_node_id: number }>('/v2/processNode/save', { name: '石化大队编辑复核', departIds: [depart.SQUAD], roleId: role.squad_reviewer, countersign: 0, companyCheck: 0, overtimeAutoCheck: 0 });
+      const two = [company.process_node_id, squadNode.process_node_id];
+      const three = [company.process_node_id, extra.body.data.process_node_id, squadNode.process_node_id];
+      const d = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', { name: '人员预约可编辑', processNodeIds: two });
+      const defId = d.body.data.process_definition_id;
+      const chainNow = async () => (await definitions()).find((x) => x.process_definition_id === defId)!.definitionNodeList.map((n) => n.name);
+      await useDefinition(defId);
+      try {
+        // One application in review on it: the chain stays.
+        const running = await submitPerson();
+        const refused = await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '人员预约可编辑', processNodeIds: three });
+        expect(refused.status).toBe(409);
+        expect(refused.body.msg).toBe('流程定义“人员预约可编辑”有1个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它');
+        expect((refused.body.data as Errors).errors.map((e) => e.field)).toEqual(['processNodeIds']);
+        expect(await chainNow()).toEqual(['被访企业审核（24小时未审自动通过）', '石化大队终审']);
+        // Its name may still change.
+        expect((await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '人员预约可编辑', remark: '改备注' })).body.success).toBe(true);
+
+        // Approved to the end, it no longer holds the definition.
+        await approve('reviewer', 'person_task', running.number);
+        await approve('squad', 'person_final', running.number);
+        const edited = await admin().post('/processDefinition/update', { processDefinitionId: defId, name: '人员预约可编辑', processNodeIds: three.join(',') });
+        expect(edited.body).toMatchObject({ success: true, msg: '编辑成功！' });
+        expect(await chainNow()).toEqual(['被访企业审核（24小时未审自动通过）', '石化大队编辑复核', '石化大队终审']);
+        expect((await definitions()).find((x) => x.process_definition_id === defId)!.processNodeIds).toBe(three.join(','));
+        // The finished application keeps the chain it ran on; the next submission follows the new one.
+        expect(await chainOf(running.id)).toEqual(['被访企业审核（24小时未审自动通过）', '石化大队终审']);
+        const next = await submitPerson();
+        expect(await chainOf(next.id)).toEqual(['被访企业审核（24小时未审自动通过）', '石化大队编辑复核', '石化大队终审']);
+        await approve('reviewer', 'person_task', next.number);
+        expect((await approve('squad', 'person_task', next.number)).node_name).toBe('石化大队编辑复核');
+        await approve('squad', 'person_final', next.number);
+        expect(await personState(next.id)).toBe(2);
+
+        // A submission racing an edit: either the edit waits for it and is refused, or the submission waits and copies the edited chain.
+        const [raced, edit] = await Promise.all([submitPerson(), admin().post('/processDefinition/update', { processDefinitionId: defId, name: '人员预约可编辑', processNodeIds: two })]);
+        if (edit.status === 200) expect(await chainOf(raced.id)).toEqual(['被访企业审核（24小时未审自动通过）', '石化大队终审']);
+        else {
+          expect(edit.status).toBe(409);
+          expect(await chainOf(raced.id)).toEqual(['被访企业审核（24小时未审自动通过）', '石化大队编辑复核', '石化大队终审']);
+        }
+        expect((await as.contact!.post('/personApplications/revoke', { id: raced.id, reason: '测试结束' })).body).toMatchObject({ success: true });
+      } finally {
+        await useDefinition(person.process_definition_id);
+      }
+    });
 
     it('an instance finishes on the chain it started with; a new submission follows the new chain', async () => {
       const { db } = server.app.ctx;
