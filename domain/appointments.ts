@@ -144,6 +144,9 @@ export function queueFor(processType: number, isLastNode: boolean): QueueName | 
   return null;
 }
 
+/** process_instance.state: 0 running (审核中), 1 approved, 2 rejected, 3 revoked. */
+export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 } as const;
+
 /** Task states (enums.processTaskState) and results. */
 export const TaskState = { PENDING: 0, DONE: 1, CLOSED: 2 } as const;
 export const TaskResult = { APPROVE: 1, REJECT: 2 } as const;

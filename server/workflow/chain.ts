@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
+import { InstanceState } from '../../domain/appointments';
 import type { DB } from '../db/schema';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** process_instance.state: 0 running, 1 approved, 2 rejected, 3 revoked. */
-export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 } as const;
+export { InstanceState };
 
 /**
  * The chain an instance follows (DESIGN.md §4, migration 015). Submitting

@@ -1,28 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, ErrorBlock, Skeleton, Steps, Tag } from 'antd-mobile';
-import { CheckCircleFill, ClockCircleFill, CloseCircleFill, MinusCircleOutline, SendOutline } from 'antd-mobile-icons';
-import { TaskState, isRejectResult } from '../../../domain/appointments';
+import { CheckCircleFill, ClockCircleFill, CloseCircleFill, MinusCircleOutline, SendOutline, UndoOutline } from 'antd-mobile-icons';
+import { InstanceState, TaskState, isRejectResult } from '../../../domain/appointments';
 import { enums, type EnumOption } from '../../../domain/enums';
+import type { ReactElement, ReactNode } from 'react';
 import { post } from '../../lib/http';
+import { nodeSteps, reviewersOf, type NodeStatus, type NodeStep, type ProcessInfo, type ProcessTask } from './node-steps';
 import './process.css';
-
-/** One entry of processTaskList (spec 000 §3 "approval task wrapper", spec 002 §3). */
-export interface ProcessTask {
-  process_task_id: number;
-  state: number;
-  result: number | null;
-  remark: string | null;
-  approve_time: string | null;
-  submit_time?: string | null;
-  processDefinitionNode?: { name?: string | null } | null;
-  user?: { user_name?: string | null } | null;
-  depart?: { name?: string | null } | null;
-}
-
-export interface ProcessInfo {
-  processInstance: { create_time?: string | null } | null;
-  processTaskList: ProcessTask[];
-}
 
 /** The approval process of one record, by the process-info call of its kind (spec: /v2/<kind>/check/process/info) and the record's id. */
 export function useProcessInfo(path: string, id: number | undefined, enabled = true) {
@@ -36,70 +20,99 @@ export function useProcessInfo(path: string, id: number | undefined, enabled = t
 
 const option = (table: EnumOption[], value: number | null | undefined) => table.find((o) => o.value === value);
 
-function EnumTag({ table, value }: { table: EnumOption[]; value: number | null | undefined }) {
-  const o = option(table, value);
-  if (!o) return value === null || value === undefined ? null : <Tag fill="outline">{String(value)}</Tag>;
+/** A node's place in the chain: its step colour, icon and tag. */
+const STATUS: Record<NodeStatus, { step: 'wait' | 'process' | 'finish' | 'error'; icon: ReactElement; label: string; color: 'success' | 'danger' | 'primary' | 'default' }> = {
+  done: { step: 'finish', icon: <CheckCircleFill />, label: '已通过', color: 'success' },
+  rejected: { step: 'error', icon: <CloseCircleFill />, label: '已驳回', color: 'danger' },
+  current: { step: 'process', icon: <ClockCircleFill />, label: '审批中', color: 'primary' },
+  closed: { step: 'wait', icon: <MinusCircleOutline />, label: '已关闭', color: 'default' },
+  todo: { step: 'wait', icon: <MinusCircleOutline />, label: '待审批', color: 'default' },
+  unreached: { step: 'wait', icon: <MinusCircleOutline />, label: '未审批', color: 'default' },
+};
+
+const whoOf = (t: ProcessTask) => [t.user?.user_name, t.depart?.name].filter(Boolean).join(' · ');
+
+function Line({ k, children, className }: { k: string; children: ReactNode; className?: string }) {
   return (
-    <Tag color={o.color ?? 'default'} fill="outline" className="pt-tag">
-      {o.label}
-    </Tag>
-  );
-}
-
-type StepStatus = 'wait' | 'process' | 'finish' | 'error';
-
-function statusOf(t: ProcessTask): StepStatus {
-  if (t.state === TaskState.PENDING) return 'process';
-  if (t.state === TaskState.CLOSED && t.result === null) return 'wait';
-  return isRejectResult(t.result) ? 'error' : 'finish';
-}
-
-function iconOf(status: StepStatus) {
-  switch (status) {
-    case 'process':
-      return <ClockCircleFill />;
-    case 'error':
-      return <CloseCircleFill />;
-    case 'finish':
-      return <CheckCircleFill />;
-    default:
-      return <MinusCircleOutline />;
-  }
-}
-
-function TaskBody({ task }: { task: ProcessTask }) {
-  const who = [task.user?.user_name, task.depart?.name].filter(Boolean).join(' · ');
-  const decided = task.state !== TaskState.PENDING;
-  return (
-    <div className="pt-body">
-      <div className="pt-line">
-        <span className="pt-k">审批人</span>
-        <span className="pt-v">{who || '-'}</span>
-      </div>
-      {decided && task.result !== null && task.result !== undefined && (
-        <div className="pt-line">
-          <span className="pt-k">审批结果</span>
-          <span className={`pt-v pt-result ${isRejectResult(task.result) ? 'pt-result--reject' : 'pt-result--approve'}`}>{option(enums.approvalResult, task.result)?.label ?? String(task.result)}</span>
-        </div>
-      )}
-      {task.remark ? (
-        <div className="pt-line">
-          <span className="pt-k">审批意见</span>
-          <span className="pt-v pt-remark">{task.remark}</span>
-        </div>
-      ) : null}
-      <div className="pt-line">
-        <span className="pt-k">审批时间</span>
-        <span className="pt-v pt-time">{task.approve_time || (decided ? '-' : '等待审批')}</span>
-      </div>
+    <div className="pt-line">
+      <span className="pt-k">{k}</span>
+      <span className={`pt-v${className ? ` ${className}` : ''}`}>{children}</span>
     </div>
   );
 }
 
+/** A decision: who, result, opinion, when. */
+function DecidedBody({ task }: { task: ProcessTask }) {
+  return (
+    <div className="pt-body">
+      <Line k="审批人">{whoOf(task) || '-'}</Line>
+      {task.result !== null && task.result !== undefined && (
+        <Line k="审批结果" className={`pt-result ${isRejectResult(task.result) ? 'pt-result--reject' : 'pt-result--approve'}`}>
+          {option(enums.approvalResult, task.result)?.label ?? String(task.result)}
+        </Line>
+      )}
+      {task.remark ? (
+        <Line k="审批意见" className="pt-remark">
+          {task.remark}
+        </Line>
+      ) : null}
+      <Line k="审批时间" className="pt-time">
+        {task.approve_time || '-'}
+      </Line>
+    </div>
+  );
+}
+
+/** What a node shows under its title: its decisions, who is reviewing now, or, not reached yet, who will. */
+function NodeBody({ step }: { step: NodeStep }) {
+  const decided = step.tasks.filter((t) => t.state === TaskState.DONE);
+  const pending = step.tasks.filter((t) => t.state === TaskState.PENDING);
+  const closed = step.tasks.filter((t) => t.state === TaskState.CLOSED);
+  const rule = reviewersOf(step.node);
+  const countersign = step.node?.countersign === 1;
+  // Closed tasks are told apart by why they closed (another reviewer decided, the application was revoked …).
+  const closedWhy = [...new Set(closed.map((t) => t.remark || '已关闭'))];
+  return (
+    <>
+      {decided.map((t) => (
+        <DecidedBody key={t.process_task_id} task={t} />
+      ))}
+      {pending.length > 0 && (
+        <div className="pt-body">
+          <Line k="审批人">{pending.map(whoOf).join('、') || rule || '-'}</Line>
+          {pending.length > 1 && <Line k="审批方式">{countersign ? '会签，须全部审核通过' : '任一人审核即可'}</Line>}
+          <Line k="审批时间" className="pt-time">
+            等待审批
+          </Line>
+        </div>
+      )}
+      {closedWhy.map((why) => (
+        <div key={why} className="pt-body pt-body--muted">
+          <Line k="未审核">
+            {closed
+              .filter((t) => (t.remark || '已关闭') === why)
+              .map(whoOf)
+              .join('、') || '-'}
+            （{why}）
+          </Line>
+        </div>
+      ))}
+      {step.tasks.length === 0 && (
+        <div className="pt-body pt-body--muted">
+          <Line k="审批人">{rule || '-'}</Line>
+          {countersign && <Line k="审批方式">会签，须全部审核通过</Line>}
+        </div>
+      )}
+    </>
+  );
+}
+
 /**
- * The approval process as a vertical timeline: the submit time, then each
- * node with approver, department, state, result (once decided), opinion and
- * time (spec 000 §2 "approval-process drawer", §4 colours).
+ * The approval process as a vertical timeline: the submit time, then every
+ * node of the instance's own chain in order (spec 000 §2 "approval-process
+ * drawer", §4 colours): done nodes with approver, department, result,
+ * opinion and time, the current one 审批中 with its approvers, and the nodes
+ * still to come greyed with who will review them.
  */
 export function ProcessTimeline({ path, id }: { path: string; id: number }) {
   const q = useProcessInfo(path, id);
@@ -113,7 +126,8 @@ export function ProcessTimeline({ path, id }: { path: string; id: number }) {
       </ErrorBlock>
     );
   const info = q.data;
-  const tasks = info?.processTaskList ?? [];
+  const steps = nodeSteps(info);
+  const revoked = info?.processInstance?.state === InstanceState.REVOKED;
   return (
     <div className="pt" aria-label="审批流程">
       <Steps direction="vertical" className="pt-steps">
@@ -123,32 +137,48 @@ export function ProcessTimeline({ path, id }: { path: string; id: number }) {
           title={<span className="pt-title">提交审批</span>}
           description={
             <div className="pt-body">
-              <div className="pt-line">
-                <span className="pt-k">提交时间</span>
-                <span className="pt-v pt-time">{info?.processInstance?.create_time || '-'}</span>
-              </div>
+              <Line k="提交时间" className="pt-time">
+                {info?.processInstance?.create_time || '-'}
+              </Line>
             </div>
           }
         />
-        {tasks.map((t) => {
-          const status = statusOf(t);
+        {steps.map((s) => {
+          const st = STATUS[s.status];
           return (
             <Steps.Step
-              key={t.process_task_id}
-              status={status}
-              icon={iconOf(status)}
+              key={s.sort}
+              status={st.step}
+              icon={st.icon}
+              className={`pt-node pt-node--${s.status}`}
               title={
                 <span className="pt-head">
-                  <span className="pt-title">{t.processDefinitionNode?.name || '审批节点'}</span>
-                  <EnumTag table={enums.processTaskState} value={t.state} />
+                  <span className="pt-title">{s.name}</span>
+                  <Tag color={st.color} fill="outline" className="pt-tag">
+                    {st.label}
+                  </Tag>
                 </span>
               }
-              description={<TaskBody task={t} />}
+              description={<NodeBody step={s} />}
             />
           );
         })}
+        {revoked && (
+          <Steps.Step
+            status="wait"
+            icon={<UndoOutline />}
+            title={<span className="pt-title">申请已撤销</span>}
+            description={
+              <div className="pt-body pt-body--muted">
+                <Line k="撤销时间" className="pt-time">
+                  {info?.processInstance?.update_time || '-'}
+                </Line>
+              </div>
+            }
+          />
+        )}
       </Steps>
-      {tasks.length === 0 && <div className="pt-empty">暂无审批记录</div>}
+      {steps.length === 0 && <div className="pt-empty">暂无审批记录</div>}
     </div>
   );
 }
