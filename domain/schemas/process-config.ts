@@ -200,7 +200,7 @@ const definitionFields = {
 
 export const processDefinitionQuery = labelled(z.object({ name: optionalFilterText }), processDefinitionLabels);
 export const processDefinitionCreate = labelled(z.object({ ...definitionFields, processNodeIds: chainField }), processDefinitionLabels);
-/** Spec 002 §2: node selection is disabled when editing; a chain sent along must be the one stored. */
+/** Without processNodeIds, or with the stored chain, only name and remark change; another chain replaces it while no application on the definition is in review (issue 24, where spec 002 §2 disabled node selection when editing). */
 export const processDefinitionUpdate = labelled(
   z.object({ ...definitionFields, processDefinitionId: idField(processDefinitionLabels.processDefinitionId), processNodeIds: chainField.optional() }),
   processDefinitionLabels,

@@ -303,7 +303,10 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
         )}
         <section className="ls-panel ls-result" aria-label={def.title}>
           <div className="ls-toolbar">
-            <h2 className="ls-title">{def.title}</h2>
+            <div className="ls-titles">
+              <h2 className="ls-title">{def.title}</h2>
+              {def.description && <p className="ls-desc">{def.description}</p>}
+            </div>
             <span className="ls-toolbar__right">
               <button type="button" className="ls-icon-btn" aria-label="刷新" title="刷新" onClick={() => void query.refetch()}>
                 <RedoOutline className={query.isFetching ? 'ls-spin' : undefined} />
@@ -346,6 +349,8 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   const titleField = def.fields.find((f) => f.name === def.card?.title) ?? def.fields.find((f) => !f.hideInTable && !f.hideInCard);
   return (
     <div className="ls ls--phone">
+      {/* The title is the top bar's; the line saying what the screen is for sits above the filter bar. */}
+      {def.description && <p className="ls-desc ls-desc--phone">{def.description}</p>}
       <div className="ls-phonebar">
         {def.fields.some((f) => !f.hideInSearch) ? (
           <button

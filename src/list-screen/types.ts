@@ -194,6 +194,8 @@ export interface ScreenDef<R extends Row = Row> {
   /** Stable key: query key, sessionStorage key of the remembered filters. */
   key: string;
   title: string;
+  /** One line under the title saying what the screen is for, where two screens could be taken for one another. */
+  description?: string;
   list: {
     /** Path answering { list, total } for { size, pn, ...filters }, or an array for the filters (`answer: 'array'`). */
     path: string;

@@ -25,7 +25,9 @@ import { CompanyCheckInput, CountersignInput, DepartmentsInput, OvertimeAutoInpu
  * 审批流程配置 (spec 002 §2 Approval process configuration, §3, §5, §6):
  * processes, process nodes and process definitions. An edit applies to
  * applications submitted afterwards; those under way keep the chain they
- * started with (DESIGN.md §4), which the forms say where it matters.
+ * started with (DESIGN.md §4), which the forms say where it matters. Each
+ * screen says in a line under its title what it is for: 审批流程 and 流程定义
+ * were taken for one another (issue 24).
  */
 
 const yesNo = (v: number) => (
@@ -55,6 +57,7 @@ function ProcessDetail({ row }: { row: ProcessRow }) {
 export const processesScreen = defineScreen<ProcessRow>({
   key: SCREENS.processes,
   title: '审批流程',
+  description: '为每种申请类型指定按哪个流程定义审批，每种类型一个流程。',
   labels: processLabels,
   list: { path: '/process/all', permission: 'menu:process' },
   rowKey: 'process_id',
@@ -119,6 +122,7 @@ function nodePayload(v: Values): Values {
 export const processNodesScreen = defineScreen<ProcessNodeRow>({
   key: SCREENS.nodes,
   title: '流程节点',
+  description: '审批链中的一步：由哪些部门的哪个角色审核，是否会签、超时自动通过。',
   labels: processNodeLabels,
   list: { path: '/processNode/all', answer: 'array' },
   rowKey: 'process_node_id',
@@ -222,6 +226,7 @@ function DefinitionDetail({ row }: { row: ProcessDefinitionRow }) {
 export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
   key: SCREENS.definitions,
   title: '流程定义',
+  description: '由流程节点按顺序组成的审批链，供审批流程选用；没有审核中的申请时可修改节点。',
   labels: processDefinitionLabels,
   list: { path: '/processDefinition/all', answer: 'array' },
   rowKey: 'process_definition_id',
@@ -240,7 +245,7 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
       hideInDetail: true,
       width: 360,
       render: (r) => <ChainLine names={r.definitionNodeList.map((n) => n.name)} compact />,
-      form: { label: '流程节点', readOnlyOnEdit: true, required: true },
+      form: { label: '流程节点', required: true },
     },
     { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 170, form: { help: '最多80个字' } },
     {

@@ -18,8 +18,9 @@ const idsOf = (value: unknown): number[] => {
 /**
  * The definition form's ordered node selection (spec 002 §2, a transfer):
  * available nodes on the left, the chain in approval order on the right
- * (stacked on phones), with the line view under them. Disabled when editing:
- * a saved chain does not change.
+ * (stacked on phones), with the line view under them. Editable when editing
+ * too (issue 24): the server refuses a changed chain while an application on
+ * the definition is in review, and says so on this field.
  */
 export function NodeChainPicker({ value, onChange, disabled }: FieldInputProps) {
   const desktop = useIsDesktop();
@@ -42,7 +43,6 @@ export function NodeChainPicker({ value, onChange, disabled }: FieldInputProps) 
     return (
       <div className="pc-picker pc-picker--locked">
         {line}
-        <div className="pc-picker__hint">流程定义保存后节点不可修改；如需调整，请新建流程定义</div>
       </div>
     );
   }
@@ -117,6 +117,7 @@ export function NodeChainPicker({ value, onChange, disabled }: FieldInputProps) 
         <span className="pc-picker__label">流程预览</span>
         {line}
       </div>
+      <div className="pc-picker__hint">修改节点只影响此后提交的申请；该流程定义有审核中的申请时不能修改节点</div>
     </div>
   );
 }
