@@ -162,3 +162,62 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
 
   for (const a of [general, general2, dump, bus, hazardous]) expect(await stateOf(a)).toBe(2);
 });
+
+test('the 审批流程 drawer shows the whole chain, the nodes to come greyed, and the next reviewer sees when the filer submitted', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  const contact = await signInViaApi(base, E2E_DATA_DIR, 'contact', DEMO_PASSWORD);
+  const reviewer = await signInViaApi(base, E2E_DATA_DIR, 'reviewer', DEMO_PASSWORD);
+  const photo = await upload(contact);
+  const day = addDays(formatInZone(new Date()), 3);
+  // A dump truck: the visited enterprise, then 危化品安全管理部, then the squad's final review.
+  const dump = await fileVehicle(contact, {
+    model: '重型自卸货车',
+    seq: testInfo.project.name === 'phone' ? 701 : 702,
+    day,
+    driver: '流程抽屉',
+    company: '惠州测试物流有限公司',
+    content: '审批流程抽屉端到端测试',
+    phonePrefix: '1390007',
+    extra: {
+      blind_video_photo: photo,
+      register_record_photo: photo,
+      dump_truck_file: { driver_license: photo, driving_license: photo, compulsory_insurance: photo, commercial_insurance: photo, excess_insurance: photo, commitment_letter: photo },
+    },
+  });
+  const submitted = (await call<{ processInstance: { create_time: string } }>(contact, '/v2/carApplications/check/process/info', { id: dump.id })).processInstance.create_time;
+  // The enterprise decides at least a second later, so the next node's arrival cannot pass for the submission.
+  await page.waitForTimeout(1_100);
+  const task = (await call<{ list: Array<{ process_task_id: number }> }>(reviewer, '/carApplications/zxzxc_task/page', { size: 10, pn: 1, license_plate: dump.plate })).list[0]!;
+  await call(reviewer, '/carApplications/zxzxc_task/check', { taskIds: String(task.process_task_id), result: 1, remark: '同意' });
+
+  await signInAs(page, 'contact');
+  const list = listScreen(page);
+  await list.open('/appointments/car');
+  await list.action(dump.plate, '审批流程');
+  const drawer = page.getByRole('dialog', { name: '审批流程' });
+  const nodes = drawer.locator('.pt-node');
+  await expect(nodes).toHaveCount(3);
+  await expect(nodes.nth(0)).toHaveClass(/pt-node--done/);
+  await expect(nodes.nth(0)).toContainText('被访企业审核');
+  await expect(nodes.nth(0)).toContainText('已通过');
+  await expect(nodes.nth(1)).toHaveClass(/pt-node--current/);
+  await expect(nodes.nth(1)).toContainText('危化品安全管理部审核');
+  await expect(nodes.nth(1)).toContainText('审批中');
+  await expect(nodes.nth(1)).toContainText('等待审批');
+  // The node still to come: named from the instance's own chain, with who will review it, greyed.
+  await expect(nodes.nth(2)).toHaveClass(/pt-node--todo/);
+  await expect(nodes.nth(2)).toContainText('石化大队终审');
+  await expect(nodes.nth(2)).toContainText('待审批');
+  await expect(nodes.nth(2)).toContainText('石化大队 · 石化大队审核员');
+  await expect(nodes.nth(2).locator('.pt-title')).toHaveCSS('color', 'rgb(140, 140, 140)');
+  await expect(drawer.getByText(submitted)).toBeVisible();
+  await shot(page, 'process-drawer-chain');
+
+  // 危化品安全管理部's review says 提交于 the filer's submission, not the enterprise's approval.
+  await signInAs(page, 'hazard');
+  await list.open('/approval/heavy-tipper');
+  await list.row(dump.plate).getByRole('button', { name: '审核', exact: true }).click();
+  const sheet = page.getByRole('dialog').last();
+  await expect(sheet.locator('.rv-head__time')).toHaveText(`提交于 ${submitted}`);
+  await expect(list.row(dump.plate)).toContainText(submitted);
+});

@@ -6,10 +6,11 @@ import { call, fileVisitor, formField as field, isPhone, listScreen, shot, signI
 /**
  * Approval-process configuration (spec 002 §2) and the rule that an
  * application finishes on the chain it was submitted with (DESIGN.md §4): an
- * administrator builds a node and a definition through the screens and puts
- * the definition into the person-appointment process; a visitor filed
- * afterwards waits in the new node's queue, one filed before still follows
- * the old chain.
+ * administrator builds a node and a definition through the screens, edits the
+ * definition's nodes, and puts the definition into the person-appointment
+ * process; a visitor filed afterwards waits in the new node's queue, one filed
+ * before still follows the old chain, and the definition's nodes cannot change
+ * while that visitor is in review.
  */
 
 interface ProcessRow {
@@ -97,23 +98,24 @@ test('an administrator builds a node and a definition, puts them into the person
     await expect(field(page, '流程节点').getByRole('alert')).toHaveText('未创建流程，请将节点添加到右侧');
     const picker = field(page, '流程节点');
     await picker.getByRole('button', { name: '添加石化大队终审', exact: true }).click();
-    await picker.getByRole('button', { name: `添加${nodeName}` }).click();
-    // Chosen in the wrong order, then put right.
-    await picker.getByRole('button', { name: `上移${nodeName}` }).click();
-    const preview = picker.locator('.pc-picker__preview');
-    await expect(preview.getByRole('list')).toHaveAttribute('aria-label', `审批节点：${nodeName} → 石化大队终审`);
     await shot(page, 'process-definition-form');
     await submitForm(page);
     await expect(page.getByText('创建成功！')).toBeVisible();
-    await expect(list.row(definitionName)).toContainText(nodeName);
+    await expect(list.row(definitionName)).toContainText('石化大队终审');
 
-    // Editing keeps the chain: the picker is locked, name and remark change.
+    // Editing changes the chain while no application on the definition is in review: the new node goes before the final review.
     await list.action(definitionName, '编辑');
-    await expect(field(page, '流程节点').getByText('流程定义保存后节点不可修改')).toBeVisible();
-    await expect(field(page, '流程节点').getByRole('button', { name: /^添加/ })).toHaveCount(0);
+    const editPicker = field(page, '流程节点');
+    await expect(editPicker.getByText('该流程定义有审核中的申请时不能修改节点')).toBeVisible();
+    await editPicker.getByRole('button', { name: `添加${nodeName}` }).click();
+    // Added last, then moved up.
+    await editPicker.getByRole('button', { name: `上移${nodeName}` }).click();
+    await expect(editPicker.locator('.pc-picker__preview').getByRole('list')).toHaveAttribute('aria-label', `审批节点：${nodeName} → 石化大队终审`);
     await field(page, '备注').locator('textarea#ef-remark').fill('先由大队复核，再终审');
+    await shot(page, 'process-definition-edit-nodes');
     await submitForm(page);
     await expect(page.getByText('编辑成功！')).toBeVisible();
+    await expect(list.row(definitionName)).toContainText(nodeName);
     await list.openDetail(definitionName);
     const detail = page.getByRole('dialog').last();
     await expect(detail.locator('.pc-detail__chain')).toContainText(nodeName);
@@ -136,6 +138,16 @@ test('an administrator builds a node and a definition, puts them into the person
     // ------------------------------------------------------------ a visitor filed now follows the new chain
     const after = { name: visitorName() };
     await fileVisitor(contact, { name: after.name, seq: 602, day });
+
+    // With that application in review, the definition's nodes stay as they are, and the form says why.
+    await list.open('/system/process-definitions');
+    await list.action(definitionName, '编辑');
+    await field(page, '流程节点').getByRole('button', { name: `移除${nodeName}` }).click();
+    await submitForm(page);
+    await expect(field(page, '流程节点').getByRole('alert')).toHaveText(`流程定义“${definitionName}”有1个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它`);
+    await shot(page, 'process-definition-edit-refused');
+    await closeModal(page);
+    await expect(list.row(definitionName)).toContainText(nodeName);
 
     await signInAs(page, 'squad');
     await list.open('/approval/person');
@@ -170,6 +182,8 @@ test('the three configuration screens at this size: lists, forms and the chain l
 
   await list.open('/system/processes');
   await expect(list.row('人员预约审批')).toContainText('石化大队终审');
+  // Each screen says what it is for: the two were taken for one another.
+  await expect(page.getByText('为每种申请类型指定按哪个流程定义审批，每种类型一个流程。')).toBeVisible();
   await shot(page, 'processes-list');
   await page.getByRole('button', { name: /新增流程/ }).click();
   await expect(field(page, '流程定义')).toBeVisible();
@@ -178,6 +192,7 @@ test('the three configuration screens at this size: lists, forms and the chain l
 
   await list.open('/system/process-nodes');
   await expect(list.row('石化大队终审')).toBeVisible();
+  await expect(page.getByText('审批链中的一步：由哪些部门的哪个角色审核，是否会签、超时自动通过。')).toBeVisible();
   await shot(page, 'process-nodes-list');
   await list.action('石化大队终审', '编辑');
   await expect(field(page, '节点名称').locator('input')).toHaveValue('石化大队终审');
@@ -187,6 +202,7 @@ test('the three configuration screens at this size: lists, forms and the chain l
 
   await page.goto('/system/process-definitions');
   await expect(list.row('人员预约审批')).toContainText('石化大队终审');
+  await expect(page.getByText('由流程节点按顺序组成的审批链，供审批流程选用；没有审核中的申请时可修改节点。')).toBeVisible();
   await shot(page, 'process-definitions-list');
   await page.getByRole('button', { name: /新增流程定义/ }).click();
   await field(page, '流程节点').getByRole('button', { name: '添加石化大队终审', exact: true }).click();
