@@ -20,14 +20,17 @@ export function useProcessInfo(path: string, id: number | undefined, enabled = t
 
 const option = (table: EnumOption[], value: number | null | undefined) => table.find((o) => o.value === value);
 
+/** Nodes not reached, and their tags, are grey like their titles. */
+const GREY = '#8c8c8c';
+
 /** A node's place in the chain: its step colour, icon and tag. */
-const STATUS: Record<NodeStatus, { step: 'wait' | 'process' | 'finish' | 'error'; icon: ReactElement; label: string; color: 'success' | 'danger' | 'primary' | 'default' }> = {
+const STATUS: Record<NodeStatus, { step: 'wait' | 'process' | 'finish' | 'error'; icon: ReactElement; label: string; color: string }> = {
   done: { step: 'finish', icon: <CheckCircleFill />, label: '已通过', color: 'success' },
   rejected: { step: 'error', icon: <CloseCircleFill />, label: '已驳回', color: 'danger' },
   current: { step: 'process', icon: <ClockCircleFill />, label: '审批中', color: 'primary' },
-  closed: { step: 'wait', icon: <MinusCircleOutline />, label: '已关闭', color: 'default' },
-  todo: { step: 'wait', icon: <MinusCircleOutline />, label: '待审批', color: 'default' },
-  unreached: { step: 'wait', icon: <MinusCircleOutline />, label: '未审批', color: 'default' },
+  closed: { step: 'wait', icon: <MinusCircleOutline />, label: '已关闭', color: GREY },
+  todo: { step: 'wait', icon: <MinusCircleOutline />, label: '待审批', color: GREY },
+  unreached: { step: 'wait', icon: <MinusCircleOutline />, label: '未审批', color: GREY },
 };
 
 const whoOf = (t: ProcessTask) => [t.user?.user_name, t.depart?.name].filter(Boolean).join(' · ');
