@@ -219,5 +219,6 @@ test('the 审批流程 drawer shows the whole chain, the nodes to come greyed, a
   await list.row(dump.plate).getByRole('button', { name: '审核', exact: true }).click();
   const sheet = page.getByRole('dialog').last();
   await expect(sheet.locator('.rv-head__time')).toHaveText(`提交于 ${submitted}`);
+  await shot(page, 'process-review-submitted');
   await expect(list.row(dump.plate)).toContainText(submitted);
 });
