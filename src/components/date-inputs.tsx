@@ -1,42 +1,138 @@
-import dayjs from 'dayjs';
-import { DATE_FORMAT, DATETIME_FORMAT } from '../../domain/time';
+import { DatePicker } from 'antd-mobile';
+import { CalendarOutline, CloseCircleFill } from 'antd-mobile-icons';
+import { useCallback, useRef, useState } from 'react';
+import { useIsDesktop } from '../lib/use-media';
+import { DatePanel } from './date-panel';
+import { dateToWire, fieldFormat, parseTypedDate, shownDate, wireToDate } from './date-text';
 import './fields.css';
 
 /**
- * Native date inputs: the phone's own date wheel and the desktop's calendar,
- * converted to the wire formats of DESIGN.md §3.
+ * Date and date-time fields that read YYYY-MM-DD (HH:mm:ss, 24-hour) whatever
+ * the browser's language: a text field one can type into, and a picker behind
+ * the calendar icon (the wheel on phones, a month calendar on desktop). Values
+ * go out in the wire formats of DESIGN.md §3.
  */
-const toWire = (raw: string, withTime: boolean) => (raw ? dayjs(raw).format(withTime ? DATETIME_FORMAT : DATE_FORMAT) : undefined);
-const toNative = (v: unknown, withTime: boolean) => {
-  if (typeof v !== 'string' || !v) return '';
-  const d = dayjs(v);
-  return d.isValid() ? d.format(withTime ? 'YYYY-MM-DDTHH:mm:ss' : 'YYYY-MM-DD') : '';
-};
-
 export interface DateInputProps {
   value?: unknown;
   onChange?: (value: unknown) => void;
   withTime?: boolean;
   disabled?: boolean;
-  /** Earliest and latest selectable day, 'YYYY-MM-DD' (the native picker greys out the rest). */
+  /** Earliest and latest selectable day, 'YYYY-MM-DD' (the pickers grey out the rest; typed days outside are refused). */
   min?: string;
   max?: string;
   'aria-label'?: string;
 }
 
-export function DateInput({ value, onChange, withTime = false, disabled, min, max, ...aria }: DateInputProps) {
+const pad2 = (n: number) => String(n).padStart(2, '0');
+const WHEEL_UNITS: Record<string, string> = { year: '年', month: '月', day: '日' };
+/** The wheel's columns in Chinese (2026年 11月 30日), clock columns as two digits. */
+const wheelLabel = (type: string, data: number) => (WHEEL_UNITS[type] ? `${data}${WHEEL_UNITS[type]}` : pad2(data));
+
+export function DateInput(props: DateInputProps) {
+  return <DateField {...props} />;
+}
+
+/** `defaultTime`: the clock a newly picked day starts at, so a range's end can cover its whole last day. */
+function DateField({ value, onChange, withTime = false, disabled, min, max, defaultTime = '00:00:00', ...aria }: DateInputProps & { defaultTime?: string }) {
+  const desktop = useIsDesktop();
+  const box = useRef<HTMLSpanElement>(null);
+  const shown = shownDate(value, withTime);
+  // What the person is typing, until it is settled; null while the field shows the value.
+  const [draft, setDraft] = useState<string | null>(null);
+  const [hint, setHint] = useState('');
+  const [open, setOpen] = useState(false);
+  const close = useCallback(() => setOpen(false), []);
+
+  const commit = (next: string | undefined) => {
+    setHint('');
+    if (next !== (shown || undefined)) onChange?.(next);
+  };
+  const type = (text: string) => {
+    setDraft(text);
+    setHint('');
+    // A complete, valid value applies at once (a filter narrows as the last digit goes in).
+    const typed = parseTypedDate(text, withTime, min, max);
+    if (typed.ok && typed.value) commit(typed.value);
+  };
+  // On leaving the field or Enter: the typed value, or the last valid one back with a hint why.
+  const settle = () => {
+    if (draft === null) return;
+    const typed = parseTypedDate(draft, withTime, min, max);
+    setDraft(null);
+    if (typed.ok) commit(typed.value);
+    else setHint(typed.hint);
+  };
+  const pick = (next: string | undefined) => {
+    setDraft(null);
+    setOpen(false);
+    commit(next);
+  };
+
+  const label = aria['aria-label'];
   return (
-    <input
-      className="pf-date"
-      type={withTime ? 'datetime-local' : 'date'}
-      step={withTime ? 1 : undefined}
-      value={toNative(value, withTime)}
-      min={min && (withTime ? `${min}T00:00:00` : min)}
-      max={max && (withTime ? `${max}T23:59:59` : max)}
-      disabled={disabled}
-      aria-label={aria['aria-label']}
-      onChange={(e) => onChange?.(toWire(e.target.value, withTime))}
-    />
+    <span className="pf-datefield">
+      <span ref={box} className={`pf-date${disabled ? ' pf-date--disabled' : ''}${hint ? ' pf-date--invalid' : ''}`}>
+        <input
+          className="pf-date__input"
+          type="text"
+          value={draft ?? shown}
+          placeholder={fieldFormat(withTime)}
+          maxLength={fieldFormat(withTime).length}
+          autoComplete="off"
+          spellCheck={false}
+          disabled={disabled}
+          aria-label={label}
+          aria-invalid={hint ? true : undefined}
+          onChange={(e) => type(e.target.value)}
+          onBlur={settle}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') settle();
+            else if (e.key === 'Escape' && draft !== null) {
+              setDraft(null);
+              setHint('');
+            }
+          }}
+        />
+        {/* Button names stay generic: getByLabel(field label) must find the text field alone. */}
+        {shown && !disabled && (
+          <button type="button" className="pf-trigger__clear" aria-label="清除" title="清除" onClick={() => pick(undefined)}>
+            <CloseCircleFill />
+          </button>
+        )}
+        <button
+          type="button"
+          className="pf-date__open"
+          aria-label={withTime ? '选择日期时间' : '选择日期'}
+          aria-expanded={open}
+          disabled={disabled}
+          onClick={() => setOpen((o) => !o)}
+        >
+          <CalendarOutline />
+        </button>
+      </span>
+      {hint && (
+        <span className="pf-date__hint" role="alert">
+          {hint}
+        </span>
+      )}
+      {desktop
+        ? open && <DatePanel anchor={box} value={shown} withTime={withTime} min={min} max={max} defaultTime={defaultTime} onPick={pick} onClose={close} />
+        : (
+          <DatePicker
+            visible={open}
+            onClose={close}
+            title={label}
+            precision={withTime ? 'second' : 'day'}
+            value={wireToDate(shown || dateToWire(new Date(), false), defaultTime)}
+            min={min ? wireToDate(min, '00:00:00') : undefined}
+            max={max ? wireToDate(max, '23:59:59') : undefined}
+            renderLabel={wheelLabel}
+            confirmText="确定"
+            cancelText="取消"
+            onConfirm={(d) => pick(dateToWire(d, withTime))}
+          />
+        )}
+    </span>
   );
 }
 
@@ -52,10 +148,10 @@ export function DateRangeInput({ value, onChange, withTime = false, disabled, mi
   const startDay = typeof pair[0] === 'string' && pair[0] ? pair[0].slice(0, 10) : undefined;
   const endMin = startDay && (!min || startDay > min) ? startDay : min;
   return (
-    <span className="pf-range">
-      <DateInput value={pair[0]} withTime={withTime} disabled={disabled} min={min} max={max} aria-label={`${label}开始`} onChange={(v) => set(0, v)} />
+    <span className={`pf-range${withTime ? ' pf-range--time' : ''}`}>
+      <DateField value={pair[0]} withTime={withTime} disabled={disabled} min={min} max={max} aria-label={`${label}开始`} onChange={(v) => set(0, v)} />
       <span className="pf-range__sep">至</span>
-      <DateInput value={pair[1]} withTime={withTime} disabled={disabled} min={endMin} max={max} aria-label={`${label}结束`} onChange={(v) => set(1, v)} />
+      <DateField value={pair[1]} withTime={withTime} disabled={disabled} min={endMin} max={max} defaultTime="23:59:59" aria-label={`${label}结束`} onChange={(v) => set(1, v)} />
     </span>
   );
 }
