@@ -135,7 +135,7 @@ test('vehicle appointments walk through every queue to approval', async ({ page 
   await list.row(bus.plate).getByRole('button', { name: '修改来访时间' }).click();
   sheet = page.getByRole('dialog').last();
   await expect(sheet.getByText('当前来访时间')).toBeVisible();
-  await sheet.getByLabel('来访时间结束').fill(`${day}T17:00:00`);
+  await sheet.getByLabel('来访时间结束').fill(`${day} 17:00:00`);
   await sheet.getByRole('button', { name: '保存' }).click();
   await expect(page.getByText('编辑成功！')).toBeVisible();
   expect((await call<{ visitor_end_time: string }>(contact, `/carApplications/detail?id=${bus.id}`, undefined, 'GET')).visitor_end_time).toBe(`${day} 17:00:00`);

@@ -13,9 +13,11 @@ test('the lead black-lists a plate, the squad approves it, and the plate can no 
   await page.getByRole('button', { name: /新增车辆黑白名单/ }).click();
   await field(page, '车牌号').locator('input').fill(plate);
   await field(page, '名单类型').getByText('黑名单').click();
-  // The pickers start at today (spec 001 §5).
+  // The validity starts at today at the earliest (spec 001 §5): a typed yesterday is refused with the reason.
   const dates = field(page, '有效期').locator('input');
-  await expect(dates.first()).toHaveAttribute('min', day(0));
+  await dates.nth(0).fill(day(-1));
+  await dates.nth(0).blur();
+  await expect(field(page, '有效期').getByRole('alert')).toHaveText(`不能早于 ${day(0)}`);
   await dates.nth(0).fill(day(0));
   await dates.nth(1).fill(day(30));
   await field(page, '原因').locator('textarea').first().fill('多次闯卡');

@@ -33,9 +33,8 @@ async function expectDefaults(page: Page, range: string, state: { label: string;
   if (isPhone(page)) await page.getByRole('button', { name: /筛选/ }).click();
   const now = formatInZone(Date.now());
   const start = addMinutes(now, -24 * 60);
-  // The browser writes a time with zero seconds without them.
-  await expect(page.getByLabel(`${range}开始`)).toHaveValue(new RegExp(`^${dateOf(start)}T${start.slice(11, 13)}:00(:00)?$`));
-  await expect(page.getByLabel(`${range}结束`)).toHaveValue(`${dateOf(now)}T23:59:59`);
+  await expect(page.getByLabel(`${range}开始`)).toHaveValue(`${dateOf(start)} ${start.slice(11, 13)}:00:00`);
+  await expect(page.getByLabel(`${range}结束`)).toHaveValue(`${dateOf(now)} 23:59:59`);
   if (isPhone(page)) {
     await expect(filterItem(page, state.label).locator('.adm-selector-item-active')).toHaveText(state.option);
     // 查询 with the defaults closes the sheet, and no filter counts as changed.
