@@ -121,6 +121,8 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
           <DatePicker
             visible={open}
             onClose={close}
+            // Reopened, the wheel starts again from the field's value.
+            destroyOnClose
             title={label}
             precision={withTime ? 'second' : 'day'}
             value={wireToDate(shown || dateToWire(new Date(), false), defaultTime)}
