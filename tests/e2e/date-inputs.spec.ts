@@ -58,6 +58,7 @@ test('a time filter reads 24-hour YYYY-MM-DD HH:mm:ss, takes typed text strictly
   await end.blur();
   await expect(page.getByRole('alert').filter({ hasText: '请按 YYYY-MM-DD HH:mm:ss 输入' })).toBeVisible();
   await expect(end).toHaveValue('2001-01-02 15:30:00');
+  await page.screenshot({ path: `/work/shots/dates/filter-hint-${isPhone(page) ? 'phone' : 'desktop'}.png` });
   await search();
   await expect(page.getByText('暂无数据')).toBeVisible();
   await expect(list.rows()).toHaveCount(0);
