@@ -39,17 +39,19 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
   const shown = shownDate(value, withTime);
   // What the person is typing, until it is settled; null while the field shows the value.
   const [draft, setDraft] = useState<string | null>(null);
-  const [hint, setHint] = useState('');
+  // The hint belongs to the value it was given over: a new value from outside (a filter's 重置) drops it.
+  const [refused, setRefused] = useState<{ hint: string; over: string } | null>(null);
+  const hint = refused?.over === shown ? refused.hint : '';
   const [open, setOpen] = useState(false);
   const close = useCallback(() => setOpen(false), []);
 
   const commit = (next: string | undefined) => {
-    setHint('');
+    setRefused(null);
     if (next !== (shown || undefined)) onChange?.(next);
   };
   const type = (text: string) => {
     setDraft(text);
-    setHint('');
+    setRefused(null);
     // A complete, valid value applies at once (a filter narrows as the last digit goes in).
     const typed = parseTypedDate(text, withTime, min, max);
     if (typed.ok && typed.value) commit(typed.value);
@@ -60,7 +62,7 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
     const typed = parseTypedDate(draft, withTime, min, max);
     setDraft(null);
     if (typed.ok) commit(typed.value);
-    else setHint(typed.hint);
+    else setRefused({ hint: typed.hint, over: shown });
   };
   const pick = (next: string | undefined) => {
     setDraft(null);
@@ -89,7 +91,7 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
             if (e.key === 'Enter') settle();
             else if (e.key === 'Escape' && draft !== null) {
               setDraft(null);
-              setHint('');
+              setRefused(null);
             }
           }}
         />
