@@ -52,7 +52,7 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
   const type = (text: string) => {
     setDraft(text);
     setRefused(null);
-    // A complete, valid value applies at once (a filter narrows as the last digit goes in).
+    // A complete, valid value applies at once: a save or 查询 right after typing needs no blur first.
     const typed = parseTypedDate(text, withTime, min, max);
     if (typed.ok && typed.value) commit(typed.value);
   };
