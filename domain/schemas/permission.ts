@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ICON_PAGE_SIZE, isIconCode } from '../icons';
 import { allPermissionCodes, type PermissionType } from '../permissions';
+import { builtScreenRoutes } from '../screens';
 import { CODE_PATTERN, CODE_PATTERN_MSG, idField, intField, labelled, optionalFilterText, optionalText, requiredText, stampLabels } from './common';
 
 /** 权限管理 (spec 002 §2 Permission tree, §3 Permission, §5 Permission, §7 Permissions). */
@@ -194,3 +195,25 @@ export function visibleTreeRows<T extends { permission_id: number }>(roots: read
 
 /** Ids of every node that has children: what 展开全部 opens. */
 export const parentIds = (rows: ReadonlyArray<{ permission_id: number; pid: number }>) => [...new Set(rows.map((r) => r.pid).filter((pid) => pid !== 0))];
+
+/** The tag beside a node whose screen the app has not built yet (unreleasedIds). */
+export const UNRELEASED = { label: '未上线', hint: '该功能的页面尚未上线，可先授予角色，上线后即生效' };
+
+/**
+ * Nodes of screens not built yet, for the 未上线 tag: a menu whose route opens
+ * no built screen (domain/screens.ts), everything below it, and a directory
+ * all of whose children are such. They stay bindable, so that a role can be
+ * prepared before the release that brings the screen.
+ */
+export function unreleasedIds(rows: ReadonlyArray<Pick<PermissionRow, 'permission_id' | 'pid' | 'type' | 'route'>>): Set<number> {
+  const out = new Set<number>();
+  const walk = (n: PermissionTreeNode<(typeof rows)[number]>, under: boolean): boolean => {
+    const self = under || (n.row.type === PERMISSION_TYPE.MENU && !(n.row.route && builtScreenRoutes.has(n.row.route)));
+    const kids = n.children.map((c) => walk(c, self));
+    const off = self || (n.row.type === PERMISSION_TYPE.DIRECTORY && kids.length > 0 && kids.every(Boolean));
+    if (off) out.add(n.row.permission_id);
+    return off;
+  };
+  for (const root of permissionTreeOf(rows)) walk(root, false);
+  return out;
+}

@@ -1,5 +1,6 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import { menuRoutes, type MenuCode } from '../../domain/permissions';
+import { menuRoutes } from '../../domain/permissions';
+import { builtScreenCodes, type ScreenCode } from '../../domain/screens';
 
 type Page = LazyExoticComponent<ComponentType>;
 
@@ -30,70 +31,20 @@ const openRoutes: AppRoute[] = [
   { path: '/outbox', title: '待发送', page: lazy(() => import('../features/outbox/outbox-page')), open: true },
 ];
 
-/**
- * The one list of menu screens, by menu code: the path and the fallback title
- * are the menu node's in domain/permissions.ts, and how each one loads is in
- * screens.tsx (a chunk of its own: the sign-in screen does not need it). So
- * adding a screen is its declaration, its loader there and its code here. A
- * menu code missing here is a screen not built yet, and its entry stays hidden.
- */
-const screenCodes = [
-  'menu:personApply',
-  'menu:carApply',
-  'menu:personApplyHistory',
-  'menu:carApplyHistory',
-  'menu:allPersonApplyHistory',
-  'menu:allCarApplyHistory',
-  'menu:carApplyApproval',
-  'menu:heavytipperApproval',
-  'menu:mediumlargeApproval',
-  'menu:chemicalsCarApproval',
-  'menu:carShddFinalCheck',
-  'menu:personAppyApproval',
-  'menu:personShddFinalCheck',
-  'menu:scan',
-  'menu:carList',
-  'menu:personList',
-  'menu:carListApproval',
-  'menu:personListApproval',
-  'menu:carRegistration',
-  'menu:carRegistrationHistory',
-  'menu:carRegistrationApproval',
-  'menu:transportListHis',
-  'menu:allTransportListHis',
-  'menu:transportListApproval',
-  'menu:carMark',
-  'menu:vehicleGateCrosRecords',
-  'menu:personGateCrosRecords',
-  'menu:strandedManagementPerson',
-  'menu:strandedManagementCar',
-  'menu:gateDevice',
-  'menu:bumpingPostDevice',
-  'menu:tireBreakerDevice',
-  'menu:liftingPillarDevice',
-  'menu:securityLaneIDevice',
-  'menu:carScaleSystemDevice',
-  'menu:carFaceDevice',
-  'menu:user',
-  'menu:dept',
-  'menu:role',
-  'menu:perm',
-  'menu:icons',
-  'menu:modal',
-  'menu:process',
-  'menu:processNode',
-  'menu:processDefinition',
-  'menu:loginLog',
-  'menu:operationLog',
-] as const satisfies readonly MenuCode[];
-export type ScreenCode = (typeof screenCodes)[number];
-
 export const loadScreens = () => import('./screens');
 const menuPage = (code: ScreenCode): Page => lazy(() => loadScreens().then((m) => m.screenLoaders[code]()));
 
+/**
+ * The open routes, then the menu screens by code (domain/screens.ts lists the
+ * built ones): a screen's path and fallback title are its menu node's in
+ * domain/permissions.ts, and how it loads is in screens.tsx (a chunk of its
+ * own: the sign-in screen does not need it). So adding a screen is its
+ * declaration, its loader there and its code in domain/screens.ts; a menu
+ * code missing there is a screen not built yet, and its entry stays hidden.
+ */
 export const appRoutes: AppRoute[] = [
   ...openRoutes,
-  ...screenCodes.map((code) => {
+  ...builtScreenCodes.map((code) => {
     const menu = menuRoutes.get(code)!;
     return { path: menu.route, title: menu.name, page: menuPage(code) };
   }),

@@ -2,7 +2,7 @@ import type { ComponentType } from 'react';
 import type { QueueName } from '../../domain/appointments';
 import type { EquipmentKind } from '../../domain/schemas/equipment';
 import type { Row, ScreenDef } from '../list-screen';
-import type { ScreenCode } from './routes';
+import type { ScreenCode } from '../../domain/screens';
 
 type Loader = () => Promise<{ default: ComponentType }>;
 
@@ -11,7 +11,7 @@ type Loader = () => Promise<{ default: ComponentType }>;
  * on first visit. This table is a chunk of its own too, fetched with the
  * signed-in shell (require-auth.tsx), so that the sign-in screen's first load
  * does not carry one loader (and its list of preloaded files) per screen.
- * routes.tsx lists the codes; the type makes the two lists agree.
+ * domain/screens.ts lists the codes; the type makes the two lists agree.
  */
 
 /** A list screen is its declaration alone: the declaration and the generic screen load together, on first visit. */

@@ -26,6 +26,10 @@ test("binds a role's permissions on the checkable tree, a parent and its child t
   // Directories start unfolded; the folded 用户管理 says one permission below it is ticked (user:list, from the server).
   await expect(treeRow(page, 'menu:user').locator('.pct-count')).toHaveText('已选 1');
   await expect(ticked(page, 'menu:user')).not.toHaveClass(/adm-checkbox-checked/);
+  // A screen not built yet is tagged 未上线 and still bindable; a built one is not tagged.
+  await expect(treeRow(page, 'menu:notice').locator('.pct-unreleased')).toHaveText('未上线');
+  await expect(ticked(page, 'menu:notice')).not.toHaveClass(/adm-checkbox-disabled/);
+  await expect(treeRow(page, 'menu:user').locator('.pct-unreleased')).toHaveCount(0);
 
   // Ticking the menu leaves its buttons as they are: no parent-child coupling.
   await ticked(page, 'menu:role').click();
@@ -111,6 +115,12 @@ test('the permission screen searches, folds, adds a branch with an icon from the
   await expect(rows).toHaveCount(roots);
   await page.getByRole('button', { name: '展开全部' }).click();
   await expect(rows.filter({ hasText: 'perm:delete' })).toBeVisible();
+  // Screens not built yet are tagged 未上线 (通知公告, the statistics reports), built ones are not.
+  const rowOf = (code: string) => rows.filter({ has: page.locator('.pp-code', { hasText: new RegExp(`^${code}$`) }) });
+  await expect(rowOf('menu:notice').locator('.pp-unreleased')).toHaveText('未上线');
+  await expect(rowOf('dir:statistics').locator('.pp-unreleased')).toBeVisible();
+  await expect(rowOf('menu:operationLog').locator('.pp-unreleased')).toHaveCount(0);
+  await expect(rowOf('dir:system').locator('.pp-unreleased')).toHaveCount(0);
   await shot(page, 'permissions');
 
   // A search keeps each hit's ancestors.

@@ -9,6 +9,8 @@ import {
   parentIds,
   permissionTreeOf,
   PERMISSION_TYPE,
+  UNRELEASED,
+  unreleasedIds,
   visibleTreeRows,
   type PermissionRow,
   type VisibleTreeRow,
@@ -77,6 +79,7 @@ export default function PermissionsPage() {
   const q = search.toLowerCase();
   const visible = useMemo(() => visibleTreeRows(roots, (id) => !!open?.has(id), q ? (r) => r.name.toLowerCase().includes(q) : undefined), [roots, open, q]);
   const withChildren = useMemo(() => new Set(parentIds(rows)), [rows]);
+  const unreleased = useMemo(() => unreleasedIds(rows), [rows]);
 
   const expandAll = () => setOpen(new Set(parentIds(rows)));
   const collapseAll = () => setOpen(new Set());
@@ -144,6 +147,11 @@ export default function PermissionsPage() {
       {v.row.builtin === 0 && (
         <span className="pp-custom" title="园区自行添加的权限，产品的功能不检查它">
           自定义
+        </span>
+      )}
+      {unreleased.has(v.row.permission_id) && (
+        <span className="pp-unreleased" title={UNRELEASED.hint}>
+          {UNRELEASED.label}
         </span>
       )}
     </span>

@@ -2,7 +2,7 @@ import { Checkbox, SearchBar } from 'antd-mobile';
 import { DownOutline, RightOutline } from 'antd-mobile-icons';
 import { useMemo, useState } from 'react';
 import { enums } from '../../../../domain/enums';
-import { parentIds, permissionTreeOf, visibleTreeRows, type PermissionRow } from '../../../../domain/schemas/permission';
+import { parentIds, permissionTreeOf, UNRELEASED, unreleasedIds, visibleTreeRows, type PermissionRow } from '../../../../domain/schemas/permission';
 import { toggled } from '../../../lib/toggled';
 
 const typeLabel = new Map(enums.permissionType.map((o) => [o.value, o.label]));
@@ -17,10 +17,12 @@ export interface PermissionCheckTreeProps {
 /**
  * The role's permissions as a checkable tree (spec 002 §2, §4): a tick on a
  * parent and on a child are independent. Directories start unfolded so every
- * menu shows; a folded node says how many below it are ticked.
+ * menu shows; a folded node says how many below it are ticked. Screens not
+ * built yet are tagged 未上线 and stay bindable.
  */
 export function PermissionCheckTree({ rows, checked, onToggle, disabled }: PermissionCheckTreeProps) {
   const roots = useMemo(() => permissionTreeOf(rows), [rows]);
+  const unreleased = useMemo(() => unreleasedIds(rows), [rows]);
   const [open, setOpen] = useState<Set<number>>(() => new Set(roots.filter((r) => r.children.length).map((r) => r.row.permission_id)));
   const [search, setSearch] = useState('');
   const q = search.trim().toLowerCase();
@@ -59,7 +61,14 @@ export function PermissionCheckTree({ rows, checked, onToggle, disabled }: Permi
                   <span className="pct-caret pct-caret--leaf" aria-hidden />
                 )}
                 <Checkbox className="pct-check" checked={checked.has(id)} disabled={disabled} onChange={() => onToggle(id)}>
-                  <span className="pct-name">{v.row.name}</span>
+                  <span className="pct-name">
+                    {v.row.name}
+                    {unreleased.has(id) && (
+                      <span className="pct-unreleased" title={UNRELEASED.hint}>
+                        {UNRELEASED.label}
+                      </span>
+                    )}
+                  </span>
                   <span className="pct-code">{v.row.code}</span>
                 </Checkbox>
                 <span className="pct-meta">
