@@ -39,7 +39,8 @@ export const operationLogLabels: FieldLabels = {
   account: '账号',
   depart_id: '部门',
   depart_name: '部门',
-  operation: '操作',
+  // Not 操作: the desktop table's actions column is headed so.
+  operation: '操作名称',
   result: '操作结果',
   operate_time: '操作时间',
   api: '接口',

@@ -309,6 +309,9 @@ export function textWidth(label: string): number {
 /** Width a table header needs on one line, its cell padding included. */
 export const labelWidth = (label: string): number => textWidth(label) + CELL_PADDING;
 
+/** The widest a key column grows to show its page's keys whole. */
+export const KEY_MAX_WIDTH = 320;
+
 export interface ColumnSpec {
   /** Declared width: what the column takes when there is room. */
   width: number;

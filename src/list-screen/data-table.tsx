@@ -1,7 +1,7 @@
 import { Checkbox, Popover } from 'antd-mobile';
 import { MoreOutline } from 'antd-mobile-icons';
 import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
-import { CELL_PADDING, fitColumnWidths, labelWidth, pinnedOffsets, tableColumns, textWidth } from './conventions';
+import { CELL_PADDING, fitColumnWidths, KEY_MAX_WIDTH, labelWidth, pinnedOffsets, tableColumns, textWidth } from './conventions';
 import { FieldValue, fieldText } from './field-value';
 import type { FieldDef, Row, ScreenDef } from './types';
 
@@ -139,7 +139,10 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
     cols.map((f) => {
       const width = f.width ?? DEFAULT_WIDTH;
       const header = labelWidth(f.label);
-      return { width, min: whole.has(f.name) || f.fixed ? Math.max(width, header) : header, content: contentWidth(f, rows) };
+      const content = contentWidth(f, rows);
+      // The key shows this page's keys whole (an operation's name), up to KEY_MAX_WIDTH, as the actions column follows its rows.
+      const key = f.name === card?.title ? Math.min(KEY_MAX_WIDTH, content ?? 0) : 0;
+      return { width, min: whole.has(f.name) || f.fixed ? Math.max(width, header, key) : header, content };
     }),
     inner - fixedWidth,
   );

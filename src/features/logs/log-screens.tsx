@@ -13,6 +13,9 @@ import './log-screens.css';
  * as indented JSON (already without secrets: the server masks them).
  */
 
+/** A desktop row opens by its 详情 button, not by a double-click alone. */
+const detailAction = { key: 'detail', label: '详情', type: 'detail' } as const;
+
 const dash = (v: string | null | undefined) => v || '-';
 
 /**
@@ -61,6 +64,7 @@ export const loginLogScreen = defineScreen<LoginLogRow>({
   rowKey: 'id',
   card: { title: 'account', extra: 'result' },
   detail: { title: '登录日志详情' },
+  rowActions: [detailAction],
   fields: [
     timeRange<LoginLogRow>('登录时间'),
     { name: 'userName', dataIndex: 'user_name', kind: 'text', width: 110, search: { placeholder: '姓名或账号' }, render: (r) => dash(r.user_name) },
@@ -82,10 +86,14 @@ export const operationLogScreen = defineScreen<OperationLogRow>({
   rowKey: 'id',
   card: { title: 'operation', extra: 'result' },
   detail: { title: '操作日志详情', width: 720 },
+  rowActions: [detailAction],
   fields: [
+    { name: 'id', kind: 'text', hideInSearch: true, hideInTable: true, hideInCard: true },
     { name: 'account', kind: 'text', hideInTable: true, hideInCard: true, search: { placeholder: '账号或其中几位' } },
+    { name: 'userId', dataIndex: 'user_id', label: '用户ID', kind: 'text', hideInSearch: true, hideInTable: true, hideInCard: true, render: (r) => (r.user_id === null ? '-' : String(r.user_id)) },
     { name: 'user_id', kind: 'text', hideInSearch: true, width: 164, render: (r) => (r.user_name ? `${r.user_name}（${r.account}）` : dash(r.account)) },
     { name: 'depart_name', kind: 'text', hideInSearch: true, width: 130, render: (r) => dash(r.depart_name) },
+    // The key column widens to the page's longest name (list-screen DataTable, up to KEY_MAX_WIDTH), so no name is cut.
     { name: 'operation', kind: 'text', hideInSearch: true, width: 110 },
     { name: 'result', kind: 'enum', options: 'operationResult', tag: true, width: 84, search: { default: ALL } },
     { name: 'operate_time', kind: 'text', hideInSearch: true, width: 166 },
