@@ -330,14 +330,14 @@ test('an alarm shows a banner on whatever screen the lead is on; 查看 opens it
   await expect(page.getByTestId('alarm-banner')).toHaveCount(0);
   await detail.getByRole('button', { name: '关闭' }).last().click();
 
-  // The home lists the open alarms, counted, before the menus.
+  // The home lists the open alarms, counted, before the shortcuts.
   const open = await call<{ total: number }>(lead, '/stranded/open', undefined, 'GET');
   await page.goto('/');
   const alarms = page.getByTestId('open-alarms');
   await expect(page.getByTestId('open-alarms-total')).toHaveText(`共 ${open.total} 条`);
   await expect(alarms.locator('.oa-row').first()).toContainText(plate);
   await expect(alarms.locator('.oa-row').first()).toContainText(device.name);
-  const menusTop = (await page.locator('.section-title', { hasText: '安防管理' }).first().boundingBox())?.y ?? Infinity;
+  const menusTop = (await page.locator('.section-title', { hasText: '常用功能' }).boundingBox())?.y ?? Infinity;
   expect((await alarms.boundingBox())!.y).toBeLessThan(menusTop);
   await shot(page, 'home-open-alarms');
   await alarms.locator('.oa-row').first().click();

@@ -3,6 +3,7 @@ import { useContext } from 'react';
 import { Link } from 'react-router-dom';
 import { DEFAULT_PARK_TZ, formatInZone } from '../../../domain/time';
 import { MenuGroupsContext } from '../../app/access-context';
+import { readVisits, shortcutEntries } from '../../app/frequent-screens';
 import { MenuGrid } from '../../app/menu-grid';
 import { useMe } from '../../lib/me';
 import { OpenAlarms } from './open-alarms';
@@ -22,11 +23,17 @@ function parkNow() {
   return { greeting, dateText: `${y}年${m}月${d}日 星期${weekday}` };
 }
 
+/**
+ * 首页: what needs the person now (open alarms, approvals waiting), then the
+ * few screens they open most; 工作台 holds the whole menu by group.
+ */
 export default function HomePage() {
   const { data: me } = useMe();
   const groups = useContext(MenuGroupsContext);
   if (!me) return null;
   const { greeting, dateText } = parkNow();
+  const entries = groups.flatMap((g) => g.entries);
+  const shortcuts = shortcutEntries(entries, readVisits(me.user.user_id));
   return (
     <div className="page home">
       <section className="home-hero">
@@ -57,14 +64,22 @@ export default function HomePage() {
           <p>当前账号的角色还没有可用的功能菜单。如需办理业务，请联系管理员分配权限。</p>
         </section>
       ) : (
-        groups.map((g) => (
-          <section key={g.code}>
-            <h3 className="section-title">{g.name}</h3>
-            <div className="card">
-              <MenuGrid entries={g.entries} />
-            </div>
-          </section>
-        ))
+        <section aria-labelledby="home-shortcuts-title">
+          <div className="home-section-head">
+            <h3 className="section-title" id="home-shortcuts-title">
+              常用功能
+            </h3>
+            {shortcuts.length < entries.length && (
+              <Link to="/workbench" className="home-more">
+                全部功能
+                <RightOutline />
+              </Link>
+            )}
+          </div>
+          <div className="card">
+            <MenuGrid entries={shortcuts} />
+          </div>
+        </section>
       )}
 
       <h3 className="section-title">账号与系统</h3>
