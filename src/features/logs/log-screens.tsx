@@ -89,9 +89,9 @@ export const operationLogScreen = defineScreen<OperationLogRow>({
   rowActions: [detailAction],
   fields: [
     { name: 'id', kind: 'text', hideInSearch: true, hideInTable: true, hideInCard: true },
+    { name: 'user_id', kind: 'text', hideInSearch: true, width: 164, render: (r) => (r.user_name ? `${r.user_name}（${r.account}）` : dash(r.account)) },
     { name: 'account', kind: 'text', hideInTable: true, hideInCard: true, search: { placeholder: '账号或其中几位' } },
     { name: 'userId', dataIndex: 'user_id', label: '用户ID', kind: 'text', hideInSearch: true, hideInTable: true, hideInCard: true, render: (r) => (r.user_id === null ? '-' : String(r.user_id)) },
-    { name: 'user_id', kind: 'text', hideInSearch: true, width: 164, render: (r) => (r.user_name ? `${r.user_name}（${r.account}）` : dash(r.account)) },
     { name: 'depart_name', kind: 'text', hideInSearch: true, width: 130, render: (r) => dash(r.depart_name) },
     // The key column widens to the page's longest name (list-screen DataTable, up to KEY_MAX_WIDTH), so no name is cut.
     { name: 'operation', kind: 'text', hideInSearch: true, width: 110 },
