@@ -127,4 +127,27 @@ export default defineConfig([
       'react-hooks/exhaustive-deps': 'error',
     },
   },
+  {
+    // One way to confirm, alert and toast: src/lib/feedback gives each layout its look (docs/decisions.md, issue 24).
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/lib/feedback.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'antd-mobile', importNames: ['Toast'], message: 'Use showToast from src/lib/feedback (toast from src/lib/toast on the first-load path).' }],
+          patterns: [{ group: ['antd-mobile/es/components/toast', 'antd-mobile/es/components/dialog'], message: 'Use src/lib/feedback.' }],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='Dialog'][property.name=/^(confirm|alert|show)$/]",
+          message: 'Use confirmDialog or alertDialog from src/lib/feedback.',
+        },
+        { selector: "MemberExpression[object.name='Toast'][property.name='show']", message: 'Use showToast from src/lib/feedback.' },
+        { selector: 'ImportExpression[source.value=/^antd-mobile\\/es\\/components\\/(toast|dialog)$/]', message: 'Use src/lib/feedback.' },
+      ],
+    },
+  },
 ]);

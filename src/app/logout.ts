@@ -18,8 +18,8 @@ export async function logout(): Promise<void> {
 }
 
 export async function confirmLogout(): Promise<void> {
-  // Dialog brings react-spring; the shell loads it only when someone actually signs out.
-  const { default: Dialog } = await import('antd-mobile/es/components/dialog');
-  const ok = await Dialog.confirm({ title: '退出登录', content: '确定要退出当前账号吗？', confirmText: '退出', cancelText: '取消' });
+  // The dialog brings react-spring; the shell loads it only when someone actually signs out.
+  const { confirmDialog } = await import('../lib/feedback');
+  const ok = await confirmDialog({ title: '退出登录', content: '确定要退出当前账号吗？', confirmText: '退出', cancelText: '取消' });
   if (ok) await logout();
 }

@@ -1,6 +1,7 @@
-import { Button, Toast } from 'antd-mobile';
+import { Button } from 'antd-mobile';
 import { useRef } from 'react';
 import './copy-field.css';
+import { showToast } from '../lib/feedback';
 
 /**
  * Puts `text` on the clipboard; where the Clipboard API is missing or refused
@@ -38,7 +39,7 @@ export function CopyField({ label, value, copyLabel = '复制' }: CopyFieldProps
   const ref = useRef<HTMLElement>(null);
   const copy = async () => {
     const copied = await copyText(value, ref.current);
-    Toast.show(copied ? { icon: 'success', content: '已复制' } : { content: '无法访问剪贴板，已选中文本，请按 Ctrl+C 或长按复制', duration: 3000 });
+    showToast(copied ? { icon: 'success', content: '已复制' } : { content: '无法访问剪贴板，已选中文本，请按 Ctrl+C 或长按复制', duration: 3000 });
   };
   return (
     <div className="cf">

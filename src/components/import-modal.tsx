@@ -1,4 +1,4 @@
-import { Button, Selector, Toast } from 'antd-mobile';
+import { Button, Selector } from 'antd-mobile';
 import { DownlandOutline, FileOutline, UploadOutline } from 'antd-mobile-icons';
 import { useRef, useState, type ComponentType } from 'react';
 import type { PermissionCode } from '../../domain/permissions';
@@ -7,6 +7,7 @@ import { ApiError, api } from '../lib/http';
 import { useCan } from '../lib/me';
 import { ScreenModal, type Row, type ScreenModalProps } from '../list-screen';
 import './import-modal.css';
+import { showToast } from '../lib/feedback';
 
 /**
  * An xlsx import (spec 000 §2 vehicle imports, spec 001 §2 list import): pick
@@ -87,7 +88,7 @@ function ImportModal({ open, onClose, onDone, title, kinds, reloadAfterMs }: Scr
       const form = new FormData();
       form.append('file', file, file.name);
       const r = await api<{ count?: number; ids?: number[] }>({ method: 'POST', url: current.upload, data: form, timeout: 5 * 60_000 });
-      Toast.show({ icon: 'success', content: `导入成功，共${r?.count ?? 0}条` });
+      showToast({ icon: 'success', content: `导入成功，共${r?.count ?? 0}条` });
       // Stay open to offer 全部提交 when the caller may submit what was imported; the list shows the drafts meanwhile.
       if (current.submit && can(current.submit.code) && r?.ids?.length) {
         setImported({ ids: r.ids, submit: current.submit, done: 0 });
@@ -125,7 +126,7 @@ function ImportModal({ open, onClose, onDone, title, kinds, reloadAfterMs }: Scr
     if (rows.length) {
       setFailure({ message: `提交完成：成功${imported.ids.length - rows.length}条，失败${rows.length}条`, rows });
     } else {
-      Toast.show({ icon: 'success', content: `已全部提交，共${imported.ids.length}条` });
+      showToast({ icon: 'success', content: `已全部提交，共${imported.ids.length}条` });
       onDone();
     }
   };

@@ -1,8 +1,8 @@
-import { Toast } from 'antd-mobile';
 import type { AxiosError } from 'axios';
 import { ErrorCode } from '../../domain/errors';
 import { http } from './http';
 import { session } from './session';
+import { showToast } from './feedback';
 
 /** The file name of a Content-Disposition header: RFC 5987 filename* first, then a plain filename. */
 export function filenameFromDisposition(header: unknown): string | undefined {
@@ -50,14 +50,14 @@ async function jsonMessage(blob: Blob): Promise<{ msg?: string; code?: number } 
  * reads '下载文件时出错' (spec 000 §8).
  */
 export async function downloadFile(opts: { method: 'get' | 'post'; path: string; body?: unknown; fallbackName: string; loadingText?: string }): Promise<void> {
-  const loading = Toast.show({ icon: 'loading', content: opts.loadingText ?? '正在下载…', duration: 0 });
+  const loading = showToast({ icon: 'loading', content: opts.loadingText ?? '正在下载…', duration: 0 });
   try {
     const config = { responseType: 'blob' as const, timeout: 5 * 60_000 };
     const res = opts.method === 'post' ? await http.post<Blob>(opts.path, opts.body ?? {}, config) : await http.get<Blob>(opts.path, config);
     loading.close();
     if (String(res.headers['content-type'] ?? '').includes('json')) {
       const j = await jsonMessage(res.data);
-      Toast.show({ content: j?.msg || '下载文件时出错', duration: 3000 });
+      showToast({ content: j?.msg || '下载文件时出错', duration: 3000 });
       return;
     }
     save(res.data, filenameFromDisposition(res.headers['content-disposition']) ?? opts.fallbackName);
@@ -66,6 +66,6 @@ export async function downloadFile(opts: { method: 'get' | 'post'; path: string;
     const data = (err as AxiosError<Blob>).response?.data;
     const j = data instanceof Blob ? await jsonMessage(data) : null;
     if (j?.code === ErrorCode.UNAUTHENTICATED) session.expire();
-    Toast.show({ content: j?.msg || '下载文件时出错', duration: 3000, icon: j ? undefined : 'fail' });
+    showToast({ content: j?.msg || '下载文件时出错', duration: 3000, icon: j ? undefined : 'fail' });
   }
 }

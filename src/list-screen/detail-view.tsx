@@ -1,10 +1,11 @@
-import { Button, ErrorBlock, Skeleton, Toast } from 'antd-mobile';
+import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { MESSAGES } from './conventions';
 import { FieldValue } from './field-value';
 import { ScreenModal } from './screen-modal';
 import type { FieldDef, Row, ScreenDef } from './types';
+import { showToast } from '../lib/feedback';
 
 /** A record's fields as label and value lines: the detail modal's body, and what a review shows of the record. */
 export function DetailLines<R extends Row>({ fields, row }: { fields: FieldDef<R>[]; row: R }) {
@@ -33,7 +34,7 @@ export function DetailView<R extends Row>({ def, row, open, onClose }: { def: Sc
     retry: false,
   });
   useEffect(() => {
-    if (q.isError) Toast.show({ icon: 'fail', content: MESSAGES.detailFail });
+    if (q.isError) showToast({ icon: 'fail', content: MESSAGES.detailFail });
   }, [q.isError]);
 
   const data = detail.fetch ? q.data : row;

@@ -1,6 +1,7 @@
-import { Button, Dialog, Toast } from 'antd-mobile';
+import { Button } from 'antd-mobile';
 import { ApiError } from '../lib/http';
 import { failureText, MESSAGES } from './conventions';
+import { alertDialog, showToast } from '../lib/feedback';
 
 /**
  * Forms of records under approval (registers, appointments): 保存草稿 saves,
@@ -35,20 +36,20 @@ export async function saveThenSubmit(intent: SaveIntent, steps: SaveSteps): Prom
     id = await steps.save();
   } catch (err) {
     const e = asApiError(err);
-    Toast.show({ icon: 'fail', content: failureText(steps.edit ? MESSAGES.editFail : MESSAGES.createFail, e.message), duration: 3000 });
+    showToast({ icon: 'fail', content: failureText(steps.edit ? MESSAGES.editFail : MESSAGES.createFail, e.message), duration: 3000 });
     return { saved: false, error: e };
   }
   if (intent === 'draft') {
-    Toast.show({ icon: 'success', content: steps.edit ? MESSAGES.editOk : MESSAGES.createOk });
+    showToast({ icon: 'success', content: steps.edit ? MESSAGES.editOk : MESSAGES.createOk });
     return { saved: true, submitted: false };
   }
   try {
     await steps.submit(id);
-    Toast.show({ icon: 'success', content: MESSAGES.submitOk });
+    showToast({ icon: 'success', content: MESSAGES.submitOk });
     return { saved: true, submitted: true };
   } catch (err) {
     // A dialog, not a toast: the person believes they submitted, and must read why the record is still a draft.
-    void Dialog.alert({ title: DRAFT_KEPT, content: failureText(MESSAGES.submitFail, asApiError(err).message), confirmText: '知道了' });
+    void alertDialog({ title: DRAFT_KEPT, content: failureText(MESSAGES.submitFail, asApiError(err).message), confirmText: '知道了' });
     return { saved: true, submitted: false };
   }
 }

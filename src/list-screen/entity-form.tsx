@@ -1,4 +1,3 @@
-import { Toast } from 'antd-mobile';
 import { useMemo, useRef, useState } from 'react';
 import { z, type ZodType } from 'zod';
 import { encryptContent } from '../lib/crypto';
@@ -12,6 +11,7 @@ import { FormItem } from './form-item';
 import { FieldInput } from './field-input';
 import { ScreenModal } from './screen-modal';
 import type { FieldDef, FormDef, FormMode, Row, Values } from './types';
+import { showToast } from '../lib/feedback';
 
 /** A field is required when its schema refuses a missing value; the asterisk then follows the shared schema. */
 function requiredFields(schema: ZodType): Set<string> {
@@ -138,12 +138,12 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
         return;
       }
       await send();
-      Toast.show({ icon: 'success', content: conf.success ?? (mode === 'edit' ? MESSAGES.editOk : MESSAGES.createOk) });
+      showToast({ icon: 'success', content: conf.success ?? (mode === 'edit' ? MESSAGES.editOk : MESSAGES.createOk) });
       onSaved();
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 1500, 0);
       fail(e);
-      Toast.show({ icon: 'fail', content: failureText(conf.failure ?? (mode === 'edit' ? MESSAGES.editFail : MESSAGES.createFail), e.message), duration: 3000 });
+      showToast({ icon: 'fail', content: failureText(conf.failure ?? (mode === 'edit' ? MESSAGES.editFail : MESSAGES.createFail), e.message), duration: 3000 });
     } finally {
       setBusy(null);
     }

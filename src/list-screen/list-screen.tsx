@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ActionSheet, Badge, Button, Dialog, Empty, ErrorBlock, Popup, Skeleton, Toast } from 'antd-mobile';
+import { ActionSheet, Badge, Button, Empty, ErrorBlock, Popup, Skeleton } from 'antd-mobile';
 import { AddOutline, FilterOutline, RedoOutline } from 'antd-mobile-icons';
 import { useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import type { Page } from '../../domain/envelope';
@@ -29,6 +29,7 @@ import { toggled } from '../lib/toggled';
 import { Pager, SimplePager } from './pager';
 import type { BatchAction, Row, RowAction, ScreenDef, ScreenModalProps, Values } from './types';
 import './list-screen.css';
+import { confirmDialog, showToast } from '../lib/feedback';
 
 type Overlay<R extends Row> =
   | { kind: 'form'; mode: 'create' | 'edit'; row?: R; seq: number }
@@ -120,22 +121,22 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   const confirm = async (content: string, danger?: boolean) => {
     setConfirming((n) => n + 1);
     try {
-      return await Dialog.confirm({ content, confirmText: danger ? <span className="ls-danger-text">确定</span> : '确定', cancelText: '取消' });
+      return await confirmDialog({ content, danger });
     } finally {
       setConfirming((n) => n - 1);
     }
   };
 
   const call = async (path: string, body: Values, ok: string, fail: string) => {
-    const t = Toast.show({ icon: 'loading', content: '处理中…', duration: 0 });
+    const t = showToast({ icon: 'loading', content: '处理中…', duration: 0 });
     try {
       await post(path, body);
       t.close();
-      Toast.show({ icon: 'success', content: ok });
+      showToast({ icon: 'success', content: ok });
       reload();
     } catch (e) {
       t.close();
-      Toast.show({ icon: 'fail', content: failureText(fail, e instanceof ApiError ? e.message : errorText(e)), duration: 3000 });
+      showToast({ icon: 'fail', content: failureText(fail, e instanceof ApiError ? e.message : errorText(e)), duration: 3000 });
     }
   };
 
@@ -206,7 +207,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
     );
     const row = query.data.list.find((r) => String((r as Record<string, unknown>)[def.rowKey]) === wanted);
     if (row && onOpen) onOpen(row);
-    else Toast.show({ content: MESSAGES.openMissing, duration: 3000 });
+    else showToast({ content: MESSAGES.openMissing, duration: 3000 });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- onOpen is rebuilt on every render; the link is acted on once, when the data for it arrives.
   }, [wanted, query.data, query.isPlaceholderData]);
 

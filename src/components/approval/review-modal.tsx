@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Dialog, TextArea, Toast } from 'antd-mobile';
+import { TextArea } from 'antd-mobile';
 import { ClockCircleOutline, ExclamationCircleFill } from 'antd-mobile-icons';
 import { useState, type ComponentType } from 'react';
 import { APPROVAL_NOTICE, TaskResult } from '../../../domain/appointments';
@@ -14,6 +14,7 @@ import { failureText, ScreenModal, type ScreenModalProps } from '../../list-scre
 import { ChoiceRadio } from '../choice-radio';
 import { ProcessTimeline } from '../process/process-timeline';
 import './review.css';
+import { alertDialog, showToast } from '../../lib/feedback';
 
 /** An approval task row of any queue: the task's own fields beside the record it wraps. */
 export interface ReviewTask {
@@ -99,17 +100,17 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
 
   const refused = async (message: string, status: number, fieldErrors: ApiError['fieldErrors'] = []) => {
     if (status === 409 || status === 404) {
-      await Dialog.alert({ title: '无法审核', content: failureText(FAIL_PREFIX, message), confirmText: '知道了' });
+      await alertDialog({ title: '无法审核', content: failureText(FAIL_PREFIX, message), confirmText: '知道了' });
       settled();
       return;
     }
     const remarkError = fieldErrors.find((f) => f.field === 'remark');
     if (remarkError) setErrors({ remark: remarkError.message });
-    Toast.show({ icon: 'fail', content: failureText(FAIL_PREFIX, message), duration: 3000 });
+    showToast({ icon: 'fail', content: failureText(FAIL_PREFIX, message), duration: 3000 });
   };
 
   const waiting = () => {
-    Toast.show({ icon: <ClockCircleOutline />, content: QUEUED_TEXT, duration: 3000 });
+    showToast({ icon: <ClockCircleOutline />, content: QUEUED_TEXT, duration: 3000 });
     settled();
   };
 
@@ -117,7 +118,7 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
   const direct = async (body: Record<string, unknown>) => {
     try {
       await post(queue.checkPath, body);
-      Toast.show({ icon: 'success', content: OK_TEXT });
+      showToast({ icon: 'success', content: OK_TEXT });
       settled();
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 0, 0);
@@ -136,7 +137,7 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
         if (!out[k]) out[k] = i.message;
       }
       setErrors(out);
-      if (!out.remark && !out.result) Toast.show({ icon: 'fail', content: failureText(FAIL_PREFIX, Object.values(out)[0]) });
+      if (!out.remark && !out.result) showToast({ icon: 'fail', content: failureText(FAIL_PREFIX, Object.values(out)[0]) });
       return;
     }
     setSaving(true);
@@ -159,7 +160,7 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
         throw e;
       }
       if (sent.state === 'done') {
-        Toast.show({ icon: 'success', content: OK_TEXT });
+        showToast({ icon: 'success', content: OK_TEXT });
         return settled();
       }
       // Refused while the person is still here: they read why (and may decide again); the outbox has let it go.

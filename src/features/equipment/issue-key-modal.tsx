@@ -1,4 +1,4 @@
-import { SpinLoading, Toast } from 'antd-mobile';
+import { SpinLoading } from 'antd-mobile';
 import { useEffect, useRef, useState, type ComponentType } from 'react';
 import type { EquipmentRow } from '../../../domain/schemas/equipment';
 import { CopyField } from '../../components/copy-field';
@@ -7,6 +7,7 @@ import '../../components/reason-modal.css';
 import { post } from '../../lib/http';
 import { ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
 import './issue-key-modal.css';
+import { showToast } from '../../lib/feedback';
 
 /** The confirm before issuing: a new key ends the old one at once (DESIGN.md §8). */
 export const issueKeyConfirm = (r: EquipmentRow) =>
@@ -31,7 +32,7 @@ export function issueKeyModal(base: string): ComponentType<ScreenModalProps<Equi
       post<{ key: string }>(`${base}/issueKey`, { id: row.id }).then(
         (d) => setKey(d.key),
         (e: unknown) => {
-          Toast.show({ icon: 'fail', content: failureText('签发失败：', e instanceof Error ? e.message : String(e)), duration: 3000 });
+          showToast({ icon: 'fail', content: failureText('签发失败：', e instanceof Error ? e.message : String(e)), duration: 3000 });
           onClose();
         },
       );

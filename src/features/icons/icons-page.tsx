@@ -1,4 +1,4 @@
-import { Button, ErrorBlock, SearchBar, Skeleton, Toast } from 'antd-mobile';
+import { Button, ErrorBlock, SearchBar, Skeleton } from 'antd-mobile';
 import { useEffect, useState } from 'react';
 import { ICON_PAGE_SIZE, type IconItem } from '../../../domain/icons';
 import { copyText } from '../../components/copy-field';
@@ -7,6 +7,7 @@ import { useCan } from '../../lib/me';
 import { useIsDesktop } from '../../lib/use-media';
 import { useIconList } from './api/get-icon-list';
 import './icons-page.css';
+import { showToast } from '../../lib/feedback';
 
 const STATE_KEY = 'park.screen.system.icons';
 
@@ -48,8 +49,8 @@ export default function IconsPage() {
   const search = (title: string) => setState({ title: title.trim(), page: 1 });
 
   const copy = async (item: IconItem, el: HTMLElement) => {
-    if (await copyText(item.code, el)) Toast.show({ icon: 'success', content: `已复制：${item.code}` });
-    else Toast.show({ icon: 'fail', content: `复制失败：${item.code}，已选中文本，请按 Ctrl+C 或长按复制`, duration: 3000 });
+    if (await copyText(item.code, el)) showToast({ icon: 'success', content: `已复制：${item.code}` });
+    else showToast({ icon: 'fail', content: `复制失败：${item.code}，已选中文本，请按 Ctrl+C 或长按复制`, duration: 3000 });
   };
 
   if (!allowed) {

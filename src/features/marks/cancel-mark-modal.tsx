@@ -1,4 +1,4 @@
-import { TextArea, Toast } from 'antd-mobile';
+import { TextArea } from 'antd-mobile';
 import { ClockCircleOutline } from 'antd-mobile-icons';
 import { useEffect, useRef, useState } from 'react';
 import { enumLabel } from '../../../domain/enums';
@@ -9,13 +9,14 @@ import { ModalForm } from '../../components/reason-modal';
 import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, settlePhotos, splitFileNames, splitLocalPhotos } from '../../lib/files';
 import { FormItem, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
 import { fieldErrorMap } from '../../list-screen/conventions';
+import { showToast } from '../../lib/feedback';
 
 /** How long an online cancel waits for its send before the modal lets go and leaves it to the outbox. */
 const SEND_WAIT_MS = 20_000;
 const WAITING_OFFLINE = '当前无网络，取消已保存，联网后自动发送';
 const WAITING_SLOW = '网络不稳定，取消已保存，将自动重新发送';
 
-const fail = (content: string) => Toast.show({ icon: 'fail', content, duration: 3000 });
+const fail = (content: string) => showToast({ icon: 'fail', content, duration: 3000 });
 
 /**
  * 取消标记 (spec 001 §2, §5, §8): a reason and 1 to 9 rectification photos.
@@ -71,12 +72,12 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
         SEND_WAIT_MS,
       );
       if (sent.state === 'done') {
-        Toast.show({ icon: 'success', content: '取消成功！' });
+        showToast({ icon: 'success', content: '取消成功！' });
         return onDone();
       }
       // Refused while the person is still here: they read why in the modal (the outbox has let it go).
       if (sent.state === 'refused') return fail(failureText('取消失败：', sent.item.error));
-      Toast.show({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
+      showToast({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
       onClose();
     } catch {
       fail('操作失败，请重试');

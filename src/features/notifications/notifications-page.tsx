@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import { Button, DotLoading, ErrorBlock, InfiniteScroll, Toast } from 'antd-mobile';
+import { Button, DotLoading, ErrorBlock, InfiniteScroll } from 'antd-mobile';
 import { BellOutline, CheckShieldOutline, ExclamationCircleOutline, FileOutline, RightOutline, SetOutline } from 'antd-mobile-icons';
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
@@ -7,6 +7,7 @@ import type { Page } from '../../../domain/envelope';
 import { NotificationKind, type NotificationItem, type NotificationKindValue } from '../../../domain/notifications';
 import { alarmBannerKey, fetchPage, markAllRead, markRead, PAGE_SIZE, pageKey, unreadKey, unreadQuery } from './api';
 import './notifications.css';
+import { showToast } from '../../lib/feedback';
 
 const icons: Record<string, ReactNode> = {
   [NotificationKind.TASK_ASSIGNED]: <CheckShieldOutline />,
@@ -77,13 +78,13 @@ export default function NotificationsPage() {
     onSuccess: async (r) => {
       client.setQueryData(unreadKey, r);
       void client.invalidateQueries({ queryKey: alarmBannerKey });
-      Toast.show({ icon: 'success', content: '已全部标为已读' });
+      showToast({ icon: 'success', content: '已全部标为已读' });
       await client.cancelQueries({ queryKey: pageKey });
       void client.invalidateQueries({ queryKey: pageKey });
       void client.invalidateQueries({ queryKey: unreadKey });
     },
     onError: (err) => {
-      Toast.show({ icon: 'fail', content: `操作失败：${err.message}` });
+      showToast({ icon: 'fail', content: `操作失败：${err.message}` });
       void client.invalidateQueries({ queryKey: pageKey });
     },
   });

@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Dialog, DotLoading, Input, Toast } from 'antd-mobile';
+import { Button, DotLoading, Input } from 'antd-mobile';
 import { CheckCircleFill, CloseCircleFill, ExclamationCircleFill, InformationCircleOutline } from 'antd-mobile-icons';
 import { useState, type ReactNode } from 'react';
 import { useMe } from '../../lib/me';
 import { devicesKey, devicesQuery, unsubscribeDevice } from './api';
 import { currentSubscription, defaultDeviceLabel, DENIED_MESSAGE, disablePush, enablePush, notificationPermission, pushUnsupportedReason, storedLabel } from './push-device';
 import './notifications.css';
+import { confirmDialog, showToast } from '../../lib/feedback';
 
 const thisDeviceKey = ['push', 'this-device'] as const;
 
@@ -37,20 +38,20 @@ export default function PushSettingsPage() {
       return enable;
     },
     onMutate: () => setProblem(null),
-    onSuccess: (enabled) => Toast.show({ icon: 'success', content: enabled ? '已开启本机推送' : '已关闭本机推送' }),
+    onSuccess: (enabled) => showToast({ icon: 'success', content: enabled ? '已开启本机推送' : '已关闭本机推送' }),
     onError: (err) => setProblem(err.message),
     onSettled: refresh,
   });
 
   const remove = useMutation({
     mutationFn: (id: number) => unsubscribeDevice({ push_subscription_id: id }),
-    onSuccess: () => Toast.show({ icon: 'success', content: '已移除该设备' }),
-    onError: (err) => Toast.show({ icon: 'fail', content: `移除失败：${err.message}` }),
+    onSuccess: () => showToast({ icon: 'success', content: '已移除该设备' }),
+    onError: (err) => showToast({ icon: 'fail', content: `移除失败：${err.message}` }),
     onSettled: refresh,
   });
 
   const askRemove = async (id: number, name: string) => {
-    if (await Dialog.confirm({ content: `移除“${name}”后，该设备将不再收到推送。确定移除吗？` })) remove.mutate(id);
+    if (await confirmDialog({ content: `移除“${name}”后，该设备将不再收到推送。确定移除吗？` })) remove.mutate(id);
   };
 
   let status: { icon: ReactNode; text: string; tone: string };

@@ -1,4 +1,4 @@
-import { Button, Dialog, Empty, Tag, Toast } from 'antd-mobile';
+import { Button, Empty, Tag } from 'antd-mobile';
 import { CheckCircleOutline, ClockCircleOutline, ExclamationCircleOutline, UploadOutline } from 'antd-mobile-icons';
 import { useState } from 'react';
 import { formatInZone } from '../../../domain/time';
@@ -6,6 +6,7 @@ import { useOnline } from '../../lib/use-online';
 import { discard, kindLabels, retry, sendNow, stateLabels, useOutbox, type OutboxItem, type OutboxState } from '../../lib/outbox';
 import { useIsDesktop } from '../../lib/use-media';
 import './outbox.css';
+import { confirmDialog, showToast } from '../../lib/feedback';
 
 const stateColors: Record<OutboxState, 'default' | 'primary' | 'success' | 'warning' | 'danger'> = {
   pending: 'warning',
@@ -37,15 +38,16 @@ function explain(item: OutboxItem): { text: string; tone: 'info' | 'warn' | 'err
 }
 
 async function confirmDiscard(item: OutboxItem) {
-  const ok = await Dialog.confirm({
+  const ok = await confirmDialog({
     title: '放弃此操作',
     content: `“${item.title}”将不会发送${item.state === 'pending' ? '，服务器上不会有这次操作' : ''}。确定放弃吗？`,
-    confirmText: <span className="ob-danger-text">放弃</span>,
+    confirmText: '放弃',
+    danger: true,
     cancelText: '取消',
   });
   if (!ok) return;
-  if (await discard(item.id)) Toast.show({ content: '已放弃' });
-  else Toast.show({ content: '正在发送中，暂时不能放弃' });
+  if (await discard(item.id)) showToast({ content: '已放弃' });
+  else showToast({ content: '正在发送中，暂时不能放弃' });
 }
 
 function ItemActions({ item }: { item: OutboxItem }) {
@@ -157,11 +159,11 @@ export default function OutboxPage() {
   const trouble = counts.failed + counts.conflict;
 
   const sendAll = async () => {
-    if (!online) return void Toast.show({ content: '当前无网络，恢复网络后将自动发送' });
+    if (!online) return void showToast({ content: '当前无网络，恢复网络后将自动发送' });
     setSending(true);
     try {
       const report = await sendNow();
-      if (report.stoppedBy === 'offline') Toast.show({ content: '网络不可用，恢复后将自动发送' });
+      if (report.stoppedBy === 'offline') showToast({ content: '网络不可用，恢复后将自动发送' });
     } finally {
       setSending(false);
     }

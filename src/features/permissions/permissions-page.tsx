@@ -1,4 +1,4 @@
-import { ActionSheet, Button, Dialog, Empty, ErrorBlock, Input, SearchBar, Skeleton, Toast } from 'antd-mobile';
+import { ActionSheet, Button, Empty, ErrorBlock, Input, SearchBar, Skeleton } from 'antd-mobile';
 import { AddOutline, DownOutline, MoreOutline, RedoOutline, RightOutline } from 'antd-mobile-icons';
 import { useEffect, useMemo, useState } from 'react';
 import { enums } from '../../../domain/enums';
@@ -25,6 +25,7 @@ import { usePermissions } from './api/get-permissions';
 import { useDeletePermission } from './api/save-permission';
 import { PermissionForm } from './components/permission-form';
 import './permissions-page.css';
+import { confirmDialog, showToast } from '../../lib/feedback';
 
 const typeLabel = new Map(enums.permissionType.map((o) => [o.value, o.label]));
 const STATE_KEY = 'park.screen.system.permissions';
@@ -90,14 +91,14 @@ export default function PermissionsPage() {
   const askDelete = async (row: PermissionRow) => {
     const refusal = deleteRefusal(row, withChildren.has(row.permission_id));
     if (refusal) {
-      Toast.show({ content: refusal, duration: 3000 });
+      showToast({ content: refusal, duration: 3000 });
       return;
     }
-    const ok = await Dialog.confirm({ content: deleteConfirmText(row.role_count), confirmText: <span className="ls-danger-text">确定</span>, cancelText: '取消' });
+    const ok = await confirmDialog({ content: deleteConfirmText(row.role_count), danger: true });
     if (!ok) return;
     remove.mutate(row.permission_id, {
-      onSuccess: () => Toast.show({ icon: 'success', content: MESSAGES.deleteOk }),
-      onError: (e) => Toast.show({ icon: 'fail', content: failureText(MESSAGES.deleteFail, e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
+      onSuccess: () => showToast({ icon: 'success', content: MESSAGES.deleteOk }),
+      onError: (e) => showToast({ icon: 'fail', content: failureText(MESSAGES.deleteFail, e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
     });
   };
 

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Form, Input, List, Radio, Skeleton, Space, Toast } from 'antd-mobile';
+import { Button, Form, Input, List, Radio, Skeleton, Space } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import type { z } from 'zod';
 import { enums } from '../../../domain/enums';
@@ -10,6 +10,7 @@ import { ApiError, post } from '../../lib/http';
 import { meQuery } from '../../lib/me';
 import { useIsDesktop } from '../../lib/use-media';
 import './profile.css';
+import { showToast } from '../../lib/feedback';
 
 interface Self {
   userId: number;
@@ -54,13 +55,13 @@ export default function ProfilePage() {
       await post<null>('/user/updateSelf', { content: await encryptContent(payload) });
     },
     onSuccess: () => {
-      Toast.show({ icon: 'success', content: '编辑成功！' });
+      showToast({ icon: 'success', content: '编辑成功！' });
       form.setFieldValue('password', '');
       void client.invalidateQueries({ queryKey: selfQuery.queryKey });
       void client.invalidateQueries({ queryKey: meQuery.queryKey });
     },
     onError: (err) => {
-      Toast.show({ icon: 'fail', content: `编辑错误：${err.message}` });
+      showToast({ icon: 'fail', content: `编辑错误：${err.message}` });
       if (err instanceof ApiError && err.fieldErrors.length) {
         form.setFields(err.fieldErrors.filter((f) => f.field in fields).map((f) => ({ name: f.field as keyof ProfileForm, errors: [f.message] })));
       }

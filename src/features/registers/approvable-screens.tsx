@@ -1,4 +1,3 @@
-import { Toast } from 'antd-mobile';
 import type { ComponentType, ReactNode } from 'react';
 import type { z } from 'zod';
 import type { PermissionCode } from '../../../domain/permissions';
@@ -10,6 +9,7 @@ import { processDrawerFor, type ProcessSubject } from '../../components/process/
 import { ReasonModal } from '../../components/reason-modal';
 import { ApiError, get, post } from '../../lib/http';
 import { defineScreen, DetailLines, failureText, type DeclaredField, type Row, type RowAction, type ScreenDef, type ScreenModalProps, type ToolbarAction } from '../../list-screen';
+import { showToast } from '../../lib/feedback';
 
 /**
  * The screens of a register under approval (spec 001 §2, §4, §8), written
@@ -73,10 +73,10 @@ function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.pa
           if (!parsed.success) return Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? ''), i.message]));
           try {
             await post(path, parsed.data);
-            Toast.show({ icon: 'success', content: '撤销审核成功！' });
+            showToast({ icon: 'success', content: '撤销审核成功！' });
             onDone();
           } catch (e) {
-            Toast.show({ icon: 'fail', content: failureText('撤销审核失败', e instanceof ApiError || e instanceof Error ? e.message : String(e)), duration: 3000 });
+            showToast({ icon: 'fail', content: failureText('撤销审核失败', e instanceof ApiError || e instanceof Error ? e.message : String(e)), duration: 3000 });
           }
           return null;
         }}

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, ErrorBlock, Skeleton, Toast } from 'antd-mobile';
+import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
 import { useEffect, useState } from 'react';
 import { enumLabel } from '../../../domain/enums';
 import { registerQueues, standardPaths } from '../../../domain/registers';
@@ -18,6 +18,7 @@ import { useIsDesktop } from '../../lib/use-media';
 import { failureText, FormItem, ScreenModal, type DeclaredField, type RowAction, type ScreenDef, type ScreenModalProps } from '../../list-screen';
 import { registerHistoryScreen, registerListScreen, registerQueueScreen, type RegisterScreens, type RegisterTask } from './approvable-screens';
 import { DetailSections, type DetailSection } from './register-detail';
+import { showToast } from '../../lib/feedback';
 
 /** Vehicle registrations (车辆备案, spec 001 §2): the filer's list, the history (车辆备案记录) and the review queue, from one declaration. */
 
@@ -140,7 +141,7 @@ function AmendModal({ open, row, onClose, onDone }: ScreenModalProps<T>) {
 
   useEffect(() => {
     if (allowed.data === false) {
-      Toast.show({ icon: 'fail', content: '该备案已不在您的待审核中，不能修改有效期' });
+      showToast({ icon: 'fail', content: '该备案已不在您的待审核中，不能修改有效期' });
       onClose();
     }
   }, [allowed.data, onClose]);
@@ -152,14 +153,14 @@ function AmendModal({ open, row, onClose, onDone }: ScreenModalProps<T>) {
     setSaving(true);
     try {
       await post('/vehicleRegistration/amend', parsed.data);
-      Toast.show({ icon: 'success', content: '编辑成功！' });
+      showToast({ icon: 'success', content: '编辑成功！' });
       void qc.invalidateQueries({ queryKey: ['detail', 'registers.registration', task.ref_id] });
       onDone();
     } catch (err) {
       const msg = err instanceof ApiError || err instanceof Error ? err.message : String(err);
       const fieldErr = err instanceof ApiError ? err.fieldErrors.find((f) => f.field === 'begin_time' || f.field === 'end_time') : undefined;
       if (fieldErr) setError(fieldErr.message);
-      Toast.show({ icon: 'fail', content: failureText('编辑错误：', msg), duration: 3000 });
+      showToast({ icon: 'fail', content: failureText('编辑错误：', msg), duration: 3000 });
     } finally {
       setSaving(false);
     }

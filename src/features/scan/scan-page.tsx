@@ -1,4 +1,4 @@
-import { Button, Input, Toast } from 'antd-mobile';
+import { Button, Input } from 'antd-mobile';
 import { PictureOutline, ScanningOutline } from 'antd-mobile-icons';
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { appointmentCodes } from '../../../domain/appointments';
@@ -11,6 +11,7 @@ import { cachedPassKey, refreshPassKey, verifyPassOffline } from '../../lib/pass
 import type { Row, ScreenModalProps } from '../../list-screen';
 import { ParkRecord, SignedContent, Verdict, verdictOf, type LookupState, type Scanned } from './scan-result';
 import './scan.css';
+import { showToast } from '../../lib/feedback';
 
 /**
  * The patrol's scan screen (/scan, issue 4 item 5): reads a pass QR, an ID
@@ -227,7 +228,7 @@ function ScanPage({ FlagModal }: ScanDeps) {
     try {
       await handle(await decodeImage(file));
     } catch {
-      Toast.show({ icon: 'fail', content: '未能在图片中识别到二维码，请换一张清晰、完整的照片' });
+      showToast({ icon: 'fail', content: '未能在图片中识别到二维码，请换一张清晰、完整的照片' });
     } finally {
       setDecoding(false);
       if (fileRef.current) fileRef.current.value = '';

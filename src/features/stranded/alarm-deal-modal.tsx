@@ -1,4 +1,4 @@
-import { TextArea, Toast } from 'antd-mobile';
+import { TextArea } from 'antd-mobile';
 import { ClockCircleOutline } from 'antd-mobile-icons';
 import { useState, type ComponentType } from 'react';
 import { enumLabel, enums } from '../../../domain/enums';
@@ -10,6 +10,7 @@ import type { SendOutcome } from '../../lib/outbox';
 import { FormItem, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
 import { fieldErrorMap } from '../../list-screen/conventions';
 import { alarmKinds } from './alarm-kinds';
+import { showToast } from '../../lib/feedback';
 
 /** How long an online handling waits for its send before the modal lets go and leaves it to the outbox. */
 const SEND_WAIT_MS = 20_000;
@@ -18,7 +19,7 @@ const FAIL_PREFIX = '处理告警错误：';
 const WAITING_OFFLINE = '当前无网络，处理结果已保存，联网后自动发送';
 const WAITING_SLOW = '网络不稳定，处理结果已保存，将自动重新发送';
 
-const fail = (content: string) => Toast.show({ icon: 'fail', content, duration: 3000 });
+const fail = (content: string) => showToast({ icon: 'fail', content, duration: 3000 });
 
 /** The outbox line of a handling: '处理告警 粤L12345（判断准确）'. */
 const dealTitle = (subject: string, falseAlarm: number) => `处理告警 ${subject}（${falseAlarm === 1 ? '误判' : '判断准确'}）`;
@@ -82,15 +83,15 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
         } catch (err) {
           return refused(err instanceof Error ? err.message : String(err), err instanceof ApiError ? err.status : 0);
         }
-        Toast.show({ icon: 'success', content: OK_TEXT });
+        showToast({ icon: 'success', content: OK_TEXT });
         return onDone();
       }
       if (sent.state === 'done') {
-        Toast.show({ icon: 'success', content: OK_TEXT });
+        showToast({ icon: 'success', content: OK_TEXT });
         return onDone();
       }
       if (sent.state === 'refused') return refused(sent.item.error, sent.item.status);
-      Toast.show({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
+      showToast({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
       onQueued();
     } catch (e) {
       fail(failureText(FAIL_PREFIX, e instanceof Error ? e.message : String(e)));

@@ -1,5 +1,4 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Toast } from 'antd-mobile';
 import { useState, type ComponentType } from 'react';
 import type { QueueName } from '../../../../domain/appointments';
 import { amendBody as carAmendBody } from '../../../../domain/schemas/car-application';
@@ -14,6 +13,7 @@ import { queueOf, type Queue } from './queue-paths';
 import { taskSubtitle, taskTitle, visitRange, type TaskRow } from './task-row';
 import { processInfoPath } from '../shared/process-drawer';
 import './approval.css';
+import { showToast } from '../../../lib/feedback';
 
 const OK_TEXT = '编辑成功！';
 const FAIL_PREFIX = '编辑错误：';
@@ -44,7 +44,7 @@ function AmendVisit({ queue, row, open, onClose, onDone }: { queue: Queue; row: 
     setSaving(true);
     try {
       await post(`${queue.prefix}/amend`, parsed.data);
-      Toast.show({ icon: 'success', content: OK_TEXT });
+      showToast({ icon: 'success', content: OK_TEXT });
       void qc.invalidateQueries({ queryKey: ['process-info', processInfoPath(queue.kind), row.ref_id] });
       void qc.invalidateQueries({ queryKey: canAmendKey(queue.kind, row) });
       onDone();
@@ -52,7 +52,7 @@ function AmendVisit({ queue, row, open, onClose, onDone }: { queue: Queue; row: 
       const msg = err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
       const fieldErr = err instanceof ApiError ? err.fieldErrors.find((f) => /_(begin|end)_time$/.test(f.field)) : undefined;
       if (fieldErr) setError(fieldErr.message);
-      Toast.show({ icon: 'fail', content: failureText(FAIL_PREFIX, msg), duration: 3000 });
+      showToast({ icon: 'fail', content: failureText(FAIL_PREFIX, msg), duration: 3000 });
     } finally {
       setSaving(false);
     }

@@ -1,4 +1,4 @@
-import { Dialog, Selector, TextArea, Toast } from 'antd-mobile';
+import { Dialog, Selector, TextArea } from 'antd-mobile';
 import { ClockCircleOutline } from 'antd-mobile-icons';
 import { useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
@@ -14,6 +14,7 @@ import { FormItem, ScreenModal, failureText, type Row, type ScreenModalProps } f
 import { fieldErrorMap } from '../../../list-screen/conventions';
 import { applicationIdOf } from './process-drawer';
 import './action-modals.css';
+import { showToast } from '../../../lib/feedback';
 
 const prefixOf = (kind: AppointmentKind) => (kind === 'car' ? '/carApplications' : '/personApplications');
 
@@ -44,8 +45,8 @@ export async function postForMessage<T>(url: string, data: unknown): Promise<{ d
 const serverMessage = (e: unknown): string | undefined => (e instanceof ApiError && e.status > 0 ? e.message : undefined);
 const anyMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-const fail = (content: string) => Toast.show({ icon: 'fail', content, duration: 3000 });
-const done = (content: string) => Toast.show({ icon: 'success', content });
+const fail = (content: string) => showToast({ icon: 'fail', content, duration: 3000 });
+const done = (content: string) => showToast({ icon: 'success', content });
 
 /** What the modal acts on, so the person sees which application a reason is for. */
 function Subject({ kind, row }: { kind: AppointmentKind; row?: Row }) {
@@ -265,7 +266,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
   useEffect(() => {
     if (open && picked.length === 0 && !warned.current) {
       warned.current = true;
-      Toast.show({ content: '请先选择要标记的车辆' });
+      showToast({ content: '请先选择要标记的车辆' });
       onClose();
     }
   }, [open, picked.length, onClose]);
@@ -280,7 +281,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
 
   const submit = async () => {
     if (busy) return;
-    if (picked.length === 0) return void Toast.show({ content: '请先选择要标记的车辆' });
+    if (picked.length === 0) return void showToast({ content: '请先选择要标记的车辆' });
     setBusy(true);
     try {
       // Photos not uploaded yet (offline, or still sending) travel with the flag as Blobs; the outbox uploads them first.
@@ -298,7 +299,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
       const parsed = labelBody.safeParse({ ...values, photo: local.names, car_application_ids: picked.map((r) => r.car_application_id).join(',') });
       if (!parsed.success) {
         const errs = fieldErrorMap(parsed.error.issues);
-        if (errs.car_application_ids) Toast.show({ content: errs.car_application_ids });
+        if (errs.car_application_ids) showToast({ content: errs.car_application_ids });
         return setErrors(errs);
       }
       const total = splitFileNames(parsed.data.photo).length + local.blobs.length;
@@ -322,7 +323,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
       }
       // Refused while the person is still here: they read why and fix it in the modal (the outbox has let it go).
       if (sent.state === 'refused') return fail(sent.item.error || '标记失败');
-      Toast.show({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
+      showToast({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
       onClose();
     } catch (e) {
       fail(serverMessage(e) || anyMessage(e) || '标记失败');

@@ -1,4 +1,4 @@
-import { TextArea, Toast } from 'antd-mobile';
+import { TextArea } from 'antd-mobile';
 import { useState } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { delayBody as carDelayBody } from '../../../../domain/schemas/car-application';
@@ -11,6 +11,7 @@ import { ScreenModal, failureText, type Row, type ScreenModalProps } from '../..
 import { FormItem, toErrors, type Errors } from './application-form';
 import { kinds, parkNow, rowId } from './kinds';
 import './appointments.css';
+import { showToast } from '../../../lib/feedback';
 
 /**
  * 延期申请 (spec 000 §2, §3 "delay request"): a new visit range and a reason,
@@ -57,12 +58,12 @@ function DelayModal({ kind, open, row, onClose, onDone }: ScreenModalProps<Row> 
     setBusy(true);
     try {
       await post(`${info.prefix}/delay`, parsed.data);
-      Toast.show({ icon: 'success', content: '延期申请成功！' });
+      showToast({ icon: 'success', content: '延期申请成功！' });
       onDone();
     } catch (e) {
       const err = e instanceof ApiError ? e : undefined;
       if (err?.fieldErrors.length) setErrors(toErrors(err.fieldErrors));
-      Toast.show({ icon: 'fail', content: failureText('延期申请失败', e instanceof Error ? e.message : String(e)), duration: 3000 });
+      showToast({ icon: 'fail', content: failureText('延期申请失败', e instanceof Error ? e.message : String(e)), duration: 3000 });
     } finally {
       setBusy(false);
     }

@@ -1,4 +1,4 @@
-import { Input, TextArea, Toast } from 'antd-mobile';
+import { Input, TextArea } from 'antd-mobile';
 import { useMemo, useRef, useState } from 'react';
 import { enums, type EnumOption } from '../../../../domain/enums';
 import {
@@ -21,6 +21,7 @@ import { FormItem, ScreenModal, failureText } from '../../../list-screen';
 import { fieldErrorMap } from '../../../list-screen/conventions';
 import { useSavePermission, type SavePermissionInput } from '../api/save-permission';
 import { IconPicker } from './icon-picker';
+import { showToast } from '../../../lib/feedback';
 
 interface Values {
   pid: number;
@@ -93,14 +94,14 @@ export function PermissionForm({ mode, row, rows, onClose, onSaved }: Permission
     const input: SavePermissionInput = mode === 'edit' ? { mode: 'edit', values: parsed.data as PermissionUpdate } : { mode: 'create', values: parsed.data };
     save.mutate(input, {
       onSuccess: () => {
-        Toast.show({ icon: 'success', content: mode === 'edit' ? '编辑成功！' : '创建成功！' });
+        showToast({ icon: 'success', content: mode === 'edit' ? '编辑成功！' : '创建成功！' });
         onSaved();
       },
       onError: (err) => {
         const e = err instanceof ApiError ? err : new ApiError(String(err), 1500, 0);
         const own = fieldErrorMap(e.fieldErrors.filter((f) => f.field in values));
         if (Object.keys(own).length) setErrors(own);
-        Toast.show({ icon: 'fail', content: failureText(mode === 'edit' ? '编辑权限错误：' : '创建权限错误：', e.message), duration: 3000 });
+        showToast({ icon: 'fail', content: failureText(mode === 'edit' ? '编辑权限错误：' : '创建权限错误：', e.message), duration: 3000 });
       },
     });
   };

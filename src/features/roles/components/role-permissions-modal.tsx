@@ -1,4 +1,4 @@
-import { Button, ErrorBlock, Skeleton, Toast } from 'antd-mobile';
+import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
 import { useEffect, useState } from 'react';
 import { isBuiltinRole, roleRules, type RoleRow } from '../../../../domain/schemas/role';
 import { ApiError } from '../../../lib/http';
@@ -10,6 +10,7 @@ import { usePermissionTree } from '../api/get-permission-tree';
 import { useRolePermissions } from '../api/get-role-permissions';
 import { PermissionCheckTree } from './permission-check-tree';
 import './role-modals.css';
+import { showToast } from '../../../lib/feedback';
 
 /** 权限: the role's permissions ticked in the whole tree, from what it holds now; saving replaces them (绑定权限成功！ / 绑定权限错误：). */
 export function RolePermissionsModal({ open, row, onClose, onDone }: ScreenModalProps<RoleRow>) {
@@ -31,10 +32,10 @@ export function RolePermissionsModal({ open, row, onClose, onDone }: ScreenModal
       { roleId: role.role_id, permissionIds: [...checked] },
       {
         onSuccess: () => {
-          Toast.show({ icon: 'success', content: '绑定权限成功！' });
+          showToast({ icon: 'success', content: '绑定权限成功！' });
           onDone();
         },
-        onError: (e) => Toast.show({ icon: 'fail', content: failureText('绑定权限错误：', e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
+        onError: (e) => showToast({ icon: 'fail', content: failureText('绑定权限错误：', e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
       },
     );
   };

@@ -1,4 +1,4 @@
-import { Button, Checkbox, ErrorBlock, SearchBar, Skeleton, Tag, Toast } from 'antd-mobile';
+import { Button, Checkbox, ErrorBlock, SearchBar, Skeleton, Tag } from 'antd-mobile';
 import { useEffect, useMemo, useState } from 'react';
 import { roleRules, type RoleRow } from '../../../../domain/schemas/role';
 import { ApiError } from '../../../lib/http';
@@ -10,6 +10,7 @@ import { ScreenModal, failureText, type ScreenModalProps } from '../../../list-s
 import { useBindUsers } from '../api/bind-users';
 import { useRoleUsers } from '../api/get-role-users';
 import './role-modals.css';
+import { showToast } from '../../../lib/feedback';
 
 /** Rows drawn at once; a park's staff list beyond that is narrowed by the search box. */
 const SHOWN = 200;
@@ -48,10 +49,10 @@ export function RoleUsersModal({ open, row, onClose, onDone }: ScreenModalProps<
       { roleId: role.role_id, userIds: [...picked] },
       {
         onSuccess: () => {
-          Toast.show({ icon: 'success', content: '绑定用户成功！' });
+          showToast({ icon: 'success', content: '绑定用户成功！' });
           onDone();
         },
-        onError: (e) => Toast.show({ icon: 'fail', content: failureText('绑定用户错误：', e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
+        onError: (e) => showToast({ icon: 'fail', content: failureText('绑定用户错误：', e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
       },
     );
   };

@@ -1,4 +1,4 @@
-import { Button, Checkbox, ErrorBlock, Skeleton, Tag, Toast } from 'antd-mobile';
+import { Button, Checkbox, ErrorBlock, Skeleton, Tag } from 'antd-mobile';
 import { useEffect, useState } from 'react';
 import type { UserRow } from '../../../../domain/schemas/user';
 import { ApiError } from '../../../lib/http';
@@ -8,6 +8,7 @@ import { useBindRole } from '../api/bind-role';
 import { useRoles } from '../api/get-roles';
 import { useUserRoles } from '../api/get-user-roles';
 import './bind-role-modal.css';
+import { showToast } from '../../../lib/feedback';
 
 /** 绑定角色: every role as a checkbox, preloaded with what the user holds now. */
 export function BindRoleModal({ open, row, onClose, onDone }: ScreenModalProps<UserRow>) {
@@ -28,10 +29,10 @@ export function BindRoleModal({ open, row, onClose, onDone }: ScreenModalProps<U
       { userId, roleIds: picked },
       {
         onSuccess: () => {
-          Toast.show({ icon: 'success', content: '绑定角色成功！' });
+          showToast({ icon: 'success', content: '绑定角色成功！' });
           onDone();
         },
-        onError: (e) => Toast.show({ icon: 'fail', content: failureText('绑定角色错误：', e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
+        onError: (e) => showToast({ icon: 'fail', content: failureText('绑定角色错误：', e instanceof ApiError ? e.message : String(e)), duration: 3000 }),
       },
     );
   };
