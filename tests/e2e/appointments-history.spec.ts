@@ -69,7 +69,8 @@ test('squad flags, rejects, resumes and exports on the vehicle all-history', asy
   await expect(row).toContainText('已驳回');
 
   await list.action(row, '继续审批');
-  const dialog = page.locator('.adm-dialog');
+  // The phone's confirm dialog, or the desktop's modal of dialog width.
+  const dialog = page.locator('.adm-dialog, .sm--desktop').filter({ hasText: '确定继续审批' });
   await expect(dialog.getByText(/确定继续审批/)).toBeVisible();
   await dialog.getByRole('button', { name: '继续审批' }).click();
   await expect(page.getByText('操作成功')).toBeVisible();

@@ -15,6 +15,7 @@ import { fieldErrorMap } from '../../../list-screen/conventions';
 import { applicationIdOf } from './process-drawer';
 import './action-modals.css';
 import { showToast } from '../../../lib/feedback';
+import { useIsDesktop } from '../../../lib/use-media';
 
 const prefixOf = (kind: AppointmentKind) => (kind === 'car' ? '/carApplications' : '/personApplications');
 
@@ -146,47 +147,58 @@ export function rejectModalFor<R extends Row = Row>(kind: AppointmentKind): Comp
 
 /** 继续审批 (all-history, state 3 or 4): a confirm, then POST …/returnSubmit; the approval restarts where it stopped. */
 export function resumeModalFor<R extends Row = Row>(kind: AppointmentKind): ComponentType<ScreenModalProps<R>> {
-  return once<R>(`ResumeModal(${kind})`, () => (props: ScreenModalProps<Row>) => {
-    const id = applicationIdOf(kind, props.row);
+  return once<R>(`ResumeModal(${kind})`, () => (props: ScreenModalProps<Row>) => <ResumeConfirm kind={kind} {...props} />);
+}
+
+/** A confirm that sends before it closes: the phone's dialog, or on a desktop the list screens' modal at a dialog's width. */
+function ResumeConfirm({ kind, open, row, onClose, onDone }: ScreenModalProps<Row> & { kind: AppointmentKind }) {
+  const desktop = useIsDesktop();
+  const [busy, setBusy] = useState(false);
+  const id = applicationIdOf(kind, row);
+  const resume = async () => {
+    const body = kind === 'car' ? carReturnSubmitBody.safeParse({ carApplicationId: id }) : personReturnSubmitBody.safeParse({ personApplicationId: id });
+    if (!body.success) {
+      fail(body.error.issues[0]?.message ?? '操作失败');
+      return;
+    }
+    setBusy(true);
+    try {
+      await postForMessage(`${prefixOf(kind)}/returnSubmit`, body.data);
+      done('操作成功');
+      onDone();
+    } catch (e) {
+      fail(anyMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const text = (
+    <div className="am-confirm">
+      <Subject kind={kind} row={row} />
+      <p>确定继续审批该申请吗？审批将从撤销或驳回时所在的节点重新开始。</p>
+    </div>
+  );
+  if (desktop)
     return (
-      <Dialog
-        visible={props.open}
-        title="继续审批"
-        content={
-          <div className="am-confirm">
-            <Subject kind={kind} row={props.row} />
-            <p>确定继续审批该申请吗？审批将从撤销或驳回时所在的节点重新开始。</p>
-          </div>
-        }
-        closeOnMaskClick
-        onClose={props.onClose}
-        actions={[
-          [
-            { key: 'cancel', text: '取消', onClick: props.onClose },
-            {
-              key: 'ok',
-              text: '继续审批',
-              bold: true,
-              onClick: async () => {
-                const body = kind === 'car' ? carReturnSubmitBody.safeParse({ carApplicationId: id }) : personReturnSubmitBody.safeParse({ personApplicationId: id });
-                if (!body.success) {
-                  fail(body.error.issues[0]?.message ?? '操作失败');
-                  return;
-                }
-                try {
-                  await postForMessage(`${prefixOf(kind)}/returnSubmit`, body.data);
-                  done('操作成功');
-                  props.onDone();
-                } catch (e) {
-                  fail(anyMessage(e));
-                }
-              },
-            },
-          ],
-        ]}
-      />
+      <ScreenModal open={open} title="继续审批" width={440} onClose={onClose} onOk={() => void resume()} okText="继续审批" okLoading={busy}>
+        {text}
+      </ScreenModal>
     );
-  });
+  return (
+    <Dialog
+      visible={open}
+      title="继续审批"
+      content={text}
+      closeOnMaskClick
+      onClose={onClose}
+      actions={[
+        [
+          { key: 'cancel', text: '取消', onClick: onClose },
+          { key: 'ok', text: '继续审批', bold: true, disabled: busy, onClick: resume },
+        ],
+      ]}
+    />
+  );
 }
 
 // ---------------------------------------------------------------- flag (mark) vehicles
