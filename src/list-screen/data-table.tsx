@@ -140,9 +140,11 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
       const width = f.width ?? DEFAULT_WIDTH;
       const header = labelWidth(f.label);
       const content = contentWidth(f, rows);
-      // The key shows this page's keys whole (an operation's name), up to KEY_MAX_WIDTH, as the actions column follows its rows.
-      const key = f.name === card?.title ? Math.min(KEY_MAX_WIDTH, content ?? 0) : 0;
-      return { width, min: whole.has(f.name) || f.fixed ? Math.max(width, header, key) : header, content };
+      if (!whole.has(f.name) && !f.fixed) return { width, min: header, content };
+      // A column that is not cut (key, state, pinned) needs its page's cells whole and no more, the key up to KEY_MAX_WIDTH
+      // (an operation's name); while its cells are unknown, its declared width.
+      const cells = content === undefined ? width : f.name === card?.title ? Math.min(KEY_MAX_WIDTH, content) : content;
+      return { width, min: Math.max(header, cells), content };
     }),
     inner - fixedWidth,
   );

@@ -45,8 +45,9 @@ const fields: DeclaredField<R>[] = [
   { name: 'license_plate_color', kind: 'enum', options: 'plateColor', ...formOnly },
   { name: 'visitor_company', kind: 'text', width: 200 },
   { name: 'visit_area', kind: 'enum', options: 'visitArea', width: 120, search: { default: REGISTRATION_AREA_ALL } },
-  { name: 'phone', kind: 'text', hideInSearch: true, hideInCard: true, width: 120 },
-  { name: 'total_mass', kind: 'number', unit: '吨', hideInSearch: true, hideInCard: true, width: 90 },
+  // Detail only: with them the desktop table cut every column of the row to fit its pane.
+  { name: 'phone', kind: 'text', ...formOnly },
+  { name: 'total_mass', kind: 'number', unit: '吨', ...formOnly },
   {
     name: 'valid_time',
     label: '备案有效期',
