@@ -39,6 +39,7 @@ for (const dialect of await dialects()) {
       await ctx.db.updateTable('car_application').set({ state: 2, visitor_begin_time: begin, visitor_end_time: end }).where('car_application_id', '=', saved.body.data.id).execute();
       return saved.body.data.id;
     }
+    // Visits below begin yesterday: a crossing minutes ago falls inside them even when the tests run just after midnight.
     const alarmsOf = (plate: string) => ctx.db.selectFrom('stranded_alarm').selectAll().where('license_plate', '=', plate).execute();
 
     beforeAll(async () => {
@@ -55,7 +56,7 @@ for (const dialect of await dialects()) {
 
     it('raises one alarm when a vehicle is still inside after its visit ends, tells the deal-code holders and records the SMS', async () => {
       const plate = plateOf();
-      const id = await approvedVisit(plate, `${today} 00:00:00`, at(30));
+      const id = await approvedVisit(plate, `${addDays(today, -1)} 00:00:00`, at(30));
       await send([crossing(plate, 1, -10)]);
       expect(await raiseDueAlarms(ctx)).toBe(0);
       // Two servers' timers at once, 31 minutes on: one alarm between them.
@@ -80,7 +81,7 @@ for (const dialect of await dialects()) {
 
     it('texts the alarm only once it is committed: the provider is called when the alarm can be read from outside the transaction', async () => {
       const plate = plateOf();
-      await approvedVisit(plate, `${today} 00:00:00`, at(30));
+      await approvedVisit(plate, `${addDays(today, -1)} 00:00:00`, at(30));
       await send([crossing(plate, 1, -10)]);
       const seen: string[] = [];
       const probe = {
@@ -97,10 +98,10 @@ for (const dialect of await dialects()) {
 
     it('leaves a visitor who left in time alone, and a gate that did not open opens no stay', async () => {
       const plate = plateOf();
-      await approvedVisit(plate, `${today} 00:00:00`, at(30));
+      await approvedVisit(plate, `${addDays(today, -1)} 00:00:00`, at(30));
       await send([crossing(plate, 1, -10), crossing(plate, 2, 5)]);
       const other = plateOf();
-      await approvedVisit(other, `${today} 00:00:00`, at(30));
+      await approvedVisit(other, `${addDays(today, -1)} 00:00:00`, at(30));
       await send([crossing(other, 1, -5, 0)]);
       expect(await raiseDueAlarms(later(120))).toBe(0);
       expect(await alarmsOf(plate)).toHaveLength(0);
@@ -110,7 +111,7 @@ for (const dialect of await dialects()) {
     it('uses the model’s dwell limit when it ends the stay before the visit does', async () => {
       const plate = plateOf();
       await ctx.db.updateTable('vehicle_type').set({ dwell_limit_minutes: 30 }).where('name', '=', '普通货车').execute();
-      await approvedVisit(plate, `${today} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
+      await approvedVisit(plate, `${addDays(today, -1)} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
       await send([crossing(plate, 1, 0)]);
       expect(await raiseDueAlarms(later(29))).toBe(0);
       expect(await raiseDueAlarms(later(31))).toBe(1);
@@ -210,7 +211,7 @@ for (const dialect of await dialects()) {
 
         // Came in 57 s ago with a one-minute dwell limit: stranded 3 s from now.
         const plate = plateOf();
-        await approvedVisit(plate, `${today} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
+        await approvedVisit(plate, `${addDays(today, -1)} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
         const entry = { ...crossing(plate, 1, 0), capture_time: seconds(-57) };
         await send([entry]);
         const deadline = addSeconds(entry.capture_time, 60);
@@ -222,7 +223,7 @@ for (const dialect of await dialects()) {
         // A restart: the stay is written while no job runs; the new job reads its deadline at start.
         stop();
         const other = plateOf();
-        await approvedVisit(other, `${today} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
+        await approvedVisit(other, `${addDays(today, -1)} 00:00:00`, `${addDays(today, 1)} 23:59:59`, '普通货车');
         const otherEntry = { ...crossing(other, 1, 0), capture_time: seconds(-57) };
         await send([otherEntry]);
         stop = startStrandedJob(server.app);
