@@ -8,6 +8,7 @@ import { authenticate, authenticateSession, bearerToken } from '../core/auth';
 import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
 import { recordFileObject } from '../core/file-refs';
+import { detectFileType, FILE_TYPES, type FileType } from '../core/file-type';
 import { withoutUrlQuery } from '../core/idempotency';
 import type { RouteSchema, ZodTypeProvider } from '../core/route-schema';
 import { fileStoreOf, isFileName } from '../core/storage';
@@ -24,68 +25,6 @@ const MSG_ONE_FILE = '一次只能上传一个文件：请求中有多个文件�
 const MSG_UNSUPPORTED = '不支持的文件类型，仅支持 JPG、PNG、WEBP、GIF、PDF、XLSX';
 const MSG_NOT_FOUND = '文件不存在或无权查看';
 const tooLarge = (max: number) => `文件不能超过${max / 1024 / 1024}MB`;
-
-export interface FileType {
-  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'pdf' | 'xlsx';
-  mime: string;
-  image: boolean;
-}
-
-const TYPES: Record<FileType['ext'], FileType> = {
-  jpg: { ext: 'jpg', mime: 'image/jpeg', image: true },
-  png: { ext: 'png', mime: 'image/png', image: true },
-  webp: { ext: 'webp', mime: 'image/webp', image: true },
-  gif: { ext: 'gif', mime: 'image/gif', image: true },
-  pdf: { ext: 'pdf', mime: 'application/pdf', image: false },
-  xlsx: { ext: 'xlsx', mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', image: false },
-};
-
-const startsWith = (data: Buffer, bytes: number[] | string, at = 0) => {
-  const b = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.from(bytes);
-  return data.length >= at + b.length && data.subarray(at, at + b.length).equals(b);
-};
-
-/** True when the zip's central directory lists an entry under `xl/` (an Office Open XML workbook). */
-function zipHasWorkbook(data: Buffer): boolean {
-  const EOCD = 0x06054b50;
-  const CDH = 0x02014b50;
-  let eocd = -1;
-  for (let i = data.length - 22; i >= Math.max(0, data.length - 22 - 0xffff); i--) {
-    if (data.readUInt32LE(i) === EOCD) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) return false;
-  const count = data.readUInt16LE(eocd + 10);
-  let p = data.readUInt32LE(eocd + 16);
-  for (let n = 0; n < count; n++) {
-    if (p + 46 > data.length || data.readUInt32LE(p) !== CDH) return false;
-    const nameLen = data.readUInt16LE(p + 28);
-    const extraLen = data.readUInt16LE(p + 30);
-    const commentLen = data.readUInt16LE(p + 32);
-    if (p + 46 + nameLen > data.length) return false;
-    if (data.toString('utf8', p + 46, p + 46 + nameLen).startsWith('xl/')) return true;
-    p += 46 + nameLen + extraLen + commentLen;
-  }
-  return false;
-}
-
-/**
- * The type of an upload, from its content alone (never the name or the
- * client's mime). `complete` is false when the upload was cut at the size
- * limit: the family (image or document) is still known from the first
- * bytes, so the right size message can be given.
- */
-export function detectFileType(data: Buffer, complete = true): FileType | null {
-  if (startsWith(data, [0xff, 0xd8, 0xff])) return TYPES.jpg;
-  if (startsWith(data, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return TYPES.png;
-  if (startsWith(data, 'GIF87a') || startsWith(data, 'GIF89a')) return TYPES.gif;
-  if (startsWith(data, 'RIFF') && startsWith(data, 'WEBP', 8)) return TYPES.webp;
-  if (startsWith(data, '%PDF-')) return TYPES.pdf;
-  if (startsWith(data, 'PK\x03\x04') && (!complete || zipHasWorkbook(data))) return TYPES.xlsx;
-  return null;
-}
 
 // ---------- access tokens for <img> ----------
 
@@ -160,7 +99,7 @@ async function fileReader(app: FastifyInstance, req: FastifyRequest<{ Querystrin
  * park's origin even if a browser renders it after all.
  */
 export function fileHeaders(name: string, size: number): Record<string, string | number> {
-  const type = TYPES[name.slice(name.lastIndexOf('.') + 1) as FileType['ext']];
+  const type = FILE_TYPES[name.slice(name.lastIndexOf('.') + 1) as FileType['ext']];
   return {
     'Content-Type': type?.mime ?? 'application/octet-stream',
     'Content-Length': size,
