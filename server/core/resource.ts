@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ErrorCode } from '../../domain/errors';
 import { idField, labelled, type FieldLabels } from '../../domain/schemas/common';
-import { anyReadable, type RecordKind } from '../modules/access';
 import type { Access, AuthContext } from './context';
 import { AppError, notFound, ok } from './errors';
 import { tableRepository, type AnySelect, type Db, type FilterMatch, type RowValues, type TableRepository, type TableSpec } from './repository';
@@ -13,7 +12,7 @@ import { parse } from './validate';
  * A plain register declared once (refine's resources, immich's controller →
  * service → repository): table and key, the spec's paths, the zod schemas of
  * domain/, permission codes, filters and their match rule, uniqueness rules,
- * soft delete, operation-log names and the row-access kind. `registerResource`
+ * soft delete, operation-log names and the row's read rule. `registerResource`
  * turns it into the list, get, detail, save, edit and delete routes.
  */
 
@@ -33,12 +32,19 @@ export interface WriteContext {
   req: FastifyRequest;
 }
 
+/**
+ * May the caller read any of these rows? Each declaration brings its own read
+ * rule, as immich's access checks depend only on their repository: core runs
+ * it and knows no module's rule.
+ */
+export type ReadRule = (db: Db, auth: AuthContext, ids: number[]) => Promise<boolean>;
+
 export interface ResourceDef extends TableSpec {
   /** The noun in messages: '车型' → '车型不存在或已被删除'. */
   noun: string;
   labels: FieldLabels;
-  /** Whose rows the caller may read: a case of the access switch (modules/access.ts). */
-  access: RecordKind;
+  /** Whose rows the caller may read, beyond the route's permission code: get and detail answer 404 for any other row. */
+  readable: ReadRule;
   paths: {
     list?: string | PathDef;
     /** Answers every live row matching the filters as an array (form preloads, trees), capped at ALL_LIMIT. */
@@ -128,9 +134,9 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
   };
 
   /** A row the caller may read, or 404: the same answer for "absent" and "not yours". */
-  const readable = async (id: number, auth: AuthContext) => {
+  const readRow = async (id: number, auth: AuthContext) => {
     const row = await repo.get(id);
-    if (!row || !(await anyReadable(ctx.db, auth, def.access, [id]))) notFound(def.noun);
+    if (!row || !(await def.readable(ctx.db, auth, [id]))) notFound(def.noun);
     return row!;
   };
 
@@ -153,7 +159,7 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
     const p = def.paths[which];
     if (!p) continue;
     route(p, def.permissions[which] ?? def.permissions.list, { summary: `${def.noun}${which === 'get' ? '（编辑用）' : '详情'}`, body: idSchema }, undefined, async (req) => {
-      const row = await readable(idOf(input(req)), req.auth!);
+      const row = await readRow(idOf(input(req)), req.auth!);
       return ok(def.decorate ? (await def.decorate([row], ctx.db))[0] : row);
     });
   }

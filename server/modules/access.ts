@@ -6,6 +6,7 @@ import type { Access, AuthContext } from '../core/context';
 import { ErrorCode } from '../../domain/errors';
 import { fail } from '../core/errors';
 import { fileNamesIn, type FileRecordKind } from '../core/file-refs';
+import type { ReadRule } from '../core/resource';
 import { isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
 import { subjectByTable } from '../workflow/subjects';
@@ -174,6 +175,12 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
     }
   }
 }
+
+/** A declared resource's read rule (core/resource.ts): this switch's case for its kind, so a row and the files it holds are read by the same rule. */
+export const readRule =
+  (kind: RecordKind): ReadRule =>
+  (db, auth, ids) =>
+    anyReadable(db, auth, kind, ids);
 
 /**
  * Files a caller names on a record must be files the caller may read

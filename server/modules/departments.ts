@@ -3,6 +3,7 @@ import { branchOf, departCreate, departId, departmentLabels, departQuery, depart
 import { AppError } from '../core/errors';
 import type { Db } from '../core/repository';
 import { defineResource, resourceRoutes } from '../core/resource';
+import { readRule } from './access';
 
 const liveDepartments = (db: Db) => db.selectFrom('sys_department').select(['depart_id', 'pid']).where('deleted', '=', 0).execute();
 
@@ -22,7 +23,7 @@ export const departments = defineResource({
     ['depart_id', 'asc'],
   ],
   labels: departmentLabels,
-  access: 'department',
+  readable: readRule('department'),
   paths: { all: '/depart/all', get: '/depart/get', save: '/depart/save', edit: '/depart/update', delete: '/depart/delete' },
   permissions: { list: 'role', save: 'dept:add', edit: 'dept:edit', delete: 'dept:delete' },
   schemas: { all: departQuery, id: departId, create: departCreate, update: departUpdate },

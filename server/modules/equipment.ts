@@ -1,5 +1,6 @@
 import { equipmentKindList, equipmentLabels, equipmentSchemas, type EquipmentKindDef } from '../../domain/schemas/equipment';
 import { defineResource, resourceRoutes } from '../core/resource';
+import { readRule } from './access';
 
 /**
  * 设备管理 (spec 001): each of the seven kinds is the same declaration over the shared equipment table.
@@ -16,7 +17,7 @@ const equipmentResource = (k: EquipmentKindDef) => {
     scope: { kind: k.kind },
     columns: ['id', 'name', 'number', ...k.fields.filter((f) => f !== 'name' && f !== 'number'), 'state', 'state_update_time', 'key_issued_time', 'create_time', 'update_time'],
     labels: equipmentLabels,
-    access: 'equipment',
+    readable: readRule('equipment'),
     paths: { list: `${base}/list`, detail: { url: `${base}/detail`, method: 'GET' }, save: `${base}/save`, edit: `${base}/edit`, delete: `${base}/delete` },
     permissions: { list: `${k.codes}:list`, save: `${k.codes}:add`, edit: `${k.codes}:edit`, delete: `${k.codes}:delete` },
     schemas: equipmentSchemas(k),

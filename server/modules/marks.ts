@@ -8,7 +8,7 @@ import type { Db, RowValues } from '../core/repository';
 import { defineResource, registerResource, type ResourceDef } from '../core/resource';
 import type { ZodTypeProvider } from '../core/route-schema';
 import { ruleFailure } from '../core/validate';
-import { anyReadable, assertFilesUsable } from './access';
+import { anyReadable, assertFilesUsable, readRule } from './access';
 import { withNames } from './registers/lists';
 
 /**
@@ -86,7 +86,7 @@ export const vehicleMarksDef = (ctx: AppContext): ResourceDef =>
     softDelete: 'deleted',
     columns,
     labels: vehicleMarkLabels,
-    access: 'vehicle_mark',
+    readable: readRule('vehicle_mark'),
     paths: { list: '/label/vehicle/list', detail: '/label/vehicle/detail', save: '/label/vehicle/save', edit: '/v2/label/vehicle/edit', delete: '/label/vehicle/delete' },
     permissions: { list: CODES.list, detail: CODES.list, save: CODES.add, edit: CODES.edit, delete: CODES.delete },
     schemas: { list: vehicleMarkQuery, create: vehicleMarkCreate, update: vehicleMarkUpdate },

@@ -23,6 +23,7 @@ import type { AnySelect, Db, FilterMatch, RowValues } from '../core/repository';
 import { defineResource, registerResource } from '../core/resource';
 import type { ZodTypeProvider } from '../core/route-schema';
 import { xlsxExports } from '../core/xlsx-export';
+import { readRule } from './access';
 
 /**
  * 滞留告警 (spec 001 §2, §7; DESIGN.md §8): the person and vehicle alarm
@@ -87,7 +88,7 @@ const strandedResource = (kind: StrandedKind) => {
     scope: { kind },
     columns,
     labels: strandedLabels,
-    access: 'stranded_alarm',
+    readable: readRule('stranded_alarm'),
     paths: { list: `${k.base}/list`, detail: { url: `${k.base}/detail`, method: 'GET' } },
     permissions: { list: k.list, detail: k.list },
     schemas: { list: strandedListQuery },

@@ -15,6 +15,7 @@ import type { ZodTypeProvider } from '../core/route-schema';
 import { parse } from '../core/validate';
 import { departmentBranch } from '../core/department-branch';
 import { afterCommit } from '../core/transactions';
+import { readRule } from './access';
 import { assertAdministratorKept, assertRolesGrantable, holdsAdministratorRole } from './roles';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
@@ -58,7 +59,7 @@ export const users = defineResource({
   softDelete: 'deleted',
   columns: ['user_id', 'user_name', 'account', 'gender', 'phone', 'depart_id', 'status', 'uuid', 'create_time'],
   labels: userLabels,
-  access: 'user',
+  readable: readRule('user'),
   paths: { list: '/user/page', save: '/user/save', edit: '/user/update', delete: '/user/delete' },
   permissions: { list: 'user:list', save: 'user:add', edit: 'user:edit', delete: 'user:delete' },
   schemas: { list: userPageQuery, id: userDelete, create: userCreate, update: userUpdate, writeBody: encryptedBody },

@@ -1,5 +1,6 @@
 import { vehicleTypeCreate, vehicleTypeLabels, vehicleTypePageQuery, vehicleTypeUpdate, type VehicleTypeCreate } from '../../domain/schemas/vehicle-type';
 import { defineResource, resourceRoutes } from '../core/resource';
+import { readRule } from './access';
 
 /** 车型管理 (spec 002 §2, §5; codes modal:*): a declared register. */
 export const vehicleTypes = defineResource({
@@ -10,7 +11,7 @@ export const vehicleTypes = defineResource({
   columns: ['id', 'name', 'speed', 'need_record', 'show_cargo_type', 'check_overweight', 'need_blind_video', 'dwell_limit_minutes', 'create_time', 'update_time'],
   orderBy: [['id', 'asc']],
   labels: vehicleTypeLabels,
-  access: 'vehicle_type',
+  readable: readRule('vehicle_type'),
   paths: { list: '/vehicleType/page', all: '/vehicleType/options', get: '/vehicleType/get', save: '/vehicleType/save', edit: '/vehicleType/update', delete: '/vehicleType/delete' },
   permissions: { list: 'role', get: 'role', save: 'modal:add', edit: 'modal:edit', delete: 'modal:delete' },
   schemas: { list: vehicleTypePageQuery, create: vehicleTypeCreate, update: vehicleTypeUpdate },

@@ -19,7 +19,7 @@ import { ruleFailure } from '../../core/validate';
 import type { SubjectTable } from '../../workflow/engine';
 import { applicationNumber, approvalProcess, assertAllows, lockLive, revokeApproval, submitForApproval, type SubjectRow, type UnderApproval } from '../../workflow/subject-actions';
 import { subjectByTable } from '../../workflow/subjects';
-import { anyReadable, approvableReadCodes, assertFilesUsable, holds } from '../access';
+import { anyReadable, approvableReadCodes, assertFilesUsable, holds, readRule } from '../access';
 import { fileColumns, fileNamesOfRow, recordFileRefs, type FileRecordKind } from '../../core/file-refs';
 
 /**
@@ -92,7 +92,7 @@ export function approvableRoutes(def: ApprovableDef) {
       softDelete: 'deleted',
       columns: def.columns,
       labels: def.labels,
-      access: def.table,
+      readable: readRule(def.table),
       paths: { list: def.paths.list, get: def.paths.get, detail: { url: def.paths.detail, method: 'GET' }, save: def.paths.save, edit: def.paths.edit, delete: def.paths.delete },
       // Filed registers list the filer's rows; the park's lists show drafts only to their keepers (modules/access.ts).
       listScope: def.own
