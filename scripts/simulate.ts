@@ -33,8 +33,8 @@ import type { Envelope, Page } from '../domain/envelope';
 import { maskIdNumber } from '../domain/pass';
 import { MAX_EVENTS_PER_CALL } from '../domain/schemas/device-event';
 import { DEFAULT_PARK_TZ, formatInZone } from '../domain/time';
-import { rgbPng } from '../server/db/seed-appointments';
-import { DEMO_GATES, madeUpPerson, madeUpPlate, pick, randomSource, vehicleLook, type Random } from '../server/db/seed-gate-history';
+import { rgbPng } from '../server/seed/seed-appointments';
+import { DEMO_GATES, madeUpPerson, madeUpPlate, pick, randomSource, vehicleLook, type Random } from '../server/seed/seed-gate-history';
 import { latestSmsCode } from './demo-login';
 
 export interface SimulationOptions {

@@ -8,7 +8,7 @@ import { formatInZone } from '../domain/time';
 import type { Config } from './config';
 import { openDatabase, type Database_ } from './db/index';
 import { migrate } from './db/migrate';
-import { seed } from './db/seed';
+import { seed } from './seed/seed';
 import { registerGuards } from './core/auth';
 import type { AppContext } from './core/context';
 import { loadServerKeys } from './core/crypto';

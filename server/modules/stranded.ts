@@ -125,7 +125,7 @@ const exportColumns: Array<{ header: string; width: number; cell: (r: StrandedAl
 /** The daily statistics rows (spec 001 §3 "Stranded row"): one per vehicle alarm, on the day it was raised. */
 const statRow = (r: RowValues) => ({ id: r.id, stat_date: String(r.alarm_time).slice(0, 10), visit_area: r.visit_area, license_plate: r.license_plate, create_time: r.create_time });
 
-/** A lead's judgement of an alarm (是否误判, 处理说明): the route's, and the demo history's (server/db/seed-gate-history.ts). */
+/** A lead's judgement of an alarm (是否误判, 处理说明): the route's, and the demo history's (server/seed/seed-gate-history.ts). */
 export async function dealAlarm(ctx: AppContext, kind: StrandedKind, userId: number, b: AlarmDeal): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('stranded_alarm').select(['id', 'handle_time']).where('id', '=', b.id).where('kind', '=', kind).executeTakeFirst();

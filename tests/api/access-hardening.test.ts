@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
-import { rgbPng } from '../../server/db/seed-appointments';
+import { rgbPng } from '../../server/seed/seed-appointments';
 import { idNumber, registrationBody, waybillBody } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CarListRow, PersonListRow } from '../../domain/schemas/black-white-list';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
-import { rgbPng } from '../../server/db/seed-appointments';
+import { rgbPng } from '../../server/seed/seed-appointments';
 import { carApplicationBody, idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 

@@ -9,7 +9,7 @@ import { ok } from '../../server/core/errors';
 import { jsonFingerprint } from '../../server/core/idempotency';
 import { fileStoreOf } from '../../server/core/storage';
 import { scrubSecretAnswers } from '../../server/db/migrations/017-device-files';
-import { rgbPng } from '../../server/db/seed-appointments';
+import { rgbPng } from '../../server/seed/seed-appointments';
 import { cleanupOnce } from '../../server/jobs/cleanup';
 import { idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import { formatInZone } from '../../domain/time';
 import type { AppContext } from '../../server/core/context';
-import { BLACK_PLATE, rgbPng } from '../../server/db/seed-appointments';
+import { BLACK_PLATE, rgbPng } from '../../server/seed/seed-appointments';
 import { markSeen, markSilentOffline } from '../../server/modules/devices/ingest';
 import { carApplicationBody, idNumber, registerPlate } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';

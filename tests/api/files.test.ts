@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../domain/envelope';
 import { dateOf } from '../../domain/visit-rules';
 import { fileAccess } from '../../server/db/migrations/007-file-access';
-import { rgbPng } from '../../server/db/seed-appointments';
+import { rgbPng } from '../../server/seed/seed-appointments';
 import { loadFileAccessSecret, signFileAccess } from '../../server/modules/files';
 import { carApplicationBody, idNumber, personApplicationBody } from './fixtures';
 import { Client, dialects, readLog, startServer, type TestServer } from './harness';

@@ -3,7 +3,7 @@ import type { Page } from '../../domain/envelope';
 import type { GateRecordCarRow, GateRecordPersonRow } from '../../domain/schemas/gate-record';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import { maskIdNumber } from '../../domain/pass';
-import { rgbPng } from '../../server/db/seed-appointments';
+import { rgbPng } from '../../server/seed/seed-appointments';
 import { idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 

@@ -5,15 +5,15 @@ import { carListCreate, personListCreate } from '../../domain/schemas/black-whit
 import { inForce } from '../../domain/registers';
 import { dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
-import { BLACK_PLATE } from '../../server/db/seed-appointments';
-import { seedDemoLists } from '../../server/db/seed-lists';
+import { BLACK_PLATE } from '../../server/seed/seed-appointments';
+import { seedDemoLists } from '../../server/seed/seed-lists';
 import { InstanceState } from '../../server/workflow/engine';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
 type Task = { process_task_id: number; ref_id: number };
 const TABLES = ['car_black_white_list', 'person_black_white_list'] as const;
 
-/** The demo black/white lists (server/db/seed-lists.ts): filed by the lead, moved by the engine, in every state of spec 001 §4. */
+/** The demo black/white lists (server/seed/seed-lists.ts): filed by the lead, moved by the engine, in every state of spec 001 §4. */
 for (const dialect of await dialects()) {
   describe(`demo black/white lists on ${dialect}`, () => {
     let server: TestServer;

@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
-import { BLACK_PLATE } from '../../server/db/seed-appointments';
-import { DEMO_GATES, HISTORY_DAYS, seedGateHistory } from '../../server/db/seed-gate-history';
+import { BLACK_PLATE } from '../../server/seed/seed-appointments';
+import { DEMO_GATES, HISTORY_DAYS, seedGateHistory } from '../../server/seed/seed-gate-history';
 import { runSimulation, type SimulationReport } from '../../scripts/simulate';
 import { DEMO_PASSWORD, dialects, startServer, type TestServer } from './harness';
 
 /**
- * The demo's gate history (server/db/seed-gate-history.ts, fed through the
+ * The demo's gate history (server/seed/seed-gate-history.ts, fed through the
  * devices' ingestion) and one round of the gate simulator (scripts/simulate.ts)
  * against a running server over HTTP, on each dialect.
  */

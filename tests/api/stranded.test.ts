@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMinutes, formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
-import { BLACK_PLATE, clockAt } from '../../server/db/seed-appointments';
+import { BLACK_PLATE, clockAt } from '../../server/seed/seed-appointments';
 import { raiseDueAlarms } from '../../server/modules/devices/presence';
 import { startStrandedJob } from '../../server/jobs/stranded';
 import { carApplicationBody, idNumber } from './fixtures';

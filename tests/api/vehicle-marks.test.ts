@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VehicleMarkRow } from '../../domain/schemas/vehicle-mark';
 import type { AppContext } from '../../server/core/context';
-import { rgbPng } from '../../server/db/seed-appointments';
+import { rgbPng } from '../../server/seed/seed-appointments';
 import { Client, DEMO_PASSWORD, dialects, startServer, type TestServer } from './harness';
 
 type Row = Record<string, unknown>;

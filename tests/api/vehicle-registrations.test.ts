@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VehicleRegistrationRow } from '../../domain/schemas/vehicle-registration';
 import { addDays, addMonths, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
-import { rgbPng } from '../../server/db/seed-appointments';
+import { rgbPng } from '../../server/seed/seed-appointments';
 import { carApplicationBody, idNumber, registrationBody } from './fixtures';
 import { decide } from '../../server/workflow/engine';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';

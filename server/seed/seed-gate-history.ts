@@ -49,7 +49,7 @@ const MINUTE_MS = 60_000;
 /** How long before the seed the east gate's network fails. */
 const EAST_SILENT_MS = 26 * 3_600_000;
 
-/** The demo park's gates (server/db/seed.ts seedDemoEquipment) as the simulator and this history use them. */
+/** The demo park's gates (server/seed/seed.ts seedDemoEquipment) as the simulator and this history use them. */
 export const DEMO_GATES = { west: 'GATE-W-01', westPersons: 'GATE-W-P01', north: 'GATE-N-01', east: 'GATE-E-01' } as const;
 
 // ---------------------------------------------------------------- made-up plates, people and cameras (the simulator's too)

@@ -8,7 +8,7 @@ import { recordFileRefs } from '../core/file-refs';
 import { fileStoreOf } from '../core/storage';
 import { delayApplication, revokeApplication, saveApplication, submitApplication } from '../modules/appointments/service';
 import { decide } from '../workflow/engine';
-import type { DB } from './schema';
+import type { DB } from '../db/schema';
 
 /**
  * Demo appointments (DESIGN.md §3: every screen shows data on first start):
@@ -165,7 +165,7 @@ const persons: PersonSeed[] = [
 ];
 
 /*
- * The visits of the gate history (server/db/seed-gate-history.ts), seeded only
+ * The visits of the gate history (server/seed/seed-gate-history.ts), seeded only
  * with it: filed and approved weeks ago for visits now over, so that its
  * crossings have visits to overstay (a visit's end, the tanker's dwell limit)
  * and the alarm screens a past. The tanker's visit falls within its
