@@ -106,6 +106,12 @@ export default defineConfig([
               from: ['./src', './sw'],
               message: 'The server never imports PWA or service-worker code: share it through domain/.',
             },
+            {
+              // The server's layers stack one way (issue 25): modules sit on core and db, never the reverse.
+              target: ['./server/core', './server/db'],
+              from: './server/modules',
+              message: 'server/core and server/db import nothing from server/modules: let the module hand it in (as a declaration hands in its read rule), or move the pure piece into server/core.',
+            },
           ],
         },
       ],

@@ -55,6 +55,12 @@ describe('module boundaries (bulletproof-react style, DESIGN.md §7)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('server/core and server/db import nothing from server/modules (issue 25)', () => {
+    const offenders: string[] = [];
+    for (const f of [...files('server/core'), ...files('server/db')]) for (const s of imports(f)) if (resolveIn(f, s).split(path.sep).join('/').startsWith('server/modules/')) offenders.push(`${path.relative(root, f)} -> ${s}`);
+    expect(offenders).toEqual([]);
+  });
+
   it('the server never imports UI code, and the UI never imports server code', () => {
     const offenders: string[] = [];
     for (const f of [...files('server'), ...files('server-push')]) for (const s of imports(f)) if (/^(src|sw)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
