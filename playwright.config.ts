@@ -38,6 +38,15 @@ export default defineConfig({
     url: `http://127.0.0.1:${E2E_PORT}/api/system/version`,
     reuseExistingServer: false,
     timeout: 60_000,
-    env: { PORT: String(E2E_PORT), DATA_DIR: E2E_DATA_DIR, STATIC_DIR, SMS_PROVIDER: 'file', DEMO_PASSWORD: 'Demo@2026', CAPTCHA_COOLDOWN_SECONDS: '3', SIGN_IN_RATE_LIMIT_FACTOR: '20', LOG_LEVEL: 'warn' },
+    env: {
+      PORT: String(E2E_PORT),
+      DATA_DIR: E2E_DATA_DIR,
+      STATIC_DIR,
+      SMS_PROVIDER: 'file',
+      DEMO_PASSWORD: 'Demo@2026',
+      CAPTCHA_COOLDOWN_SECONDS: '3',
+      SIGN_IN_RATE_LIMIT_FACTOR: '20',
+      LOG_LEVEL: 'warn',
+    },
   },
 });

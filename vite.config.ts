@@ -53,7 +53,10 @@ function antdMobileDeepImports(): Plugin {
       if (id.includes('node_modules') || !/\.[jt]sx?$/.test(id) || !code.includes('antd-mobile')) return null;
       let changed = false;
       const out = code.replace(rootImport, (whole, names: string) => {
-        const specifiers = names.split(',').map((s) => s.trim()).filter(Boolean);
+        const specifiers = names
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const lines: string[] = [];
         for (const spec of specifiers) {
           const [imported, local = imported] = spec.replace(/^type\s+/, '').split(/\s+as\s+/);

@@ -17,20 +17,36 @@ export type AppointmentKind = 'car' | 'person';
 /** Permission codes per kind, spelled as spec 000 §6 spells them. */
 export const appointmentCodes = {
   car: {
-    list: 'carApply:list', add: 'carApply:add', edit: 'carApply:edit', delete: 'carApply:delete', commit: 'carApply:commit', revoke: 'carApply:revoke',
-    historyList: 'carApplyHistory:list', historyRevoke: 'carApplyHis:revoke',
-    allList: 'allCarApplyHistory:list', allExport: 'allCarApplyHistory:export', allRevoke: 'carApplyAllHis:revoke', label: 'allCarApplyHistory:label',
+    list: 'carApply:list',
+    add: 'carApply:add',
+    edit: 'carApply:edit',
+    delete: 'carApply:delete',
+    commit: 'carApply:commit',
+    revoke: 'carApply:revoke',
+    historyList: 'carApplyHistory:list',
+    historyRevoke: 'carApplyHis:revoke',
+    allList: 'allCarApplyHistory:list',
+    allExport: 'allCarApplyHistory:export',
+    allRevoke: 'carApplyAllHis:revoke',
+    label: 'allCarApplyHistory:label',
   },
   person: {
-    list: 'personApply:list', add: 'personApply:add', edit: 'personApply:edit', delete: 'personApply:delete', commit: 'personApply:commit', revoke: 'personApply:revoke',
-    historyList: 'personApplyHistory:list', historyRevoke: 'personApplyHis:revoke',
-    allList: 'allPersonApplyHistory:list', allExport: 'allPersonApplyHistory:export', allRevoke: 'personApplyAllHis:revoke', label: undefined,
+    list: 'personApply:list',
+    add: 'personApply:add',
+    edit: 'personApply:edit',
+    delete: 'personApply:delete',
+    commit: 'personApply:commit',
+    revoke: 'personApply:revoke',
+    historyList: 'personApplyHistory:list',
+    historyRevoke: 'personApplyHis:revoke',
+    allList: 'allPersonApplyHistory:list',
+    allExport: 'allPersonApplyHistory:export',
+    allRevoke: 'personApplyAllHis:revoke',
+    label: undefined,
   },
 } as const satisfies Record<AppointmentKind, Record<string, PermissionCode | undefined>>;
 
-export type AppointmentAction =
-  | 'edit' | 'copy' | 'delay' | 'process' | 'submit' | 'revoke' | 'delete'
-  | 'historyRevoke' | 'allRevoke' | 'reject' | 'resume' | 'amend';
+export type AppointmentAction = 'edit' | 'copy' | 'delay' | 'process' | 'submit' | 'revoke' | 'delete' | 'historyRevoke' | 'allRevoke' | 'reject' | 'resume' | 'amend';
 
 type Has = (code: PermissionCode | undefined) => boolean;
 
@@ -53,19 +69,29 @@ const stateRule: Record<AppointmentAction, (s: number) => boolean> = {
 function permissionOf(kind: AppointmentKind, action: AppointmentAction): PermissionCode | undefined {
   const c = appointmentCodes[kind];
   switch (action) {
-    case 'edit': return c.edit;
-    case 'copy': return c.add;
+    case 'edit':
+      return c.edit;
+    case 'copy':
+      return c.add;
     // The spec names no code for delay; the person who may edit the application may ask to extend it.
-    case 'delay': return c.edit;
-    case 'process': return undefined;
-    case 'submit': return c.commit;
-    case 'revoke': return c.revoke;
-    case 'delete': return c.delete;
-    case 'historyRevoke': return c.historyRevoke;
+    case 'delay':
+      return c.edit;
+    case 'process':
+      return undefined;
+    case 'submit':
+      return c.commit;
+    case 'revoke':
+      return c.revoke;
+    case 'delete':
+      return c.delete;
+    case 'historyRevoke':
+      return c.historyRevoke;
     case 'allRevoke':
     case 'reject':
-    case 'resume': return c.allRevoke;
-    case 'amend': return undefined;
+    case 'resume':
+      return c.allRevoke;
+    case 'amend':
+      return undefined;
   }
 }
 
@@ -80,20 +106,40 @@ export function canDo(kind: AppointmentKind, action: AppointmentAction, state: n
 }
 
 const actionName: Record<AppointmentAction, string> = {
-  edit: '编辑', copy: '复制', delay: '申请延期', process: '查看审批流程', submit: '提交', revoke: '撤销', delete: '删除',
-  historyRevoke: '撤销', allRevoke: '撤销', reject: '驳回', resume: '继续审批', amend: '修改来访时间',
+  edit: '编辑',
+  copy: '复制',
+  delay: '申请延期',
+  process: '查看审批流程',
+  submit: '提交',
+  revoke: '撤销',
+  delete: '删除',
+  historyRevoke: '撤销',
+  allRevoke: '撤销',
+  reject: '驳回',
+  resume: '继续审批',
+  amend: '修改来访时间',
 };
 
 /** The 409 message when the state forbids the action: says the state and what is allowed. */
 export function stateConflictMessage(action: AppointmentAction, state: number): string {
-  const allowed = [0, 1, 2, 3, 4].filter((s) => stateRule[action](s)).map((s) => `“${stateLabel[s]}”`).join('、');
+  const allowed = [0, 1, 2, 3, 4]
+    .filter((s) => stateRule[action](s))
+    .map((s) => `“${stateLabel[s]}”`)
+    .join('、');
   return `当前状态为“${stateLabel[state] ?? state}”，不能${actionName[action]}（仅${allowed}状态可以）`;
 }
 
 /** Process types (enums.processType) of the appointment processes. */
 export const ProcessType = {
-  PERSON: 1, CAR: 2, HEAVY_DUMP: 3, BUS: 4, CHEMICALS: 5,
-  REGISTRATION: 6, CAR_LIST: 7, PERSON_LIST: 8, WAYBILL: 9,
+  PERSON: 1,
+  CAR: 2,
+  HEAVY_DUMP: 3,
+  BUS: 4,
+  CHEMICALS: 5,
+  REGISTRATION: 6,
+  CAR_LIST: 7,
+  PERSON_LIST: 8,
+  WAYBILL: 9,
 } as const;
 
 /** The vehicle-model words the spec's rules key on. */
@@ -121,18 +167,73 @@ export function vehicleProcessType(modelName: string | null | undefined, cargoTy
  * in the queue of the process type.
  */
 export const queues = {
-  car_task: { kind: 'car', title: '车辆预约审核', list: 'carApplyApproval:list', check: 'carApplyApproval:check', batch: 'carApplyApproval:batch', showDept: 'carApplyApproval:showDept', route: '/approval/car' },
-  car_zxzxc: { kind: 'car', title: '重型自卸货车审核', list: 'heavytipperApproval:check', check: 'heavytipperApproval:check', batch: 'carApplyApproval:batch', showDept: 'heavytipperApproval:showDept', route: '/approval/heavy-tipper' },
-  car_bus: { kind: 'car', title: '中大型客车审核', list: 'mediumlargeApproval:check', check: 'mediumlargeApproval:check', batch: 'carApplyApproval:batch', showDept: 'mediumlargeApproval:showDept', route: '/approval/medium-large' },
-  car_chemicals: { kind: 'car', title: '危化品车辆审核', list: 'chemicalsCarApproval:list', check: 'chemicalsCarApproval:check', batch: 'carApplyApproval:batch', showDept: 'chemicalsCarApproval:showDept', route: '/approval/chemicals' },
-  car_final: { kind: 'car', title: '车辆预约终审', list: 'carShddFinalCheck:check', check: 'carShddFinalCheck:check', batch: 'carApplyApproval:batch', showDept: 'carApplyApproval:showDept', route: '/approval/car-final' },
-  person_task: { kind: 'person', title: '人员预约审核', list: 'personAppyApproval:list', check: 'personAppyApproval:check', batch: 'personAppyApproval:batch', showDept: 'personApplyApproval:ShowDept', route: '/approval/person' },
-  person_final: { kind: 'person', title: '人员预约终审', list: 'personShddFinalCheck:check', check: 'personShddFinalCheck:check', batch: 'personAppyApproval:batch', showDept: 'personApplyApproval:ShowDept', route: '/approval/person-final' },
+  car_task: {
+    kind: 'car',
+    title: '车辆预约审核',
+    list: 'carApplyApproval:list',
+    check: 'carApplyApproval:check',
+    batch: 'carApplyApproval:batch',
+    showDept: 'carApplyApproval:showDept',
+    route: '/approval/car',
+  },
+  car_zxzxc: {
+    kind: 'car',
+    title: '重型自卸货车审核',
+    list: 'heavytipperApproval:check',
+    check: 'heavytipperApproval:check',
+    batch: 'carApplyApproval:batch',
+    showDept: 'heavytipperApproval:showDept',
+    route: '/approval/heavy-tipper',
+  },
+  car_bus: {
+    kind: 'car',
+    title: '中大型客车审核',
+    list: 'mediumlargeApproval:check',
+    check: 'mediumlargeApproval:check',
+    batch: 'carApplyApproval:batch',
+    showDept: 'mediumlargeApproval:showDept',
+    route: '/approval/medium-large',
+  },
+  car_chemicals: {
+    kind: 'car',
+    title: '危化品车辆审核',
+    list: 'chemicalsCarApproval:list',
+    check: 'chemicalsCarApproval:check',
+    batch: 'carApplyApproval:batch',
+    showDept: 'chemicalsCarApproval:showDept',
+    route: '/approval/chemicals',
+  },
+  car_final: {
+    kind: 'car',
+    title: '车辆预约终审',
+    list: 'carShddFinalCheck:check',
+    check: 'carShddFinalCheck:check',
+    batch: 'carApplyApproval:batch',
+    showDept: 'carApplyApproval:showDept',
+    route: '/approval/car-final',
+  },
+  person_task: {
+    kind: 'person',
+    title: '人员预约审核',
+    list: 'personAppyApproval:list',
+    check: 'personAppyApproval:check',
+    batch: 'personAppyApproval:batch',
+    showDept: 'personApplyApproval:ShowDept',
+    route: '/approval/person',
+  },
+  person_final: {
+    kind: 'person',
+    title: '人员预约终审',
+    list: 'personShddFinalCheck:check',
+    check: 'personShddFinalCheck:check',
+    batch: 'personAppyApproval:batch',
+    showDept: 'personApplyApproval:ShowDept',
+    route: '/approval/person-final',
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;
 export const queueNames = Object.keys(queues) as QueueName[];
-
 
 /** The queue of a new task; null for process types whose queues belong to other screens (registrations, lists, waybills). */
 export function queueFor(processType: number, isLastNode: boolean): QueueName | null {

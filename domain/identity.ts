@@ -19,7 +19,9 @@ const ID_CHECK = '10X98765432';
 export function isMainlandIdNumber(value: string): boolean {
   const v = value.toUpperCase();
   if (!/^\d{17}[\dX]$/.test(v)) return false;
-  const y = +v.slice(6, 10), m = +v.slice(10, 12), d = +v.slice(12, 14);
+  const y = +v.slice(6, 10),
+    m = +v.slice(10, 12),
+    d = +v.slice(12, 14);
   const birth = new Date(Date.UTC(y, m - 1, d));
   if (y < 1900 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== m - 1 || birth.getUTCDate() !== d) return false;
   const sum = ID_WEIGHTS.reduce((s, w, i) => s + w * +v[i], 0);

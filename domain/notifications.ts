@@ -1,4 +1,3 @@
-
 /** What a notification reports; each kind has its own push urgency and lifetime on the server. */
 export const NotificationKind = {
   TASK_ASSIGNED: 'task_assigned',

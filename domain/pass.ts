@@ -38,7 +38,10 @@ export interface PassPayload {
 }
 
 /** Short keys on the wire keep the QR small enough to read off a phone screen. */
-const wireKeys = { number: 'n', kind: 'k', plate: 'p', plateColor: 'c', name: 'm', idMasked: 'd', begin: 'b', end: 'e', issuedAt: 'i', kid: 'kid' } as const satisfies Record<keyof PassPayload, string>;
+const wireKeys = { number: 'n', kind: 'k', plate: 'p', plateColor: 'c', name: 'm', idMasked: 'd', begin: 'b', end: 'e', issuedAt: 'i', kid: 'kid' } as const satisfies Record<
+  keyof PassPayload,
+  string
+>;
 
 // ---------------------------------------------------------------- bytes (no DOM or Node types in domain/)
 
@@ -135,9 +138,7 @@ export function payloadFromJson(json: string): PassPayload | null {
   const w = wire as Record<string, unknown>;
   const p: Record<string, unknown> = {};
   for (const [field, key] of Object.entries(wireKeys)) if (w[key] !== undefined) p[field] = w[key];
-  const base =
-    text(p.number, 32) && (p.kind === 'car' || p.kind === 'person') && text(p.kid, 64) &&
-    [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
+  const base = text(p.number, 32) && (p.kind === 'car' || p.kind === 'person') && text(p.kid, 64) && [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
   if (!base) return null;
   if (p.kind === 'car' && !text(p.plate, 16)) return null;
   if (p.plateColor !== undefined && !(Number.isInteger(p.plateColor) && (p.plateColor as number) > 0 && (p.plateColor as number) < 100)) return null;

@@ -50,21 +50,30 @@ export const SCAN_PERMISSION = 'carMark:list' satisfies PermissionCode;
 
 export const permissionTree = [
   dir('dir:appointment', '预约管理', 'CalendarOutline', [
-    menu('menu:personApply', '人员预约', '/appointments/person', 'UserAddOutline', crud('personApply', '人员预约', [['commit', '提交人员预约'], ['revoke', '撤销人员预约']])),
-    menu('menu:carApply', '车辆预约', '/appointments/car', 'TruckOutline', crud('carApply', '车辆预约', [
-      ['commit', '提交车辆预约'],
-      ['revoke', '撤销车辆预约'],
-      ['proprietorImport', '业主车辆导入'],
-      ['buildImport', '施工车辆导入'],
-    ])),
-    menu('menu:personApplyHistory', '人员预约记录', '/appointments/person-history', 'FileOutline', [
-      p('personApplyHistory:list', '人员预约记录查询'),
-      p('personApplyHis:revoke', '撤销人员预约记录'),
-    ]),
-    menu('menu:carApplyHistory', '车辆预约记录', '/appointments/car-history', 'FileOutline', [
-      p('carApplyHistory:list', '车辆预约记录查询'),
-      p('carApplyHis:revoke', '撤销车辆预约记录'),
-    ]),
+    menu(
+      'menu:personApply',
+      '人员预约',
+      '/appointments/person',
+      'UserAddOutline',
+      crud('personApply', '人员预约', [
+        ['commit', '提交人员预约'],
+        ['revoke', '撤销人员预约'],
+      ]),
+    ),
+    menu(
+      'menu:carApply',
+      '车辆预约',
+      '/appointments/car',
+      'TruckOutline',
+      crud('carApply', '车辆预约', [
+        ['commit', '提交车辆预约'],
+        ['revoke', '撤销车辆预约'],
+        ['proprietorImport', '业主车辆导入'],
+        ['buildImport', '施工车辆导入'],
+      ]),
+    ),
+    menu('menu:personApplyHistory', '人员预约记录', '/appointments/person-history', 'FileOutline', [p('personApplyHistory:list', '人员预约记录查询'), p('personApplyHis:revoke', '撤销人员预约记录')]),
+    menu('menu:carApplyHistory', '车辆预约记录', '/appointments/car-history', 'FileOutline', [p('carApplyHistory:list', '车辆预约记录查询'), p('carApplyHis:revoke', '撤销车辆预约记录')]),
     menu('menu:allPersonApplyHistory', '人员预约总记录', '/appointments/person-all-history', 'UnorderedListOutline', [
       p('allPersonApplyHistory:list', '人员预约总记录查询'),
       p('allPersonApplyHistory:export', '导出人员预约总记录'),
@@ -116,10 +125,7 @@ export const permissionTree = [
       p('carRegistrationApproval:list', '车辆备案审核查询'),
       p('carRegistrationApproval:check', '审核车辆备案'),
     ]),
-    menu('menu:carListApproval', '车辆黑白名单审核', '/approval/car-list', 'CheckCircleOutline', [
-      p('carListApproval:list', '车辆黑白名单审核查询'),
-      p('carListApproval:check', '审核车辆黑白名单'),
-    ]),
+    menu('menu:carListApproval', '车辆黑白名单审核', '/approval/car-list', 'CheckCircleOutline', [p('carListApproval:list', '车辆黑白名单审核查询'), p('carListApproval:check', '审核车辆黑白名单')]),
     menu('menu:personListApproval', '人员黑白名单审核', '/approval/person-list', 'CheckCircleOutline', [
       p('personListApproval:list', '人员黑白名单审核查询'),
       p('personListApproval:check', '审核人员黑白名单'),
@@ -127,7 +133,16 @@ export const permissionTree = [
     menu('menu:transportListApproval', '运单审核', '/approval/transport', 'CheckCircleOutline', [p('transportListApproval:check', '审核运单')]),
   ]),
   dir('dir:vehicle', '车辆与名单', 'TruckOutline', [
-    menu('menu:carRegistration', '车辆备案', '/vehicles/registration', 'FileOutline', crud('carRegistration', '车辆备案', [['commit', '提交车辆备案'], ['revoke', '撤销车辆备案']])),
+    menu(
+      'menu:carRegistration',
+      '车辆备案',
+      '/vehicles/registration',
+      'FileOutline',
+      crud('carRegistration', '车辆备案', [
+        ['commit', '提交车辆备案'],
+        ['revoke', '撤销车辆备案'],
+      ]),
+    ),
     menu('menu:carRegistrationHistory', '车辆备案记录', '/vehicles/registration-history', 'FileOutline', [
       p('carRegistrationHistory:list', '车辆备案记录查询'),
       p('carRegistrationHistory:revoke', '撤销车辆备案记录'),
@@ -212,19 +227,10 @@ export const permissionTree = [
       p('role:delete', '删除角色'),
       p('role:bindPerm', '绑定权限'),
     ]),
-    menu('menu:perm', '权限管理', '/system/permissions', 'LockOutline', [
-      p('perm:list', '权限查询'),
-      p('perm:add', '新增权限'),
-      p('perm:edit', '编辑权限'),
-      p('perm:delete', '删除权限'),
-    ]),
+    menu('menu:perm', '权限管理', '/system/permissions', 'LockOutline', [p('perm:list', '权限查询'), p('perm:add', '新增权限'), p('perm:edit', '编辑权限'), p('perm:delete', '删除权限')]),
     menu('menu:modal', '车型管理', '/system/vehicle-types', 'TruckOutline', [p('modal:add', '新增车型'), p('modal:edit', '编辑车型'), p('modal:delete', '删除车型')]),
     menu('menu:process', '审批流程', '/system/processes', 'AppOutline', [p('process:add', '新增流程'), p('process:edit', '编辑流程'), p('process:delete', '删除流程')]),
-    menu('menu:processNode', '流程节点', '/system/process-nodes', 'AppOutline', [
-      p('processNode:add', '新增流程节点'),
-      p('processNode:edit', '编辑流程节点'),
-      p('processNode:delet', '删除流程节点'),
-    ]),
+    menu('menu:processNode', '流程节点', '/system/process-nodes', 'AppOutline', [p('processNode:add', '新增流程节点'), p('processNode:edit', '编辑流程节点'), p('processNode:delet', '删除流程节点')]),
     menu('menu:processDefinition', '流程定义', '/system/process-definitions', 'AppOutline', []),
     menu('menu:notice', '通知公告', '/system/notices', 'SoundOutline', [p('notice:list', '通知公告查询'), p('notice:add', '新增通知公告'), p('notice:edit', '编辑通知公告')]),
     menu('menu:loginLog', '登录日志', '/system/login-logs', 'FileOutline', [p('loginLog:list', '登录日志查询')]),
@@ -285,7 +291,10 @@ export interface MenuNode {
  * The menu a user sees: directories and menus whose code is held (or open),
  * directories only when they keep at least one visible child.
  */
-export function buildMenuTree(rows: Array<{ code: string; name: string; type: number; route?: string | null; icon?: string | null; parentCode?: string | null }>, held: ReadonlySet<string>): MenuNode[] {
+export function buildMenuTree(
+  rows: Array<{ code: string; name: string; type: number; route?: string | null; icon?: string | null; parentCode?: string | null }>,
+  held: ReadonlySet<string>,
+): MenuNode[] {
   const byParent = new Map<string, typeof rows>();
   for (const r of rows) {
     if (r.type === 2) continue;

@@ -127,12 +127,7 @@ export interface CarVisitOptions {
 /** Vehicles the spec caps at under 3 months for construction and maintenance visits. */
 export const isHeavyModel = (name: string | null | undefined) => isDumpTruckModel(name) || isMixerModel(name) || isHazardousModel(name);
 
-export function carVisitErrors(
-  v: CarVisitValues,
-  model: { name: string } | null,
-  today: string,
-  options: CarVisitOptions = {},
-): FieldError[] {
+export function carVisitErrors(v: CarVisitValues, model: { name: string } | null, today: string, options: CarVisitOptions = {}): FieldError[] {
   const errors: FieldError[] = [];
   const { visitor_begin_time: begin, visitor_end_time: end, visitor_type: type } = v;
   if (present(begin) && dateOf(begin.trim()) < earliestCarVisitDate(today)) {
@@ -184,21 +179,30 @@ export const PASSAGE_HOURS_HINT = '通行时间 9:00-18:00';
 
 export function carVisitTypeHint(visitor_type: number | null | undefined, options: CarVisitOptions = {}): string {
   switch (visitor_type) {
-    case 1: return `施工车辆：最长${options.constructionMonths ?? 1}个月，通行时间9:00-18:00`;
-    case 2: return '维保车辆：最长1个月，通行时间9:00-18:00';
-    case 3: return '临时车辆：最长3天，通行时间9:00-18:00';
-    case 4: return '业主车辆：最长1年';
-    default: return '';
+    case 1:
+      return `施工车辆：最长${options.constructionMonths ?? 1}个月，通行时间9:00-18:00`;
+    case 2:
+      return '维保车辆：最长1个月，通行时间9:00-18:00';
+    case 3:
+      return '临时车辆：最长3天，通行时间9:00-18:00';
+    case 4:
+      return '业主车辆：最长1年';
+    default:
+      return '';
   }
 }
 
 export function personVisitTypeHint(visitor_type: number | null | undefined): string {
   switch (visitor_type) {
-    case 1: return '业主：最长1年';
+    case 1:
+      return '业主：最长1年';
     case 2:
-    case 3: return '服务商/建设单位：最长180天';
-    case 4: return '临时访客：最长10天';
-    default: return '';
+    case 3:
+      return '服务商/建设单位：最长180天';
+    case 4:
+      return '临时访客：最长10天';
+    default:
+      return '';
   }
 }
 

@@ -29,7 +29,7 @@ export function seedAppointments(raw: Database.Database, total: number): SeededI
   const vehicleTypes = (raw.prepare('select id from vehicle_type where deleted = 0').all() as Array<{ id: number }>).map((v) => v.id);
   const def = (type: number) => one<{ process_id: number; process_definition_id: number }>('select process_id, process_definition_id from process where type = ? and deleted = 0', type);
   const defNodes = (definitionId: number) =>
-    (raw.prepare('select definition_node_id, sort from process_definition_node where process_definition_id = ? order by sort').all(definitionId) as Array<{ definition_node_id: number; sort: number }>);
+    raw.prepare('select definition_node_id, sort from process_definition_node where process_definition_id = ? order by sort').all(definitionId) as Array<{ definition_node_id: number; sort: number }>;
   const carProcess = def(2);
   const personProcess = def(1);
   const carNodes = defNodes(carProcess.process_definition_id);
@@ -43,9 +43,11 @@ export function seedAppointments(raw: Database.Database, total: number): SeededI
     visitor_type, visitor_idcard_type, visitor_idcard, visit_content, visit_begin_time, visit_end_time, visit_area, interviewee_name, interviewee_phone, interviewee_depart_id,
     create_user_id, create_time, update_time)
     values (?, ?, null, ?, 0, ?, ?, 2, 1, ?, '设备检修', '2026-12-01 00:00:00', '2026-12-20 23:59:59', ?, '李强', '13800000003', ?, ?, ?, ?)`);
-  const insertInstance = raw.prepare(`insert into process_instance (process_id, process_definition_id, process_type, ref_id, state, current_sort, applicant_user_id, interviewee_depart_id, create_time, update_time)
+  const insertInstance =
+    raw.prepare(`insert into process_instance (process_id, process_definition_id, process_type, ref_id, state, current_sort, applicant_user_id, interviewee_depart_id, create_time, update_time)
     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const insertTask = raw.prepare(`insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, result, remark, auto, submit_time, approve_time, due_at)
+  const insertTask =
+    raw.prepare(`insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, result, remark, auto, submit_time, approve_time, due_at)
     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, null)`);
   const setCarInstance = raw.prepare('update car_application set process_instance_id = ? where car_application_id = ?');
   const setPersonInstance = raw.prepare('update person_application set process_instance_id = ? where person_application_id = ?');
@@ -61,9 +63,41 @@ export function seedAppointments(raw: Database.Database, total: number): SeededI
     const depart = enterprises[i % enterprises.length]!;
     const owner = i % 20 === 0 ? ids.contact : 1000 + (i % 5000);
     const num = `${kind === 'car' ? 'CA' : 'PA'}20261001${String(i).padStart(8, '0')}`;
-    const refId = kind === 'car'
-      ? Number(insertCar.run(num, state, `${plates[i % plates.length]}L${String(i % 100000).padStart(5, '0')}`, vehicleTypes[i % vehicleTypes.length], names[i % names.length], `139${String(i).padStart(8, '0')}`, 1 + (i % 3), 1 + (i % 4), companies[i % companies.length], depart, i % 97 === 0 ? 1 : 0, owner, TIME, TIME).lastInsertRowid)
-      : Number(insertPerson.run(num, state, names[i % names.length], `138${String(i).padStart(8, '0')}`, companies[i % companies.length], `44010219900101${String(i % 10000).padStart(4, '0')}`, 1 + (i % 3), depart, owner, TIME, TIME).lastInsertRowid);
+    const refId =
+      kind === 'car'
+        ? Number(
+            insertCar.run(
+              num,
+              state,
+              `${plates[i % plates.length]}L${String(i % 100000).padStart(5, '0')}`,
+              vehicleTypes[i % vehicleTypes.length],
+              names[i % names.length],
+              `139${String(i).padStart(8, '0')}`,
+              1 + (i % 3),
+              1 + (i % 4),
+              companies[i % companies.length],
+              depart,
+              i % 97 === 0 ? 1 : 0,
+              owner,
+              TIME,
+              TIME,
+            ).lastInsertRowid,
+          )
+        : Number(
+            insertPerson.run(
+              num,
+              state,
+              names[i % names.length],
+              `138${String(i).padStart(8, '0')}`,
+              companies[i % companies.length],
+              `44010219900101${String(i % 10000).padStart(4, '0')}`,
+              1 + (i % 3),
+              depart,
+              owner,
+              TIME,
+              TIME,
+            ).lastInsertRowid,
+          );
     if (state === 0) return;
     const process = kind === 'car' ? carProcess : personProcess;
     const nodes = kind === 'car' ? carNodes : personNodes;
@@ -80,7 +114,9 @@ export function seedAppointments(raw: Database.Database, total: number): SeededI
       if (atFinal) done(0, reviewerOf, depart, 1, '同意');
       const node = atFinal ? 1 : 0;
       const user = atFinal ? ids.squad : reviewerOf;
-      const taskId = Number(insertTask.run(instanceId, nodes[node]!.definition_node_id, nodes[node]!.sort, type, queues[node], refId, user, atFinal ? squadDepart : depart, 0, null, '', TIME, null).lastInsertRowid);
+      const taskId = Number(
+        insertTask.run(instanceId, nodes[node]!.definition_node_id, nodes[node]!.sort, type, queues[node], refId, user, atFinal ? squadDepart : depart, 0, null, '', TIME, null).lastInsertRowid,
+      );
       if (kind === 'car' && !atFinal && user === ids.reviewer) ids.reviewerCarTasks.push(taskId);
     } else if (state === 2) {
       done(0, reviewerOf, depart, 1, '同意');

@@ -63,7 +63,8 @@ function rawLoad(run: (i: number) => void, requests = REQUESTS) {
   return { perSecond: requests / (times.reduce((a, b) => a + b, 0) / 1000), p95: p95(times) };
 }
 
-const row = (label: string, r: { perSecond: number; p95: number }, unit = 'req/s') => `  ${label.padEnd(44)} ${r.perSecond.toFixed(0).padStart(7)} ${unit.padEnd(6)} p95 ${r.p95.toFixed(2).padStart(7)} ms`;
+const row = (label: string, r: { perSecond: number; p95: number }, unit = 'req/s') =>
+  `  ${label.padEnd(44)} ${r.perSecond.toFixed(0).padStart(7)} ${unit.padEnd(6)} p95 ${r.p95.toFixed(2).padStart(7)} ms`;
 
 /** Every server process the bench starts: one, then one per core (WEB_CONCURRENCY). */
 const CORES = os.availableParallelism();
@@ -134,12 +135,15 @@ async function benchUsers() {
   const departs = (raw.prepare('select depart_id from sys_department').all() as Array<{ depart_id: number }>).map((d) => d.depart_id);
   const insert = raw.prepare('insert into sys_user (user_name, account, password_hash, gender, phone, depart_id, status, uuid, create_time, update_time) values (?,?,?,?,?,?,?,?,?,?)');
   raw.transaction(() => {
-    for (let i = 0; i < USERS; i += 1) insert.run(`用户${i}`, `bench_${i}`, hash, i % 2, `139${String(i).padStart(8, '0')}`, departs[i % departs.length], i % 10 ? 1 : 0, randomUUID(), '2026-01-01 08:00:00', '2026-01-01 08:00:00');
+    for (let i = 0; i < USERS; i += 1)
+      insert.run(`用户${i}`, `bench_${i}`, hash, i % 2, `139${String(i).padStart(8, '0')}`, departs[i % departs.length], i % 10 ? 1 : 0, randomUUID(), '2026-01-01 08:00:00', '2026-01-01 08:00:00');
   })();
   console.log(`\nSeeded ${USERS.toLocaleString()} users in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const pages = Array.from({ length: 50 }, (_, i) => 1 + ((i * 7919) % 2000));
-  const rawPage = raw.prepare('select u.user_id, u.user_name, u.account, u.gender, u.phone, u.depart_id, d.name as depart_name, u.status, u.uuid, u.create_time from sys_user u left join sys_department d on d.depart_id = u.depart_id where u.deleted = 0 order by u.user_id desc limit 10 offset ?');
+  const rawPage = raw.prepare(
+    'select u.user_id, u.user_name, u.account, u.gender, u.phone, u.depart_id, d.name as depart_name, u.status, u.uuid, u.create_time from sys_user u left join sys_department d on d.depart_id = u.depart_id where u.deleted = 0 order by u.user_id desc limit 10 offset ?',
+  );
   const rawCount = raw.prepare('select count(*) as total from sys_user where deleted = 0');
   const baseline = rawLoad((i) => {
     rawCount.get();
@@ -152,7 +156,11 @@ async function benchUsers() {
     try {
       const token = await signInViaApi(server.base, dataDir, 'admin', password);
       return await load(async (i) => {
-        const res = await fetch(`${server.base}/api/user/page`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ size: 10, pn: pages[i % pages.length] }) });
+        const res = await fetch(`${server.base}/api/user/page`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ size: 10, pn: pages[i % pages.length] }),
+        });
         if (!res.ok) throw new Error(`user/page answered ${res.status}`);
         await res.arrayBuffer();
       });
@@ -190,9 +198,11 @@ async function benchRegisters() {
   const userOf = (account: string) => (raw.prepare('select user_id from sys_user where account = ?').get(account) as { user_id: number }).user_id;
   const lead = userOf('lead');
   const squad = userOf('squad');
-  const insertEntry = raw.prepare(`insert into car_black_white_list (license_plate, vehicle_type_id, type, start_time, end_time, status, in_reason, revoke_reason, process_instance_id, create_user_id, update_user_id, create_time, update_time, deleted)
+  const insertEntry =
+    raw.prepare(`insert into car_black_white_list (license_plate, vehicle_type_id, type, start_time, end_time, status, in_reason, revoke_reason, process_instance_id, create_user_id, update_user_id, create_time, update_time, deleted)
     values (?, null, ?, '2026-01-01 00:00:00', '2027-12-31 23:59:59', ?, '压测', '', null, ?, ?, '2026-01-01 08:00:00', '2026-01-01 08:00:00', 0)`);
-  const insertTask = raw.prepare(`insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, result, remark, auto, submit_time, approve_time, due_at)
+  const insertTask =
+    raw.prepare(`insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, result, remark, auto, submit_time, approve_time, due_at)
     values (0, 0, 1, 7, 'car_list', ?, ?, 0, 0, null, '', 0, '2026-01-01 09:00:00', null, null)`);
   // The queue's tasks share one stand-in instance (0); the queue page joins its chain copy for the node's name.
   raw.exec(`insert into process_instance_node (process_instance_id, sort, definition_node_id, process_node_id, name, role_id, depart_ids)
@@ -210,7 +220,8 @@ async function benchRegisters() {
   })();
   // As many registrations, filed by the contact (the filer's list) and submitted (the squad's history).
   const contact = userOf('contact');
-  const insertRegistration = raw.prepare(`insert into vehicle_registration (application_number, visit_area, visitor_company, license_plate, total_mass, phone, begin_time, end_time, state, create_user_id, update_user_id, create_time, update_time)
+  const insertRegistration =
+    raw.prepare(`insert into vehicle_registration (application_number, visit_area, visitor_company, license_plate, total_mass, phone, begin_time, end_time, state, create_user_id, update_user_id, create_time, update_time)
     values (?, ?, '惠州压测物流有限公司', ?, 31, '13900007777', '2026-01-01 00:00:00', '2026-12-31 23:59:59', ?, ?, ?, '2026-01-01 08:00:00', '2026-01-01 08:00:00')`);
   raw.transaction(() => {
     for (let i = 0; i < LIST_ENTRIES; i += 1) insertRegistration.run(`VR20260101${String(i + 1).padStart(6, '0')}`, 1 + (i % 3), `粤R${String(i).padStart(5, '0')}`, 1 + (i % 2), contact, contact);
@@ -221,11 +232,51 @@ async function benchRegisters() {
   const pn = (i: number) => 1 + ((i * 7919) % 50);
   const cols = 'id, type, start_time, end_time, status, in_reason, revoke_reason, process_instance_id, create_user_id, update_user_id, create_time, update_time, license_plate, vehicle_type_id';
   const cases = [
-    { label: 'lead     carBlackWhiteList/list', account: 'lead' as const, path: '/carBlackWhiteList/list', body: {}, sql: `select ${cols} from car_black_white_list where deleted = 0 order by id desc limit 10 offset ?`, count: 'select count(*) as n from car_black_white_list where deleted = 0', args: [] as unknown[] },
-    { label: 'lead     carBlackWhiteList/list (plate search)', account: 'lead' as const, path: '/carBlackWhiteList/list', body: { license_plate: 'A0' }, sql: `select ${cols} from car_black_white_list where deleted = 0 and license_plate like ? order by id desc limit 10 offset ?`, count: 'select count(*) as n from car_black_white_list where deleted = 0 and license_plate like ?', args: ['%A0%'] },
-    { label: 'contact  vehicleRegistration/list', account: 'contact' as const, path: '/vehicleRegistration/list', body: {}, sql: 'select * from vehicle_registration where create_user_id = ? and deleted = 0 order by id desc limit 10 offset ?', count: 'select count(*) as n from vehicle_registration where create_user_id = ? and deleted = 0', args: [contact] },
-    { label: 'squad    vehicleRegistration/history/list', account: 'squad' as const, path: '/vehicleRegistration/history/list', body: {}, sql: 'select * from vehicle_registration where deleted = 0 and state != 0 order by id desc limit 10 offset ?', count: 'select count(*) as n from vehicle_registration where deleted = 0 and state != 0', args: [] },
-    { label: 'squad    carBlackWhiteList/task/page', account: 'squad' as const, path: '/carBlackWhiteList/task/page', body: {}, sql: `select t.process_task_id, t.ref_id, t.submit_time, a.* from process_task t join car_black_white_list a on a.id = t.ref_id where t.user_id = ? and t.queue = 'car_list' and t.state = 0 order by t.process_task_id desc limit 10 offset ?`, count: "select count(*) as n from process_task where user_id = ? and queue = 'car_list' and state = 0", args: [squad] },
+    {
+      label: 'lead     carBlackWhiteList/list',
+      account: 'lead' as const,
+      path: '/carBlackWhiteList/list',
+      body: {},
+      sql: `select ${cols} from car_black_white_list where deleted = 0 order by id desc limit 10 offset ?`,
+      count: 'select count(*) as n from car_black_white_list where deleted = 0',
+      args: [] as unknown[],
+    },
+    {
+      label: 'lead     carBlackWhiteList/list (plate search)',
+      account: 'lead' as const,
+      path: '/carBlackWhiteList/list',
+      body: { license_plate: 'A0' },
+      sql: `select ${cols} from car_black_white_list where deleted = 0 and license_plate like ? order by id desc limit 10 offset ?`,
+      count: 'select count(*) as n from car_black_white_list where deleted = 0 and license_plate like ?',
+      args: ['%A0%'],
+    },
+    {
+      label: 'contact  vehicleRegistration/list',
+      account: 'contact' as const,
+      path: '/vehicleRegistration/list',
+      body: {},
+      sql: 'select * from vehicle_registration where create_user_id = ? and deleted = 0 order by id desc limit 10 offset ?',
+      count: 'select count(*) as n from vehicle_registration where create_user_id = ? and deleted = 0',
+      args: [contact],
+    },
+    {
+      label: 'squad    vehicleRegistration/history/list',
+      account: 'squad' as const,
+      path: '/vehicleRegistration/history/list',
+      body: {},
+      sql: 'select * from vehicle_registration where deleted = 0 and state != 0 order by id desc limit 10 offset ?',
+      count: 'select count(*) as n from vehicle_registration where deleted = 0 and state != 0',
+      args: [],
+    },
+    {
+      label: 'squad    carBlackWhiteList/task/page',
+      account: 'squad' as const,
+      path: '/carBlackWhiteList/task/page',
+      body: {},
+      sql: `select t.process_task_id, t.ref_id, t.submit_time, a.* from process_task t join car_black_white_list a on a.id = t.ref_id where t.user_id = ? and t.queue = 'car_list' and t.state = 0 order by t.process_task_id desc limit 10 offset ?`,
+      count: "select count(*) as n from process_task where user_id = ? and queue = 'car_list' and state = 0",
+      args: [squad],
+    },
   ];
   const baselines = cases.map((c) => {
     const page = raw.prepare(c.sql);
@@ -248,7 +299,11 @@ async function benchRegisters() {
   console.log(`\nRegister lists and queues over ${LIST_ENTRIES.toLocaleString()} entries, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: raw better-sqlite3)`);
   for (const [k, c] of cases.entries()) {
     const r = await load(async (i) => {
-      const res = await fetch(`${origin}/api${c.path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[c.account]}` }, body: JSON.stringify({ size: 10, pn: pn(i), ...c.body }) });
+      const res = await fetch(`${origin}/api${c.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[c.account]}` },
+        body: JSON.stringify({ size: 10, pn: pn(i), ...c.body }),
+      });
       if (!res.ok) throw new Error(`${c.path} answered ${res.status}`);
       await res.arrayBuffer();
     });
@@ -277,7 +332,10 @@ async function benchAppointments() {
   const t0 = performance.now();
   const ids = seedAppointments(raw, APPOINTMENTS);
   raw.exec('analyze');
-  const counts = raw.prepare('select (select count(*) from car_application) + (select count(*) from person_application) as apps, (select count(*) from process_task) as tasks').get() as { apps: number; tasks: number };
+  const counts = raw.prepare('select (select count(*) from car_application) + (select count(*) from person_application) as apps, (select count(*) from process_task) as tasks').get() as {
+    apps: number;
+    tasks: number;
+  };
   console.log(`\nSeeded ${counts.apps.toLocaleString()} appointments and ${counts.tasks.toLocaleString()} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const pn = (i: number) => 1 + ((i * 7919) % 50);
@@ -290,15 +348,78 @@ async function benchAppointments() {
   const taskCount = 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0';
 
   const cases: Array<{ label: string; account: 'contact' | 'reviewer' | 'squad'; path: string; sql: string; count: string; args: unknown[] }> = [
-    { label: 'contact  carApplications/list', account: 'contact', path: '/carApplications/list', sql: `select ${carCols} from ${carJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where create_user_id = ? and is_deleted = 0', args: [ids.contact] },
-    { label: 'contact  personApplications/list', account: 'contact', path: '/personApplications/list', sql: `select ${personCols} from ${personJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.person_application_id desc limit 10 offset ?`, count: 'select count(*) as n from person_application where create_user_id = ? and is_deleted = 0', args: [ids.contact] },
-    { label: 'reviewer carApplications/history/list', account: 'reviewer', path: '/carApplications/history/list', sql: `select ${carCols} from ${carJoin} where a.interviewee_depart_id = ? and a.is_deleted = 0 and a.state != 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where interviewee_depart_id = ? and is_deleted = 0 and state != 0', args: [ids.cnoocShell] },
-    { label: 'squad    carApplications/all/history/list', account: 'squad', path: '/carApplications/all/history/list', sql: `select ${carCols} from ${carJoin} where a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where is_deleted = 0', args: [] },
-    { label: 'squad    personApplications/all/history/list', account: 'squad', path: '/personApplications/all/history/list', sql: `select ${personCols} from ${personJoin} where a.is_deleted = 0 order by a.person_application_id desc limit 10 offset ?`, count: 'select count(*) as n from person_application where is_deleted = 0', args: [] },
-    { label: 'reviewer carApplications/task/page', account: 'reviewer', path: '/carApplications/task/page', sql: taskPage('car_application', 'car_application_id'), count: taskCount, args: [ids.reviewer, 'car_task'] },
-    { label: 'reviewer personApplications/task/page', account: 'reviewer', path: '/personApplications/task/page', sql: taskPage('person_application', 'person_application_id'), count: taskCount, args: [ids.reviewer, 'person_task'] },
-    { label: 'squad    carApplications/shdd_final/taskPage', account: 'squad', path: '/carApplications/shdd_final/taskPage', sql: taskPage('car_application', 'car_application_id'), count: taskCount, args: [ids.squad, 'car_final'] },
-    { label: 'squad    personApplications/shdd_final/taskPage', account: 'squad', path: '/personApplications/shdd_final/taskPage', sql: taskPage('person_application', 'person_application_id'), count: taskCount, args: [ids.squad, 'person_final'] },
+    {
+      label: 'contact  carApplications/list',
+      account: 'contact',
+      path: '/carApplications/list',
+      sql: `select ${carCols} from ${carJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`,
+      count: 'select count(*) as n from car_application where create_user_id = ? and is_deleted = 0',
+      args: [ids.contact],
+    },
+    {
+      label: 'contact  personApplications/list',
+      account: 'contact',
+      path: '/personApplications/list',
+      sql: `select ${personCols} from ${personJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.person_application_id desc limit 10 offset ?`,
+      count: 'select count(*) as n from person_application where create_user_id = ? and is_deleted = 0',
+      args: [ids.contact],
+    },
+    {
+      label: 'reviewer carApplications/history/list',
+      account: 'reviewer',
+      path: '/carApplications/history/list',
+      sql: `select ${carCols} from ${carJoin} where a.interviewee_depart_id = ? and a.is_deleted = 0 and a.state != 0 order by a.car_application_id desc limit 10 offset ?`,
+      count: 'select count(*) as n from car_application where interviewee_depart_id = ? and is_deleted = 0 and state != 0',
+      args: [ids.cnoocShell],
+    },
+    {
+      label: 'squad    carApplications/all/history/list',
+      account: 'squad',
+      path: '/carApplications/all/history/list',
+      sql: `select ${carCols} from ${carJoin} where a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`,
+      count: 'select count(*) as n from car_application where is_deleted = 0',
+      args: [],
+    },
+    {
+      label: 'squad    personApplications/all/history/list',
+      account: 'squad',
+      path: '/personApplications/all/history/list',
+      sql: `select ${personCols} from ${personJoin} where a.is_deleted = 0 order by a.person_application_id desc limit 10 offset ?`,
+      count: 'select count(*) as n from person_application where is_deleted = 0',
+      args: [],
+    },
+    {
+      label: 'reviewer carApplications/task/page',
+      account: 'reviewer',
+      path: '/carApplications/task/page',
+      sql: taskPage('car_application', 'car_application_id'),
+      count: taskCount,
+      args: [ids.reviewer, 'car_task'],
+    },
+    {
+      label: 'reviewer personApplications/task/page',
+      account: 'reviewer',
+      path: '/personApplications/task/page',
+      sql: taskPage('person_application', 'person_application_id'),
+      count: taskCount,
+      args: [ids.reviewer, 'person_task'],
+    },
+    {
+      label: 'squad    carApplications/shdd_final/taskPage',
+      account: 'squad',
+      path: '/carApplications/shdd_final/taskPage',
+      sql: taskPage('car_application', 'car_application_id'),
+      count: taskCount,
+      args: [ids.squad, 'car_final'],
+    },
+    {
+      label: 'squad    personApplications/shdd_final/taskPage',
+      account: 'squad',
+      path: '/personApplications/shdd_final/taskPage',
+      sql: taskPage('person_application', 'person_application_id'),
+      count: taskCount,
+      args: [ids.squad, 'person_final'],
+    },
   ];
   const baselines = cases.map((c) => {
     const page = raw.prepare(c.sql);
@@ -313,7 +434,11 @@ async function benchAppointments() {
   const decideRaw = raw.transaction((taskId: number) => {
     raw.prepare("update process_task set state = 1, result = 1, remark = '同意', approve_time = ? where process_task_id = ? and state = 0").run('2026-11-21 10:00:00', taskId);
     const t = raw.prepare('select process_instance_id, ref_id from process_task where process_task_id = ?').get(taskId) as { process_instance_id: number; ref_id: number };
-    raw.prepare("insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, remark, auto, submit_time) values (?, 0, 2, 2, 'car_final', ?, ?, 0, 0, '', 0, ?)").run(t.process_instance_id, t.ref_id, ids.squad, '2026-11-21 10:00:00');
+    raw
+      .prepare(
+        "insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, remark, auto, submit_time) values (?, 0, 2, 2, 'car_final', ?, ?, 0, 0, '', 0, ?)",
+      )
+      .run(t.process_instance_id, t.ref_id, ids.squad, '2026-11-21 10:00:00');
     raw.prepare('update process_instance set current_sort = 2 where process_instance_id = ?').run(t.process_instance_id);
   });
   const rawTasks = ids.reviewerCarTasks.slice(0, DECISIONS);
@@ -340,7 +465,11 @@ async function benchAppointments() {
       const cheap = await load((i) => post(tokens.reviewer, '/carApplications/task/page', { size: 10, pn: pn(i) }), 300, 1);
       // As the PWA's outbox sends them: each decision with its Idempotency-Key.
       const run = `${processes}-${Date.now()}`;
-      const decisions = await load((i) => post(tokens.reviewer, '/carApplications/task/check', { taskIds: String(tasks[i]), result: 1, remark: '同意' }, { 'idempotency-key': `bench-${run}-${i}` }), tasks.length, 8);
+      const decisions = await load(
+        (i) => post(tokens.reviewer, '/carApplications/task/check', { taskIds: String(tasks[i]), result: 1, remark: '同意' }, { 'idempotency-key': `bench-${run}-${i}` }),
+        tasks.length,
+        8,
+      );
       return { lists, cheap, decisions };
     } finally {
       await server.stop();
@@ -349,7 +478,9 @@ async function benchAppointments() {
   const one = await run(1, ids.reviewerCarTasks.slice(DECISIONS, DECISIONS * 2));
   const all = CORES > 1 ? await run(CORES, ids.reviewerCarTasks.slice(DECISIONS * 2, DECISIONS * 3)) : null;
 
-  console.log(`\nAppointment lists and queues, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in, with 1 server process and with ${CORES} (baseline: the same page and count from raw better-sqlite3, one core)`);
+  console.log(
+    `\nAppointment lists and queues, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in, with 1 server process and with ${CORES} (baseline: the same page and count from raw better-sqlite3, one core)`,
+  );
   for (const [k, c] of cases.entries()) {
     console.log(row(`${c.label}, 1 process`, one.lists[k]!));
     if (all) console.log(row(`${c.label}, ${CORES} processes`, all.lists[k]!));
@@ -364,8 +495,17 @@ async function benchAppointments() {
   console.log(row('reviewer carApplications/task/check, 1 process', one.decisions, 'dec/s'));
   if (all) console.log(row(`reviewer carApplications/task/check, ${CORES} processes`, all.decisions, 'dec/s'));
   console.log(row('  baseline: raw better-sqlite3 transaction, FULL', rawDecisions, 'dec/s'));
-  for (const [label, r] of [['1 process', one.decisions], [`${CORES} processes`, all?.decisions]] as const) {
-    if (r) targets.push({ what: `durable decisions on SQLite, ${label}`, target: `≥ ${DECISIONS_PER_SECOND.toLocaleString()}/s`, figure: `${r.perSecond.toFixed(0)}/s`, met: r.perSecond >= DECISIONS_PER_SECOND });
+  for (const [label, r] of [
+    ['1 process', one.decisions],
+    [`${CORES} processes`, all?.decisions],
+  ] as const) {
+    if (r)
+      targets.push({
+        what: `durable decisions on SQLite, ${label}`,
+        target: `≥ ${DECISIONS_PER_SECOND.toLocaleString()}/s`,
+        figure: `${r.perSecond.toFixed(0)}/s`,
+        met: r.perSecond >= DECISIONS_PER_SECOND,
+      });
   }
 
   const devices = await startServerProcess(serverEnv(dataDir, password, 1));
@@ -401,7 +541,10 @@ function processesNamed(name: string): number[] {
     }
   };
   if (!fs.existsSync('/proc')) return [];
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && commandOf(d) === name).map(Number);
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d) && commandOf(d) === name)
+    .map(Number);
 }
 
 /**
@@ -444,7 +587,11 @@ async function benchPostgresDecisions() {
       const serverPids = () => [server.primary.pid!, ...server.workers()];
       const cpuBefore = { server: cpuMs(serverPids()), postgres: cpuMs(processesNamed('postgres')) };
       const before = await writes();
-      const r = await load((i) => call(server.base, reviewer, '/carApplications/task/check', { taskIds: String(tasks[i]), result: 1, remark: '同意' }, { 'idempotency-key': `bench-${run}-${i}` }).then(() => undefined), tasks.length, 8);
+      const r = await load(
+        (i) => call(server.base, reviewer, '/carApplications/task/check', { taskIds: String(tasks[i]), result: 1, remark: '同意' }, { 'idempotency-key': `bench-${run}-${i}` }).then(() => undefined),
+        tasks.length,
+        8,
+      );
       // WAL statistics reach pg_stat_wal within a second.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const after = await writes();
@@ -462,35 +609,48 @@ async function benchPostgresDecisions() {
       const one = async (text: string) => (await pool.query(text)).rows[0] as Record<string, number>;
       const model = (await one("select id from vehicle_type where name = '小型汽车'")).id!;
       const depart = (await one("select depart_id from sys_department where code = 'CNOOC_SHELL'")).depart_id!;
-      const today = (await fetch(`${filing.base}/api/system/version`).then((r) => r.json()) as { data: { startedAt: string } }).data.startedAt.slice(0, 10);
+      const today = ((await fetch(`${filing.base}/api/system/version`).then((r) => r.json())) as { data: { startedAt: string } }).data.startedAt.slice(0, 10);
       const t0 = performance.now();
-      await load(async (i) => {
-        const body = carApplicationBody({ today, license_plate: `粤B${String(i).padStart(5, '0')}`, applicant_idcard: '441302199001011231', vehicle_type_id: model, interviewee_depart_id: depart });
-        const { id } = await call(filing.base, contact, '/v2/carApplications/save', body);
-        await call(filing.base, contact, '/carApplications/push', { id });
-      }, DECISIONS * runs, 8);
+      await load(
+        async (i) => {
+          const body = carApplicationBody({ today, license_plate: `粤B${String(i).padStart(5, '0')}`, applicant_idcard: '441302199001011231', vehicle_type_id: model, interviewee_depart_id: depart });
+          const { id } = await call(filing.base, contact, '/v2/carApplications/save', body);
+          await call(filing.base, contact, '/carApplications/push', { id });
+        },
+        DECISIONS * runs,
+        8,
+      );
       console.log(`\nFiled and submitted ${(DECISIONS * runs).toLocaleString()} car applications on PostgreSQL through the API in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     } finally {
       await filing.stop();
     }
     const reviewerId = (await pool.query("select user_id from sys_user where account = 'reviewer'")).rows[0].user_id as number;
-    const tasks = (await pool.query("select process_task_id from process_task where user_id = $1 and queue = 'car_task' and state = 0 order by process_task_id", [reviewerId])).rows.map((r) => r.process_task_id as number);
+    const tasks = (await pool.query("select process_task_id from process_task where user_id = $1 and queue = 'car_task' and state = 0 order by process_task_id", [reviewerId])).rows.map(
+      (r) => r.process_task_id as number,
+    );
     if (tasks.length < DECISIONS * runs) throw new Error(`expected ${DECISIONS * runs} pending reviewer tasks on PostgreSQL, found ${tasks.length}`);
 
     // The raw baseline: the statements of the SQLite baseline, in one transaction each.
-    const raw = await load(async (i) => {
-      const c = await pool.connect();
-      try {
-        await c.query('begin');
-        await c.query("update process_task set state = 1, result = 1, remark = '同意', approve_time = $1 where process_task_id = $2 and state = 0", ['2026-11-21 10:00:00', tasks[i]]);
-        const t = (await c.query('select process_instance_id, ref_id from process_task where process_task_id = $1', [tasks[i]])).rows[0] as { process_instance_id: number; ref_id: number };
-        await c.query("insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, remark, auto, submit_time) values ($1, 0, 2, 2, 'car_final', $2, $3, 0, 0, '', 0, $4)", [t.process_instance_id, t.ref_id, reviewerId, '2026-11-21 10:00:00']);
-        await c.query('update process_instance set current_sort = 2 where process_instance_id = $1', [t.process_instance_id]);
-        await c.query('commit');
-      } finally {
-        c.release();
-      }
-    }, DECISIONS, 8);
+    const raw = await load(
+      async (i) => {
+        const c = await pool.connect();
+        try {
+          await c.query('begin');
+          await c.query("update process_task set state = 1, result = 1, remark = '同意', approve_time = $1 where process_task_id = $2 and state = 0", ['2026-11-21 10:00:00', tasks[i]]);
+          const t = (await c.query('select process_instance_id, ref_id from process_task where process_task_id = $1', [tasks[i]])).rows[0] as { process_instance_id: number; ref_id: number };
+          await c.query(
+            "insert into process_task (process_instance_id, definition_node_id, sort, process_type, queue, ref_id, user_id, depart_id, state, remark, auto, submit_time) values ($1, 0, 2, 2, 'car_final', $2, $3, 0, 0, '', 0, $4)",
+            [t.process_instance_id, t.ref_id, reviewerId, '2026-11-21 10:00:00'],
+          );
+          await c.query('update process_instance set current_sort = 2 where process_instance_id = $1', [t.process_instance_id]);
+          await c.query('commit');
+        } finally {
+          c.release();
+        }
+      },
+      DECISIONS,
+      8,
+    );
     const oneProcess = await decisions(1, tasks.slice(DECISIONS, DECISIONS * 2));
     const all = CORES > 1 ? await decisions(CORES, tasks.slice(DECISIONS * 2, DECISIONS * 3)) : null;
     console.log(title);
@@ -537,7 +697,9 @@ async function benchDevices(origin: string, dataDir: string, password: string) {
     left join vehicle_type vt on vt.id = a.vehicle_type_id where a.license_plate = ? and a.is_deleted = 0 and a.state != 0 order by a.car_application_id desc limit 5`);
   const lists = raw.prepare(`select id, type, in_reason, start_time, end_time from car_black_white_list where license_plate = ? and status = 2 and deleted = 0
     and (start_time is null or start_time <= ?) and (end_time is null or end_time >= ?) order by type, id desc`);
-  const marks = raw.prepare('select m.*, u.user_name from vehicle_mark m left join sys_user u on u.user_id = m.create_user_id where m.license_plate = ? and m.status = 1 and m.deleted = 0 order by m.id desc');
+  const marks = raw.prepare(
+    'select m.*, u.user_name from vehicle_mark m left join sys_user u on u.user_id = m.create_user_id where m.license_plate = ? and m.status = 1 and m.deleted = 0 order by m.id desc',
+  );
   const rawAccess = rawLoad((i) => {
     const p = plateOf(i);
     apps.all(p);
@@ -546,7 +708,8 @@ async function benchDevices(origin: string, dataDir: string, password: string) {
   });
 
   const ledger = raw.prepare('insert into device_event (device_id, event_id, type, capture_time, received_at) values (?, ?, ?, ?, ?)');
-  const record = raw.prepare(`insert into gate_record_car (device_id, event_id, license_plate, license_plate_color, direction, open_result, vehicle_brand, vehicle_type, vehicle_color, vehicle_compare_result, face_compare_result, capture_time, create_time)
+  const record =
+    raw.prepare(`insert into gate_record_car (device_id, event_id, license_plate, license_plate_color, direction, open_result, vehicle_brand, vehicle_type, vehicle_color, vehicle_compare_result, face_compare_result, capture_time, create_time)
     values (?, ?, ?, 2, ?, 1, '东风', '重型罐式货车', 1, 1, null, ?, ?)`);
   const rawBatch = raw.transaction((b: number) => {
     for (let k = 0; k < EVENTS_PER_BATCH; k += 1) {
@@ -559,7 +722,9 @@ async function benchDevices(origin: string, dataDir: string, password: string) {
   raw.close();
 
   const access = await load((i) => call(gates[i % gates.length]!.auth, '/device/access', { direction: 1, license_plate: plateOf(i) }));
-  console.log(`\nDevice API over the same appointments, signed by device keys: ${REQUESTS} access questions at ${CONCURRENCY} concurrent; ${EVENT_BATCHES} batches of ${EVENTS_PER_BATCH} crossings from ${gates.length} gates, synchronous=FULL`);
+  console.log(
+    `\nDevice API over the same appointments, signed by device keys: ${REQUESTS} access questions at ${CONCURRENCY} concurrent; ${EVENT_BATCHES} batches of ${EVENTS_PER_BATCH} crossings from ${gates.length} gates, synchronous=FULL`,
+  );
   console.log('(baseline: the same reads, or the ledger and record inserts with one commit a batch, straight from better-sqlite3)');
   console.log(row('gate     device/access', access));
   console.log(row('  baseline: raw better-sqlite3', rawAccess, 'look/s'));
@@ -567,7 +732,19 @@ async function benchDevices(origin: string, dataDir: string, password: string) {
   const captured = formatInZone(Date.now(), process.env.PARK_TZ ?? DEFAULT_PARK_TZ);
   const ingest = await load(
     async (b) => {
-      const events = Array.from({ length: EVENTS_PER_BATCH }, (_, k) => ({ event_id: `bench-${b}-${k}`, type: 'vehicle', license_plate: plateOf(b * EVENTS_PER_BATCH + k), license_plate_color: 2, direction: 1 + (k % 2), open_result: 1, vehicle_brand: '东风', vehicle_type: '重型罐式货车', vehicle_color: 1, vehicle_compare_result: 1, capture_time: captured }));
+      const events = Array.from({ length: EVENTS_PER_BATCH }, (_, k) => ({
+        event_id: `bench-${b}-${k}`,
+        type: 'vehicle',
+        license_plate: plateOf(b * EVENTS_PER_BATCH + k),
+        license_plate_color: 2,
+        direction: 1 + (k % 2),
+        open_result: 1,
+        vehicle_brand: '东风',
+        vehicle_type: '重型罐式货车',
+        vehicle_color: 1,
+        vehicle_compare_result: 1,
+        capture_time: captured,
+      }));
       const d = await call(gates[b % gates.length]!.auth, '/device/events', { events });
       if (d.accepted !== EVENTS_PER_BATCH) throw new Error(`device/events accepted ${d.accepted} of ${EVENTS_PER_BATCH}: ${JSON.stringify(d.rejected[0])}`);
     },
@@ -645,10 +822,16 @@ async function benchGateRecords() {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const token = await signInViaApi(origin, dataDir, 'patrol', password);
-  console.log(`\nVehicle gate records by day over ${total.toLocaleString()} records, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: the same page, count and device names from raw better-sqlite3)`);
+  console.log(
+    `\nVehicle gate records by day over ${total.toLocaleString()} records, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: the same page, count and device names from raw better-sqlite3)`,
+  );
   for (const [k, c] of cases.entries()) {
     const r = await load(async (i) => {
-      const res = await fetch(`${origin}/api/device/record/car/page`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ size: 10, pn: pn(i), ...c.body }) });
+      const res = await fetch(`${origin}/api/device/record/car/page`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ size: 10, pn: pn(i), ...c.body }),
+      });
       if (!res.ok) throw new Error(`device/record/car/page answered ${res.status}`);
       await res.arrayBuffer();
     });
@@ -660,4 +843,3 @@ async function benchGateRecords() {
 }
 
 await main();
-

@@ -186,7 +186,12 @@ async function main() {
     const idle: number[] = [];
     for (let i = 0; i < 100; i++) idle.push(await version());
 
-    const accounts: Array<[Route, string]> = [['blackList', 'lead'], ['appointment', 'contact'], ['appointment', 'portcontact'], ['blackList', 'admin']];
+    const accounts: Array<[Route, string]> = [
+      ['blackList', 'lead'],
+      ['appointment', 'contact'],
+      ['appointment', 'portcontact'],
+      ['blackList', 'admin'],
+    ];
     /** Eight uploads at once, two per account over both imports, `pick` choosing each one's file, while another thread calls /api/system/version. */
     const atOnce = async (label: string, pick: (route: Route, i: number) => Buffer) => {
       const senders = Array.from({ length: 8 }, (_, i) => {

@@ -29,7 +29,16 @@ export interface LighthouseResult {
 }
 
 /** Everything Lighthouse may clear: its default leaves localStorage and IndexedDB, which a newcomer would not have. */
-const FIRST_VISIT_CLEAR: NonNullable<Parameters<typeof lighthouse>[1]>['clearStorageTypes'] = ['file_systems', 'shader_cache', 'service_workers', 'cache_storage', 'local_storage', 'indexeddb', 'websql', 'cookies'];
+const FIRST_VISIT_CLEAR: NonNullable<Parameters<typeof lighthouse>[1]>['clearStorageTypes'] = [
+  'file_systems',
+  'shader_cache',
+  'service_workers',
+  'cache_storage',
+  'local_storage',
+  'indexeddb',
+  'websql',
+  'cookies',
+];
 
 const BROWSER_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -59,14 +68,18 @@ export async function firstVisitScripts(pages: Array<{ url: string; mark?: strin
       const marked = p.mark
         ? await page
             .waitForFunction((m) => (globalThis as unknown as { performance: { getEntriesByName(n: string): unknown[] } }).performance.getEntriesByName(m).length > 0, p.mark, { timeout: 15_000 })
-            .then(() => true, () => false)
+            .then(
+              () => true,
+              () => false,
+            )
         : false;
       // Quiet for half a second is not yet done: the update check waits for an idle moment after load.
       await page.waitForLoadState('networkidle');
       await page.waitForTimeout(3000);
       // Runs in the page; scripts/ type-checks without the DOM library, hence the structural types.
       const entries = await page.evaluate((m) => {
-        const perf = (globalThis as unknown as { performance: { getEntriesByType(t: string): Array<{ name: string; startTime: number }>; getEntriesByName(n: string): Array<{ startTime: number }> } }).performance;
+        const perf = (globalThis as unknown as { performance: { getEntriesByType(t: string): Array<{ name: string; startTime: number }>; getEntriesByName(n: string): Array<{ startTime: number }> } })
+          .performance;
         const at = m ? perf.getEntriesByName(m)[0]?.startTime : undefined;
         return { at, resources: perf.getEntriesByType('resource').map((e) => ({ name: e.name, startTime: e.startTime })) };
       }, p.mark ?? null);

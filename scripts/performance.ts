@@ -124,7 +124,9 @@ export function printPerformance(r: PerformanceReport, verbose = false) {
     } else {
       console.log('\nreturning visit: service worker installed, precache filled');
     }
-    console.log(`${pad('page', 26)}${'score'.padStart(6)}${'LCP ms'.padStart(9)}${'TBT ms'.padStart(9)}${visit === 'first' ? `${'JS KB'.padStart(9)}${'all KB'.padStart(9)}${'budget'.padStart(8)}` : ''}  result`);
+    console.log(
+      `${pad('page', 26)}${'score'.padStart(6)}${'LCP ms'.padStart(9)}${'TBT ms'.padStart(9)}${visit === 'first' ? `${'JS KB'.padStart(9)}${'all KB'.padStart(9)}${'budget'.padStart(8)}` : ''}  result`,
+    );
     for (const x of r.rows.filter((row) => row.visit === visit)) {
       const result = x.reference ? 'baseline' : x.ok ? 'ok' : x.scripts && !x.scripts.marked ? 'MISSED (login screen never shown)' : 'MISSED';
       const js = visit === 'first' ? `${kb(x.jsKb).padStart(9)}${kb(x.allJsKb).padStart(9)}${(x.budgetKb === undefined ? '-' : String(x.budgetKb)).padStart(8)}` : '';

@@ -77,40 +77,96 @@ function cases(ids: SeededIds): Case[] {
   let nextTask = 0;
   return [
     {
-      name: 'task-page', label: 'reviewer POST /api/carApplications/task/page', account: 'reviewer', path: '/carApplications/task/page', bodies: (n) => pages(n), concurrency: CONCURRENCY,
+      name: 'task-page',
+      label: 'reviewer POST /api/carApplications/task/page',
+      account: 'reviewer',
+      path: '/carApplications/task/page',
+      bodies: (n) => pages(n),
+      concurrency: CONCURRENCY,
       raw: {
         page: 'select t.process_task_id, t.process_instance_id, t.submit_time, t.state, a.* from process_task t join car_application a on a.car_application_id = t.ref_id where t.user_id = ? and t.queue = ? and t.state = 0 order by t.process_task_id desc limit 10 offset ?',
-        count: 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0', args: [ids.reviewer, 'car_task'], offset,
+        count: 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0',
+        args: [ids.reviewer, 'car_task'],
+        offset,
       },
     },
     {
-      name: 'person-task-page', label: 'reviewer POST /api/personApplications/task/page', account: 'reviewer', path: '/personApplications/task/page', bodies: (n) => pages(n), concurrency: CONCURRENCY,
+      name: 'person-task-page',
+      label: 'reviewer POST /api/personApplications/task/page',
+      account: 'reviewer',
+      path: '/personApplications/task/page',
+      bodies: (n) => pages(n),
+      concurrency: CONCURRENCY,
       raw: {
         page: 'select t.process_task_id, t.process_instance_id, t.submit_time, t.state, a.* from process_task t join person_application a on a.person_application_id = t.ref_id where t.user_id = ? and t.queue = ? and t.state = 0 order by t.process_task_id desc limit 10 offset ?',
-        count: 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0', args: [ids.reviewer, 'person_task'], offset,
+        count: 'select count(*) as n from process_task where user_id = ? and queue = ? and state = 0',
+        args: [ids.reviewer, 'person_task'],
+        offset,
       },
     },
     {
-      name: 'own-list', label: 'contact POST /api/carApplications/list', account: 'contact', path: '/carApplications/list', bodies: (n) => pages(n), concurrency: CONCURRENCY,
-      raw: { page: `select ${carCols} from ${carJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where create_user_id = ? and is_deleted = 0', args: [ids.contact], offset },
+      name: 'own-list',
+      label: 'contact POST /api/carApplications/list',
+      account: 'contact',
+      path: '/carApplications/list',
+      bodies: (n) => pages(n),
+      concurrency: CONCURRENCY,
+      raw: {
+        page: `select ${carCols} from ${carJoin} where a.create_user_id = ? and a.is_deleted = 0 order by a.car_application_id desc limit 10 offset ?`,
+        count: 'select count(*) as n from car_application where create_user_id = ? and is_deleted = 0',
+        args: [ids.contact],
+        offset,
+      },
     },
     {
-      name: 'history', label: 'reviewer POST /api/carApplications/history/list', account: 'reviewer', path: '/carApplications/history/list', bodies: (n) => pages(n), concurrency: CONCURRENCY,
-      raw: { page: `select ${carCols} from ${carJoin} where a.interviewee_depart_id = ? and a.is_deleted = 0 and a.state != 0 order by a.car_application_id desc limit 10 offset ?`, count: 'select count(*) as n from car_application where interviewee_depart_id = ? and is_deleted = 0 and state != 0', args: [ids.cnoocShell], offset },
+      name: 'history',
+      label: 'reviewer POST /api/carApplications/history/list',
+      account: 'reviewer',
+      path: '/carApplications/history/list',
+      bodies: (n) => pages(n),
+      concurrency: CONCURRENCY,
+      raw: {
+        page: `select ${carCols} from ${carJoin} where a.interviewee_depart_id = ? and a.is_deleted = 0 and a.state != 0 order by a.car_application_id desc limit 10 offset ?`,
+        count: 'select count(*) as n from car_application where interviewee_depart_id = ? and is_deleted = 0 and state != 0',
+        args: [ids.cnoocShell],
+        offset,
+      },
     },
     {
-      name: 'person-history', label: 'reviewer POST /api/personApplications/history/list', account: 'reviewer', path: '/personApplications/history/list', bodies: (n) => pages(n), concurrency: CONCURRENCY,
-      raw: { page: `select a.*, d.name as interviewee_depart_name from ${personJoin} where a.interviewee_depart_id = ? and a.is_deleted = 0 and a.state != 0 order by a.person_application_id desc limit 10 offset ?`, count: 'select count(*) as n from person_application where interviewee_depart_id = ? and is_deleted = 0 and state != 0', args: [ids.cnoocShell], offset },
+      name: 'person-history',
+      label: 'reviewer POST /api/personApplications/history/list',
+      account: 'reviewer',
+      path: '/personApplications/history/list',
+      bodies: (n) => pages(n),
+      concurrency: CONCURRENCY,
+      raw: {
+        page: `select a.*, d.name as interviewee_depart_name from ${personJoin} where a.interviewee_depart_id = ? and a.is_deleted = 0 and a.state != 0 order by a.person_application_id desc limit 10 offset ?`,
+        count: 'select count(*) as n from person_application where interviewee_depart_id = ? and is_deleted = 0 and state != 0',
+        args: [ids.cnoocShell],
+        offset,
+      },
     },
     {
-      name: 'user-page', label: `admin POST /api/user/page (${USERS.toLocaleString()} users)`, account: 'admin', path: '/user/page', bodies: (n) => pages(n, userPn), concurrency: CONCURRENCY,
+      name: 'user-page',
+      label: `admin POST /api/user/page (${USERS.toLocaleString()} users)`,
+      account: 'admin',
+      path: '/user/page',
+      bodies: (n) => pages(n, userPn),
+      concurrency: CONCURRENCY,
       raw: {
         page: 'select u.user_id, u.user_name, u.account, u.gender, u.phone, u.depart_id, d.name as depart_name, u.status, u.uuid, u.create_time from sys_user u left join sys_department d on d.depart_id = u.depart_id where u.deleted = 0 order by u.user_id desc limit 10 offset ?',
-        count: 'select count(*) as total from sys_user where deleted = 0', args: [], offset: (i) => (userPn(i) - 1) * 10,
+        count: 'select count(*) as total from sys_user where deleted = 0',
+        args: [],
+        offset: (i) => (userPn(i) - 1) * 10,
       },
     },
     {
-      name: 'check', label: 'reviewer POST /api/carApplications/task/check (one task, Idempotency-Key, answered once synced)', account: 'reviewer', path: '/carApplications/task/check', idempotent: true, concurrency: Number(process.env.PROFILE_CONCURRENCY ?? 8),
+      name: 'check',
+      label: 'reviewer POST /api/carApplications/task/check (one task, Idempotency-Key, answered once synced)',
+      account: 'reviewer',
+      path: '/carApplications/task/check',
+      idempotent: true,
+      concurrency: Number(process.env.PROFILE_CONCURRENCY ?? 8),
       bodies: (n) => {
         const tasks = ids.reviewerCarTasks.slice(nextTask, nextTask + n);
         nextTask += n;
@@ -217,11 +273,17 @@ function frameCategory(f: ProfileNode['callFrame'], stack: ProfileNode['callFram
   if (url.includes('/zod/')) return 'zod: parse and validate';
   if (/\/(pino|pino-std-serializers|sonic-boom|fast-redact|@pinojs|thread-stream|fast-safe-stringify)\//.test(url)) return 'pino logging';
   if (url.includes('/helmet/')) return 'helmet headers';
-  if (/\/(fastify|@fastify|find-my-way|avvio|fastq|light-my-request|fast-json-stringify|toad-cache|fast-querystring|secure-json-parse|content-type|process-warning|abstract-logging|rfdc|ret|safe-regex2)\//.test(url)) return 'Fastify: routing, hooks, reply';
+  if (
+    /\/(fastify|@fastify|find-my-way|avvio|fastq|light-my-request|fast-json-stringify|toad-cache|fast-querystring|secure-json-parse|content-type|process-warning|abstract-logging|rfdc|ret|safe-regex2)\//.test(
+      url,
+    )
+  )
+    return 'Fastify: routing, hooks, reply';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return `package ${pkg[1]}`;
   if (url.startsWith('node:')) {
-    if (/node:(internal\/)?(http|_http|net|stream|streams|internal\/streams|internal\/http|internal\/stream_base)/.test(url) || url.includes('_http_') || url.includes('stream')) return 'Node: HTTP, sockets, streams';
+    if (/node:(internal\/)?(http|_http|net|stream|streams|internal\/streams|internal\/http|internal\/stream_base)/.test(url) || url.includes('_http_') || url.includes('stream'))
+      return 'Node: HTTP, sockets, streams';
     if (url.includes('async_hooks') || url.includes('async_local_storage')) return 'Node: AsyncLocalStorage';
     if (url.includes('crypto')) return 'Node: crypto (token hash, UUIDs)';
     if (url.includes('timers') || url.includes('process/task_queues')) return 'Node: event loop, microtasks (await overhead)';
@@ -442,11 +504,14 @@ async function main() {
     const departs = (raw.prepare('select depart_id from sys_department').all() as Array<{ depart_id: number }>).map((d) => d.depart_id);
     const insert = raw.prepare('insert into sys_user (user_name, account, password_hash, gender, phone, depart_id, status, uuid, create_time, update_time) values (?,?,?,?,?,?,?,?,?,?)');
     raw.transaction(() => {
-      for (let i = 0; i < USERS; i += 1) insert.run(`用户${i}`, `bench_${i}`, hash, i % 2, `139${String(i).padStart(8, '0')}`, departs[i % departs.length], i % 10 ? 1 : 0, randomUUID(), '2026-01-01 08:00:00', '2026-01-01 08:00:00');
+      for (let i = 0; i < USERS; i += 1)
+        insert.run(`用户${i}`, `bench_${i}`, hash, i % 2, `139${String(i).padStart(8, '0')}`, departs[i % departs.length], i % 10 ? 1 : 0, randomUUID(), '2026-01-01 08:00:00', '2026-01-01 08:00:00');
     })();
   }
   raw.exec('analyze');
-  console.log(`Seeded ${APPOINTMENTS.toLocaleString()} appointments${names.includes('user-page') ? ` and ${USERS.toLocaleString()} users` : ''} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dataDir})`);
+  console.log(
+    `Seeded ${APPOINTMENTS.toLocaleString()} appointments${names.includes('user-page') ? ` and ${USERS.toLocaleString()} users` : ''} in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dataDir})`,
+  );
 
   const all = cases(ids);
   const unknown = names.filter((n) => !all.some((c) => c.name === n));
@@ -519,11 +584,14 @@ async function main() {
     console.log(`\n${c.label}: ${n} requests, ${c.concurrency} concurrent, signed in`);
     console.log(`  API, no profiler          ${timed.perSecond.toFixed(0).padStart(6)} req/s  p95 ${timed.p95.toFixed(2)} ms`);
     if (base) {
-      const line = (label: string, r: RunResult) => console.log(`  ${label.padEnd(25)} ${r.perSecond.toFixed(0).padStart(6)} pages/s  p95 ${r.p95.toFixed(2)} ms  → API / raw ${((timed.perSecond / r.perSecond) * 100).toFixed(0)} %`);
+      const line = (label: string, r: RunResult) =>
+        console.log(`  ${label.padEnd(25)} ${r.perSecond.toFixed(0).padStart(6)} pages/s  p95 ${r.p95.toFixed(2)} ms  → API / raw ${((timed.perSecond / r.perSecond) * 100).toFixed(0)} %`);
       line('raw count + page', base.withCount);
       line('raw page alone', base.pageOnly);
     }
-    console.log(`  API, under the profiler   ${profiled.perSecond.toFixed(0).padStart(6)} req/s; main thread busy ${(b.busyMs / n).toFixed(3)} ms/request, idle ${((b.idleMs / (b.busyMs + b.idleMs)) * 100).toFixed(0)} % (${file})`);
+    console.log(
+      `  API, under the profiler   ${profiled.perSecond.toFixed(0).padStart(6)} req/s; main thread busy ${(b.busyMs / n).toFixed(3)} ms/request, idle ${((b.idleMs / (b.busyMs + b.idleMs)) * 100).toFixed(0)} % (${file})`,
+    );
     // One table in one unit: SQL as timed around each better-sqlite3 call (a blocked fsync included, which sampling
     // misses), everything else as the profile saw it.
     const summary = new Map<string, number>();
@@ -543,7 +611,9 @@ async function main() {
     console.log(`\n  SQL statements by purpose (timed around better-sqlite3 calls; ${censused.perSecond.toFixed(0)} req/s in this run)`);
     console.log(`  ${'purpose'.padEnd(40)} ${'stmts/req'.padStart(9)} ${'prepare ms/req'.padStart(15)} ${'run ms/req'.padStart(11)} ${'% of SQL'.padStart(9)}`);
     for (const [k, e] of [...census.statements.entries()].sort((x, y) => y[1].prepareMs + y[1].runMs - (x[1].prepareMs + x[1].runMs))) {
-      console.log(`  ${k.padEnd(40)} ${(e.n / n).toFixed(2).padStart(9)} ${(e.prepareMs / n).toFixed(3).padStart(15)} ${(e.runMs / n).toFixed(3).padStart(11)} ${(((e.prepareMs + e.runMs) / sqlTotal) * 100).toFixed(1).padStart(9)}`);
+      console.log(
+        `  ${k.padEnd(40)} ${(e.n / n).toFixed(2).padStart(9)} ${(e.prepareMs / n).toFixed(3).padStart(15)} ${(e.runMs / n).toFixed(3).padStart(11)} ${(((e.prepareMs + e.runMs) / sqlTotal) * 100).toFixed(1).padStart(9)}`,
+      );
     }
     const stmts = [...census.statements.values()].reduce((a, e) => a + e.n, 0);
     const prep = [...census.statements.values()].reduce((a, e) => a + e.prepareMs, 0);

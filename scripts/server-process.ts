@@ -81,10 +81,11 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     );
   });
   // node:cluster hands out connections as soon as the first process listens; measure only with all of them up.
-  if (processes > 1) await waitFor(`${processes} server processes`, () => childrenOf(primary.pid!).length === processes).catch((err: Error) => {
-    primary.kill('SIGTERM');
-    throw new Error(`${err.message} (processes: ${childrenOf(primary.pid!).join(', ') || 'none'}; output: ${out.slice(-2000)})`);
-  });
+  if (processes > 1)
+    await waitFor(`${processes} server processes`, () => childrenOf(primary.pid!).length === processes).catch((err: Error) => {
+      primary.kill('SIGTERM');
+      throw new Error(`${err.message} (processes: ${childrenOf(primary.pid!).join(', ') || 'none'}; output: ${out.slice(-2000)})`);
+    });
   return {
     base,
     primary,

@@ -131,7 +131,21 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const tz = process.env.PARK_TZ ?? DEFAULT_PARK_TZ;
   const parkTime = () => formatInZone(Date.now(), tz);
   const say = (zh: string, en: string) => log(`${parkTime().slice(11)}  ${zh}  | ${en}`);
-  const report: SimulationReport = { rounds: 0, entries: 0, refused: 0, exits: 0, overstays: 0, heartbeats: 0, manualOpenings: 0, uploads: 0, sent: 0, accepted: 0, duplicates: 0, rejected: 0, replays: 0 };
+  const report: SimulationReport = {
+    rounds: 0,
+    entries: 0,
+    refused: 0,
+    exits: 0,
+    overstays: 0,
+    heartbeats: 0,
+    manualOpenings: 0,
+    uploads: 0,
+    sent: 0,
+    accepted: 0,
+    duplicates: 0,
+    rejected: 0,
+    replays: 0,
+  };
 
   async function call<T>(url: string, init: { auth?: string; json?: unknown; form?: FormData } = {}): Promise<{ status: number; body: Envelope<T> }> {
     let res: Response;
@@ -179,7 +193,17 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       continue;
     }
     const { key } = await must<{ key: string }>('/equipment/gate/issueKey', { auth: admin, json: { id: row.id } });
-    gates.push({ id: row.id as number, number, name: String(row.name), persons: row.type === 2 || number === DEMO_GATES.westPersons, auth: `Device ${number}:${key}`, seq: 0, buffer: [], silent: false, heartbeatAt: 0 });
+    gates.push({
+      id: row.id as number,
+      number,
+      name: String(row.name),
+      persons: row.type === 2 || number === DEMO_GATES.westPersons,
+      auth: `Device ${number}:${key}`,
+      seq: 0,
+      buffer: [],
+      silent: false,
+      heartbeatAt: 0,
+    });
     say(`已签发密钥：${row.name}（${number}）`, `key issued to ${number}`);
   }
   if (!gates.length) throw new Error('没有可用的演示道闸 | none of the demo gates exists');
@@ -236,7 +260,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       report.accepted += d.accepted;
       report.duplicates += d.duplicates;
       report.rejected += d.rejected.length;
-      say(`${gate.name} 上报 ${batch.length} 条：接收 ${d.accepted}，重复 ${d.duplicates}，拒绝 ${d.rejected.length}`, `${gate.number} sent ${batch.length}: ${d.accepted} accepted, ${d.duplicates} duplicates, ${d.rejected.length} rejected`);
+      say(
+        `${gate.name} 上报 ${batch.length} 条：接收 ${d.accepted}，重复 ${d.duplicates}，拒绝 ${d.rejected.length}`,
+        `${gate.number} sent ${batch.length}: ${d.accepted} accepted, ${d.duplicates} duplicates, ${d.rejected.length} rejected`,
+      );
       for (const x of d.rejected) say(`  事件 ${x.event_id}：${x.msg}`, `  rejected ${x.event_id}: ${x.msg}`);
       if (!options.once && r() < LOST_REPLY_SHARE) {
         report.replays += 1;
@@ -477,7 +504,8 @@ const personFields = (name: string, idcard: string): Json => ({ idcard, person_n
 
 /** A plate-sized picture in the plate's colour with a white rim and marks that differ by plate (a camera's crop stands in). */
 function platePng(plate: string, color: number): Buffer {
-  const w = 140, h = 44;
+  const w = 140,
+    h = 44;
   const background: readonly [number, number, number] = color === 1 ? [0xf2, 0xc1, 0x1e] : color === 3 || color === 4 ? [0x3c, 0xb3, 0x71] : [0x1f, 0x4e, 0xc8];
   const ink: readonly [number, number, number] = color === 1 ? [0x10, 0x10, 0x10] : [0xf5, 0xf5, 0xf5];
   const codes = [...plate].map((c) => c.codePointAt(0)!);
@@ -497,7 +525,10 @@ function demoPassword(dataDir: string): string | undefined {
 }
 
 async function ask(question: string): Promise<string> {
-  if (!process.stdin.isTTY) throw new Error(`${question.trim()} — 无法交互输入：请用 --password / DEMO_PASSWORD，并以 SMS_PROVIDER=file 启动服务器 | not a terminal: pass --password and run the server with SMS_PROVIDER=file`);
+  if (!process.stdin.isTTY)
+    throw new Error(
+      `${question.trim()} — 无法交互输入：请用 --password / DEMO_PASSWORD，并以 SMS_PROVIDER=file 启动服务器 | not a terminal: pass --password and run the server with SMS_PROVIDER=file`,
+    );
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
   try {
     return (await rl.question(question)).trim();

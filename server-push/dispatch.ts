@@ -60,13 +60,7 @@ export interface DispatchDeps {
  * lease, and the tag makes the device replace, not repeat, the notification.
  */
 export async function claimBatch(db: Kysely<DB>, dialect: Dialect, nowMs: number, batch = BATCH): Promise<Row[]> {
-  let waiting = db
-    .selectFrom('notification')
-    .select('notification_id')
-    .where('push_state', '=', PushState.WAITING)
-    .where('push_lease', '<', nowMs)
-    .orderBy('notification_id')
-    .limit(batch);
+  let waiting = db.selectFrom('notification').select('notification_id').where('push_state', '=', PushState.WAITING).where('push_lease', '<', nowMs).orderBy('notification_id').limit(batch);
   // Concurrent claimers on PostgreSQL take disjoint rows instead of queueing behind one another's locks and finding nothing.
   if (dialect === 'postgres') waiting = waiting.forUpdate().skipLocked();
   return db
@@ -85,18 +79,18 @@ export const payloadOf = (r: Pick<Row, 'title' | 'body' | 'url' | 'tag'>): PushP
 export async function pushBatch(deps: DispatchDeps, rows: Row[]): Promise<number> {
   const { db, keys } = deps;
   const now = deps.now();
-  const subs = await liveSubscriptions(
-    db,
-    [...new Set(rows.map((r) => r.user_id))],
-    now,
-  );
+  const subs = await liveSubscriptions(db, [...new Set(rows.map((r) => r.user_id))], now);
   // Most rows have nobody to push to (no device opted in, or too old to matter): one statement settles them all.
   const nothingToSend = rows.filter((r) => !subs.some((s) => s.user_id === r.user_id) || now - r.created_at > (deliveryOf[r.kind] ?? fallback).ttl * 1000);
   if (nothingToSend.length) {
     await db
       .updateTable('notification')
       .set({ push_state: PushState.DONE })
-      .where('notification_id', 'in', nothingToSend.map((r) => r.notification_id))
+      .where(
+        'notification_id',
+        'in',
+        nothingToSend.map((r) => r.notification_id),
+      )
       .execute();
   }
   for (const row of rows) {
@@ -116,14 +110,15 @@ export async function pushBatch(deps: DispatchDeps, rows: Row[]): Promise<number
       } else {
         retry ||= r.outcome === 'retry';
         deps.log.warn({ push: { subscription: t.push_subscription_id, status: r.status } }, `web push failed: ${r.error}`);
-        await db.updateTable('push_subscription').set({ last_push_error: r.error.slice(0, 200) }).where('push_subscription_id', '=', t.push_subscription_id).execute();
+        await db
+          .updateTable('push_subscription')
+          .set({ last_push_error: r.error.slice(0, 200) })
+          .where('push_subscription_id', '=', t.push_subscription_id)
+          .execute();
       }
     }
     // A retry goes to every device again: the ones that already got it replace it in place (same tag).
-    const update =
-      retry && row.push_attempts < MAX_ATTEMPTS
-        ? { push_lease: deps.now() + retryDelayMs(row.push_attempts) }
-        : { push_state: retry ? PushState.GAVE_UP : PushState.DONE };
+    const update = retry && row.push_attempts < MAX_ATTEMPTS ? { push_lease: deps.now() + retryDelayMs(row.push_attempts) } : { push_state: retry ? PushState.GAVE_UP : PushState.DONE };
     await db.updateTable('notification').set(update).where('notification_id', '=', row.notification_id).execute();
   }
   return rows.length;
@@ -153,7 +148,10 @@ export function startDispatcher(deps: DispatchDeps): Dispatcher {
     if (deps.now() - lastPrune > PRUNE_EVERY_MS) {
       lastPrune = deps.now();
       await pruneSubscriptions(deps.db, deps.now());
-      await deps.db.deleteFrom('notification').where('created_at', '<', deps.now() - KEEP_MS).execute();
+      await deps.db
+        .deleteFrom('notification')
+        .where('created_at', '<', deps.now() - KEEP_MS)
+        .execute();
     }
   }
 

@@ -23,8 +23,16 @@ export async function loadVapidKeys(db: Kysely<DB>, subject = 'mailto:security@p
   if (!keys) {
     const fresh = webpush.generateVAPIDKeys();
     // Two servers starting at once: the first insert wins and both read it back.
-    await db.insertInto('sys_setting').values({ key: 'vapid_public', value: fresh.publicKey }).onConflict((oc) => oc.column('key').doNothing()).execute();
-    await db.insertInto('sys_setting').values({ key: 'vapid_private', value: fresh.privateKey }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await db
+      .insertInto('sys_setting')
+      .values({ key: 'vapid_public', value: fresh.publicKey })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    await db
+      .insertInto('sys_setting')
+      .values({ key: 'vapid_private', value: fresh.privateKey })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
     keys = await read();
     if (!keys) throw new Error('VAPID keys could not be stored');
   }

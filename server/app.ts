@@ -49,7 +49,34 @@ import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 
 /** Area plugins, each registering its own routes under /api. */
-const areas = [authRoutes, commonRoutes, userRoutes, roleRoutes, permissionRoutes, iconRoutes, departmentRoutes, equipmentRoutes, vehicleTypeRoutes, pushRoutes, notificationRoutes, fileRoutes, approvalPendingRoutes, appointmentRoutes, listRoutes, registrationRoutes, waybillRoutes, carListImportRoutes, passRoutes, markRoutes, deviceRoutes, boardRoutes, gateRecordRoutes, strandedRoutes, logRoutes, processConfigRoutes];
+const areas = [
+  authRoutes,
+  commonRoutes,
+  userRoutes,
+  roleRoutes,
+  permissionRoutes,
+  iconRoutes,
+  departmentRoutes,
+  equipmentRoutes,
+  vehicleTypeRoutes,
+  pushRoutes,
+  notificationRoutes,
+  fileRoutes,
+  approvalPendingRoutes,
+  appointmentRoutes,
+  listRoutes,
+  registrationRoutes,
+  waybillRoutes,
+  carListImportRoutes,
+  passRoutes,
+  markRoutes,
+  deviceRoutes,
+  boardRoutes,
+  gateRecordRoutes,
+  strandedRoutes,
+  logRoutes,
+  processConfigRoutes,
+];
 
 /** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
 function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError | AppError | Error) {

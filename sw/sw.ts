@@ -17,8 +17,7 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL('/index.html'), { deny
 
 // Code tables change rarely: answer from cache at once, refresh behind (DESIGN.md §5).
 registerRoute(
-  ({ url, request }) =>
-    request.method === 'GET' && url.origin === self.location.origin && (url.pathname.startsWith('/api/common/enum/') || url.pathname === '/api/common/enums'),
+  ({ url, request }) => request.method === 'GET' && url.origin === self.location.origin && (url.pathname.startsWith('/api/common/enum/') || url.pathname === '/api/common/enums'),
   new StaleWhileRevalidate({
     cacheName: 'api-enums',
     plugins: [new ExpirationPlugin({ maxEntries: 100, maxAgeSeconds: 30 * 24 * 60 * 60 })],

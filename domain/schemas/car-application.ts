@@ -25,17 +25,14 @@ const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v
 export const optionalField = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 
 /** A value of one of the code tables in enums.ts. */
-export const codeField = (required: string, table: EnumName) =>
-  intField(required).refine((n) => enums[table].some((o) => o.value === n), { error: required });
+export const codeField = (required: string, table: EnumName) => intField(required).refine((n) => enums[table].some((o) => o.value === n), { error: required });
 
 const maxMsg = (n: number) => `不能超过${n}个文字`;
 export const reqText = (required: string, max: number) => requiredText(required, max, maxMsg(max));
 export const optText = (max: number) => optionalText(max, maxMsg(max));
 
-export const mobileField = (required: string) =>
-  requiredText(required, 11, '手机号格式不正确').regex(MOBILE_PATTERN, { error: '手机号格式不正确' });
-export const telephoneField = (required: string, invalid: string) =>
-  requiredText(required, 20, invalid).regex(TELEPHONE_PATTERN, { error: invalid });
+export const mobileField = (required: string) => requiredText(required, 11, '手机号格式不正确').regex(MOBILE_PATTERN, { error: '手机号格式不正确' });
+export const telephoneField = (required: string, invalid: string) => requiredText(required, 20, invalid).regex(TELEPHONE_PATTERN, { error: invalid });
 
 /** Document number; its format depends on the sibling document type, checked by idNumberCheck. */
 export const idNumberField = () => requiredText('请输入身份证号', 30, '身份证号格式不正确').transform((s) => s.toUpperCase());
@@ -87,11 +84,13 @@ export const PHOTOS_NOT_UPLOADED = '有照片尚未上传，请联网后重试';
  */
 export const imagesField = (max = MAX_IMAGES) =>
   z
-    .preprocess(
-      (v) => (v === undefined || v === null ? '' : Array.isArray(v) ? v.join(';') : v),
-      z.string({ error: '图片格式不正确' }),
+    .preprocess((v) => (v === undefined || v === null ? '' : Array.isArray(v) ? v.join(';') : v), z.string({ error: '图片格式不正确' }))
+    .transform((s) =>
+      s
+        .split(';')
+        .map((p) => p.trim())
+        .filter(Boolean),
     )
-    .transform((s) => s.split(';').map((p) => p.trim()).filter(Boolean))
     .refine((parts) => !parts.some(isLocalPhoto), { error: PHOTOS_NOT_UPLOADED })
     .refine((parts) => parts.length <= max, { error: `最多上传${max}张图片` })
     .refine((parts) => parts.every((p) => p.length <= 255), { error: '图片文件名过长' })
@@ -105,12 +104,18 @@ export const idListField = (empty: string) =>
     (v) => {
       if (typeof v === 'number') return [v];
       if (typeof v !== 'string') return v ?? [];
-      const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+      const parts = v
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       // One bad part fails the whole list, so the message lands on the field itself.
       return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
     },
     // A batch is chosen from one page of a list, so it is never longer than the largest page.
-    z.array(idNumber(empty), { error: empty }).min(1, { error: empty }).max(MAX_PAGE_SIZE, { error: `一次最多选择${MAX_PAGE_SIZE}条` }),
+    z
+      .array(idNumber(empty), { error: empty })
+      .min(1, { error: empty })
+      .max(MAX_PAGE_SIZE, { error: `一次最多选择${MAX_PAGE_SIZE}条` }),
   );
 
 /** A JSON-encoded object is accepted as well (the column stores it as text). */
@@ -126,10 +131,7 @@ const jsonObject = (v: unknown) => {
 
 // ---------------------------------------------------------------- application form
 
-export const dumpTruckFileKeys = [
-  'driver_license', 'driving_license', 'compulsory_insurance', 'commercial_insurance',
-  'excess_insurance', 'commitment_letter', 'monitor_return_receipt',
-] as const;
+export const dumpTruckFileKeys = ['driver_license', 'driving_license', 'compulsory_insurance', 'commercial_insurance', 'excess_insurance', 'commitment_letter', 'monitor_return_receipt'] as const;
 export type DumpTruckFileKey = (typeof dumpTruckFileKeys)[number];
 
 export const dumpTruckFileLabels: Record<DumpTruckFileKey, string> = {
@@ -151,14 +153,30 @@ const dumpTruckFile = z.preprocess(
 
 /** Hazardous cargo (spec 000 §3). The text fields are all optional here; cargoInfoErrors says which a hazardous load needs. */
 const cargoTextKeys = [
-  'cargo_number', 'cargo_name', 'cargo_unit', 'enterprise', 'unified_social_credit_code', 'business_license_number',
-  'license_plate_color', 'vehicle_transport_license', 'trailer_license', 'trailer_trasport_license', 'tank_report',
-  'driver', 'driver_qualification_certificate', 'supercargo', 'supercargo_qualification_certificate',
-  'shipper', 'recipient', 'carrier', 'shipment_date', 'shipment_addr', 'destination',
+  'cargo_number',
+  'cargo_name',
+  'cargo_unit',
+  'enterprise',
+  'unified_social_credit_code',
+  'business_license_number',
+  'license_plate_color',
+  'vehicle_transport_license',
+  'trailer_license',
+  'trailer_trasport_license',
+  'tank_report',
+  'driver',
+  'driver_qualification_certificate',
+  'supercargo',
+  'supercargo_qualification_certificate',
+  'shipper',
+  'recipient',
+  'carrier',
+  'shipment_date',
+  'shipment_addr',
+  'destination',
 ] as const;
 const cargoPhoneKeys = ['contact_phone', 'driver_phone', 'supercargo_phone', 'shipper_phone', 'recipient_phone', 'carrier_phone'] as const;
-const nonNegative = (msg: string) =>
-  optionalField(z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number({ error: msg }).min(0, { error: msg })));
+const nonNegative = (msg: string) => optionalField(z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number({ error: msg }).min(0, { error: msg })));
 const optionalPhone = optionalField(z.string().trim().regex(TELEPHONE_PATTERN, { error: '电话格式不正确' }));
 
 const cargoInfo = z.preprocess(
@@ -202,9 +220,7 @@ const carPerson = z
   .superRefine(idNumberCheck('id_card', 'idcard_type'), always);
 
 const carFields = {
-  license_plate: requiredText('请输入车牌号', 10, '车牌号格式不正确')
-    .toUpperCase()
-    .regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
+  license_plate: requiredText('请输入车牌号', 10, '车牌号格式不正确').toUpperCase().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
   license_plate_color: codeField('请选择车牌颜色', 'plateColor'),
   vehicle_type_id: intField('请选择车型').pipe(z.number().min(1, { error: '请选择车型' })),
   applicant_name: reqText('请输入申请人姓名', 30),
@@ -240,9 +256,7 @@ const carFields = {
 
 const applicantIdCheck = idNumberCheck('applicant_idcard', 'visitor_idcard_type');
 export const carApplicationSave = z.object(carFields).superRefine(applicantIdCheck, always);
-export const carApplicationEdit = z
-  .object({ ...carFields, car_application_id: idField('车辆预约ID') })
-  .superRefine(applicantIdCheck, always);
+export const carApplicationEdit = z.object({ ...carFields, car_application_id: idField('车辆预约ID') }).superRefine(applicantIdCheck, always);
 
 export type CarApplicationSave = z.infer<typeof carApplicationSave>;
 export type CarApplicationSaveInput = z.input<typeof carApplicationSave>;
@@ -384,7 +398,10 @@ export const amendBody = canAmendBody.extend({
 
 /** A code chosen from a table whose filter has an 'all' (-1) option: -1 (and any negative) is not a choice. */
 const notAll = (fallback: number, required: string) =>
-  z.preprocess((v) => (v === undefined || v === null || v === '' ? fallback : v), intField(required).refine((n) => n >= 0, { error: required }));
+  z.preprocess(
+    (v) => (v === undefined || v === null || v === '' ? fallback : v),
+    intField(required).refine((n) => n >= 0, { error: required }),
+  );
 
 export const labelBody = z.object({
   car_application_ids: idListField('请先选择要标记的车辆'),
@@ -549,4 +566,3 @@ export interface CarApplicationRow {
   car_info_id: number | null;
   carPersonList?: CarPersonRow[];
 }
-

@@ -19,11 +19,7 @@ export const TEXT_TYPE_MSG = '必须是文本';
  */
 export const text = (required = TEXT_TYPE_MSG) => z.string({ error: (issue) => (issue.input === undefined || issue.input === null ? required : TEXT_TYPE_MSG) });
 
-export const requiredText = (required: string, max: number, maxMsg: string) =>
-  text(required)
-    .trim()
-    .min(1, { error: required })
-    .max(max, { error: maxMsg });
+export const requiredText = (required: string, max: number, maxMsg: string) => text(required).trim().min(1, { error: required }).max(max, { error: maxMsg });
 
 export const optionalText = (max: number, maxMsg: string) =>
   text()
@@ -46,17 +42,13 @@ export const OUT_OF_RANGE_MSG = `超出允许的范围（${INT_MIN}至${INT_MAX}
 const storedInt = (message: string) => z.number({ error: message }).int({ error: message }).min(INT_MIN, { error: OUT_OF_RANGE_MSG }).max(INT_MAX, { error: OUT_OF_RANGE_MSG });
 
 /** Numbers arrive from forms as numbers or digit strings. */
-export const intField = (required: string) =>
-  z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), storedInt(required));
+export const intField = (required: string) => z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), storedInt(required));
 
 /** A row id inside a list or array: a whole number from 1 to INT_MAX, `message` otherwise. */
 export const idNumber = (message: string) => z.number({ error: message }).int({ error: message }).min(1, { error: message }).max(INT_MAX, { error: message });
 
 export const choice01 = (required: string) =>
-  z.preprocess(
-    (v) => (v === '' || v === null ? undefined : typeof v === 'string' ? Number(v) : v),
-    z.union([z.literal(0), z.literal(1)], { error: required }),
-  );
+  z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'string' ? Number(v) : v), z.union([z.literal(0), z.literal(1)], { error: required }));
 
 export const CODE_PATTERN = /^[0-9A-Za-z:_]+$/;
 export const CODE_PATTERN_MSG = '仅限阿拉伯数字、英文字母';
@@ -66,10 +58,12 @@ const numeric = (v: unknown) => (typeof v === 'string' || typeof v === 'number' 
 
 /** size and pn of every list call; size is capped so a preload cannot ask for the whole table at once. */
 export const pageQuery = z.object({
-  size: z.preprocess(
-    (v) => (v === undefined || v === null || v === '' ? DEFAULT_PAGE_SIZE : numeric(v)),
-    z.number({ error: '每页条数必须是数字' }).int({ error: '每页条数必须是整数' }).min(1, { error: '每页条数至少为1' }),
-  ).transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+  size: z
+    .preprocess(
+      (v) => (v === undefined || v === null || v === '' ? DEFAULT_PAGE_SIZE : numeric(v)),
+      z.number({ error: '每页条数必须是数字' }).int({ error: '每页条数必须是整数' }).min(1, { error: '每页条数至少为1' }),
+    )
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
   pn: z.preprocess(
     (v) => (v === undefined || v === null || v === '' ? 1 : numeric(v)),
     z.number({ error: '页码必须是数字' }).int({ error: '页码必须是整数' }).min(1, { error: '页码从1开始' }).max(INT_MAX, { error: OUT_OF_RANGE_MSG }),
@@ -77,11 +71,8 @@ export const pageQuery = z.object({
 });
 
 /** Optional filter: absent, '' and -1 ("all") mean no filter. */
-export const optionalFilterInt = z.preprocess(
-  (v) => (v === undefined || v === null || v === '' || numeric(v) === -1 ? undefined : numeric(v)),
-  storedInt('筛选条件必须是整数').optional(),
-);
-export const optionalFilterText = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined), z.string().max(100, { error: '筛选条件不能超过100个字符' }).optional());
+export const optionalFilterInt = z.preprocess((v) => (v === undefined || v === null || v === '' || numeric(v) === -1 ? undefined : numeric(v)), storedInt('筛选条件必须是整数').optional());
+export const optionalFilterText = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined)), z.string().max(100, { error: '筛选条件不能超过100个字符' }).optional());
 
 /** A row id: ids of either database are 1..INT_MAX, so anything else is "not a valid id" (400), never a query. */
 export const idField = (label: string) => intField(`请提供${label}`).pipe(idNumber(`${label}不正确`));

@@ -14,7 +14,10 @@ export const departmentLabels = {
 
 const fields = {
   /** 0: a top-level department. */
-  pid: intField('请选择上级部门').pipe(z.number().min(0, { error: '上级部门不正确' })).optional().transform((v) => v ?? 0),
+  pid: intField('请选择上级部门')
+    .pipe(z.number().min(0, { error: '上级部门不正确' }))
+    .optional()
+    .transform((v) => v ?? 0),
   name: requiredText('请输入部门名称', 30, '不能超过30个文字'),
   code: requiredText('请输入部门编码', 30, '不能超过30个字符').regex(CODE_PATTERN, { error: CODE_PATTERN_MSG }),
   visit_area: intField('请选择所属区域').pipe(z.union([z.literal(1), z.literal(2), z.literal(3)], { error: '请选择所属区域' })),

@@ -50,11 +50,25 @@ export const deviceEventLabels: FieldLabels = {
 };
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-const text = (max: number, label: string) => z.string({ error: `${label}必须是文本` }).trim().max(max, { error: `${label}不能超过${max}个字符` });
-const optionalText = (max: number, label: string) => text(max, label).optional().transform((v) => v ?? '');
+const text = (max: number, label: string) =>
+  z
+    .string({ error: `${label}必须是文本` })
+    .trim()
+    .max(max, { error: `${label}不能超过${max}个字符` });
+const optionalText = (max: number, label: string) =>
+  text(max, label)
+    .optional()
+    .transform((v) => v ?? '');
 const code = (label: string, values: readonly number[]) =>
-  z.number({ error: `${label}必须是数字` }).int({ error: `${label}必须是整数` }).refine((v) => values.includes(v), { error: `${label}只能是${values.join('、')}` });
-const optionalCode = (label: string, values: readonly number[]) => code(label, values).optional().nullable().transform((v) => v ?? null);
+  z
+    .number({ error: `${label}必须是数字` })
+    .int({ error: `${label}必须是整数` })
+    .refine((v) => values.includes(v), { error: `${label}只能是${values.join('、')}` });
+const optionalCode = (label: string, values: readonly number[]) =>
+  code(label, values)
+    .optional()
+    .nullable()
+    .transform((v) => v ?? null);
 /** A stored file name from /api/device/files (or none). */
 const fileName = (label: string) => optionalText(80, label).refine((v) => v === '' || /^[0-9a-f]{32}\.[a-z0-9]{1,5}$/.test(v), { error: `${label}必须是 /api/device/files 返回的文件名` });
 
@@ -77,11 +91,7 @@ const openResult = code('开闸结果', [0, 1]);
 export const vehicleEvent = z.object({
   ...base,
   type: z.literal('vehicle'),
-  license_plate: z
-    .string({ error: '请提供车牌号' })
-    .trim()
-    .toUpperCase()
-    .regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
+  license_plate: z.string({ error: '请提供车牌号' }).trim().toUpperCase().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }),
   license_plate_color: optionalCode('车牌颜色', [1, 2, 3, 4, 5, 6, 7]),
   direction,
   open_result: openResult,
@@ -96,11 +106,7 @@ export const vehicleEvent = z.object({
 export const personEvent = z.object({
   ...base,
   type: z.literal('person'),
-  idcard: z
-    .string({ error: '请提供证件号码' })
-    .trim()
-    .toUpperCase()
-    .refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }),
+  idcard: z.string({ error: '请提供证件号码' }).trim().toUpperCase().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }),
   person_name: optionalText(30, '姓名'),
   card_number: optionalText(30, '卡号'),
   card_status: optionalCode('卡状态', [0, 1, 2]),
@@ -135,9 +141,12 @@ export const accessBody = labelled(
   z
     .object({
       direction,
-      license_plate: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional()),
-      idcard: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional()),
-      pass: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined), z.string().max(2000, { error: '通行码过长' }).optional()),
+      license_plate: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)), z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional()),
+      idcard: z.preprocess(
+        (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)),
+        z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional(),
+      ),
+      pass: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined)), z.string().max(2000, { error: '通行码过长' }).optional()),
     })
     .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供车牌号、证件号码或通行码中的一项', path: ['license_plate'] }),
   deviceEventLabels,

@@ -79,13 +79,31 @@ export interface EquipmentKindDef {
 const located = ['name', 'number', 'longitude', 'latitude'] as const;
 
 export const equipmentKinds = {
-  gate: { kind: 'gate', title: '道闸设备', codes: 'gateDevice', fields: ['name', 'number', 'type', 'entrances_type', 'is_security_check', 'temporary_reservation', 'longitude', 'latitude'], filters: ['number', 'name', 'type', 'entrances_type', 'state'] },
+  gate: {
+    kind: 'gate',
+    title: '道闸设备',
+    codes: 'gateDevice',
+    fields: ['name', 'number', 'type', 'entrances_type', 'is_security_check', 'temporary_reservation', 'longitude', 'latitude'],
+    filters: ['number', 'name', 'type', 'entrances_type', 'state'],
+  },
   bumpingPost: { kind: 'bumpingPost', title: '防撞柱', codes: 'bumpingPostDevice', fields: located, filters: ['name', 'number', 'state'] },
   tireCrushing: { kind: 'tireCrushing', title: '破胎器', codes: 'tireBreakerDevice', fields: located, filters: ['name', 'number', 'state'] },
   liftingAntiCollisionPillar: { kind: 'liftingAntiCollisionPillar', title: '升降防撞柱', codes: 'liftingPillarDevice', fields: located, filters: ['name', 'number', 'state'] },
-  securityLaneIdentification: { kind: 'securityLaneIdentification', title: '安检通道识别', codes: 'securityLaneIDevice', fields: ['name', 'number', 'lane_number', 'longitude', 'latitude'], filters: ['name', 'number'] },
+  securityLaneIdentification: {
+    kind: 'securityLaneIdentification',
+    title: '安检通道识别',
+    codes: 'securityLaneIDevice',
+    fields: ['name', 'number', 'lane_number', 'longitude', 'latitude'],
+    filters: ['name', 'number'],
+  },
   truckScales: { kind: 'truckScales', title: '地磅系统', codes: 'carScaleSystemDevice', fields: located, filters: ['name', 'number'] },
-  carMountedFacialRecognition: { kind: 'carMountedFacialRecognition', title: '车载人脸识别', codes: 'carFaceDevice', fields: ['name', 'number', 'plate'], filters: ['name', 'number', 'plate', 'state'] },
+  carMountedFacialRecognition: {
+    kind: 'carMountedFacialRecognition',
+    title: '车载人脸识别',
+    codes: 'carFaceDevice',
+    fields: ['name', 'number', 'plate'],
+    filters: ['name', 'number', 'plate', 'state'],
+  },
 } as const satisfies Record<string, EquipmentKindDef>;
 
 export type EquipmentKind = keyof typeof equipmentKinds;

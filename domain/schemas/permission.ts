@@ -32,7 +32,10 @@ const routeField = z
 
 const fields = {
   /** 0: a root node ('0' on the wire too). */
-  pid: intField('请选择上级权限').pipe(z.number().min(0, { error: '上级权限不正确' })).optional().transform((v) => v ?? 0),
+  pid: intField('请选择上级权限')
+    .pipe(z.number().min(0, { error: '上级权限不正确' }))
+    .optional()
+    .transform((v) => v ?? 0),
   name: requiredText('请输入权限名', 30, '不能超过30个文字'),
   // "code same pattern as the role code" (spec 002 §5).
   code: requiredText('请输入唯一编码', 30, '不能超过30个字符').regex(CODE_PATTERN, { error: CODE_PATTERN_MSG }),
@@ -137,12 +140,13 @@ export const iconListLabels = { current: '页码', pageSize: '每页条数', tit
 const pageNumber = (label: string, fallback: number, max: number) =>
   z.preprocess(
     (v) => (v === undefined || v === null || v === '' ? fallback : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
-    z.number({ error: `${label}必须是整数` }).int({ error: `${label}必须是整数` }).min(1, { error: `${label}至少为1` }).max(max, { error: `${label}不能超过${max}` }),
+    z
+      .number({ error: `${label}必须是整数` })
+      .int({ error: `${label}必须是整数` })
+      .min(1, { error: `${label}至少为1` })
+      .max(max, { error: `${label}不能超过${max}` }),
   );
-export const iconListQuery = labelled(
-  z.object({ current: pageNumber('页码', 1, 10_000), pageSize: pageNumber('每页条数', ICON_PAGE_SIZE, 200), title: optionalFilterText }),
-  iconListLabels,
-);
+export const iconListQuery = labelled(z.object({ current: pageNumber('页码', 1, 10_000), pageSize: pageNumber('每页条数', ICON_PAGE_SIZE, 200), title: optionalFilterText }), iconListLabels);
 
 /** A node of the permission tree as both screens show it (built client-side from permission_id and pid, spec 002 §2). */
 export interface PermissionTreeNode<T> {

@@ -47,9 +47,7 @@ const personFields = {
 
 const visitorIdCheck = idNumberCheck('visitor_idcard', 'visitor_idcard_type');
 export const personApplicationSave = z.object(personFields).superRefine(visitorIdCheck, always);
-export const personApplicationEdit = z
-  .object({ ...personFields, person_application_id: idField('人员预约ID') })
-  .superRefine(visitorIdCheck, always);
+export const personApplicationEdit = z.object({ ...personFields, person_application_id: idField('人员预约ID') }).superRefine(visitorIdCheck, always);
 
 export type PersonApplicationSave = z.infer<typeof personApplicationSave>;
 export type PersonApplicationSaveInput = z.input<typeof personApplicationSave>;
@@ -150,7 +148,8 @@ export const personApplicationLabels: Record<string, string> = {
 };
 
 // Each body carries the labels its messages name fields by (server/core/validate.ts, the API description).
-for (const s of [personApplicationSave, personApplicationEdit, personApplicationListQuery, personTaskQuery, delayBody, returnBody, returnSubmitBody, canAmendBody, amendBody]) labelled(s, personApplicationLabels);
+for (const s of [personApplicationSave, personApplicationEdit, personApplicationListQuery, personTaskQuery, delayBody, returnBody, returnSubmitBody, canAmendBody, amendBody])
+  labelled(s, personApplicationLabels);
 
 export interface PersonApplicationRow {
   person_application_id: number;

@@ -31,7 +31,10 @@ const idList = (bad: string) =>
       if (v === undefined || v === null || v === '') return [];
       if (typeof v === 'number') return [v];
       if (typeof v !== 'string') return v;
-      const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+      const parts = v
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
     },
     z.array(idNumber(bad), { error: bad }),
@@ -190,7 +193,12 @@ export const processDefinitionLabels = {
 };
 
 const chainField = idList('流程节点不正确')
-  .pipe(z.array(z.number()).min(1, { error: CHAIN_REQUIRED_MSG }).max(CHAIN_MAX, { error: `最多选择${CHAIN_MAX}个节点` }))
+  .pipe(
+    z
+      .array(z.number())
+      .min(1, { error: CHAIN_REQUIRED_MSG })
+      .max(CHAIN_MAX, { error: `最多选择${CHAIN_MAX}个节点` }),
+  )
   .refine((ids) => new Set(ids).size === ids.length, { error: '同一节点不能重复选择' });
 
 const definitionFields = {

@@ -31,7 +31,10 @@ export const roleUpdate = labelled(z.object({ ...fields, roleId: idField(roleLab
 
 /** The spec's delete body names the key `role_id`; `roleId`, as every other role call names it, is taken too. */
 export const roleDelete = labelled(
-  z.preprocess((v) => (v && typeof v === 'object' && !('role_id' in v) && 'roleId' in v ? { ...v, role_id: (v as { roleId: unknown }).roleId } : v), z.object({ role_id: idField(roleLabels.role_id) })),
+  z.preprocess(
+    (v) => (v && typeof v === 'object' && !('role_id' in v) && 'roleId' in v ? { ...v, role_id: (v as { roleId: unknown }).roleId } : v),
+    z.object({ role_id: idField(roleLabels.role_id) }),
+  ),
   roleLabels,
 );
 export const roleIdBody = labelled(z.object({ roleId: idField(roleLabels.roleId) }), roleLabels);
@@ -60,10 +63,7 @@ const idList = (label: string, max: number) =>
 
 export const rolePermissionBind = labelled(z.object({ roleId: idField(roleLabels.roleId), permissionIds: idList('权限', MAX_BIND_PERMISSIONS) }), roleLabels);
 /** `userId` (the spec sends the signed-in person's id beside the list) is accepted and not used: the session says who acts. */
-export const roleUserBind = labelled(
-  z.object({ roleId: idField(roleLabels.roleId), userIds: idList('用户', MAX_BIND_USERS), userId: z.unknown().optional() }),
-  roleLabels,
-);
+export const roleUserBind = labelled(z.object({ roleId: idField(roleLabels.roleId), userIds: idList('用户', MAX_BIND_USERS), userId: z.unknown().optional() }), roleLabels);
 
 export type RoleCreate = z.infer<typeof roleCreate>;
 export type RoleUpdate = z.infer<typeof roleUpdate>;

@@ -61,14 +61,12 @@ export const STRANDED_STAT_MAX_DAYS = 366;
 
 /** 滞留统计's filters: the alarm time range (default from 7 days ago to tomorrow, as the lists) and the park. */
 export const strandedStatQuery = labelled(
-  z
-    .object({ visit_area: optionalFilterInt, begin_time: filterTimeField('begin'), end_time: filterTimeField('end') })
-    .superRefine((q, ctx) => {
-      if (!q.begin_time || !q.end_time) return;
-      if (q.end_time < q.begin_time) ctx.addIssue({ code: 'custom', path: ['end_time'], message: '结束时间不能早于开始时间' });
-      else if (Date.parse(q.end_time.slice(0, 10)) - Date.parse(q.begin_time.slice(0, 10)) >= STRANDED_STAT_MAX_DAYS * 86_400_000)
-        ctx.addIssue({ code: 'custom', path: ['end_time'], message: `统计时间范围不能超过${STRANDED_STAT_MAX_DAYS}天` });
-    }),
+  z.object({ visit_area: optionalFilterInt, begin_time: filterTimeField('begin'), end_time: filterTimeField('end') }).superRefine((q, ctx) => {
+    if (!q.begin_time || !q.end_time) return;
+    if (q.end_time < q.begin_time) ctx.addIssue({ code: 'custom', path: ['end_time'], message: '结束时间不能早于开始时间' });
+    else if (Date.parse(q.end_time.slice(0, 10)) - Date.parse(q.begin_time.slice(0, 10)) >= STRANDED_STAT_MAX_DAYS * 86_400_000)
+      ctx.addIssue({ code: 'custom', path: ['end_time'], message: `统计时间范围不能超过${STRANDED_STAT_MAX_DAYS}天` });
+  }),
   strandedLabels,
 );
 

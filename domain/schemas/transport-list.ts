@@ -92,7 +92,10 @@ const amount = (field: Label, max: number, unit: string) =>
 const mobile = (field: Label) => requiredText(`请输入${name(field)}`, 11, `${name(field)}格式不正确`).regex(MOBILE_PATTERN, { error: `${name(field)}格式不正确` });
 const phone = (field: Label) => telephoneField(`请输入${name(field)}`, `${name(field)}格式不正确`);
 const text = (field: Label, max: number, verb = '请输入') => reqText(`${verb}${name(field)}`, max);
-const plate = (field: Label) => requiredText(`请输入${name(field)}`, 10, `${name(field)}格式不正确`).toUpperCase().regex(PLATE_PATTERN, { error: `${name(field)}格式不正确` });
+const plate = (field: Label) =>
+  requiredText(`请输入${name(field)}`, 10, `${name(field)}格式不正确`)
+    .toUpperCase()
+    .regex(PLATE_PATTERN, { error: `${name(field)}格式不正确` });
 
 /** 'YYYY-MM-DD'; a date-time from a picker keeps its date. */
 const shipmentDate = requiredText('请选择起运日期', 19, '起运日期格式不正确')
@@ -143,7 +146,13 @@ const fields = {
 export const transportListCreate = labelled(z.object(fields), transportListLabels);
 export const transportListUpdate = labelled(z.object({ ...fields, id: idField(transportListLabels.id) }), transportListLabels);
 
-const dateFilter = optionalField(z.string().trim().transform((s) => s.slice(0, 10)).refine(isValidDate, { error: '起运日期格式不正确' }));
+const dateFilter = optionalField(
+  z
+    .string()
+    .trim()
+    .transform((s) => s.slice(0, 10))
+    .refine(isValidDate, { error: '起运日期格式不正确' }),
+);
 
 /** The lists' filters (spec 001 §2 "not shown in detail": ours). State -1 means all. */
 export const transportListQuery = labelled(

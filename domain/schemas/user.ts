@@ -38,66 +38,59 @@ const userBase = {
 /** Create: password required. */
 export const userCreate = labelled(
   z.object({
-  ...userBase,
-  password: text('请输入密码').min(1, { error: '请输入密码' }).pipe(strongPassword),
-}),
+    ...userBase,
+    password: text('请输入密码').min(1, { error: '请输入密码' }).pipe(strongPassword),
+  }),
   userLabels,
 );
 
 /** Edit: an empty password means unchanged. */
 export const userUpdate = labelled(
   z.object({
-  ...userBase,
-  userId: idField('用户ID'),
-  password: text()
-    .optional()
-    .nullable()
-    .transform((v) => v ?? '')
-    .pipe(z.union([z.literal(''), strongPassword])),
-}),
+    ...userBase,
+    userId: idField('用户ID'),
+    password: text()
+      .optional()
+      .nullable()
+      .transform((v) => v ?? '')
+      .pipe(z.union([z.literal(''), strongPassword])),
+  }),
   userLabels,
 );
 
 export const userPageQuery = labelled(
   pageQuery.extend({
-  userName: optionalFilterText,
-  account: optionalFilterText,
-  phone: optionalFilterText,
-  status: optionalFilterInt,
-  departId: optionalFilterInt,
-}),
+    userName: optionalFilterText,
+    account: optionalFilterText,
+    phone: optionalFilterText,
+    status: optionalFilterInt,
+    departId: optionalFilterInt,
+  }),
   userLabels,
 );
 
-export const userDelete = labelled(
-  z.object({ userId: idField('用户ID') }),
-  userLabels,
-);
-export const userRolesQuery = labelled(
-  z.object({ userId: idField('用户ID') }),
-  userLabels,
-);
+export const userDelete = labelled(z.object({ userId: idField('用户ID') }), userLabels);
+export const userRolesQuery = labelled(z.object({ userId: idField('用户ID') }), userLabels);
 export const userBindRole = labelled(
   z.object({
-  userId: idField('用户ID'),
-  roleIds: z
-    // Required, though it may be empty: a body without it must not silently strip every role.
-    .preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean).map(Number) : v), z.array(idNumber('角色不正确'), { error: '请选择角色' })),
-}),
+    userId: idField('用户ID'),
+    roleIds: z
+      // Required, though it may be empty: a body without it must not silently strip every role.
+      .preprocess((v) => (typeof v === 'string' ? v.split(',').filter(Boolean).map(Number) : v), z.array(idNumber('角色不正确'), { error: '请选择角色' })),
+  }),
   userLabels,
 );
 
 /** Profile: account, roles and department are read-only; empty password means unchanged. */
 export const profileUpdate = labelled(
   z.object({
-  userName: userBase.userName,
-  gender: userBase.gender,
-  phone: userBase.phone,
-  password: userUpdate.shape.password,
-}),
+    userName: userBase.userName,
+    gender: userBase.gender,
+    phone: userBase.phone,
+    password: userUpdate.shape.password,
+  }),
   userLabels,
 );
-
 
 export type UserCreate = z.infer<typeof userCreate>;
 export type UserUpdate = z.infer<typeof userUpdate>;

@@ -81,7 +81,10 @@ export const registrationMissingMessage = (plate: string) => `车辆（${plate}�
 const nonNegative = (field: Label, required: boolean) => {
   const n = z.preprocess(
     (v) => (v === '' || v === null ? undefined : typeof v === 'string' ? Number(v.trim()) : v),
-    z.number({ error: (iss) => (iss.input === undefined ? `请输入${name(field)}` : `${name(field)}必须是不小于0的数字`) }).min(0, { error: `${name(field)}必须是不小于0的数字` }).max(1_000_000, { error: `${name(field)}不能超过1000000` }),
+    z
+      .number({ error: (iss) => (iss.input === undefined ? `请输入${name(field)}` : `${name(field)}必须是不小于0的数字`) })
+      .min(0, { error: `${name(field)}必须是不小于0的数字` })
+      .max(1_000_000, { error: `${name(field)}不能超过1000000` }),
   );
   return required ? n : optionalField(n);
 };

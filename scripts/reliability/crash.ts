@@ -212,7 +212,13 @@ async function crashDialect(dialect: DialectName) {
         const marker = `crash-${randomUUID()}`;
         const n = ++seq;
         const body = {
-          ...carApplicationBody({ today, license_plate: `粤C${n.toString(36).toUpperCase().padStart(5, '0')}`, applicant_idcard: '441302199001011231', vehicle_type_id: model, interviewee_depart_id: shell }),
+          ...carApplicationBody({
+            today,
+            license_plate: `粤C${n.toString(36).toUpperCase().padStart(5, '0')}`,
+            applicant_idcard: '441302199001011231',
+            vehicle_type_id: model,
+            interviewee_depart_id: shell,
+          }),
           visitor_content: marker,
         };
         const saved = (await write({ kind: 'draft', who: 'contact', url: '/carApplications/save', body, key: randomUUID(), subject: marker })) as { id: number } | null;
@@ -242,7 +248,14 @@ async function crashDialect(dialect: DialectName) {
         if (!todo.length) await sleep(200);
         for (const t of todo.slice(0, 5)) {
           decided.add(t.process_task_id);
-          await write({ kind: 'decision', who: 'reviewer', url: '/carApplications/task/check', body: { taskIds: [t.process_task_id], result: 1, remark: '同意' }, key: randomUUID(), subject: t.process_task_id });
+          await write({
+            kind: 'decision',
+            who: 'reviewer',
+            url: '/carApplications/task/check',
+            body: { taskIds: [t.process_task_id], result: 1, remark: '同意' },
+            key: randomUUID(),
+            subject: t.process_task_id,
+          });
         }
       }
     };
@@ -323,7 +336,9 @@ async function crashDialect(dialect: DialectName) {
         await replayNewest();
         await verify();
         up = true;
-        console.log(`[${dialect}] kill ${tally.kills}/${KILLS}: ${acked.length} writes acknowledged, ${tally.missing.length} missing, ${unanswered.length} awaiting an answer; restart took ${startMs.at(-1)} ms`);
+        console.log(
+          `[${dialect}] kill ${tally.kills}/${KILLS}: ${acked.length} writes acknowledged, ${tally.missing.length} missing, ${unanswered.length} awaiting an answer; restart took ${startMs.at(-1)} ms`,
+        );
       }
       up = false;
     })();
@@ -356,7 +371,19 @@ console.log('\n=== summary ===');
 console.log(
   table([
     ['dialect', 'kills', 'restarts', 'acked drafts', 'acked submits', 'acked decisions', 'resent unanswered', 'acked missing after restart', 'done twice', 'resend failed', 'replay differs'],
-    ...results.map(({ dialect, tally: t }) => [dialect, t.kills, t.restarts, t.acknowledged.draft, t.acknowledged.submit, t.acknowledged.decision, t.resent, t.missing.length, t.duplicated.length, t.resendFailed.length, t.replayMismatch.length]),
+    ...results.map(({ dialect, tally: t }) => [
+      dialect,
+      t.kills,
+      t.restarts,
+      t.acknowledged.draft,
+      t.acknowledged.submit,
+      t.acknowledged.decision,
+      t.resent,
+      t.missing.length,
+      t.duplicated.length,
+      t.resendFailed.length,
+      t.replayMismatch.length,
+    ]),
   ]),
 );
 const failed = results.some(({ tally: t }) => t.missing.length || t.duplicated.length || t.resendFailed.length || t.replayMismatch.length || t.startFailures || t.restarts < t.kills);

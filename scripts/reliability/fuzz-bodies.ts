@@ -126,9 +126,28 @@ export const fieldVocabulary = (): string[] => (vocabulary ??= schemaFields());
 // ---------------------------------------------------------------- values
 
 const WRONG_TYPES: unknown[] = [
-  [], {}, true, false, null, 0, -1, 1.5, '', ' ', 'abc', [1, 2, 3], { a: 1 }, ['x'], [null], "' OR 1=1 --", '1; DROP TABLE sys_user;--', '<script>alert(1)</script>',
+  [],
+  {},
+  true,
+  false,
+  null,
+  0,
+  -1,
+  1.5,
+  '',
+  ' ',
+  'abc',
+  [1, 2, 3],
+  { a: 1 },
+  ['x'],
+  [null],
+  "' OR 1=1 --",
+  '1; DROP TABLE sys_user;--',
+  '<script>alert(1)</script>',
   // Objects that Number() and String() cannot convert: a coercion without a type check throws a TypeError.
-  { toString: 'x' }, { valueOf: 1, toString: 1 }, { toString: {} },
+  { toString: 'x' },
+  { valueOf: 1, toString: 1 },
+  { toString: {} },
 ];
 const NUMBERS: unknown[] = [1e15, -1, 0, 2 ** 31, 2 ** 31 - 1, -(2 ** 31) - 1, 2 ** 53 + 1, 1e308, -1e308, 1.5, -0, 4294967296, 9007199254740993, 1e-7];
 const NUMBER_STRINGS: unknown[] = ['NaN', 'Infinity', '-Infinity', '1e15', '2147483648', '-1', '0x7fffffff', '  12  ', '１２', '1,000', '99999999999999999999999', '-2147483649', '0.5', '+1', '٣'];
@@ -197,7 +216,7 @@ function encodeAny(s: string): string {
 const queryOf = (entries: Array<[string, string]>) => entries.map(([k, v]) => `${encodeAny(k)}=${encodeAny(v)}`).join('&');
 
 /** A value placed in a query string: strings as they are, anything else as JSON, never longer than `max`. */
-const asQueryValue = (v: unknown, max = 2000) => (typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)).slice(0, max);
+const asQueryValue = (v: unknown, max = 2000) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v))).slice(0, max);
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -370,7 +389,24 @@ export function* fuzzRequests(route: FuzzRoute, count: number, opts: FuzzOptions
         break;
       }
       case 'malformed-json': {
-        const variants = ['{', '{"a":}', "{'a':1}", '{"a":1,}', '[1,2,', 'nul', '{"a":1}{"b":2}', '\u0000', '{"a":"\\u00"}', '{"a":NaN}', '{"a":1e999999}', '{"a":-}', ' '.repeat(1000) + '{', '\ufeff{"a":1}', '{"a":"\n"}', '/* c */{}'];
+        const variants = [
+          '{',
+          '{"a":}',
+          "{'a':1}",
+          '{"a":1,}',
+          '[1,2,',
+          'nul',
+          '{"a":1}{"b":2}',
+          '\u0000',
+          '{"a":"\\u00"}',
+          '{"a":NaN}',
+          '{"a":1e999999}',
+          '{"a":-}',
+          ' '.repeat(1000) + '{',
+          '\ufeff{"a":1}',
+          '{"a":"\n"}',
+          '/* c */{}',
+        ];
         body = pick(rand, variants);
         summary = `malformed JSON ${JSON.stringify(body.slice(0, 60))}`;
         break;

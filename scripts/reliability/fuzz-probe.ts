@@ -160,12 +160,15 @@ const zero = (): Record<FailureKind, number> => Object.fromEntries(FAILURE_KINDS
 export async function runFuzz(o: FuzzRunOptions): Promise<FuzzRunResult> {
   const result: FuzzRunResult = { sent: 0, routes: [], failures: [], totals: zero(), statuses: {}, renewals: 0, repairs: [] };
   const concurrency = o.concurrency ?? 4;
-  let adminPermissions: number | undefined = await permissionCount(o.origin, o.tokens.admin()) ?? undefined;
+  let adminPermissions: number | undefined = (await permissionCount(o.origin, o.tokens.admin())) ?? undefined;
   for (const [n, route] of o.routes.entries()) {
     o.onRoute?.(route, n, o.routes.length);
     const tally: RouteTally = { route: `${route.method} ${route.url}`, sent: 0, counts: zero(), statuses: {}, slowestMs: 0 };
-    const { template, fields: routeFields, accepted } =
-      o.templates === false ? { template: {}, fields: await probeFields(o.origin, route, o.tokens.admin()), accepted: false } : await inferTemplate(o.origin, route, o.tokens.admin());
+    const {
+      template,
+      fields: routeFields,
+      accepted,
+    } = o.templates === false ? { template: {}, fields: await probeFields(o.origin, route, o.tokens.admin()), accepted: false } : await inferTemplate(o.origin, route, o.tokens.admin());
     tally.template = template;
     tally.templateAccepted = accepted;
     const cases = fuzzRequests(route, o.count, { seed: o.seed, routeFields, template });
@@ -228,7 +231,8 @@ const CANDIDATES: unknown[] = [2, 'x', 1, 0, '2026-12-20 08:00:00', '2026-12-21'
 export async function inferTemplate(origin: string, route: FuzzRoute, token: string): Promise<{ template: Record<string, unknown>; fields: string[]; accepted: boolean }> {
   const template: Record<string, unknown> = {};
   const fields = new Set<string>();
-  if (/logout|captcha|v2login|updateSelf|\/file\/:/.test(route.url) || (route.method !== 'POST' && route.method !== 'GET')) return { template, fields: await probeFields(origin, route, token), accepted: false };
+  if (/logout|captcha|v2login|updateSelf|\/file\/:/.test(route.url) || (route.method !== 'POST' && route.method !== 'GET'))
+    return { template, fields: await probeFields(origin, route, token), accepted: false };
   let accepted = false;
   const tried = new Map<string, number>();
   const url = origin + route.url.replace(/:([A-Za-z_]+)/g, 'gender');
@@ -236,7 +240,9 @@ export async function inferTemplate(origin: string, route: FuzzRoute, token: str
     let status = 0;
     let answer: unknown = null;
     try {
-      const query = Object.entries(template).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+      const query = Object.entries(template)
+        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`)
+        .join('&');
       const res =
         route.method === 'GET'
           ? await fetch(query ? `${url}?${query}` : url, { headers: { authorization: `Bearer ${token}` } })

@@ -28,7 +28,12 @@ function knownDefect(f: FuzzFailure, dialect: DialectName): string | null {
   if (f.kind === '5xx' && /\d+ (levels of )?nested (objects|arrays)/.test(f.summary)) return 'deep JSON bodies overflow the stack';
   if ((f.kind === 'non-envelope' || f.kind === 'msg-not-chinese' || f.kind === 'status-mismatch') && (f.status === 431 || f.status === 414 || /FST_|请求不正确：[\x20-\x7e]/.test(f.answer)))
     return "Fastify's own errors are not Chinese envelopes";
-  if (f.kind === '5xx' && dialect === 'postgres' && /2147483648|4294967296|1e15|1000000000000000|9007199254740993|99999999999999999999|e\+/.test(f.summary) && !/\\u0000|toString|valueOf/.test(f.summary))
+  if (
+    f.kind === '5xx' &&
+    dialect === 'postgres' &&
+    /2147483648|4294967296|1e15|1000000000000000|9007199254740993|99999999999999999999|e\+/.test(f.summary) &&
+    !/\\u0000|toString|valueOf/.test(f.summary)
+  )
     return 'ids ≥ 2^31 answer 500 on PostgreSQL';
   if (/size/.test(f.summary) && f.kind === 'slow') return 'size clamped only at 1,000,000';
   return null;
@@ -84,7 +89,9 @@ async function fuzzDialect(dialect: DialectName): Promise<FuzzRunResult & { serv
       },
     });
     const errors = serverErrors(server);
-    console.log(`[${dialect}] ${result.sent} requests in ${Math.round((Date.now() - started) / 1000)} s; admin signed in again ${result.renewals} times; admin role given back after: ${result.repairs.join(', ') || 'none'}`);
+    console.log(
+      `[${dialect}] ${result.sent} requests in ${Math.round((Date.now() - started) / 1000)} s; admin signed in again ${result.renewals} times; admin role given back after: ${result.repairs.join(', ') || 'none'}`,
+    );
     return { ...result, serverErrors: errors };
   } finally {
     await server.close();
@@ -93,9 +100,18 @@ async function fuzzDialect(dialect: DialectName): Promise<FuzzRunResult & { serv
 
 function report(dialect: DialectName, r: FuzzRunResult & { serverErrors: Array<[string, number]> }) {
   console.log(`\n=== ${dialect}: answers by status ===`);
-  console.log(Object.entries(r.statuses).map(([s, n]) => `${s === '0' ? 'none' : s}: ${n}`).join(', '));
+  console.log(
+    Object.entries(r.statuses)
+      .map(([s, n]) => `${s === '0' ? 'none' : s}: ${n}`)
+      .join(', '),
+  );
   const accepted = r.routes.filter((t) => t.templateAccepted);
-  console.log(`valid-looking template learnt for ${accepted.length}/${r.routes.length} routes; not for: ${r.routes.filter((t) => !t.templateAccepted).map((t) => t.route).join(', ')}`);
+  console.log(
+    `valid-looking template learnt for ${accepted.length}/${r.routes.length} routes; not for: ${r.routes
+      .filter((t) => !t.templateAccepted)
+      .map((t) => t.route)
+      .join(', ')}`,
+  );
   const known = (kind: string) => r.failures.filter((f) => f.kind === kind && knownDefect(f, dialect)).length;
   console.log(`\n=== ${dialect}: failures ===`);
   console.log(table([['kind', 'count', 'of which known defects', 'other'], ...FAILURE_KINDS.map((k) => [k, r.totals[k], known(k), r.totals[k] - known(k)])]));

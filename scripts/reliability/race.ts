@@ -29,7 +29,12 @@ const ROUNDS = Math.ceil(TASKS / 2);
 
 const INSTANCE = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 } as const;
 /** The application state each instance state goes with (engine.ts setSubjectState). */
-const appStateOfInstance: Record<number, number> = { [INSTANCE.RUNNING]: AppState.REVIEW, [INSTANCE.APPROVED]: AppState.APPROVED, [INSTANCE.REJECTED]: AppState.REJECTED, [INSTANCE.REVOKED]: AppState.REVOKED };
+const appStateOfInstance: Record<number, number> = {
+  [INSTANCE.RUNNING]: AppState.REVIEW,
+  [INSTANCE.APPROVED]: AppState.APPROVED,
+  [INSTANCE.REJECTED]: AppState.REJECTED,
+  [INSTANCE.REVOKED]: AppState.REVOKED,
+};
 
 type Op = 'approve' | 'reject' | 'batch' | 'revoke' | 'return';
 
@@ -86,19 +91,18 @@ async function raceDialect(dialect: DialectName) {
       return r.body.data;
     };
     const pendingTask = async (appId: number, queue: string) =>
-      (
-        await db
-          .selectFrom('process_task')
-          .select('process_task_id')
-          .where('ref_id', '=', appId)
-          .where('queue', '=', queue)
-          .where('state', '=', TaskState.PENDING)
-          .executeTakeFirstOrThrow()
-      ).process_task_id;
+      (await db.selectFrom('process_task').select('process_task_id').where('ref_id', '=', appId).where('queue', '=', queue).where('state', '=', TaskState.PENDING).executeTakeFirstOrThrow())
+        .process_task_id;
 
     const fileApplication = async (node: 1 | 2) => {
       const seq = ++plates;
-      const body = carApplicationBody({ today, license_plate: `粤R${seq.toString(36).toUpperCase().padStart(5, '0')}`, applicant_idcard: '441302199001011231', vehicle_type_id: model, interviewee_depart_id: shell });
+      const body = carApplicationBody({
+        today,
+        license_plate: `粤R${seq.toString(36).toUpperCase().padStart(5, '0')}`,
+        applicant_idcard: '441302199001011231',
+        vehicle_type_id: model,
+        interviewee_depart_id: shell,
+      });
       const { id } = await must('contact', '/carApplications/save', body);
       await must('contact', '/carApplications/push', { id });
       if (node === 2) await must('reviewer', '/carApplications/task/check', { taskIds: [await pendingTask(id, 'car_task')], result: 1, remark: '同意' });
@@ -278,14 +282,29 @@ for (const dialect of dialectsFromArgs()) {
 }
 for (const r of results) {
   console.log(`\n=== ${r.dialect}: ${r.tasks} contested tasks, ${r.requests} contending requests in ${r.seconds} s ===`);
-  console.log(`answers by status: ${Object.entries(r.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')}`);
-  console.log(`actions that took effect: ${Object.entries(r.wins).map(([op, n]) => `${op} ${n}`).join(', ')}`);
+  console.log(
+    `answers by status: ${Object.entries(r.statuses)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `actions that took effect: ${Object.entries(r.wins)
+      .map(([op, n]) => `${op} ${n}`)
+      .join(', ')}`,
+  );
   const non409 = r.problems.filter((p) => p.kind === 'non-409 loser');
-  console.log(`non-409 losers by status: ${JSON.stringify(non409.reduce<Record<string, number>>((m, p) => ((m[p.detail.split(' ')[2]!] = (m[p.detail.split(' ')[2]!] ?? 0) + 1), m), {}))}; "deadlock detected" in the server log: ${r.deadlocks}`);
+  console.log(
+    `non-409 losers by status: ${JSON.stringify(non409.reduce<Record<string, number>>((m, p) => ((m[p.detail.split(' ')[2]!] = (m[p.detail.split(' ')[2]!] ?? 0) + 1), m), {}))}; "deadlock detected" in the server log: ${r.deadlocks}`,
+  );
   for (const kind of KINDS) {
     for (const p of r.problems.filter((x) => x.kind === kind).slice(0, 3)) console.log(`- [${kind}] round ${p.round}: ${p.detail}`);
   }
 }
 console.log('\n=== summary ===');
-console.log(table([['dialect', 'contested tasks', 'requests', 'seconds', ...KINDS], ...results.map((r) => [r.dialect, r.tasks, r.requests, r.seconds, ...KINDS.map((k) => r.problems.filter((p) => p.kind === k).length)])]));
+console.log(
+  table([
+    ['dialect', 'contested tasks', 'requests', 'seconds', ...KINDS],
+    ...results.map((r) => [r.dialect, r.tasks, r.requests, r.seconds, ...KINDS.map((k) => r.problems.filter((p) => p.kind === k).length)]),
+  ]),
+);
 process.exit(results.some((r) => r.problems.length > 0) ? 1 : 0);

@@ -42,7 +42,11 @@ export async function loadServerKeys(db: Kysely<DB>): Promise<ServerKeys> {
   if (!privatePem) {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    await db.insertInto('sys_setting').values({ key: 'rsa_private_pem', value: pem }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await db
+      .insertInto('sys_setting')
+      .values({ key: 'rsa_private_pem', value: pem })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
     privatePem = (await db.selectFrom('sys_setting').select('value').where('key', '=', 'rsa_private_pem').executeTakeFirstOrThrow()).value;
   }
   const privateKey = createPrivateKey(privatePem);

@@ -28,12 +28,7 @@ const UNAUTHENTICATED = '设备认证失败：请使用 Authorization: Device <�
 export async function authenticateDevice(app: FastifyInstance, req: FastifyRequest): Promise<DeviceIdentity> {
   const m = /^Device\s+([^:\s]{1,50}):(\S{1,200})$/i.exec(req.headers.authorization ?? '');
   if (!m) throw new AppError(ErrorCode.UNAUTHENTICATED, UNAUTHENTICATED);
-  const row = await app.ctx.db
-    .selectFrom('equipment')
-    .select(['id', 'number', 'kind', 'name', 'key_hash'])
-    .where('number', '=', m[1]!)
-    .where('deleted', '=', 0)
-    .executeTakeFirst();
+  const row = await app.ctx.db.selectFrom('equipment').select(['id', 'number', 'kind', 'name', 'key_hash']).where('number', '=', m[1]!).where('deleted', '=', 0).executeTakeFirst();
   const given = Buffer.from(sha256(m[2]!), 'hex');
   const stored = Buffer.from(row?.key_hash ?? '00'.repeat(32), 'hex');
   // Compared in constant time, and compared even when the device is unknown, so timing says nothing either.

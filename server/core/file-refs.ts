@@ -11,7 +11,8 @@ import { isFileName } from './storage';
  * the rows that exist already), and a case in `mayReadFile`'s switch. Until
  * the case exists the switch denies the kind, so forgetting it fails closed.
  */
-export type FileRecordKind = 'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list' | 'gate_record_car' | 'gate_record_person';
+export type FileRecordKind =
+  'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list' | 'gate_record_car' | 'gate_record_person';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -26,8 +27,20 @@ export const fileColumns = {
   vehicle_mark: ['photo', 'cancel_photo'],
   person_black_white_list: ['face_photo'],
   vehicle_registration: [
-    'registry_img', 'business_license_img', 'company_road_transport_img', 'legal_person_idcard_img', 'driver_info_img', 'supercargo_info_img', 'driving_permit_img',
-    'road_transport_img', 'compulsory_insurance_img', 'commercial_insurance_img', 'carrier_liability_insurance_img', 'report_instruction_img', 'commitment_letter_img', 'gps_instruction_img',
+    'registry_img',
+    'business_license_img',
+    'company_road_transport_img',
+    'legal_person_idcard_img',
+    'driver_info_img',
+    'supercargo_info_img',
+    'driving_permit_img',
+    'road_transport_img',
+    'compulsory_insurance_img',
+    'commercial_insurance_img',
+    'carrier_liability_insurance_img',
+    'report_instruction_img',
+    'commitment_letter_img',
+    'gps_instruction_img',
   ],
   transport_list: ['annex'],
   gate_record_car: ['plate_image', 'vehicle_image'],
@@ -65,8 +78,7 @@ export function fileNamesIn(...values: unknown[]): string[] {
 }
 
 /** The names in the file columns of one stored (or about to be stored) row of a kind. */
-export const fileNamesOfRow = (kind: FileRecordKind, row: Record<string, unknown>, ...more: unknown[]): string[] =>
-  fileNamesIn(...fileColumns[kind].map((c) => row[c]), ...more);
+export const fileNamesOfRow = (kind: FileRecordKind, row: Record<string, unknown>, ...more: unknown[]): string[] => fileNamesIn(...fileColumns[kind].map((c) => row[c]), ...more);
 
 /**
  * Who uploaded a file: written with the upload, so the uploader can show it
@@ -87,5 +99,9 @@ const REF_CHUNK = 300;
 export async function recordFileRefs(db: Db, kind: FileRecordKind, recordId: number, names: Iterable<string>): Promise<void> {
   await db.deleteFrom('file_ref').where('record_kind', '=', kind).where('record_id', '=', recordId).execute();
   const rows = [...new Set(names)].filter(isFileName).map((file_name) => ({ file_name, record_kind: kind, record_id: recordId }));
-  for (let i = 0; i < rows.length; i += REF_CHUNK) await db.insertInto('file_ref').values(rows.slice(i, i + REF_CHUNK)).execute();
+  for (let i = 0; i < rows.length; i += REF_CHUNK)
+    await db
+      .insertInto('file_ref')
+      .values(rows.slice(i, i + REF_CHUNK))
+      .execute();
 }

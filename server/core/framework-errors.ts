@@ -68,9 +68,7 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   const body = JSON.stringify(failure(answer.code, answer.message));
   if (socket.writable) {
     const reason = answer.status === 431 ? 'Request Header Fields Too Large' : answer.status === 408 ? 'Request Timeout' : 'Bad Request';
-    socket.write(
-      `HTTP/1.1 ${answer.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.write(`HTTP/1.1 ${answer.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(err);
 }

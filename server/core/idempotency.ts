@@ -123,18 +123,16 @@ export function jsonFingerprint(body: unknown, query: unknown = {}): string {
  * from the same device give the same length.
  */
 export function requestFingerprint(req: FastifyRequest): string {
-  const media = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const media = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (media === 'multipart/form-data') return sha256(`multipart:${req.headers['content-length'] ?? 'chunked'}:${canonicalJson(req.query ?? {})}`);
   if (Buffer.isBuffer(req.body)) return sha256(`raw:${media}:${sha256(req.body.toString('latin1'))}:${canonicalJson(req.query ?? {})}`);
   return jsonFingerprint(req.body, req.query);
 }
 
-export type ClaimOutcome =
-  | { kind: 'claimed'; owner: string }
-  | { kind: 'replay'; status: number; response: string }
-  | { kind: 'already-done' }
-  | { kind: 'in-progress' }
-  | { kind: 'mismatch' };
+export type ClaimOutcome = { kind: 'claimed'; owner: string } | { kind: 'replay'; status: number; response: string } | { kind: 'already-done' } | { kind: 'in-progress' } | { kind: 'mismatch' };
 
 const changed = (r: { numInsertedOrUpdatedRows?: bigint; numUpdatedRows?: bigint; numDeletedRows?: bigint } | undefined) =>
   Number(r?.numInsertedOrUpdatedRows ?? r?.numUpdatedRows ?? r?.numDeletedRows ?? 0);
@@ -166,11 +164,7 @@ export async function claimKey(db: Kysely<DB>, k: { userId: number; key: string;
     // Committed long ago without an answer: the process died after COMMIT.
     if (state === 'committed') return { kind: 'already-done' };
     // Claimed long ago and never committed: the first request died before changing anything.
-    const taken = await byKey(db.updateTable('idempotency_key'))
-      .set({ owner, created_at: now, updated_at: now })
-      .where('owner', '=', row.owner)
-      .where('state', '=', 'claimed')
-      .executeTakeFirst();
+    const taken = await byKey(db.updateTable('idempotency_key')).set({ owner, created_at: now, updated_at: now }).where('owner', '=', row.owner).where('state', '=', 'claimed').executeTakeFirst();
     if (changed(taken) === 1) return { kind: 'claimed', owner };
   }
   return { kind: 'in-progress' };
@@ -208,8 +202,7 @@ function retryLater(status: number, payload: string): boolean {
  * claim is released, or, when the request committed, kept as "already done".
  */
 async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload: unknown, now: number, secret?: SecretAnswer): Promise<void> {
-  const mine = <Q extends { where: (...a: any[]) => any }>(q: Q) =>
-    q.where('user_id', '=', claim.userId).where('idem_key', '=', claim.key).where('owner', '=', claim.owner) as Q;
+  const mine = <Q extends { where: (...a: any[]) => any }>(q: Q) => q.where('user_id', '=', claim.userId).where('idem_key', '=', claim.key).where('owner', '=', claim.owner) as Q;
   const storable = typeof payload === 'string';
   if (!storable || status >= 500 || status === 401 || status === 429 || retryLater(status, payload)) {
     const released = await mine(db.deleteFrom('idempotency_key')).where('state', '=', 'claimed').executeTakeFirst();
@@ -223,7 +216,10 @@ async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload
 
 /** Deletes keys older than the retention; answers how many. */
 export async function purgeIdempotencyKeys(db: Kysely<DB>, now: number): Promise<number> {
-  const r = await db.deleteFrom('idempotency_key').where('created_at', '<=', now - KEY_RETENTION_MS).executeTakeFirst();
+  const r = await db
+    .deleteFrom('idempotency_key')
+    .where('created_at', '<=', now - KEY_RETENTION_MS)
+    .executeTakeFirst();
   return changed(r);
 }
 

@@ -57,7 +57,11 @@ export async function notify(trx: Kysely<DB>, ctx: AppContext, items: NewNotific
     created_at: createdAt,
     read_at: null,
   }));
-  for (let i = 0; i < rows.length; i += 200) await trx.insertInto('notification').values(rows.slice(i, i + 200)).execute();
+  for (let i = 0; i < rows.length; i += 200)
+    await trx
+      .insertInto('notification')
+      .values(rows.slice(i, i + 200))
+      .execute();
   const users = [...new Set(items.map((n) => n.userId))];
   afterCommit(trx, () => signalNotified(ctx.db, users));
 }

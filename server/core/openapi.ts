@@ -16,7 +16,15 @@ type Json = Record<string, unknown>;
 const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));
 
 const accessText = (p: string) =>
-  p === 'public' ? '无需登录' : p === 'device' ? '设备密钥（Authorization: Device <设备编号>:<密钥>）' : p === 'signed-in' ? '已登录即可' : p === 'role' ? '已登录且至少有一个角色' : `权限 ${p}${permissionNames.get(p) ? `（${permissionNames.get(p)}）` : ''}`;
+  p === 'public'
+    ? '无需登录'
+    : p === 'device'
+      ? '设备密钥（Authorization: Device <设备编号>:<密钥>）'
+      : p === 'signed-in'
+        ? '已登录即可'
+        : p === 'role'
+          ? '已登录且至少有一个角色'
+          : `权限 ${p}${permissionNames.get(p) ? `（${permissionNames.get(p)}）` : ''}`;
 
 /** JSON Schema of a zod schema as a client sends it; the entity's labels become each property's title. */
 function inputSchema(schema: z.ZodType): Json {
@@ -63,7 +71,9 @@ export function openApiDocument(routes: RouteInfo[], version: string): Json {
     if (s?.multipart) {
       op.requestBody = {
         required: true,
-        content: { 'multipart/form-data': { schema: { type: 'object', properties: Object.fromEntries(Object.entries(s.multipart).map(([k, d]) => [k, { type: 'string', format: 'binary', description: d }])) } } },
+        content: {
+          'multipart/form-data': { schema: { type: 'object', properties: Object.fromEntries(Object.entries(s.multipart).map(([k, d]) => [k, { type: 'string', format: 'binary', description: d }])) } },
+        },
       };
     }
     if (s?.querystring) {
@@ -107,7 +117,11 @@ export function docsPage(doc: Json): string {
   for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
     for (const [method, op] of Object.entries(methods)) {
       const body = (op.requestBody as { content?: Record<string, { schema: Json }> } | undefined)?.content;
-      const input = body ? Object.values(body)[0]?.schema : op.parameters ? { properties: Object.fromEntries((op.parameters as Json[]).map((p) => [p.name, p.schema])), required: (op.parameters as Json[]).filter((p) => p.required).map((p) => p.name) } : undefined;
+      const input = body
+        ? Object.values(body)[0]?.schema
+        : op.parameters
+          ? { properties: Object.fromEntries((op.parameters as Json[]).map((p) => [p.name, p.schema])), required: (op.parameters as Json[]).filter((p) => p.required).map((p) => p.name) }
+          : undefined;
       const tag = (op.tags as string[])[0]!;
       const block = `<section id="${escapeHtml(method + path)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code> ${escapeHtml(String(op.summary))}</h3><p>${escapeHtml(String(op.description))}${op['x-operation-log'] ? `；记入操作日志“${escapeHtml(String(op['x-operation-log']))}”` : ''}</p>${fieldRows(input as Json | undefined)}</section>`;
       byTag.set(tag, [...(byTag.get(tag) ?? []), block]);

@@ -57,11 +57,7 @@ export function onTableChanged(fn: (table: string) => void): () => void {
 }
 
 /** `count`, or the total it answered for the same key less than TOTAL_TTL_MS ago with no write through this server since. */
-export function rememberedTotal(
-  key: string | TotalKey,
-  count: () => Promise<{ total: number | string | bigint } | undefined>,
-  now = Date.now(),
-): () => Promise<{ total: number }> {
+export function rememberedTotal(key: string | TotalKey, count: () => Promise<{ total: number | string | bigint } | undefined>, now = Date.now()): () => Promise<{ total: number }> {
   const { table, scope, db } = typeof key === 'string' ? { table: key, scope: '', db: undefined } : key;
   const id = `${table}\u0000${scope}`;
   return async () => {
@@ -85,5 +81,4 @@ export function rememberedTotal(
  * character, so without it an escaped pattern matches nothing); both sides are
  * lower-cased because SQLite's LIKE ignores ASCII case and PostgreSQL's does not.
  */
-export const containsText = (column: string, text: string) =>
-  sql<boolean>`lower(${sql.ref(column)}) like lower(${`%${text.replace(/[\\%_]/g, (m) => '\\' + m)}%`}) escape '\\'`;
+export const containsText = (column: string, text: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${`%${text.replace(/[\\%_]/g, (m) => '\\' + m)}%`}) escape '\\'`;

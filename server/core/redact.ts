@@ -72,14 +72,4 @@ export function redactAuditText(text: string): string {
 }
 
 /** pino redaction paths: request headers and any body that might be logged by mistake. */
-export const logRedactPaths = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["idempotency-key"]',
-  '*.password',
-  '*.captcha',
-  '*.token',
-  '*.content',
-  'body.password',
-  'body.content',
-];
+export const logRedactPaths = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]', '*.password', '*.captcha', '*.token', '*.content', 'body.password', 'body.content'];

@@ -64,13 +64,21 @@ export function tableRepository(database: Db, spec: TableSpec) {
       return Number((r as { total?: unknown } | undefined)?.total ?? 0);
     },
     async page(q: AnySelect, limit: number, offset: number): Promise<RowValues[]> {
-      return (await ordered(q.select(spec.columns as string[])).limit(limit).offset(offset).execute()) as RowValues[];
+      return (await ordered(q.select(spec.columns as string[]))
+        .limit(limit)
+        .offset(offset)
+        .execute()) as RowValues[];
     },
     async all(q: AnySelect, limit: number): Promise<RowValues[]> {
-      return (await ordered(q.select(spec.columns as string[])).limit(limit).execute()) as RowValues[];
+      return (await ordered(q.select(spec.columns as string[]))
+        .limit(limit)
+        .execute()) as RowValues[];
     },
     async get(id: number, on: AnyDb = db): Promise<RowValues | undefined> {
-      return (await live(on).select(spec.columns as string[]).where(key, '=', id).executeTakeFirst()) as RowValues | undefined;
+      return (await live(on)
+        .select(spec.columns as string[])
+        .where(key, '=', id)
+        .executeTakeFirst()) as RowValues | undefined;
     },
     async exists(id: number, on: AnyDb = db): Promise<boolean> {
       return !!(await live(on).select(key).where(key, '=', id).executeTakeFirst());
@@ -84,7 +92,11 @@ export function tableRepository(database: Db, spec: TableSpec) {
       return !!(await q.executeTakeFirst());
     },
     async insert(values: RowValues, on: AnyDb = db): Promise<number> {
-      const row = (await on.insertInto(table).values({ ...values, ...spec.scope }).returning(key).executeTakeFirstOrThrow()) as Record<string, number>;
+      const row = (await on
+        .insertInto(table)
+        .values({ ...values, ...spec.scope })
+        .returning(key)
+        .executeTakeFirstOrThrow()) as Record<string, number>;
       return Number(row[key]);
     },
     async update(id: number, values: RowValues, on: AnyDb = db): Promise<number> {
@@ -95,7 +107,11 @@ export function tableRepository(database: Db, spec: TableSpec) {
     },
     async remove(id: number, extra: RowValues, on: AnyDb = db): Promise<number> {
       if (softDelete) {
-        let q = on.updateTable(table).set({ [softDelete]: 1, ...extra }).where(key, '=', id).where(softDelete, '=', 0);
+        let q = on
+          .updateTable(table)
+          .set({ [softDelete]: 1, ...extra })
+          .where(key, '=', id)
+          .where(softDelete, '=', 0);
         for (const [c, v] of scope) q = q.where(c, '=', v);
         return Number((await q.executeTakeFirst()).numUpdatedRows);
       }

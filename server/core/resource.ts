@@ -180,10 +180,7 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
     return ctx.db.transaction().execute(async (trx) => {
       let written: number;
       if (mode === 'create') {
-        written = await repo.insert(
-          { ...row, ...(stamps.createUser ? { [stamps.createUser]: wctx.auth.userId } : {}), [stamps.createTime]: wctx.now, [stamps.updateTime]: wctx.now },
-          trx,
-        );
+        written = await repo.insert({ ...row, ...(stamps.createUser ? { [stamps.createUser]: wctx.auth.userId } : {}), [stamps.createTime]: wctx.now, [stamps.updateTime]: wctx.now }, trx);
       } else {
         written = id!;
         const extra = (await def.beforeUpdate?.(trx, id!, wctx)) ?? {};
@@ -197,16 +194,28 @@ export async function registerResource(appInstance: FastifyInstance, def: Resour
 
   const writeBody = (schema: z.ZodType | undefined) => def.schemas.writeBody ?? schema!;
   if (def.paths.save) {
-    route(def.paths.save, def.permissions.save!, { summary: def.operations?.save ?? `新增${def.noun}`, body: writeBody(def.schemas.create) }, def.operations?.save ?? `新增${def.noun}`, async (req) => {
-      const id = await write(req, 'create');
-      return ok({ [def.key]: id }, def.messages?.save ?? '创建成功！');
-    });
+    route(
+      def.paths.save,
+      def.permissions.save!,
+      { summary: def.operations?.save ?? `新增${def.noun}`, body: writeBody(def.schemas.create) },
+      def.operations?.save ?? `新增${def.noun}`,
+      async (req) => {
+        const id = await write(req, 'create');
+        return ok({ [def.key]: id }, def.messages?.save ?? '创建成功！');
+      },
+    );
   }
   if (def.paths.edit) {
-    route(def.paths.edit, def.permissions.edit!, { summary: def.operations?.edit ?? `编辑${def.noun}`, body: writeBody(def.schemas.update) }, def.operations?.edit ?? `编辑${def.noun}`, async (req) => {
-      await write(req, 'edit');
-      return ok(null, def.messages?.edit ?? '编辑成功！');
-    });
+    route(
+      def.paths.edit,
+      def.permissions.edit!,
+      { summary: def.operations?.edit ?? `编辑${def.noun}`, body: writeBody(def.schemas.update) },
+      def.operations?.edit ?? `编辑${def.noun}`,
+      async (req) => {
+        await write(req, 'edit');
+        return ok(null, def.messages?.edit ?? '编辑成功！');
+      },
+    );
   }
   if (def.paths.delete) {
     route(def.paths.delete, def.permissions.delete!, { summary: def.operations?.delete ?? `删除${def.noun}`, body: idSchema }, def.operations?.delete ?? `删除${def.noun}`, async (req) => {

@@ -149,7 +149,11 @@ export async function sendAlarmSms(ctx: AppContext, alarmId: number): Promise<bo
   const row = await ctx.db.selectFrom('stranded_alarm').select(['phones', 'sms_content']).where('id', '=', alarmId).executeTakeFirstOrThrow();
   const phones = row.phones.split(',').filter(Boolean);
   // The account only labels the message in the provider's log; a phone shared by two holders goes once.
-  const accounts = new Map((await ctx.db.selectFrom('sys_user').select(['account', 'phone']).where('phone', 'in', phones).where('deleted', '=', 0).orderBy('user_id').execute()).reverse().map((u) => [u.phone.trim(), u.account]));
+  const accounts = new Map(
+    (await ctx.db.selectFrom('sys_user').select(['account', 'phone']).where('phone', 'in', phones).where('deleted', '=', 0).orderBy('user_id').execute())
+      .reverse()
+      .map((u) => [u.phone.trim(), u.account]),
+  );
   const time = ctx.time();
   const errors: string[] = [];
   await Promise.all(

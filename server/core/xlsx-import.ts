@@ -77,8 +77,18 @@ function choiceLists(spec: TemplateSpec): Array<{ title: string; values: string[
     const title = c.choices ?? c.header;
     if (!lists.some((l) => l.title === title)) lists.push({ title, values });
   };
-  for (const c of spec.columns) if (c.table) add(c, enums[c.table].map((o) => o.label));
-  for (const c of spec.columns) if (c.lookup) add(c, (spec.lookups[c.lookup] ?? []).map((r) => r.name));
+  for (const c of spec.columns)
+    if (c.table)
+      add(
+        c,
+        enums[c.table].map((o) => o.label),
+      );
+  for (const c of spec.columns)
+    if (c.lookup)
+      add(
+        c,
+        (spec.lookups[c.lookup] ?? []).map((r) => r.name),
+      );
   return lists;
 }
 
@@ -302,7 +312,10 @@ export class RowErrors {
   readonly list: RowError[] = [];
   private readonly headerOf: Map<string, string>;
   /** `labels`: the form's labels, for a field the sheet has no column for. */
-  constructor(columns: ImportColumn[], private readonly labels: Record<string, string> = {}) {
+  constructor(
+    columns: ImportColumn[],
+    private readonly labels: Record<string, string> = {},
+  ) {
     this.headerOf = new Map(columns.map((c) => [c.key, c.header]));
   }
   get count(): number {

@@ -91,19 +91,10 @@ function inWorker(data: Buffer, options: ReadOptions, timeoutMs: number): Promis
       void worker.terminate();
       f();
     };
-    const timer = setTimeout(
-      () => settle(() => reject(new AppError(ErrorCode.VALIDATION, `导入文件读取超时（超过${timeoutMs / 1000}秒），请使用导入模板填写，分批导入`))),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => settle(() => reject(new AppError(ErrorCode.VALIDATION, `导入文件读取超时（超过${timeoutMs / 1000}秒），请使用导入模板填写，分批导入`))), timeoutMs);
     worker.once('message', (read: SheetRead) => settle(() => resolve(read)));
     worker.once('error', (err: Error & { code?: string }) =>
-      settle(() =>
-        reject(
-          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new AppError(ErrorCode.VALIDATION, `导入文件内容过多，读取时超出${WORKER_HEAP_MB}MB内存上限，请使用导入模板填写，分批导入`)
-            : err,
-        ),
-      ),
+      settle(() => reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new AppError(ErrorCode.VALIDATION, `导入文件内容过多，读取时超出${WORKER_HEAP_MB}MB内存上限，请使用导入模板填写，分批导入`) : err)),
     );
     worker.once('exit', (code) => settle(() => reject(new Error(`xlsx worker exited with ${code} before answering`))));
   });

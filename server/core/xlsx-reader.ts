@@ -31,8 +31,7 @@ export interface ReadRow {
 
 export type SheetRead =
   /** `more`: a non-blank row beyond `keep` exists; reading stopped there. */
-  | { ok: true; rows: ReadRow[]; more: boolean }
-  | { ok: false; message: string };
+  { ok: true; rows: ReadRow[]; more: boolean } | { ok: false; message: string };
 
 /** A refusal of the file, with the message the person reads. */
 export class WorkbookRefused extends Error {}
@@ -104,8 +103,7 @@ export function zipDirectory(data: Buffer): ZipEntry[] {
 
 const damaged = (e: ZipEntry) => `导入文件已损坏（${e.name} 校验不符），请重新保存后上传`;
 
-const tooBig = (bytes: number) =>
-  `导入文件解压后不能超过${MAX_UNZIPPED_BYTES / MB}MB（此文件${bytes >= 0xffffffff ? '超过4GB' : `约${Math.ceil(bytes / MB)}MB`}），请使用导入模板填写，分批导入`;
+const tooBig = (bytes: number) => `导入文件解压后不能超过${MAX_UNZIPPED_BYTES / MB}MB（此文件${bytes >= 0xffffffff ? '超过4GB' : `约${Math.ceil(bytes / MB)}MB`}），请使用导入模板填写，分批导入`;
 
 /**
  * Streams one entry's inflated bytes to `sink`, which answers false to stop
@@ -185,7 +183,9 @@ const pad = (n: number) => String(n).padStart(2, '0');
 /** A date as the sheet's wall-clock text: 'YYYY-MM-DD', with the time when it is not midnight (the sheet's time is carried as UTC). */
 export function dateText(value: Date): string {
   const d = `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())}`;
-  const h = value.getUTCHours(), m = value.getUTCMinutes(), s = value.getUTCSeconds();
+  const h = value.getUTCHours(),
+    m = value.getUTCMinutes(),
+    s = value.getUTCSeconds();
   return h || m || s ? `${d} ${pad(h)}:${pad(m)}:${pad(s)}` : d;
 }
 

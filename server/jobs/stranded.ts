@@ -12,7 +12,15 @@ const LATE_MS = 20;
 
 /** The earliest deadline of an open stay not yet alarmed (index presence_due), or null. */
 export async function nextDeadline(ctx: AppContext): Promise<string | null> {
-  const row = await ctx.db.selectFrom('presence').select('deadline').where('exit_time', 'is', null).where('alarmed', '=', 0).where('deadline', 'is not', null).orderBy('deadline').limit(1).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('presence')
+    .select('deadline')
+    .where('exit_time', 'is', null)
+    .where('alarmed', '=', 0)
+    .where('deadline', 'is not', null)
+    .orderBy('deadline')
+    .limit(1)
+    .executeTakeFirst();
   return row?.deadline ?? null;
 }
 

@@ -73,7 +73,10 @@ export async function authRoutes(appInstance: FastifyInstance) {
     if (user && user.status === 1) {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       await db.updateTable('sys_captcha').set({ used: 1 }).where('account', '=', account).where('used', '=', 0).execute();
-      await db.insertInto('sys_captcha').values({ account, code_hash: sha256(`${account}:${code}`), created_at: now, expires_at: now + CAPTCHA_TTL_SECONDS * 1000 }).execute();
+      await db
+        .insertInto('sys_captcha')
+        .values({ account, code_hash: sha256(`${account}:${code}`), created_at: now, expires_at: now + CAPTCHA_TTL_SECONDS * 1000 })
+        .execute();
       await app.ctx.sms.send({
         phone: user.phone,
         account,
@@ -92,12 +95,7 @@ export async function authRoutes(appInstance: FastifyInstance) {
   app.post('/user/v2login', { config: { permission: 'public' }, schema: { summary: '登录（加密）', body: encryptedBody } }, async (req) => {
     const payload = parse(loginPayload, await decrypt(req.body));
     const { account, password, captcha } = payload;
-    const user = await db
-      .selectFrom('sys_user')
-      .select(['user_id', 'user_name', 'depart_id', 'password_hash', 'status'])
-      .where('account', '=', account)
-      .where('deleted', '=', 0)
-      .executeTakeFirst();
+    const user = await db.selectFrom('sys_user').select(['user_id', 'user_name', 'depart_id', 'password_hash', 'status']).where('account', '=', account).where('deleted', '=', 0).executeTakeFirst();
     const logAttempt = (result: 0 | 1, remark: string) =>
       db
         .insertInto('sys_login_log')
@@ -140,7 +138,11 @@ export async function authRoutes(appInstance: FastifyInstance) {
     if (!code) throw await refuse('验证码已过期或未获取', new AppError(ErrorCode.CAPTCHA_INVALID, '验证码已过期或未获取，请重新获取'));
     // Counted before the comparison, atomically: of any number of concurrent tries from one address, five are compared.
     const tries = await hit(db, bucket.codeTries(code.captcha_id, req.ip), CAPTCHA_TTL_SECONDS * 1000, now);
-    await db.updateTable('sys_captcha').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('captcha_id', '=', code.captcha_id).execute();
+    await db
+      .updateTable('sys_captcha')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('captcha_id', '=', code.captcha_id)
+      .execute();
     if (tries.count > MAX_CODE_ATTEMPTS) {
       throw await refuse('验证码错误次数过多', new AppError(ErrorCode.CAPTCHA_INVALID, '验证码错误次数过多，请重新获取'));
     }
@@ -182,10 +184,17 @@ export async function authRoutes(appInstance: FastifyInstance) {
   app.get('/user/info', { config: { permission: 'signed-in' }, schema: { summary: '当前用户、权限与菜单', querystring: z.object({}) } }, async (req) => {
     const auth = req.auth!;
     const user = await userSummary(db, auth.userId);
-    const rows = await db.selectFrom('sys_permission').select(['permission_id', 'pid', 'code', 'name', 'type', 'route', 'icon']).where('deleted', '=', 0).where('status', '=', 1).orderBy('sort').orderBy('permission_id').execute();
+    const rows = await db
+      .selectFrom('sys_permission')
+      .select(['permission_id', 'pid', 'code', 'name', 'type', 'route', 'icon'])
+      .where('deleted', '=', 0)
+      .where('status', '=', 1)
+      .orderBy('sort')
+      .orderBy('permission_id')
+      .execute();
     const codeById = new Map(rows.map((r) => [r.permission_id, r.code]));
     const menus = buildMenuTree(
-      rows.map((r) => ({ ...r, parentCode: r.pid ? codeById.get(r.pid) ?? null : null })),
+      rows.map((r) => ({ ...r, parentCode: r.pid ? (codeById.get(r.pid) ?? null) : null })),
       auth.permissions,
     );
     return ok({ user, roleNames: auth.roleNames, permissions: [...auth.permissions].sort(), menus });

@@ -176,7 +176,9 @@ export async function fileRoutes(appInstance: FastifyInstance) {
     return { access, expiresAt, expiresIn: Math.round((expiresAt - Date.now()) / 1000) };
   };
 
-  app.post('/file/accessToken', { config: { permission: 'signed-in', secretAnswer: 'refuse' }, schema: { summary: '签发文件访问令牌（供 <img> 使用）', body: z.object({}) } }, async (req) => ok(issueAccess(req)));
+  app.post('/file/accessToken', { config: { permission: 'signed-in', secretAnswer: 'refuse' }, schema: { summary: '签发文件访问令牌（供 <img> 使用）', body: z.object({}) } }, async (req) =>
+    ok(issueAccess(req)),
+  );
 
   // A role, as for every other write: a signed-in account without one only sees the 403 page.
   app.post('/file/upload', { config: { permission: 'role', operation: '上传文件', secretAnswer: withoutUrlQuery }, schema: uploadSchema }, async (req) => {

@@ -104,7 +104,15 @@ export async function gateRecordRoutes(appInstance: FastifyInstance) {
   const { ctx } = app;
 
   for (const def of lists) {
-    const repo = tableRepository(ctx.db, { table: def.table, key: 'id', columns: def.columns, orderBy: [['capture_time', 'desc'], ['id', 'desc']] });
+    const repo = tableRepository(ctx.db, {
+      table: def.table,
+      key: 'id',
+      columns: def.columns,
+      orderBy: [
+        ['capture_time', 'desc'],
+        ['id', 'desc'],
+      ],
+    });
     app.post(def.path, { config: { permission: registerReadCodes[def.table] }, schema: { summary: `${def.noun}列表（按抓拍日期，默认当天）`, body: def.query } }, async (req) => {
       const q = req.body as RowValues & { size: number; pn: number; date?: string; idCard?: string; startDate?: string; endDate?: string };
       const today = dateOf(ctx.time());

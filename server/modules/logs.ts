@@ -43,7 +43,8 @@ async function departNames(rows: RowValues[], db: Db): Promise<Map<number, strin
 }
 
 /** An account some user holds (deleted users' accounts included): matched whole, on its index, over any window. */
-const isWholeAccount = async (account: unknown, db: Db) => typeof account === 'string' && account !== '' && !!(await db.selectFrom('sys_user').select('user_id').where('account', '=', account).limit(1).executeTakeFirst());
+const isWholeAccount = async (account: unknown, db: Db) =>
+  typeof account === 'string' && account !== '' && !!(await db.selectFrom('sys_user').select('user_id').where('account', '=', account).limit(1).executeTakeFirst());
 
 const lists: LogList[] = [
   {
@@ -94,7 +95,15 @@ export async function logRoutes(appInstance: FastifyInstance) {
   const { ctx } = app;
 
   for (const def of lists) {
-    const repo = tableRepository(ctx.db, { table: def.table, key: 'id', columns: def.columns, orderBy: [[def.time, 'desc'], ['id', 'desc']] });
+    const repo = tableRepository(ctx.db, {
+      table: def.table,
+      key: 'id',
+      columns: def.columns,
+      orderBy: [
+        [def.time, 'desc'],
+        ['id', 'desc'],
+      ],
+    });
     app.post(def.path, { config: { permission: def.permission }, schema: { summary: `${def.noun}列表（按时间，默认最近24小时）`, body: def.query } }, async (req) => {
       const q = req.body as RowValues & { size: number; pn: number; start_time?: string; end_time?: string };
       const span = logWindow(q, ctx.time(), (await def.unbounded?.(q, ctx.db)) ?? false);

@@ -1,6 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
-import { MarkStatus, markAllows, markConflictMessage, vehicleMarkCancel, vehicleMarkCreate, vehicleMarkLabels, vehicleMarkQuery, vehicleMarkUpdate, type MarkAction } from '../../domain/schemas/vehicle-mark';
+import {
+  MarkStatus,
+  markAllows,
+  markConflictMessage,
+  vehicleMarkCancel,
+  vehicleMarkCreate,
+  vehicleMarkLabels,
+  vehicleMarkQuery,
+  vehicleMarkUpdate,
+  type MarkAction,
+} from '../../domain/schemas/vehicle-mark';
 import type { AppContext, AuthContext } from '../core/context';
 import { fail, notFound, ok } from '../core/errors';
 import { fileNamesIn, recordFileRefs } from '../core/file-refs';
@@ -25,14 +35,35 @@ const NOUN = '车辆标记';
 const CODES = { list: 'carMark:list', add: 'carMark:add', edit: 'carMark:edit', delete: 'carMark:delete' } as const;
 
 const columns = [
-  'id', 'car_application_id', 'license_plate', 'vehicle_type_id', 'visitor_company', 'remark', 'color_id', 'label_type_id', 'alarm_id',
-  'status', 'photo', 'cancel_reason', 'cancel_photo', 'create_user_id', 'update_user_id', 'create_time', 'update_time',
+  'id',
+  'car_application_id',
+  'license_plate',
+  'vehicle_type_id',
+  'visitor_company',
+  'remark',
+  'color_id',
+  'label_type_id',
+  'alarm_id',
+  'status',
+  'photo',
+  'cancel_reason',
+  'cancel_photo',
+  'create_user_id',
+  'update_user_id',
+  'create_time',
+  'update_time',
 ] as const;
 
 const TEXT_FILTERS = ['license_plate', 'visitor_company'] as const;
 const CODE_FILTERS = ['status', 'color_id', 'label_type_id', 'alarm_id'] as const;
 
-const parts = (v: unknown): string[] => (typeof v === 'string' ? v.split(';').map((p) => p.trim()).filter(Boolean) : []);
+const parts = (v: unknown): string[] =>
+  typeof v === 'string'
+    ? v
+        .split(';')
+        .map((p) => p.trim())
+        .filter(Boolean)
+    : [];
 
 /** Names beside ids, the flagged appointment's number, and the photos as the spec's files (type 1 site, 2 cancel). */
 const named = withNames(true);
@@ -40,7 +71,12 @@ async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
   const out: RowValues[] = await named(rows, db);
   const appIds = [...new Set(rows.map((r) => r.car_application_id).filter((v): v is number => typeof v === 'number'))];
   const numbers = new Map(
-    appIds.length ? (await db.selectFrom('car_application').select(['car_application_id', 'application_number']).where('car_application_id', 'in', appIds).execute()).map((a) => [a.car_application_id, a.application_number]) : [],
+    appIds.length
+      ? (await db.selectFrom('car_application').select(['car_application_id', 'application_number']).where('car_application_id', 'in', appIds).execute()).map((a) => [
+          a.car_application_id,
+          a.application_number,
+        ])
+      : [],
   );
   return out.map((r) => ({
     ...r,
@@ -91,9 +127,7 @@ export const vehicleMarksDef = (ctx: AppContext): ResourceDef =>
     permissions: { list: CODES.list, detail: CODES.list, save: CODES.add, edit: CODES.edit, delete: CODES.delete },
     schemas: { list: vehicleMarkQuery, create: vehicleMarkCreate, update: vehicleMarkUpdate },
     // Spec 001 §2: plate and visiting company as text, the four codes as values (-1, all, is no filter).
-    filters: Object.fromEntries(
-      [...TEXT_FILTERS.map((c) => [c, 'contains'] as const), ...CODE_FILTERS.map((c) => [c, 'equals'] as const)].map(([column, match]) => [column, { column, match }]),
-    ),
+    filters: Object.fromEntries([...TEXT_FILTERS.map((c) => [c, 'contains'] as const), ...CODE_FILTERS.map((c) => [c, 'equals'] as const)].map(([column, match]) => [column, { column, match }])),
     operations: { save: '新增车辆标记', edit: '编辑车辆标记', delete: '删除车辆标记' },
     decorate,
     toRow: (values, w) => (w.mode === 'create' ? { ...values, status: MarkStatus.ACTIVE } : values),
@@ -132,18 +166,22 @@ export async function markRoutes(appInstance: FastifyInstance) {
   await registerResource(app, vehicleMarksDef(ctx));
 
   // Cancelling changes the mark, so it is the edit code's (docs/decisions.md); spec 001 names no code of its own.
-  app.post('/label/vehicle/cancel', { config: { permission: CODES.edit, operation: '取消车辆标记' }, schema: { summary: '取消车辆标记（取消理由与整改照片）', body: vehicleMarkCancel } }, async (req) => {
-    const { id, cancel_reason, cancel_photo } = req.body;
-    const auth = req.auth!;
-    await ctx.db.transaction().execute(async (trx) => {
-      const row = await lockMark(trx, ctx, id, auth);
-      assertMarkAllows('cancel', row.status);
-      await assertFilesUsable(trx, auth, cancel_photo);
-      const now = ctx.time();
-      await trx.updateTable('vehicle_mark').set({ status: MarkStatus.CANCELLED, cancel_reason, cancel_photo, update_user_id: auth.userId, update_time: now }).where('id', '=', id).execute();
-      await recordFileRefs(trx, 'vehicle_mark', id, fileNamesIn(row.photo, cancel_photo));
-      await syncApplicationLabel(trx, row.car_application_id, now, auth);
-    });
-    return ok(null, '取消成功！');
-  });
+  app.post(
+    '/label/vehicle/cancel',
+    { config: { permission: CODES.edit, operation: '取消车辆标记' }, schema: { summary: '取消车辆标记（取消理由与整改照片）', body: vehicleMarkCancel } },
+    async (req) => {
+      const { id, cancel_reason, cancel_photo } = req.body;
+      const auth = req.auth!;
+      await ctx.db.transaction().execute(async (trx) => {
+        const row = await lockMark(trx, ctx, id, auth);
+        assertMarkAllows('cancel', row.status);
+        await assertFilesUsable(trx, auth, cancel_photo);
+        const now = ctx.time();
+        await trx.updateTable('vehicle_mark').set({ status: MarkStatus.CANCELLED, cancel_reason, cancel_photo, update_user_id: auth.userId, update_time: now }).where('id', '=', id).execute();
+        await recordFileRefs(trx, 'vehicle_mark', id, fileNamesIn(row.photo, cancel_photo));
+        await syncApplicationLabel(trx, row.car_application_id, now, auth);
+      });
+      return ok(null, '取消成功！');
+    },
+  );
 }

@@ -239,13 +239,18 @@ export async function notificationRoutes(appInstance: FastifyInstance) {
     };
     const page = await pageOf(
       q,
-      () => base().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+      () =>
+        base()
+          .select((eb) => eb.fn.countAll<number>().as('total'))
+          .executeTakeFirst(),
       (limit, offset) => base().select(columns).orderBy('created_at', 'desc').orderBy('notification_id', 'desc').limit(limit).offset(offset).execute(),
     );
     return ok({ list: page.list.map(toItem), total: page.total });
   });
 
-  app.get('/notifications/unreadCount', { config: { permission: 'signed-in' }, schema: { summary: '未读消息数', querystring: z.object({}) } }, async (req) => ok({ count: await unreadCount(db, req.auth!.userId) }));
+  app.get('/notifications/unreadCount', { config: { permission: 'signed-in' }, schema: { summary: '未读消息数', querystring: z.object({}) } }, async (req) =>
+    ok({ count: await unreadCount(db, req.auth!.userId) }),
+  );
 
   app.post('/notifications/read', { config: { permission: 'signed-in', operation: '消息标为已读' }, schema: { summary: '消息标为已读', body: notificationReadBody } }, async (req) => {
     const body = req.body;

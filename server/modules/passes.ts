@@ -66,7 +66,11 @@ export async function loadPassKeys(db: Kysely<DB>): Promise<PassKeys> {
       pkcs8: toBase64Url(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', pair.privateKey))),
       spki: toBase64Url(new Uint8Array(await webcrypto.subtle.exportKey('spki', pair.publicKey))),
     });
-    await db.insertInto('sys_setting').values({ key: SETTING_KEY, value }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await db
+      .insertInto('sys_setting')
+      .values({ key: SETTING_KEY, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
     row = await read();
     if (!row) throw new Error('pass signing key could not be stored');
   }
@@ -108,7 +112,7 @@ export async function issuePass(ctx: AppContext, keys: PassKeys, auth: AuthConte
 
 // ---------------------------------------------------------------- lookup
 
-const blankToUndefined = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : v ?? undefined);
+const blankToUndefined = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined));
 
 const lookupLabels = { pass: '通行码', license_plate: '车牌号', idcard: '证件号码' };
 const lookupQuery = labelled(
@@ -116,11 +120,11 @@ const lookupQuery = labelled(
     .object({
       pass: z.preprocess(blankToUndefined, z.string().max(2000, { error: '通行码内容过长' }).optional()),
       license_plate: z.preprocess(
-        (v) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() || undefined : v ?? undefined),
+        (v) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() || undefined : (v ?? undefined)),
         z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional(),
       ),
       idcard: z.preprocess(
-        (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined),
+        (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)),
         z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional(),
       ),
     })
@@ -185,7 +189,13 @@ function current(list: LookupApplication[]): LookupApplication | null {
 }
 
 /** Black and white list entries in force today (status 2, not deleted, today within their dates; null is open). */
-async function listEntries(db: Db, table: 'car_black_white_list' | 'person_black_white_list', column: 'license_plate' | 'idcard', value: string, now: string): Promise<Array<LookupListEntry & { name?: string }>> {
+async function listEntries(
+  db: Db,
+  table: 'car_black_white_list' | 'person_black_white_list',
+  column: 'license_plate' | 'idcard',
+  value: string,
+  now: string,
+): Promise<Array<LookupListEntry & { name?: string }>> {
   const day = dateOf(now);
   const rows = await (db as unknown as Kysely<any>)
     .selectFrom(table)
@@ -276,8 +286,12 @@ export async function passRoutes(appInstance: FastifyInstance) {
 
   // The guard asks for a role only: the row rule (answersFor) decides, and answers 404 for rows the caller may not read.
   for (const k of kindList) {
-    app.get(`${k.path}/pass`, { config: { permission: 'role' }, schema: { summary: `${k.noun}通行码`, querystring: idBody } }, async (req) => ok(await issuePass(ctx, keys, req.auth!, k.kind, req.query.id)));
+    app.get(`${k.path}/pass`, { config: { permission: 'role' }, schema: { summary: `${k.noun}通行码`, querystring: idBody } }, async (req) =>
+      ok(await issuePass(ctx, keys, req.auth!, k.kind, req.query.id)),
+    );
   }
 
-  app.get('/pass/lookup', { config: { permission: SCAN_PERMISSION }, schema: { summary: '扫码查验（通行码、车牌号或身份证号）', querystring: lookupQuery } }, async (req) => ok(await lookup(ctx, keys, req.query)));
+  app.get('/pass/lookup', { config: { permission: SCAN_PERMISSION }, schema: { summary: '扫码查验（通行码、车牌号或身份证号）', querystring: lookupQuery } }, async (req) =>
+    ok(await lookup(ctx, keys, req.query)),
+  );
 }

@@ -49,7 +49,12 @@ function rowsWithRoleCount(db: Db) {
     .where('p.deleted', '=', 0);
 }
 
-const answer = <R extends { code: string; role_count: unknown; type: number }>(r: R) => ({ ...r, type: r.type as PermissionRow['type'], builtin: isBuiltinPermission(r.code) ? 1 : 0, role_count: Number(r.role_count ?? 0) });
+const answer = <R extends { code: string; role_count: unknown; type: number }>(r: R) => ({
+  ...r,
+  type: r.type as PermissionRow['type'],
+  builtin: isBuiltinPermission(r.code) ? 1 : 0,
+  role_count: Number(r.role_count ?? 0),
+});
 
 const fail = (field: keyof typeof permissionLabels, message: string) => ruleFailure([{ field, message }], permissionLabels);
 const conflict = (message: string) => new AppError(ErrorCode.STATE_CONFLICT, message);
@@ -126,7 +131,10 @@ export async function permissionRoutes(appInstance: FastifyInstance) {
     const now = ctx.time();
     const id = await db.transaction().execute(async (trx) => {
       await checkParent(trx, ctx, v.pid);
-      const last = await trx.selectFrom('sys_permission').select((eb) => eb.fn.max('sort').as('s')).executeTakeFirst();
+      const last = await trx
+        .selectFrom('sys_permission')
+        .select((eb) => eb.fn.max('sort').as('s'))
+        .executeTakeFirst();
       const row = await trx
         .insertInto('sys_permission')
         .values({ ...columnsOf(v), open: 0, sort: Number(last?.s ?? 0) + 1, status: 1, create_user_id: req.auth!.userId, create_time: now, update_time: now })
@@ -152,7 +160,11 @@ export async function permissionRoutes(appInstance: FastifyInstance) {
       if (await codeTaken(trx, v.code, row.permission_id)) throw duplicateError(permissionLabels.code, 'code', v.code);
       if (v.pid !== row.pid) await checkParent(trx, ctx, v.pid, row.permission_id);
       if (v.type === PERMISSION_TYPE.PERMISSION && (await hasChildren(trx, row.permission_id))) throw fail('type', permissionRules.childrenKeepType);
-      await trx.updateTable('sys_permission').set({ ...next, update_time: ctx.time() }).where('permission_id', '=', row.permission_id).execute();
+      await trx
+        .updateTable('sys_permission')
+        .set({ ...next, update_time: ctx.time() })
+        .where('permission_id', '=', row.permission_id)
+        .execute();
     });
     return ok(null, '编辑成功！');
   });

@@ -243,8 +243,7 @@ const processOfType = (db: Db, type: number, except?: number) => {
   return q.executeTakeFirst();
 };
 
-const typeTaken = (type: number, name: string) =>
-  conflict(`类型“${enumLabel('processType', type)}”已有流程“${name}”，每种类型只能有一个流程，请编辑该流程或先删除它`, 'type', processLabels);
+const typeTaken = (type: number, name: string) => conflict(`类型“${enumLabel('processType', type)}”已有流程“${name}”，每种类型只能有一个流程，请编辑该流程或先删除它`, 'type', processLabels);
 
 export async function processConfigRoutes(appInstance: FastifyInstance) {
   const app = appInstance.withTypeProvider<ZodTypeProvider>();
@@ -254,7 +253,9 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
   // ------------------------------------------------------------ nodes
 
   // Read by any role holder, like departments and roles: the definition form picks from it, and it holds nothing secret.
-  app.post('/processNode/all', { config: { permission: 'role' }, schema: { summary: '全部流程节点（可按名称筛选）', body: processNodeQuery } }, async (req) => ok(await nodeRows(db, { name: req.body.name })));
+  app.post('/processNode/all', { config: { permission: 'role' }, schema: { summary: '全部流程节点（可按名称筛选）', body: processNodeQuery } }, async (req) =>
+    ok(await nodeRows(db, { name: req.body.name })),
+  );
 
   app.post('/v2/processNode/save', { config: { permission: 'processNode:add', operation: '新增流程节点' }, schema: { summary: '新增流程节点', body: processNodeCreate } }, async (req) => {
     const v = req.body;
@@ -267,50 +268,70 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
         .values({ ...row, create_user_id: req.auth!.userId, create_time: now, update_time: now })
         .returning('process_node_id')
         .executeTakeFirstOrThrow();
-      if (departIds.length) await trx.insertInto('process_node_depart').values(departIds.map((depart_id) => ({ process_node_id, depart_id }))).execute();
+      if (departIds.length)
+        await trx
+          .insertInto('process_node_depart')
+          .values(departIds.map((depart_id) => ({ process_node_id, depart_id })))
+          .execute();
       return process_node_id;
     });
     return ok({ process_node_id: id }, '创建成功！');
   });
 
-  app.post('/v2/processNode/update', { config: { permission: 'processNode:edit', operation: '编辑流程节点' }, schema: { summary: '编辑流程节点（只影响此后提交的申请）', body: processNodeUpdate } }, async (req) => {
-    const v = req.body;
-    const id = v.processNodeId;
-    const { row, departIds } = nodeColumns(v);
-    await db.transaction().execute(async (trx) => {
-      const live = await lockLive(trx, ctx, 'process_node', 'process_node_id', [id]);
-      if (!live.length) notFound('流程节点');
-      await checkNodeRefs(trx, ctx, v, departIds);
-      await trx.updateTable('process_node').set({ ...row, update_time: ctx.time() }).where('process_node_id', '=', id).execute();
-      await trx.deleteFrom('process_node_depart').where('process_node_id', '=', id).execute();
-      if (departIds.length) await trx.insertInto('process_node_depart').values(departIds.map((depart_id) => ({ process_node_id: id, depart_id }))).execute();
-      // Chains show the node by name; instances keep the name they were submitted with (their own copy).
-      await trx.updateTable('process_definition_node').set({ name: v.name }).where('process_node_id', '=', id).execute();
-    });
-    return ok(null, '编辑成功！');
-  });
+  app.post(
+    '/v2/processNode/update',
+    { config: { permission: 'processNode:edit', operation: '编辑流程节点' }, schema: { summary: '编辑流程节点（只影响此后提交的申请）', body: processNodeUpdate } },
+    async (req) => {
+      const v = req.body;
+      const id = v.processNodeId;
+      const { row, departIds } = nodeColumns(v);
+      await db.transaction().execute(async (trx) => {
+        const live = await lockLive(trx, ctx, 'process_node', 'process_node_id', [id]);
+        if (!live.length) notFound('流程节点');
+        await checkNodeRefs(trx, ctx, v, departIds);
+        await trx
+          .updateTable('process_node')
+          .set({ ...row, update_time: ctx.time() })
+          .where('process_node_id', '=', id)
+          .execute();
+        await trx.deleteFrom('process_node_depart').where('process_node_id', '=', id).execute();
+        if (departIds.length)
+          await trx
+            .insertInto('process_node_depart')
+            .values(departIds.map((depart_id) => ({ process_node_id: id, depart_id })))
+            .execute();
+        // Chains show the node by name; instances keep the name they were submitted with (their own copy).
+        await trx.updateTable('process_definition_node').set({ name: v.name }).where('process_node_id', '=', id).execute();
+      });
+      return ok(null, '编辑成功！');
+    },
+  );
 
-  app.post('/processNode/delete', { config: { permission: 'processNode:delet', operation: '删除流程节点' }, schema: { summary: '删除流程节点（被流程定义或审批中的申请使用时不能删除）', body: processNodeId } }, async (req) => {
-    const id = req.body.processNodeId;
-    await db.transaction().execute(async (trx) => {
-      const node = await trx.selectFrom('process_node').select('name').where('process_node_id', '=', id).where('deleted', '=', 0).executeTakeFirst();
-      if (!node) notFound('流程节点');
-      await trx.updateTable('process_node').set({ deleted: 1, update_time: ctx.time() }).where('process_node_id', '=', id).where('deleted', '=', 0).execute();
-      const defs = await trx
-        .selectFrom('process_definition_node as dn')
-        .innerJoin('process_definition as pd', 'pd.process_definition_id', 'dn.process_definition_id')
-        .select('pd.name')
-        .distinct()
-        .where('dn.process_node_id', '=', id)
-        .where('pd.deleted', '=', 0)
-        .orderBy('pd.name')
-        .execute();
-      if (defs.length) throw conflict(`流程节点“${node!.name}”正被流程定义${quoteList(defs.map((d) => d.name))}使用，不能删除；请先删除这些流程定义`);
-      const running = await runningUsing(trx, { processNodeId: id });
-      if (running) throw conflict(`流程节点“${node!.name}”正被${running}个审核中的申请使用，不能删除；请待这些申请审批结束后再删除`);
-    });
-    return ok(null, '删除成功！');
-  });
+  app.post(
+    '/processNode/delete',
+    { config: { permission: 'processNode:delet', operation: '删除流程节点' }, schema: { summary: '删除流程节点（被流程定义或审批中的申请使用时不能删除）', body: processNodeId } },
+    async (req) => {
+      const id = req.body.processNodeId;
+      await db.transaction().execute(async (trx) => {
+        const node = await trx.selectFrom('process_node').select('name').where('process_node_id', '=', id).where('deleted', '=', 0).executeTakeFirst();
+        if (!node) notFound('流程节点');
+        await trx.updateTable('process_node').set({ deleted: 1, update_time: ctx.time() }).where('process_node_id', '=', id).where('deleted', '=', 0).execute();
+        const defs = await trx
+          .selectFrom('process_definition_node as dn')
+          .innerJoin('process_definition as pd', 'pd.process_definition_id', 'dn.process_definition_id')
+          .select('pd.name')
+          .distinct()
+          .where('dn.process_node_id', '=', id)
+          .where('pd.deleted', '=', 0)
+          .orderBy('pd.name')
+          .execute();
+        if (defs.length) throw conflict(`流程节点“${node!.name}”正被流程定义${quoteList(defs.map((d) => d.name))}使用，不能删除；请先删除这些流程定义`);
+        const running = await runningUsing(trx, { processNodeId: id });
+        if (running) throw conflict(`流程节点“${node!.name}”正被${running}个审核中的申请使用，不能删除；请待这些申请审批结束后再删除`);
+      });
+      return ok(null, '删除成功！');
+    },
+  );
 
   // ------------------------------------------------------------ definitions
 
@@ -353,7 +374,12 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
           const stored = (await chainsOf(trx, [id])).get(id)!.map((n) => n.processNodeId);
           if (stored.join(',') !== v.processNodeIds.join(',')) {
             const running = await runningUsing(trx, { definitionId: id });
-            if (running) throw conflict(`流程定义“${String(live[0]!.name)}”有${running}个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它`, 'processNodeIds', processDefinitionLabels);
+            if (running)
+              throw conflict(
+                `流程定义“${String(live[0]!.name)}”有${running}个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它`,
+                'processNodeIds',
+                processDefinitionLabels,
+              );
             const names = await chainNodeNames(trx, ctx, v.processNodeIds);
             await trx.deleteFrom('process_definition_node').where('process_definition_id', '=', id).execute();
             await writeChain(trx, id, v.processNodeIds, names);
@@ -395,7 +421,10 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
     };
     const page = await pageOf(
       q,
-      () => base().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+      () =>
+        base()
+          .select((eb) => eb.fn.countAll<number>().as('total'))
+          .executeTakeFirst(),
       (limit, offset) =>
         base()
           .leftJoin('process_definition as d', 'd.process_definition_id', 'p.process_definition_id')
@@ -473,25 +502,19 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
       const live = await trx.selectFrom('process').select('process_id').where('process_id', '=', v.processId).where('deleted', '=', 0).executeTakeFirst();
       if (!live) notFound('流程');
       await checkProcess(trx, v, v.processId);
-      await trx
-        .updateTable('process')
-        .set({ name: v.name, type: v.type, process_definition_id: v.processDefinitionId, update_time: ctx.time() })
-        .where('process_id', '=', v.processId)
-        .execute();
+      await trx.updateTable('process').set({ name: v.name, type: v.type, process_definition_id: v.processDefinitionId, update_time: ctx.time() }).where('process_id', '=', v.processId).execute();
     });
     return ok(null, '编辑成功！');
   });
 
   // Instances keep their own chain, so a process may go while applications are under way; new submissions of its type are refused until another is configured.
-  app.post('/process/delete', { config: { permission: 'process:delete', operation: '删除流程' }, schema: { summary: '删除流程（该类型此后无法提交，直到重新配置）', body: processId } }, async (req) => {
-    const res = await db
-      .updateTable('process')
-      .set({ deleted: 1, update_time: ctx.time() })
-      .where('process_id', '=', req.body.processId)
-      .where('deleted', '=', 0)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) notFound('流程');
-    return ok(null, '删除成功！');
-  });
-
+  app.post(
+    '/process/delete',
+    { config: { permission: 'process:delete', operation: '删除流程' }, schema: { summary: '删除流程（该类型此后无法提交，直到重新配置）', body: processId } },
+    async (req) => {
+      const res = await db.updateTable('process').set({ deleted: 1, update_time: ctx.time() }).where('process_id', '=', req.body.processId).where('deleted', '=', 0).executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) notFound('流程');
+      return ok(null, '删除成功！');
+    },
+  );
 }

@@ -51,16 +51,24 @@ export async function pushRoutes(appInstance: FastifyInstance) {
     return ok({ list, total: list.length });
   });
 
-  app.post('/push/subscribe', { config: { permission: 'signed-in', operation: '开启推送通知' }, schema: { summary: '开启本机推送通知', body: pushSubscribeBody }, preValidation: auditRawBody }, async (req) => {
-    const body = req.body;
-    const id = await upsertSubscription(ctx.db, req.auth!, body, String(req.headers['user-agent'] ?? ''), ctx.time());
-    return ok({ push_subscription_id: id }, '已开启本机推送');
-  });
+  app.post(
+    '/push/subscribe',
+    { config: { permission: 'signed-in', operation: '开启推送通知' }, schema: { summary: '开启本机推送通知', body: pushSubscribeBody }, preValidation: auditRawBody },
+    async (req) => {
+      const body = req.body;
+      const id = await upsertSubscription(ctx.db, req.auth!, body, String(req.headers['user-agent'] ?? ''), ctx.time());
+      return ok({ push_subscription_id: id }, '已开启本机推送');
+    },
+  );
 
-  app.post('/push/unsubscribe', { config: { permission: 'signed-in', operation: '关闭推送通知' }, schema: { summary: '关闭一台设备的推送通知', body: pushUnsubscribeBody }, preValidation: auditRawBody }, async (req) => {
-    const body = req.body;
-    // Removing a device that is already gone is what the caller wanted: answer success either way.
-    const removed = await removeSubscription(ctx.db, req.auth!.userId, body);
-    return ok({ removed }, '已关闭推送');
-  });
+  app.post(
+    '/push/unsubscribe',
+    { config: { permission: 'signed-in', operation: '关闭推送通知' }, schema: { summary: '关闭一台设备的推送通知', body: pushUnsubscribeBody }, preValidation: auditRawBody },
+    async (req) => {
+      const body = req.body;
+      // Removing a device that is already gone is what the caller wanted: answer success either way.
+      const removed = await removeSubscription(ctx.db, req.auth!.userId, body);
+      return ok({ removed }, '已关闭推送');
+    },
+  );
 }

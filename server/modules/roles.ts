@@ -110,7 +110,11 @@ async function grantableCodes(db: Db, auth: AuthContext): Promise<Set<string> | 
     .selectFrom('sys_role_permission as rp')
     .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
     .select('p.code')
-    .where('rp.role_id', 'in', roles.map((r) => r.role_id))
+    .where(
+      'rp.role_id',
+      'in',
+      roles.map((r) => r.role_id),
+    )
     .where('p.deleted', '=', 0)
     .execute();
   for (const r of rows) held.add(r.code);
@@ -136,7 +140,10 @@ async function assertGrantable(db: Db, auth: AuthContext, granted: ReadonlyArray
   if (!held) return;
   const lacking = granted.filter((p) => !held.has(p.code));
   if (!lacking.length) return;
-  const shown = lacking.slice(0, 5).map((p) => `${p.name}（${p.code}）`).join('、');
+  const shown = lacking
+    .slice(0, 5)
+    .map((p) => `${p.name}（${p.code}）`)
+    .join('、');
   throw new AppError(ErrorCode.FORBIDDEN, `${roleRules.grantLacking}${shown}${lacking.length > 5 ? `等${lacking.length}项` : ''}`);
 }
 
@@ -178,11 +185,7 @@ export async function roleRoutes(appInstance: FastifyInstance) {
     const v = req.body;
     if (await codeTaken(db, v.code)) throw duplicateError(roleLabels.code, 'code', v.code);
     const now = ctx.time();
-    const row = await db
-      .insertInto('sys_role')
-      .values({ name: v.name, code: v.code, remark: v.remark, status: 1, create_time: now, update_time: now })
-      .returning('role_id')
-      .executeTakeFirstOrThrow();
+    const row = await db.insertInto('sys_role').values({ name: v.name, code: v.code, remark: v.remark, status: 1, create_time: now, update_time: now }).returning('role_id').executeTakeFirstOrThrow();
     return ok({ role_id: row.role_id }, '创建成功！');
   });
 
@@ -254,7 +257,11 @@ export async function roleRoutes(appInstance: FastifyInstance) {
           if (found.length !== permissionIds.length) throw ruleFailure([{ field: 'permissionIds', message: '所选权限不存在或已删除，请刷新后重试' }], roleLabels);
           // Only what is added is granted: a role's codes the granter lacks may stay on it, or be taken off.
           const bound = new Set((await trx.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id));
-          await assertGrantable(trx, req.auth!, found.filter((p) => !bound.has(p.permission_id)));
+          await assertGrantable(
+            trx,
+            req.auth!,
+            found.filter((p) => !bound.has(p.permission_id)),
+          );
         }
         await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
         if (permissionIds.length) {

@@ -37,8 +37,28 @@ const kinds: Record<StrandedKind, { base: string; noun: string; list: Permission
 };
 
 const columns = [
-  'id', 'kind', 'application_id', 'application_info', 'license_plate', 'idcard', 'person_name', 'visit_area', 'level_type', 'is_black', 'entry_time', 'alarm_time', 'exit_time',
-  'handle_user_id', 'handled_remark', 'false_alarm', 'handle_time', 'phones', 'sms_send', 'sms_content', 'sms_error_response', 'create_time',
+  'id',
+  'kind',
+  'application_id',
+  'application_info',
+  'license_plate',
+  'idcard',
+  'person_name',
+  'visit_area',
+  'level_type',
+  'is_black',
+  'entry_time',
+  'alarm_time',
+  'exit_time',
+  'handle_user_id',
+  'handled_remark',
+  'false_alarm',
+  'handle_time',
+  'phones',
+  'sms_send',
+  'sms_content',
+  'sms_error_response',
+  'create_time',
 ] as const;
 
 /** The visit as it was when the alarm was raised (stored as JSON), the handler's name, and the gate the subject came in by. */
@@ -170,16 +190,20 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
     const [total, rows] = await Promise.all([repos.car.count(matching), repos.car.page(matching, q.size, (q.pn - 1) * q.size)]);
     return ok({ list: rows.map(statRow), total });
   });
-  app.post('/stat_car_stranded/export', { config: { permission: kinds.car.list, operation: '导出车辆滞留统计' }, schema: { summary: '导出车辆滞留统计（.xlsx，筛选同列表）', body: strandedListQuery } }, async (req, reply) => {
-    const f = req.body as RowValues;
-    return sendXlsx(req, reply, {
-      fileName: '车辆滞留导出.xlsx',
-      fallback: 'stranded-vehicles.xlsx',
-      sheet: '车辆滞留统计',
-      columns: exportColumns,
-      pages: () => carAlarmPages(f),
-    });
-  });
+  app.post(
+    '/stat_car_stranded/export',
+    { config: { permission: kinds.car.list, operation: '导出车辆滞留统计' }, schema: { summary: '导出车辆滞留统计（.xlsx，筛选同列表）', body: strandedListQuery } },
+    async (req, reply) => {
+      const f = req.body as RowValues;
+      return sendXlsx(req, reply, {
+        fileName: '车辆滞留导出.xlsx',
+        fallback: 'stranded-vehicles.xlsx',
+        sheet: '车辆滞留统计',
+        columns: exportColumns,
+        pages: () => carAlarmPages(f),
+      });
+    },
+  );
 
   // 滞留统计 (issue 24 item 6): counts in SQL, each a GROUP BY over the range of the (kind, alarm_time, id)
   // index stranded_alarm_kind_time; the answer is at most a year of days, 2×3 kinds, 3 states and the gates.
@@ -200,9 +224,20 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
     const day = sql<string>`substr(a.alarm_time, 1, 10)`;
     const state = sql<number>`case when a.handle_time is null then 0 when a.false_alarm = 1 then 1 else 2 end`;
     const [byDay, byKind, byState, byGate] = await Promise.all([
-      inRange().select([day.as('date'), 'a.kind', (eb) => eb.fn.countAll<number>().as('total')]).groupBy([day, 'a.kind']).execute(),
-      inRange().select(['a.kind', 'a.level_type', (eb) => eb.fn.countAll<number>().as('total')]).groupBy(['a.kind', 'a.level_type']).orderBy('a.kind').orderBy('a.level_type').execute(),
-      inRange().select([state.as('state'), (eb) => eb.fn.countAll<number>().as('total')]).groupBy(state).execute(),
+      inRange()
+        .select([day.as('date'), 'a.kind', (eb) => eb.fn.countAll<number>().as('total')])
+        .groupBy([day, 'a.kind'])
+        .execute(),
+      inRange()
+        .select(['a.kind', 'a.level_type', (eb) => eb.fn.countAll<number>().as('total')])
+        .groupBy(['a.kind', 'a.level_type'])
+        .orderBy('a.kind')
+        .orderBy('a.level_type')
+        .execute(),
+      inRange()
+        .select([state.as('state'), (eb) => eb.fn.countAll<number>().as('total')])
+        .groupBy(state)
+        .execute(),
       inRange()
         .leftJoin('presence as p', 'p.id', 'a.presence_id')
         .leftJoin('equipment as e', 'e.id', 'p.entry_device_id')
@@ -237,7 +272,9 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
     const allowed = listableKinds(req.auth!.permissions);
     const open = () => ctx.db.selectFrom('stranded_alarm').where('handle_time', 'is', null).where('kind', 'in', allowed);
     const [count, rows] = await Promise.all([
-      open().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+      open()
+        .select((eb) => eb.fn.countAll<number>().as('total'))
+        .executeTakeFirst(),
       open().select(['id', 'kind', 'license_plate', 'person_name', 'idcard', 'is_black', 'level_type', 'visit_area', 'entry_time', 'alarm_time']).orderBy('id', 'desc').limit(5).execute(),
     ]);
     const list = (await decorate(rows as RowValues[], ctx.db)).map(({ application_info: _info, handle_user_name: _h, ...r }) => r);

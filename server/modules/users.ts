@@ -35,7 +35,9 @@ async function withNames(rows: RowValues[], db: Db): Promise<RowValues[]> {
   const ids = rows.map((u) => Number(u.user_id));
   const departIds = [...new Set(rows.map((u) => Number(u.depart_id)))];
   const [roles, departs] = await Promise.all([
-    ids.length ? db.selectFrom('sys_user_role as ur').innerJoin('sys_role as r', 'r.role_id', 'ur.role_id').select(['ur.user_id', 'r.name']).where('ur.user_id', 'in', ids).where('r.deleted', '=', 0).execute() : [],
+    ids.length
+      ? db.selectFrom('sys_user_role as ur').innerJoin('sys_role as r', 'r.role_id', 'ur.role_id').select(['ur.user_id', 'r.name']).where('ur.user_id', 'in', ids).where('r.deleted', '=', 0).execute()
+      : [],
     departIds.length ? db.selectFrom('sys_department').select(['depart_id', 'name']).where('depart_id', 'in', departIds).execute() : [],
   ]);
   const departName = new Map(departs.map((d) => [d.depart_id, d.name]));
@@ -160,7 +162,11 @@ export async function userRoutes(appInstance: FastifyInstance) {
       if (added.length) await assertRolesGrantable(trx, req.auth!, await trx.selectFrom('sys_role').select(['role_id', 'code']).where('role_id', 'in', added).execute());
       const wasAdministrator = await holdsAdministratorRole(trx, userId);
       await trx.deleteFrom('sys_user_role').where('user_id', '=', userId).execute();
-      if (unique.length) await trx.insertInto('sys_user_role').values(unique.map((role_id) => ({ user_id: userId, role_id }))).execute();
+      if (unique.length)
+        await trx
+          .insertInto('sys_user_role')
+          .values(unique.map((role_id) => ({ user_id: userId, role_id })))
+          .execute();
       if (wasAdministrator) await assertAdministratorKept(trx, app.ctx);
     });
     return ok(null, '绑定角色成功！');

@@ -22,7 +22,15 @@ export const vehicleTypes = defineResource({
   stamps: { createUser: 'create_user_id' },
   toRow: (values) => {
     const v = values as VehicleTypeCreate;
-    return { name: v.name, speed: v.speed, need_record: v.needRecord, show_cargo_type: v.showCargoType, check_overweight: v.checkOverweight, need_blind_video: v.needBlindVideo, dwell_limit_minutes: v.dwellLimitMinutes ?? null };
+    return {
+      name: v.name,
+      speed: v.speed,
+      need_record: v.needRecord,
+      show_cargo_type: v.showCargoType,
+      check_overweight: v.checkOverweight,
+      need_blind_video: v.needBlindVideo,
+      dwell_limit_minutes: v.dwellLimitMinutes ?? null,
+    };
   },
 });
 

@@ -129,8 +129,14 @@ interface Subject {
 type Planned = { at: number; body: Record<string, unknown> };
 
 /** [weight, mean minute of the day, spread]; the rest of the weight is spread evenly over the day. */
-const VEHICLE_PEAKS = [[0.5, 8 * 60 + 10, 40], [0.3, 13 * 60 + 40, 50]] as const;
-const PERSON_PEAKS = [[0.6, 7 * 60 + 45, 30], [0.25, 13 * 60 + 20, 40]] as const;
+const VEHICLE_PEAKS = [
+  [0.5, 8 * 60 + 10, 40],
+  [0.3, 13 * 60 + 40, 50],
+] as const;
+const PERSON_PEAKS = [
+  [0.6, 7 * 60 + 45, 30],
+  [0.25, 13 * 60 + 20, 40],
+] as const;
 function minuteOfDay(r: Random, peaks: ReadonlyArray<readonly [number, number, number]>): number {
   let u = r();
   for (const [weight, mean, spread] of peaks) {
@@ -141,8 +147,17 @@ function minuteOfDay(r: Random, peaks: ReadonlyArray<readonly [number, number, n
   return between(r, 6 * 60, 20 * 60);
 }
 
-const VEHICLE_ALARMS = [['道闸抬杆超时', '抬杆后60秒未落杆，已自动落杆'], ['防砸雷达故障', '雷达无回波，已切换为地感检测'], ['车牌识别相机离线', '相机心跳丢失，3分钟后恢复'], ['防拆报警', '机箱门被打开，巡逻员到场确认为例行检修']] as const;
-const PERSON_ALARMS = [['人脸识别模块故障', '补光灯不亮，夜间识别率下降'], ['尾随通行告警', '一次刷证两人通过，已通知岗亭'], ['防拆报警', '机箱门被打开，巡逻员到场确认为例行检修']] as const;
+const VEHICLE_ALARMS = [
+  ['道闸抬杆超时', '抬杆后60秒未落杆，已自动落杆'],
+  ['防砸雷达故障', '雷达无回波，已切换为地感检测'],
+  ['车牌识别相机离线', '相机心跳丢失，3分钟后恢复'],
+  ['防拆报警', '机箱门被打开，巡逻员到场确认为例行检修'],
+] as const;
+const PERSON_ALARMS = [
+  ['人脸识别模块故障', '补光灯不亮，夜间识别率下降'],
+  ['尾随通行告警', '一次刷证两人通过，已通知岗亭'],
+  ['防拆报警', '机箱门被打开，巡逻员到场确认为例行检修'],
+] as const;
 
 /** How long the alarm timer takes to notice a passed deadline: it runs every minute. */
 const TIMER_LAG_MS = 40_000;
@@ -363,7 +378,11 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
         for (let i = 0; i < segment.length; i += MAX_EVENTS_PER_CALL) {
           const part = segment.slice(i, i + MAX_EVENTS_PER_CALL);
           const sentAt = Math.min(start, part[part.length - 1]!.at + 20_000);
-          const result = await ingestEvents(at(sentAt), gate.get(number)!, part.map((e) => e.event));
+          const result = await ingestEvents(
+            at(sentAt),
+            gate.get(number)!,
+            part.map((e) => e.event),
+          );
           if (result.rejected.length) throw new Error(`gate history: ${number} ${JSON.stringify(result.rejected[0])}`);
         }
       }
@@ -384,7 +403,13 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
     const raised = parse(a.alarm_time);
     const kind = a.kind as 'car' | 'person';
     // Read long since: the alarm is the past.
-    if (raised < start - PAST_ALARM_MS) await db.updateTable('notification').set({ read_at: fmt(raised + between(r, 2, 40) * MINUTE_MS) }).where('tag', '=', `stranded-${kind}-${a.id}`).where('read_at', 'is', null).execute();
+    if (raised < start - PAST_ALARM_MS)
+      await db
+        .updateTable('notification')
+        .set({ read_at: fmt(raised + between(r, 2, 40) * MINUTE_MS) })
+        .where('tag', '=', `stranded-${kind}-${a.id}`)
+        .where('read_at', 'is', null)
+        .execute();
     if (!lead || raised >= start - 2 * DAY_MS || i % 7 === 4) continue;
     const reason = a.is_black ? 'black' : 'overstay';
     const [false_alarm, handled_remark] = DEALS[reason][judged[reason]++ % DEALS[reason].length]!;
@@ -392,5 +417,9 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
     const handled = Math.min(start - MINUTE_MS, parse(a.exit_time ?? a.alarm_time) + between(r, 5, 120) * MINUTE_MS);
     await dealAlarm(clockAt(ctx, handled, 0), kind, lead.user_id, { id: a.id, false_alarm, handled_remark });
   }
-  await db.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  await db
+    .insertInto('sys_setting')
+    .values({ key: SETTING, value: ctx.time() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
 }

@@ -55,11 +55,21 @@ const cars: CarEntrySeed[] = [
   { plate: '粤LM2Q74', model: '危险化学品运输车', type: 1, reason: '运输危险化学品途中在园区非指定区域停车卸货，经现场查实', days: 365, steps: ['submit'], ago: 180 },
   { plate: '粤LR9D05', model: '小型汽车', type: 1, reason: '多次尾随前车闯入北门车辆道闸', days: 90, steps: [], ago: 45 },
   {
-    plate: '粤AX6K18', model: '普通货车', type: 2, reason: '长期为园区企业运送办公及劳保用品，申请列入白名单', days: 365, ago: 2_900,
+    plate: '粤AX6K18',
+    model: '普通货车',
+    type: 2,
+    reason: '长期为园区企业运送办公及劳保用品，申请列入白名单',
+    days: 365,
+    ago: 2_900,
     steps: ['submit', ['reject', '白名单仅限园区应急保障及业主单位车辆，普通送货车辆请按车辆预约流程办理']],
   },
   {
-    plate: '粤LW7P13', model: '混凝土搅拌车', type: 1, reason: '倒车时撞坏北门升降防撞柱后未报告即驶离现场', days: 180, ago: 8_600,
+    plate: '粤LW7P13',
+    model: '混凝土搅拌车',
+    type: 1,
+    reason: '倒车时撞坏北门升降防撞柱后未报告即驶离现场',
+    days: 180,
+    ago: 8_600,
     steps: [...approved, ['revoke', '经调取监控核实，防撞柱损坏系设备故障所致，与该车辆无关']],
   },
 ];
@@ -71,11 +81,23 @@ const persons: PersonEntrySeed[] = [
   { name: '梁少华', gender: 0, id: '44098219900321073', type: 1, reason: '高处作业多次未按规定系挂安全带，经约谈仍未整改', days: 180, steps: ['submit'], ago: 240 },
   { name: '罗建新', gender: 0, id: '43052419820707015', type: 1, reason: '酒后进入施工现场，与安保人员发生肢体冲突', days: 365, steps: [], ago: 35 },
   {
-    name: '叶文杰', gender: 0, id: '44132219860618019', type: 2, reason: '承包商项目经理，申请长期免预约进出园区', days: 365, ago: 3_100,
+    name: '叶文杰',
+    gender: 0,
+    id: '44132219860618019',
+    type: 2,
+    reason: '承包商项目经理，申请长期免预约进出园区',
+    days: 365,
+    ago: 3_100,
     steps: ['submit', ['reject', '白名单仅限园区管委会及应急救援人员，承包商人员请按人员预约流程办理']],
   },
   {
-    name: '苏永康', gender: 0, id: '45082119770125035', type: 1, reason: '未经许可进入罐区动火作业区域拍照', days: 180, ago: 6_500,
+    name: '苏永康',
+    gender: 0,
+    id: '45082119770125035',
+    type: 1,
+    reason: '未经许可进入罐区动火作业区域拍照',
+    days: 180,
+    ago: 6_500,
     steps: [...approved, ['revoke', '经核实其为受邀的安全评价人员，已补办入园手续，撤销本条名单']],
   },
 ];
@@ -123,7 +145,11 @@ export async function seedDemoLists(ctx: AppContext): Promise<void> {
       const filed = clockAt(ctx, start, s.ago).time();
       const parsed = carListCreate.parse({ license_plate: s.plate, vehicle_type_id: models.get(s.model), type: s.type, ...dates(filed, s.days), in_reason: s.reason });
       await checkRules(carDef, parsed, filed, trx);
-      const { id } = await trx.insertInto('car_black_white_list').values({ ...parsed, vehicle_type_id: parsed.vehicle_type_id ?? null, ...stamps(filed) }).returning('id').executeTakeFirstOrThrow();
+      const { id } = await trx
+        .insertInto('car_black_white_list')
+        .values({ ...parsed, vehicle_type_id: parsed.vehicle_type_id ?? null, ...stamps(filed) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await walkApproval(trx, ctx, start, carDef, id, lead.userId, s.ago, s.steps);
     }
     for (const s of [...persons].sort((a, b) => b.ago - a.ago)) {
@@ -132,11 +158,19 @@ export async function seedDemoLists(ctx: AppContext): Promise<void> {
       const filed = clockAt(ctx, start, s.ago).time();
       const parsed = personListCreate.parse({ name: s.name, gender: s.gender, idcard_type: 1, idcard, face_photo: s.face ? face : '', type: s.type, ...dates(filed, s.days), in_reason: s.reason });
       await checkRules(personDef, parsed, filed, trx);
-      const { id } = await trx.insertInto('person_black_white_list').values({ ...parsed, ...stamps(filed) }).returning('id').executeTakeFirstOrThrow();
+      const { id } = await trx
+        .insertInto('person_black_white_list')
+        .values({ ...parsed, ...stamps(filed) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       // As the list's save does: the face photo is read through the entry.
       await recordFileRefs(trx, 'person_black_white_list', id, fileNamesOfRow('person_black_white_list', parsed));
       await walkApproval(trx, ctx, start, personDef, id, lead.userId, s.ago, s.steps);
     }
-    await trx.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await trx
+      .insertInto('sys_setting')
+      .values({ key: SETTING, value: ctx.time() })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
   });
 }

@@ -43,7 +43,8 @@ export async function seedProcesses(ctx: AppContext): Promise<void> {
   const roleIds = new Map<string, number>();
   for (const n of nodes) roleIds.set(n.role, (await db.selectFrom('sys_role').select('role_id').where('code', '=', n.role).where('deleted', '=', 0).executeTakeFirstOrThrow()).role_id);
   const departIds = new Map<string, number>();
-  for (const code of nodes.flatMap((n) => n.departs ?? [])) departIds.set(code, (await db.selectFrom('sys_department').select('depart_id').where('code', '=', code).where('deleted', '=', 0).executeTakeFirstOrThrow()).depart_id);
+  for (const code of nodes.flatMap((n) => n.departs ?? []))
+    departIds.set(code, (await db.selectFrom('sys_department').select('depart_id').where('code', '=', code).where('deleted', '=', 0).executeTakeFirstOrThrow()).depart_id);
 
   await db.transaction().execute(async (trx) => {
     const nodeIds = new Map<string, { id: number; name: string }>();
@@ -64,7 +65,11 @@ export async function seedProcesses(ctx: AppContext): Promise<void> {
         })
         .returning('process_node_id')
         .executeTakeFirstOrThrow();
-      for (const code of n.departs ?? []) await trx.insertInto('process_node_depart').values({ process_node_id, depart_id: departIds.get(code)! }).execute();
+      for (const code of n.departs ?? [])
+        await trx
+          .insertInto('process_node_depart')
+          .values({ process_node_id, depart_id: departIds.get(code)! })
+          .execute();
       nodeIds.set(n.key, { id: process_node_id, name: n.name });
     }
     for (const p of processes) {

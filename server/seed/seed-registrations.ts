@@ -42,7 +42,16 @@ const extras: RegistrationSeed[] = [
   { by: 'contact', plate: '粤LB6032', color: 1, company: '惠州市鹏程客运有限公司', mass: 18, hazardous: false, steps: ['submit'], ago: 200 },
   { by: 'contact', plate: '粤LK7720', color: 1, company: '惠州市恒通危险品运输有限公司', mass: 49, hazardous: true, steps: ['submit', 'approve'], ago: 700 },
   { by: 'contact', plate: '粤LD3391', color: 1, company: '东莞市宏达混凝土有限公司', mass: 31, hazardous: false, steps: [], ago: 30 },
-  { by: 'portcontact', plate: '粤LJ5208', color: 1, company: '惠州市建安土石方工程有限公司', mass: 31, hazardous: false, steps: ['submit', ['reject', '道路运输证已过期，请上传有效证件后重新提交']], ago: 2200 },
+  {
+    by: 'portcontact',
+    plate: '粤LJ5208',
+    color: 1,
+    company: '惠州市建安土石方工程有限公司',
+    mass: 31,
+    hazardous: false,
+    steps: ['submit', ['reject', '道路运输证已过期，请上传有效证件后重新提交']],
+    ago: 2200,
+  },
 ];
 
 function values(s: RegistrationSeed, seq: number, begin: string, photo: string) {
@@ -69,7 +78,15 @@ function values(s: RegistrationSeed, seq: number, begin: string, photo: string) 
     road_transport_begin: addDays(begin, -100),
     road_transport_end: addDays(begin, 600),
     ...(s.hazardous
-      ? { carrier_liability_insurance_img: photo, gps_instruction_img: photo, tank_number: `GT-${seq}`, tank_volume: 30, tank_medium_range: '液碱、次氯酸钠溶液、乙二醇', tank_report_begin: addDays(begin, -30), tank_report_end: addDays(begin, 335) }
+      ? {
+          carrier_liability_insurance_img: photo,
+          gps_instruction_img: photo,
+          tank_number: `GT-${seq}`,
+          tank_volume: 30,
+          tank_medium_range: '液碱、次氯酸钠溶液、乙二醇',
+          tank_report_begin: addDays(begin, -30),
+          tank_report_end: addDays(begin, 335),
+        }
       : {}),
   };
 }
@@ -88,10 +105,22 @@ export async function seedDemoRegistrations(ctx: AppContext): Promise<void> {
   const needsRecord = new Set((await db.selectFrom('vehicle_type').select('name').where('need_record', '=', 1).where('deleted', '=', 0).execute()).map((m) => m.name));
   const registered: RegistrationSeed[] = demoVehicles
     .filter((v) => needsRecord.has(v.model))
-    .map((v) => ({ by: v.by, plate: v.plate, color: v.color, company: v.company, mass: massOf(v.model), hazardous: isHazardousModel(v.model), steps: ['submit', 'approve', 'approve'], ago: APPROVED_AGO }));
+    .map((v) => ({
+      by: v.by,
+      plate: v.plate,
+      color: v.color,
+      company: v.company,
+      mass: massOf(v.model),
+      hazardous: isHazardousModel(v.model),
+      steps: ['submit', 'approve', 'approve'],
+      ago: APPROVED_AGO,
+    }));
 
   // A pale page standing in for a scanned certificate.
-  const photo = await fileStoreOf(ctx.config.dataDir).put(rgbPng(240, 320, (x, y) => (y % 20 === 0 && x > 16 && x < 224 ? [0xc4, 0xb8, 0xa8] : [0xfa, 0xf7, 0xf2])), 'png');
+  const photo = await fileStoreOf(ctx.config.dataDir).put(
+    rgbPng(240, 320, (x, y) => (y % 20 === 0 && x > 16 && x < 224 ? [0xc4, 0xb8, 0xa8] : [0xfa, 0xf7, 0xf2])),
+    'png',
+  );
   const start = ctx.now();
   const today = dateOf(ctx.time());
 
@@ -107,11 +136,19 @@ export async function seedDemoRegistrations(ctx: AppContext): Promise<void> {
         .values({ ...parsed, state: AppState.DRAFT, create_user_id: owner.userId, create_time: filed, update_time: filed })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await (trx as unknown as Kysely<any>).updateTable('vehicle_registration').set({ application_number: applicationNumber(registrationDef.numberPrefix!, filed, id) }).where('id', '=', id).execute();
+      await (trx as unknown as Kysely<any>)
+        .updateTable('vehicle_registration')
+        .set({ application_number: applicationNumber(registrationDef.numberPrefix!, filed, id) })
+        .where('id', '=', id)
+        .execute();
       await recordFileRefs(trx, 'vehicle_registration', id, fileNamesOfRow('vehicle_registration', parsed));
 
       await walkApproval(trx, ctx, start, registrationDef, id, owner.userId, s.ago, s.steps);
     }
-    await trx.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await trx
+      .insertInto('sys_setting')
+      .values({ key: SETTING, value: ctx.time() })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
   });
 }

@@ -94,7 +94,10 @@ export async function seedDemoWaybills(ctx: AppContext): Promise<void> {
   if (!(await db.selectFrom('process').select('process_id').where('type', '=', ProcessType.WAYBILL).where('deleted', '=', 0).executeTakeFirst())) return;
 
   // A pale sheet standing in for the scanned waybill.
-  const annex = await fileStoreOf(ctx.config.dataDir).put(rgbPng(240, 320, (x, y) => (y % 24 === 0 && x > 20 && x < 220 ? [0xb0, 0xb8, 0xc4] : [0xf6, 0xf7, 0xf9])), 'png');
+  const annex = await fileStoreOf(ctx.config.dataDir).put(
+    rgbPng(240, 320, (x, y) => (y % 24 === 0 && x > 20 && x < 220 ? [0xb0, 0xb8, 0xc4] : [0xf6, 0xf7, 0xf9])),
+    'png',
+  );
   const start = ctx.now();
   const today = dateOf(ctx.time());
 
@@ -109,11 +112,19 @@ export async function seedDemoWaybills(ctx: AppContext): Promise<void> {
         .values({ ...parsed, state: AppState.DRAFT, create_user_id: owner.userId, update_user_id: owner.userId, create_time: filed, update_time: filed })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await (trx as unknown as Kysely<any>).updateTable('transport_list').set({ application_number: applicationNumber(waybillDef.numberPrefix!, filed, id) }).where('id', '=', id).execute();
+      await (trx as unknown as Kysely<any>)
+        .updateTable('transport_list')
+        .set({ application_number: applicationNumber(waybillDef.numberPrefix!, filed, id) })
+        .where('id', '=', id)
+        .execute();
       await recordFileRefs(trx, 'transport_list', id, fileNamesOfRow('transport_list', parsed));
 
       await walkApproval(trx, ctx, start, waybillDef, id, owner.userId, s.ago, s.steps);
     }
-    await trx.insertInto('sys_setting').values({ key: SETTING, value: ctx.time() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await trx
+      .insertInto('sys_setting')
+      .values({ key: SETTING, value: ctx.time() })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
   });
 }

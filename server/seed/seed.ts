@@ -23,7 +23,10 @@ interface DepartSeed {
 
 export const demoDepartments: DepartSeed[] = [
   {
-    code: 'PARK_ADMIN', name: '大亚湾石化区园区管理委员会', visit_area: 3, remark: '园区管理',
+    code: 'PARK_ADMIN',
+    name: '大亚湾石化区园区管理委员会',
+    visit_area: 3,
+    remark: '园区管理',
     children: [
       { code: 'SQUAD', name: '石化大队', visit_area: 3, remark: '园区安保与终审' },
       { code: 'HAZMAT', name: '危化品安全管理部', visit_area: 3, remark: '危化品、重型自卸货车、中大型客车专项审核' },
@@ -31,7 +34,9 @@ export const demoDepartments: DepartSeed[] = [
     ],
   },
   {
-    code: 'ENTERPRISES', name: '入园企业', visit_area: 3,
+    code: 'ENTERPRISES',
+    name: '入园企业',
+    visit_area: 3,
     children: [
       { code: 'CNOOC_SHELL', name: '中海壳牌石油化工有限公司', visit_area: 1 },
       { code: 'YUXIN', name: '惠州宇新化工有限责任公司', visit_area: 1 },
@@ -54,71 +59,201 @@ export const demoDepartments: DepartSeed[] = [
 export const demoRoles: Array<{ code: string; name: string; remark: string; codes: string[] | 'all' }> = [
   { code: 'admin', name: '系统管理员', remark: '拥有全部权限', codes: 'all' },
   {
-    code: 'enterprise_contact', name: '企业联系人', remark: '填报并处理本人的人员、车辆预约及备案',
+    code: 'enterprise_contact',
+    name: '企业联系人',
+    remark: '填报并处理本人的人员、车辆预约及备案',
     codes: [
-      'personApply:list', 'personApply:add', 'personApply:edit', 'personApply:delete', 'personApply:commit', 'personApply:revoke',
-      'carApply:list', 'carApply:add', 'carApply:edit', 'carApply:delete', 'carApply:commit', 'carApply:revoke', 'carApply:proprietorImport', 'carApply:buildImport',
-      'personBatchApply:list', 'personBatchApply:add', 'personBatchApply:edit', 'personBatchApply:commit', 'personBatchApply:delete',
-      'carRegistration:list', 'carRegistration:add', 'carRegistration:edit', 'carRegistration:delete', 'carRegistration:commit', 'carRegistration:revoke',
+      'personApply:list',
+      'personApply:add',
+      'personApply:edit',
+      'personApply:delete',
+      'personApply:commit',
+      'personApply:revoke',
+      'carApply:list',
+      'carApply:add',
+      'carApply:edit',
+      'carApply:delete',
+      'carApply:commit',
+      'carApply:revoke',
+      'carApply:proprietorImport',
+      'carApply:buildImport',
+      'personBatchApply:list',
+      'personBatchApply:add',
+      'personBatchApply:edit',
+      'personBatchApply:commit',
+      'personBatchApply:delete',
+      'carRegistration:list',
+      'carRegistration:add',
+      'carRegistration:edit',
+      'carRegistration:delete',
+      'carRegistration:commit',
+      'carRegistration:revoke',
       'transportListHis:revoke',
-      'menu:transportListHis', 'transportListHis:add', 'transportListHis:edit', 'transportListHis:delete', 'transportListHis:commit',
+      'menu:transportListHis',
+      'transportListHis:add',
+      'transportListHis:edit',
+      'transportListHis:delete',
+      'transportListHis:commit',
     ],
   },
   {
-    code: 'enterprise_reviewer', name: '企业审核员', remark: '审核、查看和撤销来访本企业的人员和车辆预约',
+    code: 'enterprise_reviewer',
+    name: '企业审核员',
+    remark: '审核、查看和撤销来访本企业的人员和车辆预约',
     codes: [
-      'carApplyApproval:list', 'carApplyApproval:check', 'carApplyApproval:batch',
-      'heavytipperApproval:check', 'mediumlargeApproval:check', 'chemicalsCarApproval:list', 'chemicalsCarApproval:check',
-      'personAppyApproval:list', 'personAppyApproval:check', 'personAppyApproval:batch',
-      'personApplyHistory:list', 'personApplyHis:revoke', 'carApplyHistory:list', 'carApplyHis:revoke',
+      'carApplyApproval:list',
+      'carApplyApproval:check',
+      'carApplyApproval:batch',
+      'heavytipperApproval:check',
+      'mediumlargeApproval:check',
+      'chemicalsCarApproval:list',
+      'chemicalsCarApproval:check',
+      'personAppyApproval:list',
+      'personAppyApproval:check',
+      'personAppyApproval:batch',
+      'personApplyHistory:list',
+      'personApplyHis:revoke',
+      'carApplyHistory:list',
+      'carApplyHis:revoke',
     ],
   },
   {
-    code: 'squad_reviewer', name: '石化大队审核员', remark: '终审人员和车辆预约，管理名单与运单',
+    code: 'squad_reviewer',
+    name: '石化大队审核员',
+    remark: '终审人员和车辆预约，管理名单与运单',
     codes: [
-      'carApplyApproval:list', 'carApplyApproval:check', 'carApplyApproval:batch', 'carApplyApproval:showDept',
-      'heavytipperApproval:check', 'heavytipperApproval:showDept', 'mediumlargeApproval:check', 'mediumlargeApproval:showDept',
-      'chemicalsCarApproval:list', 'chemicalsCarApproval:check', 'chemicalsCarApproval:showDept',
-      'carShddFinalCheck:check', 'personShddFinalCheck:check',
-      'personAppyApproval:list', 'personAppyApproval:check', 'personAppyApproval:batch', 'personApplyApproval:ShowDept',
-      'allPersonApplyHistory:list', 'allPersonApplyHistory:export', 'personApplyAllHis:revoke',
-      'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allCarApplyHistory:export', 'carApplyAllHis:revoke',
-      'carRegistrationApproval:list', 'carRegistrationApproval:check', 'carRegistrationHistory:list', 'carRegistrationHistory:revoke', 'carListApproval:list', 'carListApproval:check',
-      'personListApproval:list', 'personListApproval:check', 'transportListApproval:check', 'allTransportListHis:revoke',
+      'carApplyApproval:list',
+      'carApplyApproval:check',
+      'carApplyApproval:batch',
+      'carApplyApproval:showDept',
+      'heavytipperApproval:check',
+      'heavytipperApproval:showDept',
+      'mediumlargeApproval:check',
+      'mediumlargeApproval:showDept',
+      'chemicalsCarApproval:list',
+      'chemicalsCarApproval:check',
+      'chemicalsCarApproval:showDept',
+      'carShddFinalCheck:check',
+      'personShddFinalCheck:check',
+      'personAppyApproval:list',
+      'personAppyApproval:check',
+      'personAppyApproval:batch',
+      'personApplyApproval:ShowDept',
+      'allPersonApplyHistory:list',
+      'allPersonApplyHistory:export',
+      'personApplyAllHis:revoke',
+      'allCarApplyHistory:list',
+      'allCarApplyHistory:label',
+      'allCarApplyHistory:export',
+      'carApplyAllHis:revoke',
+      'carRegistrationApproval:list',
+      'carRegistrationApproval:check',
+      'carRegistrationHistory:list',
+      'carRegistrationHistory:revoke',
+      'carListApproval:list',
+      'carListApproval:check',
+      'personListApproval:list',
+      'personListApproval:check',
+      'transportListApproval:check',
+      'allTransportListHis:revoke',
       'menu:allTransportListHis',
       // README: the squad reads both lists it approves (their menus, no filing codes); the lead files them.
-      'menu:carList', 'menu:personList',
+      'menu:carList',
+      'menu:personList',
     ],
   },
   {
-    code: 'hazard_reviewer', name: '危化品审核员', remark: '危化品、重型自卸货车、中大型客车专项审核',
+    code: 'hazard_reviewer',
+    name: '危化品审核员',
+    remark: '危化品、重型自卸货车、中大型客车专项审核',
     codes: [
-      'chemicalsCarApproval:list', 'chemicalsCarApproval:check', 'chemicalsCarApproval:showDept',
-      'heavytipperApproval:check', 'heavytipperApproval:showDept', 'mediumlargeApproval:check', 'mediumlargeApproval:showDept',
-      'carRegistrationApproval:list', 'carRegistrationApproval:check', 'transportListApproval:check',
+      'chemicalsCarApproval:list',
+      'chemicalsCarApproval:check',
+      'chemicalsCarApproval:showDept',
+      'heavytipperApproval:check',
+      'heavytipperApproval:showDept',
+      'mediumlargeApproval:check',
+      'mediumlargeApproval:showDept',
+      'carRegistrationApproval:list',
+      'carRegistrationApproval:check',
+      'transportListApproval:check',
       'allCarApplyHistory:list',
     ],
   },
   {
-    code: 'patrol', name: '巡逻员', remark: '现场巡查、标记车辆、查看过闸记录',
-    codes: ['menu:scan', 'carMark:list', 'carMark:add', 'carMark:edit', 'allCarApplyHistory:list', 'allCarApplyHistory:label', 'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'strandedManagementCar:list', 'strandedManagementPerson:list'],
-  },
-  {
-    code: 'security_lead', name: '安保负责人', remark: '接收并处理滞留告警，查看设备与记录',
+    code: 'patrol',
+    name: '巡逻员',
+    remark: '现场巡查、标记车辆、查看过闸记录',
     codes: [
-      'menu:scan', 'strandedManagementPerson:list', 'strandedManagementPerson:deal', 'strandedManagementCar:list', 'strandedManagementCar:deal',
-      'vehicleGateCrosRecords:list', 'personGateCrosRecords:list', 'carMark:list', 'carMark:add', 'carMark:edit', 'carMark:delete',
-      'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allPersonApplyHistory:list',
-      'gateDevice:list', 'bumpingPostDevice:list', 'tireBreakerDevice:list', 'liftingPillarDevice:list', 'securityLaneIDevice:list', 'carScaleSystemDevice:list', 'carFaceDevice:list',
-      'notice:list', 'notice:add', 'notice:edit',
-      // The lead files list entries from what the field reports; the squad approves them (nobody approves their own).
-      'carList:add', 'carList:edit', 'carList:delete', 'carList:commit', 'carList:revoke',
-      'personList:add', 'personList:edit', 'personList:delete', 'personList:commit', 'personList:revoke',
+      'menu:scan',
+      'carMark:list',
+      'carMark:add',
+      'carMark:edit',
+      'allCarApplyHistory:list',
+      'allCarApplyHistory:label',
+      'vehicleGateCrosRecords:list',
+      'personGateCrosRecords:list',
+      'strandedManagementCar:list',
+      'strandedManagementPerson:list',
     ],
   },
   {
-    code: 'auditor', name: '审计员', remark: '只读查看日志、记录与报表',
-    codes: ['loginLog:list', 'operationLog:list', 'user:list', 'allPersonApplyHistory:list', 'allPersonApplyHistory:export', 'allCarApplyHistory:list', 'allCarApplyHistory:export', 'vehicleGateCrosRecords:list', 'personGateCrosRecords:list'],
+    code: 'security_lead',
+    name: '安保负责人',
+    remark: '接收并处理滞留告警，查看设备与记录',
+    codes: [
+      'menu:scan',
+      'strandedManagementPerson:list',
+      'strandedManagementPerson:deal',
+      'strandedManagementCar:list',
+      'strandedManagementCar:deal',
+      'vehicleGateCrosRecords:list',
+      'personGateCrosRecords:list',
+      'carMark:list',
+      'carMark:add',
+      'carMark:edit',
+      'carMark:delete',
+      'allCarApplyHistory:list',
+      'allCarApplyHistory:label',
+      'allPersonApplyHistory:list',
+      'gateDevice:list',
+      'bumpingPostDevice:list',
+      'tireBreakerDevice:list',
+      'liftingPillarDevice:list',
+      'securityLaneIDevice:list',
+      'carScaleSystemDevice:list',
+      'carFaceDevice:list',
+      'notice:list',
+      'notice:add',
+      'notice:edit',
+      // The lead files list entries from what the field reports; the squad approves them (nobody approves their own).
+      'carList:add',
+      'carList:edit',
+      'carList:delete',
+      'carList:commit',
+      'carList:revoke',
+      'personList:add',
+      'personList:edit',
+      'personList:delete',
+      'personList:commit',
+      'personList:revoke',
+    ],
+  },
+  {
+    code: 'auditor',
+    name: '审计员',
+    remark: '只读查看日志、记录与报表',
+    codes: [
+      'loginLog:list',
+      'operationLog:list',
+      'user:list',
+      'allPersonApplyHistory:list',
+      'allPersonApplyHistory:export',
+      'allCarApplyHistory:list',
+      'allCarApplyHistory:export',
+      'vehicleGateCrosRecords:list',
+      'personGateCrosRecords:list',
+    ],
   },
 ];
 
@@ -160,7 +295,13 @@ async function syncPermissions(ctx: AppContext) {
         let id = existing.get(n.code);
         if (id) await trx.updateTable('sys_permission').set(values).where('permission_id', '=', id).execute();
         else {
-          id = (await trx.insertInto('sys_permission').values({ ...values, code: n.code, status: 1, remark: '', create_time: now }).returning('permission_id').executeTakeFirstOrThrow()).permission_id;
+          id = (
+            await trx
+              .insertInto('sys_permission')
+              .values({ ...values, code: n.code, status: 1, remark: '', create_time: now })
+              .returning('permission_id')
+              .executeTakeFirstOrThrow()
+          ).permission_id;
         }
         await walk(n.children ?? [], id);
       }
@@ -187,7 +328,11 @@ async function bindRolePermissions(ctx: AppContext, roleId: number, codes: strin
   const ids = await db.selectFrom('sys_permission').select('permission_id').where('code', 'in', codes).where('deleted', '=', 0).execute();
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
-    if (ids.length) await trx.insertInto('sys_role_permission').values(ids.map((r) => ({ role_id: roleId, permission_id: r.permission_id }))).execute();
+    if (ids.length)
+      await trx
+        .insertInto('sys_role_permission')
+        .values(ids.map((r) => ({ role_id: roleId, permission_id: r.permission_id })))
+        .execute();
   });
 }
 
@@ -232,7 +377,13 @@ async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {
       const found = await db.selectFrom('sys_department').select('depart_id').where('code', '=', d.code).where('deleted', '=', 0).executeTakeFirst();
       const id =
         found?.depart_id ??
-        (await db.insertInto('sys_department').values({ pid, code: d.code, name: d.name, visit_area: d.visit_area, remark: d.remark ?? '', create_user_id: null, create_time: now, update_time: now }).returning('depart_id').executeTakeFirstOrThrow()).depart_id;
+        (
+          await db
+            .insertInto('sys_department')
+            .values({ pid, code: d.code, name: d.name, visit_area: d.visit_area, remark: d.remark ?? '', create_user_id: null, create_time: now, update_time: now })
+            .returning('depart_id')
+            .executeTakeFirstOrThrow()
+        ).depart_id;
       departIds.set(d.code, id);
       await addDeparts(d.children ?? [], id);
     }
@@ -242,7 +393,9 @@ async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {
   const roleIds = new Map<string, number>();
   for (const r of demoRoles) {
     const found = await db.selectFrom('sys_role').select('role_id').where('code', '=', r.code).where('deleted', '=', 0).executeTakeFirst();
-    const id = found?.role_id ?? (await db.insertInto('sys_role').values({ code: r.code, name: r.name, remark: r.remark, status: 1, create_time: now, update_time: now }).returning('role_id').executeTakeFirstOrThrow()).role_id;
+    const id =
+      found?.role_id ??
+      (await db.insertInto('sys_role').values({ code: r.code, name: r.name, remark: r.remark, status: 1, create_time: now, update_time: now }).returning('role_id').executeTakeFirstOrThrow()).role_id;
     roleIds.set(r.code, id);
     await bindRolePermissions(ctx, id, r.codes === 'all' ? allPermissionCodes : withAncestors(r.codes));
   }
@@ -254,18 +407,42 @@ async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {
     if (found) continue;
     const { user_id } = await db
       .insertInto('sys_user')
-      .values({ user_name: u.name, account: u.account, password_hash: hash, gender: u.gender, phone: u.phone, depart_id: departIds.get(u.depart)!, status: 1, uuid: randomUUID(), create_user_id: null, create_time: now, update_time: now })
+      .values({
+        user_name: u.name,
+        account: u.account,
+        password_hash: hash,
+        gender: u.gender,
+        phone: u.phone,
+        depart_id: departIds.get(u.depart)!,
+        status: 1,
+        uuid: randomUUID(),
+        create_user_id: null,
+        create_time: now,
+        update_time: now,
+      })
       .returning('user_id')
       .executeTakeFirstOrThrow();
-    if (u.role) await db.insertInto('sys_user_role').values({ user_id, role_id: roleIds.get(u.role)! }).execute();
+    if (u.role)
+      await db
+        .insertInto('sys_user_role')
+        .values({ user_id, role_id: roleIds.get(u.role)! })
+        .execute();
   }
 
   for (const v of demoVehicleTypes) {
     const found = await db.selectFrom('vehicle_type').select('id').where('name', '=', v.name).where('deleted', '=', 0).executeTakeFirst();
-    if (!found) await db.insertInto('vehicle_type').values({ ...v, create_user_id: null, create_time: now, update_time: now }).execute();
+    if (!found)
+      await db
+        .insertInto('vehicle_type')
+        .values({ ...v, create_user_id: null, create_time: now, update_time: now })
+        .execute();
   }
 
-  await db.insertInto('sys_setting').values({ key: 'demo_seeded', value: now }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  await db
+    .insertInto('sys_setting')
+    .values({ key: 'demo_seeded', value: now })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
 
   if (!config.demoPassword) {
     const lines = ['园区出入管理系统 演示账号（首次启动时生成）', `密码（所有演示账号相同）: ${password}`, '', ...demoUsers.map((u) => `${u.account.padEnd(12)} ${u.name}  ${u.can}`), ''];
@@ -304,5 +481,8 @@ async function seedDemoEquipment(ctx: AppContext) {
   ];
   // Registered before the history the gates recorded: a device's events may not predate its registration (ingestEvents).
   const installed = formatInZone(ctx.now() - (HISTORY_DAYS + 1) * 86_400_000, ctx.config.tz);
-  await db.insertInto('equipment').values(rows.map((r) => ({ ...r, state: 0, create_user_id: null, create_time: installed, update_time: now }))).execute();
+  await db
+    .insertInto('equipment')
+    .values(rows.map((r) => ({ ...r, state: 0, create_user_id: null, create_time: installed, update_time: now })))
+    .execute();
 }

@@ -91,7 +91,12 @@ const chainColumns = ['sort', 'definition_node_id', 'process_node_id', 'name', '
 
 /** The instance's own node at `sort`, as copied at submit. */
 export async function instanceNode(db: Db, instanceId: number, sort: number): Promise<ChainNode | undefined> {
-  const row = await db.selectFrom('process_instance_node').select([...chainColumns]).where('process_instance_id', '=', instanceId).where('sort', '=', sort).executeTakeFirst();
+  const row = await db
+    .selectFrom('process_instance_node')
+    .select([...chainColumns])
+    .where('process_instance_id', '=', instanceId)
+    .where('sort', '=', sort)
+    .executeTakeFirst();
   if (!row) return undefined;
   const { depart_ids, ...rest } = row;
   return { ...rest, departIds: parseDeparts(depart_ids) };
@@ -103,7 +108,12 @@ export async function instanceNode(db: Db, instanceId: number, sort: number): Pr
  * (a few rows, where asking for each apart cost a round trip each).
  */
 export async function instanceChain(db: Db, instanceId: number): Promise<ChainNode[]> {
-  const rows = await db.selectFrom('process_instance_node').select([...chainColumns]).where('process_instance_id', '=', instanceId).orderBy('sort').execute();
+  const rows = await db
+    .selectFrom('process_instance_node')
+    .select([...chainColumns])
+    .where('process_instance_id', '=', instanceId)
+    .orderBy('sort')
+    .execute();
   return rows.map(({ depart_ids, ...rest }) => ({ ...rest, departIds: parseDeparts(depart_ids) }));
 }
 
@@ -130,7 +140,11 @@ export async function instanceChainView(db: Db, instanceId: number): Promise<Cha
   if (!chain.length) return [];
   const departIds = [...new Set(chain.flatMap((n) => n.departIds))];
   const [roles, departs] = await Promise.all([
-    db.selectFrom('sys_role').select(['role_id', 'name']).where('role_id', 'in', [...new Set(chain.map((n) => n.role_id))]).execute(),
+    db
+      .selectFrom('sys_role')
+      .select(['role_id', 'name'])
+      .where('role_id', 'in', [...new Set(chain.map((n) => n.role_id))])
+      .execute(),
     departIds.length ? db.selectFrom('sys_department').select(['depart_id', 'name']).where('depart_id', 'in', departIds).execute() : Promise.resolve([]),
   ]);
   const roleName = new Map(roles.map((r) => [r.role_id, r.name]));

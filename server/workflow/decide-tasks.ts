@@ -39,14 +39,22 @@ export async function decideTasks(
   const owned = await db
     .selectFrom('process_task')
     .select(['process_task_id', 'process_type', 'ref_id'])
-    .where('process_task_id', 'in', failed.map((f) => f.taskId))
+    .where(
+      'process_task_id',
+      'in',
+      failed.map((f) => f.taskId),
+    )
     .where('user_id', '=', input.userId)
     .where('queue', 'in', [...input.queues])
     .execute();
   for (const t of owned) {
     const def = subjects[t.process_type];
     if (!def) continue;
-    const row = await (db as unknown as Kysely<any>).selectFrom(def.table).select([...def.nameColumns]).where(def.key, '=', t.ref_id).executeTakeFirst();
+    const row = await (db as unknown as Kysely<any>)
+      .selectFrom(def.table)
+      .select([...def.nameColumns])
+      .where(def.key, '=', t.ref_id)
+      .executeTakeFirst();
     if (row) names.set(t.process_task_id, def.ref(row));
   }
   const reasons = failed.map((f) => (names.has(f.taskId) ? `${names.get(f.taskId)} ${f.message}` : f.message));

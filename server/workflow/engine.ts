@@ -88,7 +88,11 @@ async function lockInstance(trx: Db, ctx: AppContext, id: number, subject?: { pr
 
 async function setSubjectState(trx: Db, ctx: AppContext, processType: number, refId: number, state: number) {
   const s = subjectOf(processType);
-  await (trx as Kysely<any>).updateTable(s.table).set({ [s.stateColumn]: state, update_time: ctx.time() }).where(s.key, '=', refId).execute();
+  await (trx as Kysely<any>)
+    .updateTable(s.table)
+    .set({ [s.stateColumn]: state, update_time: ctx.time() })
+    .where(s.key, '=', refId)
+    .execute();
 }
 
 export interface StartInput {
@@ -104,12 +108,7 @@ export interface StartInput {
  * when the type has no process, its chain no node, or the node no candidate.
  */
 export async function startInstance(trx: Db, ctx: AppContext, input: StartInput): Promise<number> {
-  const process = await trx
-    .selectFrom('process')
-    .select(['process_id', 'process_definition_id'])
-    .where('type', '=', input.processType)
-    .where('deleted', '=', 0)
-    .executeTakeFirst();
+  const process = await trx.selectFrom('process').select(['process_id', 'process_definition_id']).where('type', '=', input.processType).where('deleted', '=', 0).executeTakeFirst();
   if (!process) fail(ErrorCode.STATE_CONFLICT, `未配置“${enumLabel('processType', input.processType)}”审批流程，无法提交，请联系管理员在“审批流程”中配置`);
   if (ctx.dialect === 'postgres') {
     // Shared: submissions run side by side, but an edit of the definition's nodes (which locks it for update and then
@@ -189,9 +188,7 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
         .execute()
     : [];
   if (candidates.length === 0) {
-    const names = departIds.length
-      ? (await trx.selectFrom('sys_department').select('name').where('depart_id', 'in', departIds).execute()).map((d) => d.name).join('、')
-      : '被访部门';
+    const names = departIds.length ? (await trx.selectFrom('sys_department').select('name').where('depart_id', 'in', departIds).execute()).map((d) => d.name).join('、') : '被访部门';
     fail(ErrorCode.STATE_CONFLICT, `审批节点“${defNode!.name}”在“${names}”没有可用的审核人，无法提交，请联系管理员配置审核人`);
   }
   const now = ctx.time();
@@ -398,7 +395,7 @@ export async function processInfo(db: Db, instanceId: number) {
       submit_time: t.submit_time,
       auto: t.auto,
       processDefinitionNode: { name: t.node_name, sort: t.sort },
-      user: { user_name: t.auto ? `${t.user_name ?? ''}（系统）` : t.user_name ?? '' },
+      user: { user_name: t.auto ? `${t.user_name ?? ''}（系统）` : (t.user_name ?? '') },
       depart: { name: t.depart_name ?? '' },
     })),
   };
@@ -418,12 +415,7 @@ export async function approveOverdue(ctx: AppContext, nowMs = ctx.now(), batch =
   let done = 0;
   let after: { due: number; id: number } | null = null;
   for (;;) {
-    let q = ctx.db
-      .selectFrom('process_task')
-      .select(['process_task_id', 'due_at'])
-      .where('state', '=', TaskState.PENDING)
-      .where('due_at', 'is not', null)
-      .where('due_at', '<=', nowMs);
+    let q = ctx.db.selectFrom('process_task').select(['process_task_id', 'due_at']).where('state', '=', TaskState.PENDING).where('due_at', 'is not', null).where('due_at', '<=', nowMs);
     if (after) {
       const { due, id } = after;
       q = q.where((eb) => eb.or([eb('due_at', '>', due), eb.and([eb('due_at', '=', due), eb('process_task_id', '>', id)])]));

@@ -12,7 +12,11 @@ type Db = Kysely<DB> | Transaction<DB>;
 async function describe(trx: Db, processType: number, refId: number): Promise<{ def: SubjectDef; name: string } | null> {
   const def = subjects[processType];
   if (!def) return null;
-  const row = await (trx as Kysely<any>).selectFrom(def.table).select([...def.nameColumns]).where(def.key, '=', refId).executeTakeFirst();
+  const row = await (trx as Kysely<any>)
+    .selectFrom(def.table)
+    .select([...def.nameColumns])
+    .where(def.key, '=', refId)
+    .executeTakeFirst();
   return row ? { def, name: def.name(row) } : null;
 }
 
@@ -42,13 +46,7 @@ export async function notifyTasksAssigned(
 }
 
 /** '预约已通过' / '预约被驳回' to the applicant once the approval has ended either way. */
-export async function notifyDecided(
-  trx: Db,
-  ctx: AppContext,
-  inst: { process_type: number; ref_id: number; applicant_user_id: number },
-  approved: boolean,
-  remark = '',
-): Promise<void> {
+export async function notifyDecided(trx: Db, ctx: AppContext, inst: { process_type: number; ref_id: number; applicant_user_id: number }, approved: boolean, remark = ''): Promise<void> {
   const subject = await describe(trx, inst.process_type, inst.ref_id);
   if (!subject) return;
   const { def } = subject;

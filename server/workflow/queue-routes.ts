@@ -52,7 +52,20 @@ export const missingCode = (code: string) => {
   return new AppError(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${code}${name ? `（${name}）` : ''}`);
 };
 
-export const taskColumns = ['t.process_task_id', 't.process_instance_id', 't.ref_id', 't.process_type', 't.queue', 't.user_id', 't.state', 't.result', 't.remark', 't.submit_time', 't.approve_time', 'd.name as node_name'] as const;
+export const taskColumns = [
+  't.process_task_id',
+  't.process_instance_id',
+  't.ref_id',
+  't.process_type',
+  't.queue',
+  't.user_id',
+  't.state',
+  't.result',
+  't.remark',
+  't.submit_time',
+  't.approve_time',
+  'd.name as node_name',
+] as const;
 
 export type TaskFields = {
   process_task_id: number;
@@ -107,7 +120,10 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
       s = s.innerJoin(`${decl.table} as a`, `a.${subject.key}`, 't.ref_id');
       return rowFilters.reduce((acc, f) => f(acc), s);
     };
-    const count = () => tasks().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst() as Promise<{ total: number } | undefined>;
+    const count = () =>
+      tasks()
+        .select((eb) => eb.fn.countAll<number>().as('total'))
+        .executeTakeFirst() as Promise<{ total: number } | undefined>;
     // The unfiltered queue's count reads every pending task of the approver's index range and costs as much as the page.
     const filtered = rowFilters.length > 0 || !!q.begin_time || !!q.end_time;
     const page = await pageOf(
@@ -129,7 +145,12 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
           .orderBy('t.process_task_id', 'desc')
           .execute() as Promise<TaskFields[]>,
     );
-    const rows = page.list.length ? await decl.rowsById(db, page.list.map((t) => t.ref_id)) : new Map<number, RowValues>();
+    const rows = page.list.length
+      ? await decl.rowsById(
+          db,
+          page.list.map((t) => t.ref_id),
+        )
+      : new Map<number, RowValues>();
     return ok({ list: page.list.map((t) => wrapTask(decl.table, decl.wrapper, t, rows.get(t.ref_id) ?? {})), total: page.total });
   });
 

@@ -59,7 +59,11 @@ export function assertAllows(action: AppointmentAction, state: number): void {
 export async function submitForApproval(trx: Db, ctx: AppContext, table: SubjectTable, id: number, start: Omit<StartInput, 'refId'>, stamp: RowValues): Promise<number> {
   const subject = subjectByTable[table];
   const instanceId = await startInstance(trx, ctx, { ...start, refId: id });
-  await (trx as unknown as Kysely<any>).updateTable(table).set({ process_instance_id: instanceId, revoke_reason: '', ...stamp }).where(subject.key, '=', id).execute();
+  await (trx as unknown as Kysely<any>)
+    .updateTable(table)
+    .set({ process_instance_id: instanceId, revoke_reason: '', ...stamp })
+    .where(subject.key, '=', id)
+    .execute();
   return instanceId;
 }
 
@@ -68,7 +72,11 @@ export async function revokeApproval(trx: Db, ctx: AppContext, table: SubjectTab
   const subject = subjectByTable[table];
   assertAllows(action, row.status);
   await revokeInstance(trx, ctx, instanceOf(row, action));
-  await (trx as unknown as Kysely<any>).updateTable(table).set({ revoke_reason: reason, ...stamp }).where(subject.key, '=', row[subject.key] as number).execute();
+  await (trx as unknown as Kysely<any>)
+    .updateTable(table)
+    .set({ revoke_reason: reason, ...stamp })
+    .where(subject.key, '=', row[subject.key] as number)
+    .execute();
 }
 
 /** The row's instance, which every state but draft has; 409 as the state table words it otherwise. */

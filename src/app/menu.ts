@@ -35,13 +35,7 @@ export function grantedRoutes(menus: MenuNode[]): Set<string> {
  */
 export function visibleGroups(menus: MenuNode[]): MenuGroup[] {
   const entriesOf = (nodes: MenuNode[]): MenuEntry[] =>
-    nodes.flatMap((n) =>
-      n.type === 1 && isImplemented(n.route)
-        ? [{ code: n.code, name: n.name, route: n.route!, ...(n.icon ? { icon: n.icon } : {}) }]
-        : n.children
-          ? entriesOf(n.children)
-          : [],
-    );
+    nodes.flatMap((n) => (n.type === 1 && isImplemented(n.route) ? [{ code: n.code, name: n.name, route: n.route!, ...(n.icon ? { icon: n.icon } : {}) }] : n.children ? entriesOf(n.children) : []));
   const groups: MenuGroup[] = [];
   const loose: MenuEntry[] = [];
   for (const n of menus) {

@@ -33,12 +33,18 @@ export function MobileLayout() {
 
   return (
     <div className="m-layout">
-      <NavBar className="m-navbar" back={isTab ? null : ''} backIcon={!isTab} onBack={back} right={
+      <NavBar
+        className="m-navbar"
+        back={isTab ? null : ''}
+        backIcon={!isTab}
+        onBack={back}
+        right={
           <div className="m-navbar-right">
             <OutboxBadge variant="phone" />
             <NotificationBell />
           </div>
-        }>
+        }
+      >
         {pathname === '/' ? PRODUCT_NAME : title}
       </NavBar>
       <OfflineBanner />

@@ -26,7 +26,10 @@ const registers = () => import('../features/registers/list-screens');
 const waybills = () => import('../features/registers/waybill-screens');
 const registrations = () => import('../features/registers/registration-screens');
 const processConfig = () => import('../features/process-config/process-config-screens');
-const queue = (name: QueueName): Loader => () => import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage(name) }));
+const queue =
+  (name: QueueName): Loader =>
+  () =>
+    import('../features/appointments/approval/approval-page').then((m) => ({ default: m.queuePage(name) }));
 
 export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:personApply': screen(() => import('../features/appointments/person/person-screen').then((m) => m.personApplicationsScreen)),
@@ -44,7 +47,9 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:personShddFinalCheck': queue('person_final'),
   // The flag action of the appointments feature is handed in here, since features do not import each other; the page also asks for SCAN_PERMISSION.
   'menu:scan': () =>
-    Promise.all([import('../features/scan/scan-page'), import('../features/appointments/shared/action-modals')]).then(([scan, modals]) => ({ default: scan.scanPageWith({ FlagModal: modals.flagModalFor() }) })),
+    Promise.all([import('../features/scan/scan-page'), import('../features/appointments/shared/action-modals')]).then(([scan, modals]) => ({
+      default: scan.scanPageWith({ FlagModal: modals.flagModalFor() }),
+    })),
   'menu:carList': screen(() => registers().then((m) => m.carListScreen)),
   'menu:personList': screen(() => registers().then((m) => m.personListScreen)),
   'menu:carListApproval': screen(() => registers().then((m) => m.carListQueueScreen)),

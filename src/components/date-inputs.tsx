@@ -101,14 +101,7 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
             <CloseCircleFill />
           </button>
         )}
-        <button
-          type="button"
-          className="pf-date__open"
-          aria-label={withTime ? '选择日期时间' : '选择日期'}
-          aria-expanded={open}
-          disabled={disabled}
-          onClick={() => setOpen((o) => !o)}
-        >
+        <button type="button" className="pf-date__open" aria-label={withTime ? '选择日期时间' : '选择日期'} aria-expanded={open} disabled={disabled} onClick={() => setOpen((o) => !o)}>
           <CalendarOutline />
         </button>
       </span>
@@ -117,25 +110,25 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
           {hint}
         </span>
       )}
-      {desktop
-        ? open && <DatePanel anchor={box} value={shown} withTime={withTime} min={min} max={max} defaultTime={defaultTime} onPick={pick} onClose={close} />
-        : (
-          <DatePicker
-            visible={open}
-            onClose={close}
-            // Reopened, the wheel starts again from the field's value.
-            destroyOnClose
-            title={label}
-            precision={withTime ? 'second' : 'day'}
-            value={wireToDate(shown || dateToWire(new Date(), false), defaultTime)}
-            min={min ? wireToDate(min, '00:00:00') : undefined}
-            max={max ? wireToDate(max, '23:59:59') : undefined}
-            renderLabel={wheelLabel}
-            confirmText="确定"
-            cancelText="取消"
-            onConfirm={(d) => pick(dateToWire(d, withTime))}
-          />
-        )}
+      {desktop ? (
+        open && <DatePanel anchor={box} value={shown} withTime={withTime} min={min} max={max} defaultTime={defaultTime} onPick={pick} onClose={close} />
+      ) : (
+        <DatePicker
+          visible={open}
+          onClose={close}
+          // Reopened, the wheel starts again from the field's value.
+          destroyOnClose
+          title={label}
+          precision={withTime ? 'second' : 'day'}
+          value={wireToDate(shown || dateToWire(new Date(), false), defaultTime)}
+          min={min ? wireToDate(min, '00:00:00') : undefined}
+          max={max ? wireToDate(max, '23:59:59') : undefined}
+          renderLabel={wheelLabel}
+          confirmText="确定"
+          cancelText="取消"
+          onConfirm={(d) => pick(dateToWire(d, withTime))}
+        />
+      )}
     </span>
   );
 }

@@ -139,4 +139,3 @@ export function DatePanel({ anchor, value, withTime, min, max, defaultTime, onPi
     document.body,
   );
 }
-

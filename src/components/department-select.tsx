@@ -158,7 +158,11 @@ function DepartmentTree({ selected, onPick, onClose }: { selected?: number; onPi
                 <li key={r.depart_id}>
                   <button type="button" className={`dt-match${selected === r.depart_id ? ' dt-row--on' : ''}`} onClick={() => onPick(r.depart_id)}>
                     <span className="dt-match__name">{r.name}</span>
-                    <span className="dt-match__path">{pathOf(rows ?? [], r.depart_id).slice(0, -1).join(' / ')}</span>
+                    <span className="dt-match__path">
+                      {pathOf(rows ?? [], r.depart_id)
+                        .slice(0, -1)
+                        .join(' / ')}
+                    </span>
                   </button>
                 </li>
               ))}

@@ -34,7 +34,11 @@ const subscribe = (l: () => void) => {
 
 /** Every glyph by code once loaded, null until then (asking for them on first use). */
 export function useIconGlyphs(): Readonly<Record<string, IconComponent>> | null {
-  const loaded = useSyncExternalStore(subscribe, () => glyphs, () => null);
+  const loaded = useSyncExternalStore(
+    subscribe,
+    () => glyphs,
+    () => null,
+  );
   useEffect(() => {
     if (!glyphs) loadIconGlyphs().catch(() => undefined);
   }, []);

@@ -134,7 +134,6 @@ interface LocalState {
   error?: string;
 }
 
-
 /** Phones and tablets offer the camera and the gallery; a mouse gets the one file chooser. */
 const COARSE = '(pointer: coarse)';
 const useTouch = () =>

@@ -43,11 +43,14 @@ export function OfflineBanner() {
   const online = useOnline();
   const client = useQueryClient();
   const subscribe = useCallback((cb: () => void) => client.getQueryCache().subscribe(cb), [client]);
-  const cachedAt = useSyncExternalStore(subscribe, () => oldestCopyOnScreen(client), () => null);
+  const cachedAt = useSyncExternalStore(
+    subscribe,
+    () => oldestCopyOnScreen(client),
+    () => null,
+  );
 
   if (cachedAt === null && online) return null;
-  const text =
-    cachedAt !== null ? `${online ? '网络不畅' : '当前离线'}，显示的是 ${cachedTimeText(cachedAt)} 缓存的数据` : '当前离线，网络恢复后将自动刷新';
+  const text = cachedAt !== null ? `${online ? '网络不畅' : '当前离线'}，显示的是 ${cachedTimeText(cachedAt)} 缓存的数据` : '当前离线，网络恢复后将自动刷新';
   return (
     <div className={`offline-banner${cachedAt !== null ? ' offline-banner--cached' : ''}`} role="status" aria-live="polite">
       {cachedAt !== null ? <ClockCircleOutline aria-hidden /> : <ExclamationCircleOutline aria-hidden />}

@@ -64,4 +64,3 @@ export function ReasonModal({ open, subject, title, label, placeholder, okText =
     </ScreenModal>
   );
 }
-

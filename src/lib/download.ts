@@ -9,7 +9,10 @@ export function filenameFromDisposition(header: unknown): string | undefined {
   if (typeof header !== 'string' || !header) return undefined;
   const star = /filename\*\s*=\s*([^;]+)/i.exec(header);
   if (star) {
-    const value = star[1]!.trim().replace(/^"(.*)"$/, '$1').replace(/^[\w-]+'[^']*'/, '');
+    const value = star[1]!
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .replace(/^[\w-]+'[^']*'/, '');
     try {
       return decodeURIComponent(value);
     } catch {

@@ -56,7 +56,7 @@ let pen: CanvasRenderingContext2D | null | undefined;
  */
 function drawnWidth(text: string, px: number): number {
   if (pen === undefined) {
-    pen = typeof document === 'undefined' ? null : document.createElement('canvas').getContext?.('2d') ?? null;
+    pen = typeof document === 'undefined' ? null : (document.createElement('canvas').getContext?.('2d') ?? null);
   }
   if (!pen) return (textWidth(text) * px) / 14;
   const font = `${px}px ${getComputedStyle(document.body).fontFamily}`;
@@ -108,7 +108,11 @@ function ActionCell({ actions }: { actions: BoundAction[] }) {
         </button>
       ))}
       {rest.length > 0 && (
-        <Popover.Menu trigger="click" placement="bottom-end" actions={rest.map((a) => ({ key: a.key, text: <span className={a.danger ? 'dtb-menu--danger' : undefined}>{a.label}</span>, onClick: a.run }))}>
+        <Popover.Menu
+          trigger="click"
+          placement="bottom-end"
+          actions={rest.map((a) => ({ key: a.key, text: <span className={a.danger ? 'dtb-menu--danger' : undefined}>{a.label}</span>, onClick: a.run }))}
+        >
           <button type="button" className="dtb-link" aria-label="更多操作">
             更多 <MoreOutline />
           </button>

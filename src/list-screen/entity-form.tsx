@@ -160,7 +160,9 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
       okLoading={!!busy}
       okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined}
       // A record under approval says which of its two steps a button takes (issue 24 item 1).
-      footer={form.submit ? <DraftFooter onClose={onClose} onSave={(intent) => void submit(intent)} busy={busy} canSubmit={canSubmit} loadingText={photoWait ? PHOTOS_PROCESSING : undefined} /> : undefined}
+      footer={
+        form.submit ? <DraftFooter onClose={onClose} onSave={(intent) => void submit(intent)} busy={busy} canSubmit={canSubmit} loadingText={photoWait ? PHOTOS_PROCESSING : undefined} /> : undefined
+      }
     >
       {/* Desktop: a grid whose label tracks are as wide as the longest label in them, so no label wraps (list-screen.css .ef--grid). */}
       <form

@@ -9,17 +9,7 @@ import { ApiError, get, post } from '../lib/http';
 import { useCan } from '../lib/me';
 import { useIsDesktop } from '../lib/use-media';
 import { CardList } from './card-list';
-import {
-  activeFilterCount,
-  buildListParams,
-  defaultFilters,
-  failureText,
-  loadScreenState,
-  MESSAGES,
-  saveScreenState,
-  stepBackPage,
-  type ScreenState,
-} from './conventions';
+import { activeFilterCount, buildListParams, defaultFilters, failureText, loadScreenState, MESSAGES, saveScreenState, stepBackPage, type ScreenState } from './conventions';
 import { DataTable, type BoundAction } from './data-table';
 import { DetailView } from './detail-view';
 import { EntityForm } from './entity-form';
@@ -336,7 +326,14 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
             busy={query.isFetching && !firstLoad}
             placeholder={firstLoad ? <Skeleton.Paragraph lineCount={6} animated className="ls-skeleton" /> : stateBlock}
           />
-          {total > 0 && (def.list.paged === false ? <div className="pg"><span className="pg-total">共 {total} 条</span></div> : <Pager pn={state.pn} size={state.size} total={total} onPage={setPage} onSize={setSize} />)}
+          {total > 0 &&
+            (def.list.paged === false ? (
+              <div className="pg">
+                <span className="pg-total">共 {total} 条</span>
+              </div>
+            ) : (
+              <Pager pn={state.pn} size={state.size} total={total} onPage={setPage} onSize={setSize} />
+            ))}
         </section>
         {overlays}
       </div>
@@ -445,7 +442,13 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
         visible={!!sheetRow}
         actions={sheetActions.map((a) => ({ key: a.key, text: a.label, danger: a.danger, onClick: a.run }))}
         cancelText="取消"
-        extra={sheetRow && titleField ? <span className="ls-sheet-extra"><FieldValue field={titleField} row={sheetRow} /></span> : undefined}
+        extra={
+          sheetRow && titleField ? (
+            <span className="ls-sheet-extra">
+              <FieldValue field={titleField} row={sheetRow} />
+            </span>
+          ) : undefined
+        }
         closeOnAction
         onClose={() => setSheetRow(null)}
       />

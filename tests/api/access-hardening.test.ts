@@ -19,7 +19,13 @@ function rawRequest(base: string, method: string, target: string, token?: string
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname, () => {
       const body = method === 'POST' ? '{}' : '';
-      const headers = [`${method} ${target} HTTP/1.1`, 'Host: park.local', 'Connection: close', ...(token ? [`Authorization: Bearer ${token}`] : []), ...(body ? ['Content-Type: application/json', `Content-Length: ${body.length}`] : [])];
+      const headers = [
+        `${method} ${target} HTTP/1.1`,
+        'Host: park.local',
+        'Connection: close',
+        ...(token ? [`Authorization: Bearer ${token}`] : []),
+        ...(body ? ['Content-Type: application/json', `Content-Length: ${body.length}`] : []),
+      ];
       socket.write(`${headers.join('\r\n')}\r\n\r\n${body}`);
     });
     const chunks: Buffer[] = [];
@@ -141,7 +147,9 @@ for (const dialect of await dialects()) {
         expect(r.body.msg, JSON.stringify(r.body)).toBe('编辑成功！');
       };
       const rows = async () =>
-        (await auditor.post<{ list: Array<{ user_name: string | null; operation: string }> }>('/log/user/page', { size: 100, pn: 1, account: 'auditor' })).body.data.list.filter((r) => r.operation === '修改个人信息');
+        (await auditor.post<{ list: Array<{ user_name: string | null; operation: string }> }>('/log/user/page', { size: 100, pn: 1, account: 'auditor' })).body.data.list.filter(
+          (r) => r.operation === '修改个人信息',
+        );
       try {
         // Each rename is written under the name the caller had when making it.
         await rename('孙丽甲');

@@ -12,7 +12,6 @@ import { Client, dialects, startServer, type Reply, type TestServer } from './ha
 type Row = Record<string, any>;
 type Page = { list: Row[]; total: number };
 
-
 /** Person and vehicle applications through the HTTP API on each dialect, with the seeded demo park. */
 for (const dialect of await dialects()) {
   describe(`appointments (${dialect})`, () => {
@@ -47,13 +46,35 @@ for (const dialect of await dialects()) {
     });
 
     const K = {
-      car: { p: '/carApplications', key: 'car_application_id', table: 'car_application', body: carBody, begin: 'visitor_begin_time', end: 'visitor_end_time', returnKey: 'carApplicationId', prefix: 'CA' },
-      person: { p: '/personApplications', key: 'person_application_id', table: 'person_application', body: personBody, begin: 'visit_begin_time', end: 'visit_end_time', returnKey: 'personApplicationId', prefix: 'PA' },
+      car: {
+        p: '/carApplications',
+        key: 'car_application_id',
+        table: 'car_application',
+        body: carBody,
+        begin: 'visitor_begin_time',
+        end: 'visitor_end_time',
+        returnKey: 'carApplicationId',
+        prefix: 'CA',
+      },
+      person: {
+        p: '/personApplications',
+        key: 'person_application_id',
+        table: 'person_application',
+        body: personBody,
+        begin: 'visit_begin_time',
+        end: 'visit_end_time',
+        returnKey: 'personApplicationId',
+        prefix: 'PA',
+      },
     } as const;
     const kindNames: AppointmentKind[] = ['car', 'person'];
 
     const row = async (kind: AppointmentKind, id: number): Promise<Row> =>
-      (await ctx.db.selectFrom(K[kind].table as 'car_application').selectAll().where(K[kind].key as 'car_application_id', '=', id).executeTakeFirstOrThrow()) as Row;
+      (await ctx.db
+        .selectFrom(K[kind].table as 'car_application')
+        .selectAll()
+        .where(K[kind].key as 'car_application_id', '=', id)
+        .executeTakeFirstOrThrow()) as Row;
 
     async function create(kind: AppointmentKind, o: Row = {}, who = contact): Promise<number> {
       const r = await who.post<{ id: number }>(`/v2${K[kind].p}/save`, K[kind].body(o));
@@ -63,7 +84,13 @@ for (const dialect of await dialects()) {
     const push = (kind: AppointmentKind, id: number, who = contact) => who.post(`${K[kind].p}/push`, { id });
     async function decideNext(kind: AppointmentKind, id: number, result: number = TaskResult.APPROVE, remark = '同意') {
       const r = await row(kind, id);
-      const t = await ctx.db.selectFrom('process_task').select(['process_task_id', 'user_id']).where('process_instance_id', '=', r.process_instance_id).where('state', '=', 0).orderBy('process_task_id').executeTakeFirstOrThrow();
+      const t = await ctx.db
+        .selectFrom('process_task')
+        .select(['process_task_id', 'user_id'])
+        .where('process_instance_id', '=', r.process_instance_id)
+        .where('state', '=', 0)
+        .orderBy('process_task_id')
+        .executeTakeFirstOrThrow();
       return ctx.db.transaction().execute((trx) => decide(trx, ctx, { taskId: t.process_task_id, userId: t.user_id, result, remark }));
     }
     /** A fresh application of the contact's in the given state, through the real paths. */
@@ -91,8 +118,14 @@ for (const dialect of await dialects()) {
       expect(cars.length).toBeGreaterThanOrEqual(24);
       expect(persons.length).toBeGreaterThanOrEqual(16);
       for (const s of [0, 1, 2, 3, 4]) {
-        expect(cars.some((c) => c.state === s), `car state ${s}`).toBe(true);
-        expect(persons.some((c) => c.state === s), `person state ${s}`).toBe(true);
+        expect(
+          cars.some((c) => c.state === s),
+          `car state ${s}`,
+        ).toBe(true);
+        expect(
+          persons.some((c) => c.state === s),
+          `person state ${s}`,
+        ).toBe(true);
       }
       expect(cars.some((c) => c.label_status === 1 && c.state === AppState.APPROVED)).toBe(true);
       expect(cars.some((c) => c.is_delayed === 1)).toBe(true);
@@ -228,9 +261,22 @@ for (const dialect of await dialects()) {
       const ws = wb.worksheets[0]!;
       const headers = (ws.getRow(1).values as unknown[]).map((v) => String(v ?? '').replace(/^\*/, ''));
       const row: Record<string, string> = {
-        车牌号: '粤L12', 车牌颜色: '蓝色', 车型: '小型汽车', 申请人姓名: '周八', 证件类型: '第二代居民身份证', 证件号码: '441302199001011231',
-        性别: '男', 手机号: '12345', 园区: '化工区', 来访单位: '惠州示例工程有限公司', 来访事由: '通勤',
-        来访开始时间: addDays(today, -1), 来访结束时间: addDays(today, -3), 被访人姓名: '李强', 被访人电话: '13800000003', 被访部门: '中海壳牌石油化工有限公司',
+        车牌号: '粤L12',
+        车牌颜色: '蓝色',
+        车型: '小型汽车',
+        申请人姓名: '周八',
+        证件类型: '第二代居民身份证',
+        证件号码: '441302199001011231',
+        性别: '男',
+        手机号: '12345',
+        园区: '化工区',
+        来访单位: '惠州示例工程有限公司',
+        来访事由: '通勤',
+        来访开始时间: addDays(today, -1),
+        来访结束时间: addDays(today, -3),
+        被访人姓名: '李强',
+        被访人电话: '13800000003',
+        被访部门: '中海壳牌石油化工有限公司',
       };
       ws.addRow(headers.map((h) => row[h] ?? ''));
       const form = new FormData();
@@ -258,7 +304,11 @@ for (const dialect of await dialects()) {
       expect((noFiles.body.data as { errors: Row[] }).errors.map((e) => e.field)).not.toContain('dump_truck_file.monitor_return_receipt');
       // Hazardous cargo needs cargo_info.
       expect400(await save({ vehicle_type_id: model['普通货车'], cargo_type: 1 }), '请填写危险货物信息', 'cargo_info');
-      expect400(await save({ vehicle_type_id: model['普通货车'], cargo_type: 1, cargo_info: { cargo_name: '液碱', cargo_quantity: 1, cargo_unit: '吨', enterprise: '某公司', driver_phone: '13100000000' } }), '请输入驾驶员姓名', 'cargo_info.driver');
+      expect400(
+        await save({ vehicle_type_id: model['普通货车'], cargo_type: 1, cargo_info: { cargo_name: '液碱', cargo_quantity: 1, cargo_unit: '吨', enterprise: '某公司', driver_phone: '13100000000' } }),
+        '请输入驾驶员姓名',
+        'cargo_info.driver',
+      );
       // Hazardous, dump and mixer models with type 1 or 2: under 3 months.
       const chem = { vehicle_type_id: model['混凝土搅拌车'], blind_video_photo: 'v.png', register_record_photo: 'r.png', visitor_type: 1 };
       const long = await save({ ...chem, visitor_end_time: addDays(addDays(today, 4), 100) });
@@ -351,7 +401,13 @@ for (const dialect of await dialects()) {
         expect(tooLong.body.msg).toContain(kind === 'car' ? '临时车辆来访时间不能超过3天' : '临时来访时间差不能超过10天');
         const ok = await contact.post(`${p}/delay`, body(addDays(today, 1), addDays(today, 3)));
         expect(ok.body.msg).toBe('延期申请成功！');
-        expect(await row(kind, id)).toMatchObject({ state: AppState.APPROVED, is_delayed: 1, delay_reason: '工期延长', [begin]: `${addDays(today, 1)} 00:00:00`, [end]: `${addDays(today, 3)} 23:59:59` });
+        expect(await row(kind, id)).toMatchObject({
+          state: AppState.APPROVED,
+          is_delayed: 1,
+          delay_reason: '工期延长',
+          [begin]: `${addDays(today, 1)} 00:00:00`,
+          [end]: `${addDays(today, 3)} 23:59:59`,
+        });
         // The operation log is written once the reply is sent.
         let logged = 0;
         for (let i = 0; i < 50 && !logged; i++) {
@@ -379,7 +435,12 @@ for (const dialect of await dialects()) {
         const resumed = await squad.post(`${p}/returnSubmit`, { [returnKey]: id });
         expect(resumed.body.msg).toBe('操作成功');
         expect((await row(kind, id)).state).toBe(AppState.REVIEW);
-        const pending = await ctx.db.selectFrom('process_task').select('user_id').where('process_instance_id', '=', (await row(kind, id)).process_instance_id).where('state', '=', 0).execute();
+        const pending = await ctx.db
+          .selectFrom('process_task')
+          .select('user_id')
+          .where('process_instance_id', '=', (await row(kind, id)).process_instance_id)
+          .where('state', '=', 0)
+          .execute();
         expect(pending.map((t) => t.user_id)).toEqual([ids.reviewer]);
 
         // The visited enterprise's reviewer holds the department-history revoke code.
@@ -413,17 +474,23 @@ for (const dialect of await dialects()) {
       const later = await create('car');
       const laterPlate = (await row('car', later)).license_plate;
       expect((await row('car', later)).in_black_list).toBe(0);
-      await ctx.db.insertInto('car_black_white_list').values({ license_plate: laterPlate, type: 1, status: 2, start_time: `${addDays(today, -1)} 00:00:00`, end_time: `${addDays(today, 30)} 23:59:59`, create_time: now, update_time: now }).execute();
+      await ctx.db
+        .insertInto('car_black_white_list')
+        .values({ license_plate: laterPlate, type: 1, status: 2, start_time: `${addDays(today, -1)} 00:00:00`, end_time: `${addDays(today, 30)} 23:59:59`, create_time: now, update_time: now })
+        .execute();
       expect((await push('car', later)).status).toBe(409);
       expect((await row('car', later)).in_black_list).toBe(1);
 
       // An expired entry, a white-list entry and one not yet in effect do not block.
       const free = plate();
-      await ctx.db.insertInto('car_black_white_list').values([
-        { license_plate: free, type: 1, status: 2, start_time: null, end_time: `${addDays(today, -1)} 23:59:59`, create_time: now, update_time: now },
-        { license_plate: free, type: 2, status: 2, start_time: null, end_time: null, create_time: now, update_time: now },
-        { license_plate: free, type: 1, status: 1, start_time: null, end_time: null, create_time: now, update_time: now },
-      ]).execute();
+      await ctx.db
+        .insertInto('car_black_white_list')
+        .values([
+          { license_plate: free, type: 1, status: 2, start_time: null, end_time: `${addDays(today, -1)} 23:59:59`, create_time: now, update_time: now },
+          { license_plate: free, type: 2, status: 2, start_time: null, end_time: null, create_time: now, update_time: now },
+          { license_plate: free, type: 1, status: 1, start_time: null, end_time: null, create_time: now, update_time: now },
+        ])
+        .execute();
       const ok = await create('car', { license_plate: free });
       expect((await push('car', ok)).body.msg).toBe('提交成功！');
 
@@ -466,7 +533,19 @@ for (const dialect of await dialects()) {
       const now = ctx.time();
       const { user_id } = await ctx.db
         .insertInto('sys_user')
-        .values({ user_name: '港务审核员', account: `port_reviewer_${dialect}`, password_hash: 'x', gender: 0, phone: '13911113333', depart_id: depart.HZ_PORT, status: 1, uuid: `port_reviewer_${dialect}`, create_user_id: null, create_time: now, update_time: now })
+        .values({
+          user_name: '港务审核员',
+          account: `port_reviewer_${dialect}`,
+          password_hash: 'x',
+          gender: 0,
+          phone: '13911113333',
+          depart_id: depart.HZ_PORT,
+          status: 1,
+          uuid: `port_reviewer_${dialect}`,
+          create_user_id: null,
+          create_time: now,
+          update_time: now,
+        })
         .returning('user_id')
         .executeTakeFirstOrThrow();
       await ctx.db.insertInto('sys_user_role').values({ user_id, role_id: role.role_id }).execute();
@@ -567,7 +646,11 @@ for (const dialect of await dialects()) {
       const template = await row('person', await create('person'));
       const { person_application_id: _, ...base } = template;
       const values = Array.from({ length: 1150 }, (_, i) => ({ ...base, application_number: `PAX${dialect}${i}`, visitor_name: `批量访客${i}`, create_time: now, update_time: now }));
-      for (let i = 0; i < values.length; i += 200) await ctx.db.insertInto('person_application').values(values.slice(i, i + 200) as never).execute();
+      for (let i = 0; i < values.length; i += 200)
+        await ctx.db
+          .insertInto('person_application')
+          .values(values.slice(i, i + 200) as never)
+          .execute();
       const { res, workbook } = await download('/personApplications/all/history/export', {});
       expect(res.status).toBe(200);
       expect(res.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent(`人员预约总记录_全部园区_${today.replace(/-/g, '')}.xlsx`)}`);
@@ -582,12 +665,16 @@ for (const dialect of await dialects()) {
 
       // A client that goes away mid-file leaves the server answering (and able to close).
       await new Promise<void>((resolve, reject) => {
-        const req = http.request(`${server.base}/api/personApplications/all/history/export`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${squad.token}` } }, (res) => {
-          res.once('data', () => {
-            req.destroy();
-            resolve();
-          });
-        });
+        const req = http.request(
+          `${server.base}/api/personApplications/all/history/export`,
+          { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${squad.token}` } },
+          (res) => {
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          },
+        );
         req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
         req.end('{}');
       });

@@ -137,19 +137,34 @@ for (const dialect of await dialects()) {
 
     it('walks a vehicle of each process type through its queues with the right accounts to state 2', async () => {
       const general = await newCar('小型汽车');
-      await walk(general.number, [['reviewer', 'car_task'], ['squad', 'car_final']]);
+      await walk(general.number, [
+        ['reviewer', 'car_task'],
+        ['squad', 'car_final'],
+      ]);
       expect(await carState(general.id)).toBe(2);
 
       const dump = await newCar('重型自卸货车');
-      await walk(dump.number, [['reviewer', 'car_zxzxc'], ['hazard', 'car_zxzxc'], ['squad', 'car_final']]);
+      await walk(dump.number, [
+        ['reviewer', 'car_zxzxc'],
+        ['hazard', 'car_zxzxc'],
+        ['squad', 'car_final'],
+      ]);
       expect(await carState(dump.id)).toBe(2);
 
       const bus = await newCar('中型客车');
-      await walk(bus.number, [['reviewer', 'car_bus'], ['hazard', 'car_bus'], ['squad', 'car_final']]);
+      await walk(bus.number, [
+        ['reviewer', 'car_bus'],
+        ['hazard', 'car_bus'],
+        ['squad', 'car_final'],
+      ]);
       expect(await carState(bus.id)).toBe(2);
 
       const chem = await newCar('危险化学品运输车');
-      await walk(chem.number, [['reviewer', 'car_chemicals'], ['hazard', 'car_chemicals'], ['squad', 'car_final']]);
+      await walk(chem.number, [
+        ['reviewer', 'car_chemicals'],
+        ['hazard', 'car_chemicals'],
+        ['squad', 'car_final'],
+      ]);
       expect(await carState(chem.id)).toBe(2);
     });
 
@@ -162,7 +177,11 @@ for (const dialect of await dialects()) {
       try {
         // Each node decides a year after the one before, so a node's arrival could never pass for the submission.
         let year = Number(submitted.slice(0, 4));
-        for (const [who, queue] of [['reviewer', 'car_zxzxc'], ['hazard', 'car_zxzxc'], ['squad', 'car_final']] as const) {
+        for (const [who, queue] of [
+          ['reviewer', 'car_zxzxc'],
+          ['hazard', 'car_zxzxc'],
+          ['squad', 'car_final'],
+        ] as const) {
           const t = (await taskOf(who, queue, dump.number)) as (TaskRow & { submit_time: string }) | undefined;
           expect(t, `${who} in ${queue}`).toBeTruthy();
           submitTimes.push(t!.submit_time);
@@ -190,7 +209,13 @@ for (const dialect of await dialects()) {
       expect(r.body.data.total).toBe(1);
       const row = r.body.data.list[0]!;
       expect(row).toMatchObject({ ref_id: car.id, process_instance_id: car.instance, state: 0, approval_status: 1, result: null, node_name: '被访企业审核' });
-      expect(row.carApplication).toMatchObject({ car_application_id: car.id, application_number: car.number, vehicle_type_name: '小型汽车', interviewee_depart_name: '中海壳牌石油化工有限公司', label_status: 0 });
+      expect(row.carApplication).toMatchObject({
+        car_application_id: car.id,
+        application_number: car.number,
+        vehicle_type_name: '小型汽车',
+        interviewee_depart_name: '中海壳牌石油化工有限公司',
+        label_status: 0,
+      });
       // Newest first, and the other filters narrow the same way.
       const second = await newCar('小型汽车');
       const all = await page('reviewer', 'car_task');
@@ -264,7 +289,7 @@ for (const dialect of await dialects()) {
       const r = await check('hazard', 'car_zxzxc', hazardIds.join(','));
       expect(r.status).toBe(403);
       expect(r.body.msg).toContain('carApplyApproval:batch');
-      expect((await taskOf('hazard', 'car_zxzxc', cars[0]!.number))).toBeTruthy();
+      expect(await taskOf('hazard', 'car_zxzxc', cars[0]!.number)).toBeTruthy();
     });
 
     it('answers 409 with what happened for a task already decided', async () => {
@@ -327,7 +352,10 @@ for (const dialect of await dialects()) {
       const row = await server.app.ctx.db.selectFrom('car_application').select(['visitor_begin_time', 'visitor_end_time', 'state']).where('car_application_id', '=', car.id).executeTakeFirstOrThrow();
       expect(row).toEqual({ visitor_begin_time: `${addDays(today, 1)} 00:00:00`, visitor_end_time: `${addDays(today, 2)} 23:59:59`, state: 1 });
 
-      await walk(car.number, [['reviewer', 'car_task'], ['squad', 'car_final']]);
+      await walk(car.number, [
+        ['reviewer', 'car_task'],
+        ['squad', 'car_final'],
+      ]);
       expect((await as.squad!.post('/carApplications/canAmend', body)).body.data).toBe(false);
       expect((await as.reviewer!.post('/carApplications/amend', { ...body, visitor_begin_time: addDays(today, 1), visitor_end_time: addDays(today, 2) })).status).toBe(409);
       // Without any check code of a queue holding the task: refused by the route itself.
@@ -351,12 +379,31 @@ for (const dialect of await dialects()) {
 
       const r = await as.patrol!.post('/label/vehicle/label', { car_application_ids: ids, remark: '多次违规停车', photo: Array(9).fill(img) });
       expect(r.body).toMatchObject({ success: true, msg: '标记成功' });
-      const rows = await server.app.ctx.db.selectFrom('car_application').select(['label_status', 'label_remark']).where('car_application_id', 'in', cars.map((c) => c.id)).execute();
-      expect(rows).toEqual([{ label_status: 1, label_remark: '多次违规停车' }, { label_status: 1, label_remark: '多次违规停车' }]);
+      const rows = await server.app.ctx.db
+        .selectFrom('car_application')
+        .select(['label_status', 'label_remark'])
+        .where(
+          'car_application_id',
+          'in',
+          cars.map((c) => c.id),
+        )
+        .execute();
+      expect(rows).toEqual([
+        { label_status: 1, label_remark: '多次违规停车' },
+        { label_status: 1, label_remark: '多次违规停车' },
+      ]);
 
       const marks = await as.patrol!.post<Array<Record<string, unknown>>>('/label/vehicle/queryRemark', { car_application_ids: String(cars[0]!.id) });
       expect(marks.body.data).toHaveLength(1);
-      expect(marks.body.data[0]).toMatchObject({ car_application_id: cars[0]!.id, remark: '多次违规停车', color_id: 2, label_type_id: 1, alarm_id: 3, create_user_name: '张伟', vehicle_type_name: '小型汽车' });
+      expect(marks.body.data[0]).toMatchObject({
+        car_application_id: cars[0]!.id,
+        remark: '多次违规停车',
+        color_id: 2,
+        label_type_id: 1,
+        alarm_id: 3,
+        create_user_name: '张伟',
+        vehicle_type_name: '小型汽车',
+      });
       expect(String(marks.body.data[0]!.photo).split(';')).toHaveLength(9);
       const plate = (await server.app.ctx.db.selectFrom('car_application').select('license_plate').where('car_application_id', '=', cars[1]!.id).executeTakeFirstOrThrow()).license_plate;
       const byPlate = await as.patrol!.post<Array<Record<string, unknown>>>('/label/vehicle/queryRemark', { license_plate: plate });
@@ -388,14 +435,24 @@ for (const dialect of await dialects()) {
       expect(await taskOf('squad', 'person_final', p.number)).toBeUndefined();
       expect(await taskOf('squad', 'person_task', p.number)).toBeUndefined();
       expect((await as.reviewer!.post('/personApplications/canAmend', { person_application_id: p.id, process_instance_id: p.instance })).body.data).toBe(true);
-      const amended = await as.reviewer!.post('/personApplications/amend', { person_application_id: p.id, process_instance_id: p.instance, visit_begin_time: today, visit_end_time: addDays(today, 20) });
+      const amended = await as.reviewer!.post('/personApplications/amend', {
+        person_application_id: p.id,
+        process_instance_id: p.instance,
+        visit_begin_time: today,
+        visit_end_time: addDays(today, 20),
+      });
       expect(amended.status).toBe(400);
       expect(amended.body.msg).toContain('临时来访时间差不能超过10天');
-      expect((await as.reviewer!.post('/personApplications/amend', { person_application_id: p.id, process_instance_id: p.instance, visit_begin_time: today, visit_end_time: addDays(today, 2) })).body.msg).toBe('编辑成功！');
+      expect(
+        (await as.reviewer!.post('/personApplications/amend', { person_application_id: p.id, process_instance_id: p.instance, visit_begin_time: today, visit_end_time: addDays(today, 2) })).body.msg,
+      ).toBe('编辑成功！');
       const detail = await as.reviewer!.get<TaskRow>(`/personApplications/task/detail?id=${t!.process_task_id}`);
       expect(detail.body.data.personApplication).toMatchObject({ visit_begin_time: `${today} 00:00:00` });
 
-      await walk(p.number, [['reviewer', 'person_task'], ['squad', 'person_final']]);
+      await walk(p.number, [
+        ['reviewer', 'person_task'],
+        ['squad', 'person_final'],
+      ]);
       const state = await server.app.ctx.db.selectFrom('person_application').select('state').where('person_application_id', '=', p.id).executeTakeFirstOrThrow();
       expect(state.state).toBe(2);
       // A vehicle endpoint never decides a person task.

@@ -124,7 +124,6 @@ for (const dialect of await dialects()) {
       expect(second.body.code).toBe(1012);
       expect(second.body.msg).toMatch(/请\d+秒后再获取/);
     });
-
   });
 
   describe(`sign-in under attack on ${dialect}`, () => {
@@ -245,7 +244,11 @@ for (const dialect of await dialects()) {
       try {
         const c = await new Client(server).as('contact');
         const one = await c.get<Array<{ value: number; label: string }>>('/common/enum/visitArea');
-        expect(one.body.data).toEqual([{ value: 1, label: '化工区' }, { value: 2, label: '港区' }, { value: 3, label: '化工区和港区' }]);
+        expect(one.body.data).toEqual([
+          { value: 1, label: '化工区' },
+          { value: 2, label: '港区' },
+          { value: 3, label: '化工区和港区' },
+        ]);
         const all = await c.get<Record<string, unknown[]>>('/common/enums');
         expect(all.body.data.visitArea).toEqual(one.body.data);
         expect(Object.keys(all.body.data).length).toBeGreaterThan(15);

@@ -31,14 +31,25 @@ for (const dialect of await dialects()) {
 
     const plate = () => `粤L${String(++seq).padStart(5, '0')}`;
     const carEntry = (o: Row = {}): Row => ({ license_plate: plate(), vehicle_type_id: model['小型汽车'], type: 1, start_time: today, end_time: addDays(today, 30), in_reason: '多次违规进入', ...o });
-    const personEntry = (o: Row = {}): Row => ({ name: '张三', gender: 0, idcard_type: 1, idcard: idNumber(++seq, '03'), type: 1, start_time: today, end_time: addDays(today, 30), in_reason: '冒用证件', ...o });
+    const personEntry = (o: Row = {}): Row => ({
+      name: '张三',
+      gender: 0,
+      idcard_type: 1,
+      idcard: idNumber(++seq, '03'),
+      type: 1,
+      start_time: today,
+      end_time: addDays(today, 30),
+      in_reason: '冒用证件',
+      ...o,
+    });
 
     async function create(base: string, body: Row, who = lead): Promise<number> {
       const r = await who.post<{ id: number }>(`${base}/save`, body);
       expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: true, msg: '创建成功！' });
       return r.body.data.id;
     }
-    const status = async (table: 'car_black_white_list' | 'person_black_white_list', id: number) => (await ctx.db.selectFrom(table).select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const status = async (table: 'car_black_white_list' | 'person_black_white_list', id: number) =>
+      (await ctx.db.selectFrom(table).select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
     async function squadTask(base: string, id: number): Promise<Task> {
       const page = await squad.post<{ list: Task[]; total: number }>(`${base}/task/page`, { size: 100, pn: 1 });
       expect(page.status, JSON.stringify(page.body)).toBe(200);

@@ -66,7 +66,15 @@ for (const dialect of await dialects()) {
       ...over,
     });
 
-    const count = async () => Number((await server.app.ctx.db.selectFrom('car_black_white_list').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await server.app.ctx.db
+            .selectFrom('car_black_white_list')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const list = async (plate: string) => (await lead.post<{ list: CarListRow[]; total: number }>('/carBlackWhiteList/list', { size: 100, pn: 1, license_plate: plate })).body.data;
 
     it('serves the template with the form’s headers, an example row and the choices in 说明', async () => {
@@ -109,9 +117,39 @@ for (const dialect of await dialects()) {
         .execute();
       const small = (await server.app.ctx.db.selectFrom('vehicle_type').select('id').where('name', '=', '小型汽车').executeTakeFirstOrThrow()).id;
       expect(rows.map(({ create_time: _c, update_time: _u, ...x }) => x)).toEqual([
-        { license_plate: '粤B80001', vehicle_type_id: small, type: 1, start_time: `${today} 00:00:00`, end_time: `${addDays(today, 30)} 23:59:59`, in_reason: '多次违规进入', status: 0, create_user_id: leadId, update_user_id: leadId },
-        { license_plate: '粤B80002', vehicle_type_id: null, type: 2, start_time: `${start} 00:00:00`, end_time: `${addDays(today, 30)} 23:59:59`, in_reason: '多次违规进入', status: 0, create_user_id: leadId, update_user_id: leadId },
-        { license_plate: '粤B80003', vehicle_type_id: small, type: 2, start_time: `${start} 00:00:00`, end_time: `${addDays(today, 30)} 23:59:59`, in_reason: '多次违规进入', status: 0, create_user_id: leadId, update_user_id: leadId },
+        {
+          license_plate: '粤B80001',
+          vehicle_type_id: small,
+          type: 1,
+          start_time: `${today} 00:00:00`,
+          end_time: `${addDays(today, 30)} 23:59:59`,
+          in_reason: '多次违规进入',
+          status: 0,
+          create_user_id: leadId,
+          update_user_id: leadId,
+        },
+        {
+          license_plate: '粤B80002',
+          vehicle_type_id: null,
+          type: 2,
+          start_time: `${start} 00:00:00`,
+          end_time: `${addDays(today, 30)} 23:59:59`,
+          in_reason: '多次违规进入',
+          status: 0,
+          create_user_id: leadId,
+          update_user_id: leadId,
+        },
+        {
+          license_plate: '粤B80003',
+          vehicle_type_id: small,
+          type: 2,
+          start_time: `${start} 00:00:00`,
+          end_time: `${addDays(today, 30)} 23:59:59`,
+          in_reason: '多次违规进入',
+          status: 0,
+          create_user_id: leadId,
+          update_user_id: leadId,
+        },
       ]);
       for (const row of rows) expect(row.create_time.slice(0, 10)).toBe(today);
 
@@ -128,11 +166,7 @@ for (const dialect of await dialects()) {
       const r = await upload(
         await sheet(
           ['原因', '结束时间', '车牌号', '名单类型', '开始时间'],
-          [
-            ['冒用通行证', addDays(today, 10), '粤B81001', '白名单', today],
-            [],
-            ['长期合作车辆', addDays(today, 20), '粤B81002', '黑名单', addDays(today, 1)],
-          ],
+          [['冒用通行证', addDays(today, 10), '粤B81001', '白名单', today], [], ['长期合作车辆', addDays(today, 20), '粤B81002', '黑名单', addDays(today, 1)]],
         ),
       );
       expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: true, data: { count: 2 } });

@@ -37,7 +37,7 @@ for (const dialect of await dialects()) {
     const eventId = () => `${dialect}-files-${++seq}`;
     const vehicle = (o: Row = {}): Row => ({ event_id: eventId(), type: 'vehicle', capture_time: at(1), license_plate: '粤L12345', license_plate_color: 2, direction: 1, open_result: 1, ...o });
     const person = (o: Row = {}): Row => ({ event_id: eventId(), type: 'person', capture_time: at(1), idcard: idNumber(9300 + seq), person_name: '王五', direction: 1, open_result: 1, ...o });
-    const png = () => new Blob([new Uint8Array(rgbPng(3, 3, () => [seq * 7 % 255, 120, 60]))], { type: 'image/png' });
+    const png = () => new Blob([new Uint8Array(rgbPng(3, 3, () => [(seq * 7) % 255, 120, 60]))], { type: 'image/png' });
 
     async function send(url: string, init: { auth: string; body: FormData | Row; key?: string }): Promise<Answer> {
       const json = !(init.body instanceof FormData);

@@ -74,7 +74,7 @@ for (const dialect of await dialects()) {
       const post = (await ctx.db.selectFrom('equipment').select('id').where('kind', '=', 'bumpingPost').executeTakeFirstOrThrow()).id;
       expect((await admin.post('/equipment/gate/issueKey', { id: post })).status).toBe(404);
 
-      const other = (await ctx.db.selectFrom('equipment').select(['id', 'number']).where('number', '=', 'GATE-N-01').executeTakeFirstOrThrow());
+      const other = await ctx.db.selectFrom('equipment').select(['id', 'number']).where('number', '=', 'GATE-N-01').executeTakeFirstOrThrow();
       const first = (await admin.post<{ key: string }>('/equipment/gate/issueKey', { id: other.id })).body.data.key;
       const second = (await admin.post<{ key: string }>('/equipment/gate/issueKey', { id: other.id })).body.data.key;
       expect(second).not.toBe(first);
@@ -130,7 +130,14 @@ for (const dialect of await dialects()) {
       const again = await events([...good, fresh, { ...fresh }]);
       expect(again.body.data).toMatchObject({ accepted: 1, duplicates: 5, rejected: [] });
       expect(await carRecords([...ids, fresh.event_id as string])).toHaveLength(2);
-      expect(await ctx.db.selectFrom('device_event').select('event_id').where('device_id', '=', gate.id).where('event_id', 'in', [...ids, fresh.event_id as string]).execute()).toHaveLength(5);
+      expect(
+        await ctx.db
+          .selectFrom('device_event')
+          .select('event_id')
+          .where('device_id', '=', gate.id)
+          .where('event_id', 'in', [...ids, fresh.event_id as string])
+          .execute(),
+      ).toHaveLength(5);
     });
 
     it('stores a batch once when two connections replay it at the same time', async () => {

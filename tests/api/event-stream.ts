@@ -16,7 +16,10 @@ export class EventStream {
   private done: Promise<void> = Promise.resolve();
 
   async open(base: string, token: string | null, headers: Record<string, string> = {}) {
-    const res = await fetch(`${base}/api/notifications/stream`, { headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, signal: this.controller.signal });
+    const res = await fetch(`${base}/api/notifications/stream`, {
+      headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      signal: this.controller.signal,
+    });
     this.status = res.status;
     this.contentType = res.headers.get('content-type') ?? '';
     if (!res.ok || !res.body) return this;

@@ -54,7 +54,6 @@ function zip(entries: Record<string, string>): Buffer {
   return Buffer.concat([...locals, cd, eocd]);
 }
 
-
 const NOT_FOUND = { success: false, code: 1005, msg: '文件不存在或无权查看', message: '文件不存在或无权查看', data: null };
 
 interface Uploaded {
@@ -231,7 +230,16 @@ for (const dialect of await dialects()) {
       expect(((await unknown.json()) as Envelope<unknown>).msg).toBe('文件不存在或无权查看');
 
       // park.db (SQLite) and server.log sit in DATA_DIR, right above DATA_DIR/files.
-      for (const evil of ['..%2Fpark.db', '..%2F..%2Fserver.log', '%2E%2E%2F%2E%2E%2Fserver.log', '..%5C..%5Cserver.log', 'server.log', '%2Fetc%2Fpasswd', `${'a'.repeat(32)}.png%00.txt`, `${'A'.repeat(32)}.PNG`]) {
+      for (const evil of [
+        '..%2Fpark.db',
+        '..%2F..%2Fserver.log',
+        '%2E%2E%2F%2E%2E%2Fserver.log',
+        '..%5C..%5Cserver.log',
+        'server.log',
+        '%2Fetc%2Fpasswd',
+        `${'a'.repeat(32)}.png%00.txt`,
+        `${'A'.repeat(32)}.PNG`,
+      ]) {
         const res = await fetchFile(`/api/file/${evil}`, admin.token);
         expect(res.status, evil).toBe(404);
         const body = (await res.json()) as Envelope<unknown>;
@@ -299,7 +307,19 @@ for (const dialect of await dialects()) {
       expect(await canRead(reviewer, face)).toBe(false);
       expect((await contact.post('/personApplications/push', { id })).body).toMatchObject({ success: true });
       // Submitted: the visited enterprise's reviewer holds its first task, the squad reads every application.
-      expect(await db.selectFrom('process_task as t').innerJoin('sys_user as u', 'u.user_id', 't.user_id').select('t.process_task_id').where('u.account', '=', 'reviewer').where('t.process_instance_id', '=', (await db.selectFrom('person_application').select('process_instance_id').where('person_application_id', '=', id).executeTakeFirstOrThrow()).process_instance_id!).executeTakeFirst()).toBeTruthy();
+      expect(
+        await db
+          .selectFrom('process_task as t')
+          .innerJoin('sys_user as u', 'u.user_id', 't.user_id')
+          .select('t.process_task_id')
+          .where('u.account', '=', 'reviewer')
+          .where(
+            't.process_instance_id',
+            '=',
+            (await db.selectFrom('person_application').select('process_instance_id').where('person_application_id', '=', id).executeTakeFirstOrThrow()).process_instance_id!,
+          )
+          .executeTakeFirst(),
+      ).toBeTruthy();
       expect(await canRead(reviewer, face)).toBe(true);
       expect(await canRead(reviewer, idcard)).toBe(true);
       expect(await canRead(squad, face)).toBe(true);
@@ -319,7 +339,13 @@ for (const dialect of await dialects()) {
       const driver = (await upload(contact, png)).body.data.name;
       const blind = (await upload(contact, png)).body.data.name;
       const car = await contact.post<{ id: number }>('/v2/carApplications/save', {
-        ...carApplicationBody({ today, license_plate: dialect === 'sqlite' ? '粤L1F01S' : '粤L1F01P', applicant_idcard: idNumber(dialect === 'sqlite' ? 3 : 4), vehicle_type_id: model, interviewee_depart_id: shell }),
+        ...carApplicationBody({
+          today,
+          license_plate: dialect === 'sqlite' ? '粤L1F01S' : '粤L1F01P',
+          applicant_idcard: idNumber(dialect === 'sqlite' ? 3 : 4),
+          vehicle_type_id: model,
+          interviewee_depart_id: shell,
+        }),
         blind_video_photo: blind,
         carPersonList: [{ name: '测试司机', type: 1, phone: '13900002222', face_photo: driver }],
       });
@@ -332,15 +358,23 @@ for (const dialect of await dialects()) {
       expect(await canRead(portcontact, blind)).toBe(false);
     });
 
-    it("refuses a record that names a file its author may not read, so a known name cannot be turned into access", async () => {
+    it('refuses a record that names a file its author may not read, so a known name cannot be turned into access', async () => {
       const [contact, portcontact] = await Promise.all(['contact', 'portcontact'].map(as));
       const { db } = server.app.ctx;
       const today = dateOf(server.app.ctx.time());
       const shell = (await db.selectFrom('sys_department').select('depart_id').where('code', '=', 'CNOOC_SHELL').executeTakeFirstOrThrow()).depart_id;
-      const model = (await db.selectFrom('vehicle_type').select('id').where('name', '=', '小型轿车').executeTakeFirst())?.id ?? (await db.selectFrom('vehicle_type').select('id').where('need_record', '=', 0).executeTakeFirstOrThrow()).id;
+      const model =
+        (await db.selectFrom('vehicle_type').select('id').where('name', '=', '小型轿车').executeTakeFirst())?.id ??
+        (await db.selectFrom('vehicle_type').select('id').where('need_record', '=', 0).executeTakeFirstOrThrow()).id;
       const secret = (await upload(contact, png)).body.data.name;
       const stolen = await portcontact.post('/v2/carApplications/save', {
-        ...carApplicationBody({ today, license_plate: dialect === 'sqlite' ? '粤L1F02S' : '粤L1F02P', applicant_idcard: idNumber(dialect === 'sqlite' ? 5 : 6), vehicle_type_id: model, interviewee_depart_id: shell }),
+        ...carApplicationBody({
+          today,
+          license_plate: dialect === 'sqlite' ? '粤L1F02S' : '粤L1F02P',
+          applicant_idcard: idNumber(dialect === 'sqlite' ? 5 : 6),
+          vehicle_type_id: model,
+          interviewee_depart_id: shell,
+        }),
         applicant_face_photo: secret,
       });
       expect(stolen.status).toBe(400);
@@ -349,7 +383,13 @@ for (const dialect of await dialects()) {
       // Their own upload is fine.
       const own = (await upload(portcontact, png)).body.data.name;
       const saved = await portcontact.post('/v2/carApplications/save', {
-        ...carApplicationBody({ today, license_plate: dialect === 'sqlite' ? '粤L1F03S' : '粤L1F03P', applicant_idcard: idNumber(dialect === 'sqlite' ? 7 : 8), vehicle_type_id: model, interviewee_depart_id: shell }),
+        ...carApplicationBody({
+          today,
+          license_plate: dialect === 'sqlite' ? '粤L1F03S' : '粤L1F03P',
+          applicant_idcard: idNumber(dialect === 'sqlite' ? 7 : 8),
+          vehicle_type_id: model,
+          interviewee_depart_id: shell,
+        }),
         applicant_face_photo: own,
       });
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });

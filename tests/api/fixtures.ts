@@ -72,7 +72,18 @@ export async function registerPlate(db: Kysely<DB>, plate: string, begin: string
   const now = `${begin} 00:00:00`;
   await db
     .insertInto('vehicle_registration')
-    .values({ license_plate: plate, visit_area: 3, visitor_company: '惠州测试物流有限公司', phone: '13900007777', total_mass: 31, begin_time: `${begin} 00:00:00`, end_time: `${end} 23:59:59`, state: 2, create_time: now, update_time: now })
+    .values({
+      license_plate: plate,
+      visit_area: 3,
+      visitor_company: '惠州测试物流有限公司',
+      phone: '13900007777',
+      total_mass: 31,
+      begin_time: `${begin} 00:00:00`,
+      end_time: `${end} 23:59:59`,
+      state: 2,
+      create_time: now,
+      update_time: now,
+    })
     .execute();
 }
 

@@ -13,7 +13,8 @@ const BODIES = Number(process.env.FUZZ_TEST_BODIES) || 20;
 // The suite shares two cores with the other API files: "slow" here means stuck, not merely loaded.
 const SLOW_MS = 15_000;
 
-const describeFailure = (f: FuzzFailure) => `[${f.kind}] ${f.route} case ${f.index} (${f.family}, ${f.auth}${f.idempotencyKey ? ', Idempotency-Key' : ''}): sent ${f.summary.slice(0, 200)} → ${f.status} ${f.answer.slice(0, 300)}`;
+const describeFailure = (f: FuzzFailure) =>
+  `[${f.kind}] ${f.route} case ${f.index} (${f.family}, ${f.auth}${f.idempotencyKey ? ', Idempotency-Key' : ''}): sent ${f.summary.slice(0, 200)} → ${f.status} ${f.answer.slice(0, 300)}`;
 
 for (const dialect of await dialects()) {
   describe(`fuzz every route (${dialect})`, () => {

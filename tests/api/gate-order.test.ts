@@ -28,12 +28,18 @@ for (const dialect of await dialects()) {
     let seq = 0;
     const keys: Record<string, string> = {};
     const gates: Record<string, DeviceIdentity> = {};
-    const GATE_A = 'GATE-W-01', GATE_B = 'GATE-N-01', PERSONS = 'GATE-W-P01';
+    const GATE_A = 'GATE-W-01',
+      GATE_B = 'GATE-N-01',
+      PERSONS = 'GATE-W-P01';
 
     const at = (minutesFromNow: number) => formatInZone(ctx.now() + minutesFromNow * 60_000, ctx.config.tz);
     const later = (minutes: number) => clockAt(ctx, ctx.now(), -minutes);
     async function send(gate: string, events: unknown[]): Promise<{ status: number; body: Row }> {
-      const r = await fetch(`${server.base}/api/device/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Device ${gate}:${keys[gate]}` }, body: JSON.stringify({ events }) });
+      const r = await fetch(`${server.base}/api/device/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Device ${gate}:${keys[gate]}` },
+        body: JSON.stringify({ events }),
+      });
       return { status: r.status, body: (await r.json()) as Row };
     }
     async function accepted(gate: string, events: unknown[]): Promise<Ingest> {
@@ -41,13 +47,35 @@ for (const dialect of await dialects()) {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       return r.body.data as Ingest;
     }
-    const crossing = (plate: string, direction: 1 | 2, capture_time: string, open = 1): Row => ({ event_id: `${dialect}-o-${++seq}`, type: 'vehicle', capture_time, license_plate: plate, direction, open_result: open });
+    const crossing = (plate: string, direction: 1 | 2, capture_time: string, open = 1): Row => ({
+      event_id: `${dialect}-o-${++seq}`,
+      type: 'vehicle',
+      capture_time,
+      license_plate: plate,
+      direction,
+      open_result: open,
+    });
     const plateOf = () => `粤L${dialect === 'sqlite' ? 'U' : 'V'}${String(10000 + ++seq).slice(-4)}`;
     const staysOf = (plate: string) => ctx.db.selectFrom('presence').selectAll().where('kind', '=', 'car').where('subject', '=', plate).orderBy('entry_time').orderBy('id').execute();
     const alarmsOf = (plate: string) => ctx.db.selectFrom('stranded_alarm').selectAll().where('license_plate', '=', plate).orderBy('entry_time').execute();
     async function blackList(plate: string) {
       const now = ctx.time();
-      await ctx.db.insertInto('car_black_white_list').values({ license_plate: plate, vehicle_type_id: null, type: 1, start_time: null, end_time: null, status: 2, in_reason: '测试', create_user_id: null, update_user_id: null, create_time: now, update_time: now }).execute();
+      await ctx.db
+        .insertInto('car_black_white_list')
+        .values({
+          license_plate: plate,
+          vehicle_type_id: null,
+          type: 1,
+          start_time: null,
+          end_time: null,
+          status: 2,
+          in_reason: '测试',
+          create_user_id: null,
+          update_user_id: null,
+          create_time: now,
+          update_time: now,
+        })
+        .execute();
     }
 
     beforeAll(async () => {
@@ -88,16 +116,25 @@ for (const dialect of await dialects()) {
       const exit = crossing(BLACK_PLATE, 2, at(-15));
       await accepted(GATE_A, [exit]);
       const stays = await staysOf(BLACK_PLATE);
-      expect(stays.map((s) => [s.entry_time, s.exit_time, s.exit_device_id])).toEqual([[entry.capture_time, exit.capture_time, gates[GATE_A]!.id], [next.capture_time, null, null]]);
+      expect(stays.map((s) => [s.entry_time, s.exit_time, s.exit_device_id])).toEqual([
+        [entry.capture_time, exit.capture_time, gates[GATE_A]!.id],
+        [next.capture_time, null, null],
+      ]);
       const alarms = await alarmsOf(BLACK_PLATE);
-      expect(alarms.map((a) => [a.entry_time, a.exit_time])).toEqual([[entry.capture_time, exit.capture_time], [next.capture_time, null]]);
+      expect(alarms.map((a) => [a.entry_time, a.exit_time])).toEqual([
+        [entry.capture_time, exit.capture_time],
+        [next.capture_time, null],
+      ]);
       await accepted(GATE_A, [crossing(BLACK_PLATE, 2, at(0))]);
     });
 
     it('refuses capture times that are no real calendar time, naming 抓拍时间', async () => {
       const plate = plateOf();
       const bad = ['2025-02-30 08:00:00', '2025-01-01 25:61:61', '0000-00-00 00:00:00', '2025-13-01 08:00:00', '2025-04-31 08:00:00', '2025-06-01 24:00:00'];
-      const r = await accepted(GATE_A, bad.map((t) => crossing(plate, 1, t)));
+      const r = await accepted(
+        GATE_A,
+        bad.map((t) => crossing(plate, 1, t)),
+      );
       expect(r.accepted).toBe(0);
       expect(r.rejected).toHaveLength(bad.length);
       for (const x of r.rejected) expect(x.msg).toBe('抓拍时间不是真实的日期时间（月份 01-12、当月的日期、时 00-23、分秒 00-59）');
@@ -128,14 +165,21 @@ for (const dialect of await dialects()) {
         expect(r.accepted).toBe(1);
         expect(r.rejected.map((x) => x.msg)).toEqual([`抓拍时间早于设备登记时间（${registered}），请检查设备时钟`]);
       } finally {
-        await ctx.db.updateTable('equipment').set({ create_time: at(-100 * 24 * 60) }).where('id', '=', gates[GATE_B]!.id).execute();
+        await ctx.db
+          .updateTable('equipment')
+          .set({ create_time: at(-100 * 24 * 60) })
+          .where('id', '=', gates[GATE_B]!.id)
+          .execute();
       }
     });
 
     it('rejects an event id holding a lone surrogate instead of counting it a duplicate', async () => {
       const plate = plateOf();
       const good = { ...crossing(plate, 1, at(-3)), event_id: `${dialect}-ok-😀-${++seq}` };
-      const lone = [{ ...crossing(plate, 2, at(-2)), event_id: `${dialect}-x-${seq}\uD800` }, { ...crossing(plate, 2, at(-1)), event_id: `${dialect}-x-${seq}\uDC00` }];
+      const lone = [
+        { ...crossing(plate, 2, at(-2)), event_id: `${dialect}-x-${seq}\uD800` },
+        { ...crossing(plate, 2, at(-1)), event_id: `${dialect}-x-${seq}\uDC00` },
+      ];
       const r = await accepted(GATE_A, [good, ...lone]);
       expect(r).toMatchObject({ accepted: 1, duplicates: 0 });
       expect(r.rejected.map((x) => [x.event_id, x.msg])).toEqual(lone.map((e) => [e.event_id, '事件ID含有无效字符（不成对的 UTF-16 代理项）']));
@@ -147,12 +191,23 @@ for (const dialect of await dialects()) {
     it('checks a passport holder at the gate and takes the holder’s crossings', async () => {
       const passport = `E${dialect === 'sqlite' ? 1 : 2}${String(1000000 + ++seq)}`;
       const depart = (await ctx.db.selectFrom('sys_department').select('depart_id').where('code', '=', 'CNOOC_SHELL').executeTakeFirstOrThrow()).depart_id;
-      const saved = await contact.post<{ id: number }>('/personApplications/save', { ...personApplicationBody({ today, visitor_idcard: passport, interviewee_depart_id: depart }), visitor_idcard_type: 6 });
+      const saved = await contact.post<{ id: number }>('/personApplications/save', {
+        ...personApplicationBody({ today, visitor_idcard: passport, interviewee_depart_id: depart }),
+        visitor_idcard_type: 6,
+      });
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
-      await ctx.db.updateTable('person_application').set({ state: 2, visit_begin_time: `${today} 00:00:00`, visit_end_time: `${addDays(today, 1)} 23:59:59` }).where('person_application_id', '=', saved.body.data.id).execute();
+      await ctx.db
+        .updateTable('person_application')
+        .set({ state: 2, visit_begin_time: `${today} 00:00:00`, visit_end_time: `${addDays(today, 1)} 23:59:59` })
+        .where('person_application_id', '=', saved.body.data.id)
+        .execute();
       const number = (await ctx.db.selectFrom('person_application').select('application_number').where('person_application_id', '=', saved.body.data.id).executeTakeFirstOrThrow()).application_number;
 
-      const r = await fetch(`${server.base}/api/device/access`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Device ${PERSONS}:${keys[PERSONS]}` }, body: JSON.stringify({ direction: 1, idcard: passport.toLowerCase() }) });
+      const r = await fetch(`${server.base}/api/device/access`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Device ${PERSONS}:${keys[PERSONS]}` },
+        body: JSON.stringify({ direction: 1, idcard: passport.toLowerCase() }),
+      });
       const body = (await r.json()) as Row;
       expect(r.status, JSON.stringify(body)).toBe(200);
       expect(body.data).toMatchObject({ allow: true, application_number: number });
@@ -162,7 +217,9 @@ for (const dialect of await dialects()) {
 
       const e = { event_id: `${dialect}-p-${++seq}`, type: 'person', capture_time: at(-1), idcard: passport, person_name: '测试访客', direction: 1, open_result: 1 };
       expect(await accepted(PERSONS, [e])).toMatchObject({ accepted: 1, rejected: [] });
-      expect(await ctx.db.selectFrom('presence').select(['application_id', 'exit_time']).where('kind', '=', 'person').where('subject', '=', passport).execute()).toEqual([{ application_id: saved.body.data.id, exit_time: null }]);
+      expect(await ctx.db.selectFrom('presence').select(['application_id', 'exit_time']).where('kind', '=', 'person').where('subject', '=', passport).execute()).toEqual([
+        { application_id: saved.body.data.id, exit_time: null },
+      ]);
       // Still a format: something no document can be is refused with the field named.
       const bad = await accepted(PERSONS, [{ ...e, event_id: `${dialect}-p-${++seq}`, idcard: 'E-1' }]);
       expect(bad.rejected[0]!.msg).toBe('证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）');
@@ -178,7 +235,10 @@ for (const dialect of await dialects()) {
         const between = crossing(plate, 1, at(-20));
         await Promise.all([accepted(GATE_A, [exit]), accepted(GATE_B, [between])]);
         const stays = await staysOf(plate);
-        expect(stays.map((x) => [x.entry_time, x.exit_time, x.exit_device_id]), `round ${round}`).toEqual([
+        expect(
+          stays.map((x) => [x.entry_time, x.exit_time, x.exit_device_id]),
+          `round ${round}`,
+        ).toEqual([
           [entry.capture_time, between.capture_time, null],
           [between.capture_time, exit.capture_time, gates[GATE_A]!.id],
         ]);
@@ -228,7 +288,7 @@ for (const dialect of await dialects()) {
           [order[i], order[j]] = [order[j]!, order[i]!];
         }
         // Deliveries of one to three events at a time, each gate's part as its own call.
-        for (let i = 0; i < order.length; ) {
+        for (let i = 0; i < order.length;) {
           const take = order.slice(i, i + 1 + Math.floor(r() * 3));
           i += take.length;
           for (const d of devices) {

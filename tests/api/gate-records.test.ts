@@ -22,14 +22,22 @@ for (const dialect of await dialects()) {
     let yesterday = '';
     let plateImage = '';
     let snapshot = '';
-    const gates = { a: { id: 0, number: `GR-A-${dialect}`, name: '过闸测试道闸A', key: '' }, b: { id: 0, number: `GR-B-${dialect}`, name: '过闸测试道闸B', key: '' }, p: { id: 0, number: `GR-P-${dialect}`, name: '过闸测试人行闸机', key: '' } };
+    const gates = {
+      a: { id: 0, number: `GR-A-${dialect}`, name: '过闸测试道闸A', key: '' },
+      b: { id: 0, number: `GR-B-${dialect}`, name: '过闸测试道闸B', key: '' },
+      p: { id: 0, number: `GR-P-${dialect}`, name: '过闸测试人行闸机', key: '' },
+    };
     type Gate = (typeof gates)['a'];
     // Plates and people no seeded record has, so the assertions hold whatever the demo park holds.
     const plates = { p1: '粤L7G01学', p2: '粤L7G02学', p3: '粤L7G03学' };
     const people = { one: { idcard: idNumber(701), name: '过闸测试甲' }, two: { idcard: idNumber(702), name: '过闸测试乙' } };
 
     const device = async (gate: Gate, path: string, body: unknown) => {
-      const r = await fetch(`${server.base}/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Device ${gate.number}:${gate.key}` }, body: JSON.stringify(body) });
+      const r = await fetch(`${server.base}/api${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Device ${gate.number}:${gate.key}` },
+        body: JSON.stringify(body),
+      });
       return (await r.json()) as { success: boolean; data: { accepted: number; rejected: unknown[] } };
     };
     const feed = async (gate: Gate, events: Row[]) => {
@@ -45,7 +53,16 @@ for (const dialect of await dialects()) {
     /** Early in the day: never ahead of the server's clock by more than the 10 minutes a device may be. */
     const at = (day: string, time: string) => `${day} ${time}`;
     const vehicle = (id: string, capture_time: string, o: Row = {}): Row => ({ event_id: id, type: 'vehicle', capture_time, license_plate: plates.p1, direction: 1, open_result: 1, ...o });
-    const person = (id: string, capture_time: string, o: Row = {}): Row => ({ event_id: id, type: 'person', capture_time, idcard: people.one.idcard, person_name: people.one.name, direction: 1, open_result: 1, ...o });
+    const person = (id: string, capture_time: string, o: Row = {}): Row => ({
+      event_id: id,
+      type: 'person',
+      capture_time,
+      idcard: people.one.idcard,
+      person_name: people.one.name,
+      direction: 1,
+      open_result: 1,
+      ...o,
+    });
 
     const cars = async (q: Row, as: Client = patrol) => {
       const r = await as.post<Page<GateRecordCarRow>>('/device/record/car/page', { size: 10, pn: 1, ...q });
@@ -66,19 +83,44 @@ for (const dialect of await dialects()) {
       yesterday = addDays(today, -1);
       [admin, patrol, auditor, lead, contact] = await Promise.all(['admin', 'patrol', 'auditor', 'lead', 'contact'].map((a) => new Client(server).as(a)));
       for (const [i, g] of Object.values(gates).entries()) {
-        const saved = await admin.post<{ id: number }>('/equipment/gate/save', { name: g.name, number: g.number, type: g === gates.p ? 2 : 1, entrances_type: 1 + i, is_security_check: 0, temporary_reservation: 0, longitude: 114.5, latitude: 22.7 });
+        const saved = await admin.post<{ id: number }>('/equipment/gate/save', {
+          name: g.name,
+          number: g.number,
+          type: g === gates.p ? 2 : 1,
+          entrances_type: 1 + i,
+          is_security_check: 0,
+          temporary_reservation: 0,
+          longitude: 114.5,
+          latitude: 22.7,
+        });
         expect(saved.body.success, JSON.stringify(saved.body)).toBe(true);
         g.id = saved.body.data.id;
         g.key = (await admin.post<{ key: string }>('/equipment/gate/issueKey', { id: g.id })).body.data.key;
       }
       // Installed before the days these records span: a device's events may not predate its registration (beyond the clock slack).
-      await ctx.db.updateTable('equipment').set({ create_time: `${addDays(today, -10)} 00:00:00` }).where('id', 'in', Object.values(gates).map((g) => g.id)).execute();
+      await ctx.db
+        .updateTable('equipment')
+        .set({ create_time: `${addDays(today, -10)} 00:00:00` })
+        .where(
+          'id',
+          'in',
+          Object.values(gates).map((g) => g.id),
+        )
+        .execute();
       plateImage = await deviceFile(gates.a);
       snapshot = await deviceFile(gates.p);
 
       // Gate A today: four crossings, two of them in the same second (sent apart, so the later one has the larger id).
       await feed(gates.a, [
-        vehicle('a1', at(today, '00:01:00'), { vehicle_color: 1, plate_image: plateImage, vehicle_brand: '丰田', vehicle_type: '小型轿车', vehicle_compare_result: 1, face_compare_result: 0, license_plate_color: 2 }),
+        vehicle('a1', at(today, '00:01:00'), {
+          vehicle_color: 1,
+          plate_image: plateImage,
+          vehicle_brand: '丰田',
+          vehicle_type: '小型轿车',
+          vehicle_compare_result: 1,
+          face_compare_result: 0,
+          license_plate_color: 2,
+        }),
         vehicle('a2', at(today, '00:02:00'), { license_plate: plates.p2, direction: 2, open_result: 0, vehicle_color: 10 }),
       ]);
       await feed(gates.a, [vehicle('a3', at(today, '00:03:00'), { license_plate: plates.p3, vehicle_color: 5 })]);

@@ -8,8 +8,7 @@ import { Client, dialects, startServer, type TestServer } from './harness';
  * databases, and never a 500.
  */
 
-const isEnvelope = (body: unknown) =>
-  !!body && typeof body === 'object' && ['success', 'code', 'msg', 'message', 'data'].every((k) => k in (body as object));
+const isEnvelope = (body: unknown) => !!body && typeof body === 'object' && ['success', 'code', 'msg', 'message', 'data'].every((k) => k in (body as object));
 const hasChinese = (s: unknown) => typeof s === 'string' && /[\u4e00-\u9fff]/.test(s);
 
 async function raw(server: TestServer, method: string, url: string, init: { body?: string; headers?: Record<string, string>; token?: string | null } = {}) {
@@ -140,7 +139,10 @@ for (const dialect of await dialects()) {
     });
 
     it('finds _ and % literally in "contains" searches, ignoring ASCII case, the same on both databases', async () => {
-      for (const [account, phone] of [['accept_norole', '13977770001'], ['acceptxnorole', '13977770002']]) {
+      for (const [account, phone] of [
+        ['accept_norole', '13977770001'],
+        ['acceptxnorole', '13977770002'],
+      ]) {
         const r = await admin.post('/user/save', { content: await admin.encrypt({ userName: `搜索${account}`, account, password: 'Secret9Word', gender: 0, phone, departId: 1 }) });
         expect(r.status, JSON.stringify(r.body)).toBe(200);
       }

@@ -46,7 +46,14 @@ export async function startServer(dialect: DialectName, overrides: Partial<Confi
   const databaseUrl = database?.url;
   const config = loadConfig(
     { DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD, PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
-    { staticDir: undefined, seedGateHistory: false, captchaCooldownSeconds: 0, rateLimits: { captchaPerAccount: 1000, captchaPerIp: 1000, loginPerAccount: 1000, loginPerIp: 1000 }, logLevel: 'warn', ...overrides },
+    {
+      staticDir: undefined,
+      seedGateHistory: false,
+      captchaCooldownSeconds: 0,
+      rateLimits: { captchaPerAccount: 1000, captchaPerIp: 1000, loginPerAccount: 1000, loginPerIp: 1000 },
+      logLevel: 'warn',
+      ...overrides,
+    },
   );
   const { app, base } = await listening(config, path.join(dataDir, 'server.log'));
   return {

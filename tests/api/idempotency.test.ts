@@ -100,9 +100,16 @@ for (const dialect of await dialects()) {
       return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as Sent['body'] };
     }
     const marks = async (remark: string) =>
-      Number((await server.app.ctx.db.selectFrom('vehicle_mark').select((eb) => eb.fn.countAll().as('n')).where('remark', '=', remark).executeTakeFirstOrThrow()).n);
-    const keyRow = (userId: number, key: string) =>
-      server.app.ctx.db.selectFrom('idempotency_key').selectAll().where('user_id', '=', userId).where('idem_key', '=', key).executeTakeFirst();
+      Number(
+        (
+          await server.app.ctx.db
+            .selectFrom('vehicle_mark')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('remark', '=', remark)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const keyRow = (userId: number, key: string) => server.app.ctx.db.selectFrom('idempotency_key').selectAll().where('user_id', '=', userId).where('idem_key', '=', key).executeTakeFirst();
     /** A key row as another process would have left it. */
     const plantRow = (key: string, remark: string, o: { state: string; created_at?: number; updated_at: number; route?: string; http_status?: number | null; response?: string | null }) =>
       server.app.ctx.db
@@ -183,7 +190,12 @@ for (const dialect of await dialects()) {
         const c = new Client(server);
         const captcha = await c.call('POST', '/user/captcha', { content: await c.encrypt({ account: 'patrol' }) }, { 'idempotency-key': key });
         expect(captcha.status).toBe(200);
-        const login = await c.call<{ token: string }>('POST', '/user/v2login', { content: await c.encrypt({ account: 'patrol', password: DEMO_PASSWORD, captcha: c.latestCode('patrol') }) }, { 'idempotency-key': key });
+        const login = await c.call<{ token: string }>(
+          'POST',
+          '/user/v2login',
+          { content: await c.encrypt({ account: 'patrol', password: DEMO_PASSWORD, captcha: c.latestCode('patrol') }) },
+          { 'idempotency-key': key },
+        );
         expect(login.body.success).toBe(true);
         tokens.push(login.body.data.token);
       }
@@ -311,7 +323,12 @@ for (const dialect of await dialects()) {
         const slow = send(patrol, key, flagBody('租约'));
         await hold.atGate;
         // The slow request looks dead to everyone else now.
-        await server.app.ctx.db.updateTable('idempotency_key').set({ updated_at: server.app.ctx.now() - CLAIM_LEASE_MS - 1000 }).where('user_id', '=', patrolId).where('idem_key', '=', key).execute();
+        await server.app.ctx.db
+          .updateTable('idempotency_key')
+          .set({ updated_at: server.app.ctx.now() - CLAIM_LEASE_MS - 1000 })
+          .where('user_id', '=', patrolId)
+          .where('idem_key', '=', key)
+          .execute();
         const retry = await send(patrol, key, flagBody('租约'));
         expect(retry).toMatchObject({ status: 200, replayed: null, body: { success: true } });
         hold.release();
@@ -340,9 +357,12 @@ for (const dialect of await dialects()) {
       await plantRow(young, '过期', { state: 'done', updated_at: now - KEY_RETENTION_MS + 3600_000, http_status: 200, response: '{}' });
       const stop = startCleanupJob(server.app, 3600_000);
       try {
-        await vi.waitFor(async () => {
-          for (const key of old) expect(await keyRow(patrolId, key)).toBeUndefined();
-        }, { timeout: 5000, interval: 20 });
+        await vi.waitFor(
+          async () => {
+            for (const key of old) expect(await keyRow(patrolId, key)).toBeUndefined();
+          },
+          { timeout: 5000, interval: 20 },
+        );
       } finally {
         stop();
       }
@@ -365,7 +385,9 @@ for (const dialect of await dialects()) {
           const secondBase = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
           const keys = Array.from({ length: 20 }, () => randomUUID());
           const results = await Promise.all(
-            keys.flatMap((key) => [server.base, secondBase, server.base, secondBase, server.base, secondBase].map((base) => send(patrol, key, flagBody('双实例'), FLAG, base).then((r) => ({ key, ...r })))),
+            keys.flatMap((key) =>
+              [server.base, secondBase, server.base, secondBase, server.base, secondBase].map((base) => send(patrol, key, flagBody('双实例'), FLAG, base).then((r) => ({ key, ...r }))),
+            ),
           );
           for (const r of results) expect(r.status === 200 || (r.status === 409 && r.body.code === ErrorCode.IDEMPOTENCY_IN_PROGRESS), JSON.stringify(r)).toBe(true);
           const originals = results.filter((r) => r.status === 200 && r.replayed === null);

@@ -73,7 +73,9 @@ for (const dialect of await dialects()) {
       other.token = c.token;
       expect(await status(c)).toBe(200);
       expect(await status(other)).toBe(200);
-      await sql`update sys_session set expires_at = 0 where user_id = ${await reviewerId()} and last_seen_at = (select max(last_seen_at) from sys_session where user_id = ${await reviewerId()})`.execute(db());
+      await sql`update sys_session set expires_at = 0 where user_id = ${await reviewerId()} and last_seen_at = (select max(last_seen_at) from sys_session where user_id = ${await reviewerId()})`.execute(
+        db(),
+      );
       expect(await status(c)).toBe(401);
       expect(await status(other)).toBe(401);
 

@@ -56,8 +56,14 @@ for (const dialect of await dialects()) {
 
     const saved = async () => {
       const db = server.app.ctx.db;
-      const lists = await db.selectFrom('car_black_white_list').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      const apps = await db.selectFrom('car_application').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const lists = await db
+        .selectFrom('car_black_white_list')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      const apps = await db
+        .selectFrom('car_application')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(lists.n) + Number(apps.n);
     };
 
@@ -119,7 +125,14 @@ for (const dialect of await dialects()) {
      */
     async function heldWithSecond() {
       const bomb = bombWorkbook(64 * 1024 * 1024);
-      const answered = (held: ReturnType<typeof holdUpload>) => Promise.race([held.answer.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), 0))]);
+      const answered = (held: ReturnType<typeof holdUpload>) =>
+        Promise.race([
+          held.answer.then(
+            () => true,
+            () => true,
+          ),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 0)),
+        ]);
       for (let attempt = 0; attempt < 5; attempt++) {
         const held = holdUpload(server, lead.token!, ROUTES.carList);
         await held.started;

@@ -64,10 +64,21 @@ for (const dialect of await dialects()) {
       ...over,
     });
 
-    const count = async () => Number((await server.app.ctx.db.selectFrom('car_application').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await server.app.ctx.db
+            .selectFrom('car_application')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     it('serves both templates as workbooks with Chinese headers, an example row and a 说明 sheet', async () => {
-      for (const [which, name, sheet] of [['getProprietor', '业主车辆导入模板.xlsx', '业主车辆'], ['getBuild', '施工车辆导入模板.xlsx', '施工车辆']] as const) {
+      for (const [which, name, sheet] of [
+        ['getProprietor', '业主车辆导入模板.xlsx', '业主车辆'],
+        ['getBuild', '施工车辆导入模板.xlsx', '施工车辆'],
+      ] as const) {
         const { res, data } = await download(contact, which);
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toContain(XLSX);
@@ -119,10 +130,7 @@ for (const dialect of await dialects()) {
 
     it('imports nothing when a row is wrong, naming every row and field in Chinese', async () => {
       const before = await count();
-      const r = await upload(
-        'proprietor',
-        await filled('getProprietor', [good('粤L30001'), good('粤L30002', { 手机号: '123' }), good('粤L30003', { 车牌颜色: '紫色' }), good('粤L30004')]),
-      );
+      const r = await upload('proprietor', await filled('getProprietor', [good('粤L30001'), good('粤L30002', { 手机号: '123' }), good('粤L30003', { 车牌颜色: '紫色' }), good('粤L30004')]));
       expect(r.status).toBe(400);
       expect(r.body.code).toBe(1001);
       expect(r.body.msg).toBe('导入失败，共2处错误');

@@ -97,9 +97,17 @@ describe.skipIf(!covered.includes('postgres'))('lock order of decisions, revokes
   /** Application state, instance state and every task of the instance, read after the round. */
   async function snapshot(kind: Kind, id: number, instance: number) {
     const { db } = server.app.ctx;
-    const app = (await (db as unknown as Kysely<any>).selectFrom(api[kind].table).select(['state', 'process_instance_id']).where(api[kind].key, '=', id).executeTakeFirstOrThrow()) as { state: number; process_instance_id: number | null };
+    const app = (await (db as unknown as Kysely<any>).selectFrom(api[kind].table).select(['state', 'process_instance_id']).where(api[kind].key, '=', id).executeTakeFirstOrThrow()) as {
+      state: number;
+      process_instance_id: number | null;
+    };
     const inst = await db.selectFrom('process_instance').select('state').where('process_instance_id', '=', instance).executeTakeFirstOrThrow();
-    const tasks = await db.selectFrom('process_task').select(['process_task_id', 'state', 'result', 'remark', 'user_id']).where('process_instance_id', '=', instance).orderBy('process_task_id').execute();
+    const tasks = await db
+      .selectFrom('process_task')
+      .select(['process_task_id', 'state', 'result', 'remark', 'user_id'])
+      .where('process_instance_id', '=', instance)
+      .orderBy('process_task_id')
+      .execute();
     return { app: app.state, instanceOfApp: app.process_instance_id, instance: inst.state, tasks };
   }
 
@@ -133,7 +141,10 @@ describe.skipIf(!covered.includes('postgres'))('lock order of decisions, revokes
       const s = await snapshot(kind, a.id, a.instance);
       const where = `${scenario} round ${i}: decision ${describeReply(d)}, other ${describeReply(o)}, state ${JSON.stringify(s)}`;
       // Nothing is ever left pending by any of these endings, and the application keeps its instance.
-      expect(s.tasks.filter((t) => t.state === TaskState.PENDING), where).toEqual([]);
+      expect(
+        s.tasks.filter((t) => t.state === TaskState.PENDING),
+        where,
+      ).toEqual([]);
       expect(s.instanceOfApp, where).toBe(a.instance);
       for (const r of [d, o]) if (r.status !== 200) expect(r.body.code, where).toBe(1006);
 
@@ -148,7 +159,10 @@ describe.skipIf(!covered.includes('postgres'))('lock order of decisions, revokes
           tally[scenario]!.both++;
           expect(mine, where).toMatchObject({ state: TaskState.DONE, result: TaskResult.APPROVE });
           // The next node's task was created by the approval and closed by the revoke.
-          expect(s.tasks.filter((t) => t.process_task_id !== a.task).every((t) => t.state === TaskState.CLOSED && t.remark === '申请已撤销'), where).toBe(true);
+          expect(
+            s.tasks.filter((t) => t.process_task_id !== a.task).every((t) => t.state === TaskState.CLOSED && t.remark === '申请已撤销'),
+            where,
+          ).toBe(true);
           expect(s.tasks.length, where).toBeGreaterThan(1);
         } else {
           tally[scenario]!.second++;
@@ -159,14 +173,20 @@ describe.skipIf(!covered.includes('postgres'))('lock order of decisions, revokes
       }
 
       // Two ways to end the same review: exactly one wins, the other is told what happened first.
-      expect([d.status, o.status].filter((st) => st === 200), where).toHaveLength(1);
+      expect(
+        [d.status, o.status].filter((st) => st === 200),
+        where,
+      ).toHaveLength(1);
       const decisionWon = d.status === 200;
       tally[scenario]![decisionWon ? 'first' : 'second']++;
       if (race === 'reject-vs-revoke') {
         if (decisionWon) {
           expect(o.body.msg, where).toBe(stateConflictMessage('revoke', AppState.REJECTED));
           expect(s, where).toMatchObject({ app: AppState.REJECTED, instance: InstanceState.REJECTED });
-          expect(s.tasks.find((t) => t.process_task_id === a.task), where).toMatchObject({ state: TaskState.DONE, result: TaskResult.REJECT });
+          expect(
+            s.tasks.find((t) => t.process_task_id === a.task),
+            where,
+          ).toMatchObject({ state: TaskState.DONE, result: TaskResult.REJECT });
         } else {
           expect(d.body.msg, where).toBe('该任务已关闭（申请已撤销），无需再审核');
           expect(s, where).toMatchObject({ app: AppState.REVOKED, instance: InstanceState.REVOKED });
@@ -175,13 +195,19 @@ describe.skipIf(!covered.includes('postgres'))('lock order of decisions, revokes
       } else {
         expect(s, where).toMatchObject({ app: AppState.REJECTED, instance: InstanceState.REJECTED });
         // One recorded rejection: the reviewer's, or the squad's at the same node.
-        expect(s.tasks.filter((t) => t.result === TaskResult.REJECT), where).toHaveLength(1);
+        expect(
+          s.tasks.filter((t) => t.result === TaskResult.REJECT),
+          where,
+        ).toHaveLength(1);
         if (decisionWon) {
           expect(o.body.msg, where).toBe(stateConflictMessage('reject', AppState.REJECTED));
           expect(s.tasks, where).toEqual([expect.objectContaining({ process_task_id: a.task, state: TaskState.DONE, result: TaskResult.REJECT })]);
         } else {
           expect(d.body.msg, where).toBe('该任务已关闭（审批已被驳回），无需再审核');
-          expect(s.tasks.find((t) => t.process_task_id === a.task), where).toMatchObject({ state: TaskState.CLOSED });
+          expect(
+            s.tasks.find((t) => t.process_task_id === a.task),
+            where,
+          ).toMatchObject({ state: TaskState.CLOSED });
         }
       }
     };
@@ -200,13 +226,26 @@ describe.skipIf(!covered.includes('postgres'))('lock order of decisions, revokes
     const { db } = ctx;
     // The general vehicle process's first node becomes countersign, with a second reviewer in the visited enterprise.
     const proc = await db.selectFrom('process').select('process_definition_id').where('type', '=', 2).where('deleted', '=', 0).executeTakeFirstOrThrow();
-    const first = await db.selectFrom('process_definition_node').select(['process_node_id', 'sort']).where('process_definition_id', '=', proc.process_definition_id).orderBy('sort').limit(1).executeTakeFirstOrThrow();
+    const first = await db
+      .selectFrom('process_definition_node')
+      .select(['process_node_id', 'sort'])
+      .where('process_definition_id', '=', proc.process_definition_id)
+      .orderBy('sort')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     await db.updateTable('process_node').set({ countersign: 1 }).where('process_node_id', '=', first.process_node_id).execute();
     const reviewer = await db.selectFrom('sys_user').selectAll().where('user_id', '=', reviewerId).executeTakeFirstOrThrow();
     const { user_id: _id, ...clone } = reviewer;
-    const second = await db.insertInto('sys_user').values({ ...clone, account: 'reviewer_cs', user_name: '李强二', phone: '13800009999', uuid: crypto.randomUUID() }).returning('user_id').executeTakeFirstOrThrow();
+    const second = await db
+      .insertInto('sys_user')
+      .values({ ...clone, account: 'reviewer_cs', user_name: '李强二', phone: '13800009999', uuid: crypto.randomUUID() })
+      .returning('user_id')
+      .executeTakeFirstOrThrow();
     const roles = await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', reviewerId).execute();
-    await db.insertInto('sys_user_role').values(roles.map((r) => ({ user_id: second.user_id, role_id: r.role_id }))).execute();
+    await db
+      .insertInto('sys_user_role')
+      .values(roles.map((r) => ({ user_id: second.user_id, role_id: r.role_id })))
+      .execute();
     try {
       for (let round = 0; round < 15; round++) {
         const a = await submitted();

@@ -41,7 +41,17 @@ for (const dialect of await dialects()) {
       now = server.app.ctx.time();
       const admin_ = await db.selectFrom('sys_user').select(['user_id', 'depart_id', 'user_name']).where('account', '=', 'admin').executeTakeFirstOrThrow();
       // Sign-ins of the test's own accounts: inside the default 24 hours, and one just outside it.
-      const login = (account: string, minutesAgo: number, result: 0 | 1, o: Row = {}) => ({ user_id: null, user_name: '', account, depart_id: null, ip: '10.0.0.9', result, login_time: ago(minutesAgo), remark: result ? '登录成功' : '密码错误', ...o });
+      const login = (account: string, minutesAgo: number, result: 0 | 1, o: Row = {}) => ({
+        user_id: null,
+        user_name: '',
+        account,
+        depart_id: null,
+        ip: '10.0.0.9',
+        result,
+        login_time: ago(minutesAgo),
+        remark: result ? '登录成功' : '密码错误',
+        ...o,
+      });
       await db
         .insertInto('sys_login_log')
         .values([
@@ -80,7 +90,10 @@ for (const dialect of await dialects()) {
     afterAll(async () => server?.close());
 
     it('refuses callers without the list codes: 403 naming the code, 1004 without a role, 401 signed out', async () => {
-      for (const [path, code] of [['/log/login/page', 'loginLog:list'], ['/log/user/page', 'operationLog:list']] as const) {
+      for (const [path, code] of [
+        ['/log/login/page', 'loginLog:list'],
+        ['/log/user/page', 'operationLog:list'],
+      ] as const) {
         const r = await contact.post(path, {});
         expect(r.status).toBe(403);
         expect(r.body.msg).toContain(code);
@@ -143,7 +156,9 @@ for (const dialect of await dialects()) {
       // Real calls land with the caller's name: the admin's own operations of today.
       await admin.post('/user/bindRole', { userId: 'x' });
       // The row is written once the answer has gone (an onResponse hook): wait for it rather than race it.
-      await expect.poll(async () => (await operations({ account: 'admin', result: 0 }, admin)).list[0], { timeout: 10_000 }).toMatchObject({ operation: '绑定角色', api: '/api/user/bindRole', result: 0, user_name: '系统管理员' });
+      await expect
+        .poll(async () => (await operations({ account: 'admin', result: 0 }, admin)).list[0], { timeout: 10_000 })
+        .toMatchObject({ operation: '绑定角色', api: '/api/user/bindRole', result: 0, user_name: '系统管理员' });
     });
 
     it('answers bad filters with 400 naming the field, in Chinese', async () => {
@@ -188,19 +203,72 @@ for (const dialect of await dialects()) {
       // A refused sign-in with a wrong password and code.
       await new Client(server).post('/user/v2login', { content: await person.encrypt({ account, password: 'Wrong1Guess', captcha: '999999' }) });
       // Plain secrets sent to a logged call that refuses them: caught when written.
-      const plain = { userId: 'x', password: first, captcha: code, smsCode: '123789', token: person.token, deviceKey: 'dk-4f1e2d3c', device_key: 'dk-5a6b7c8d', key: 'dk-9e8d7c6b', keys: { p256dh: 'BPushP256dhKey', auth: 'pushAuthSecret' }, note: `Bearer ${person.token}` };
+      const plain = {
+        userId: 'x',
+        password: first,
+        captcha: code,
+        smsCode: '123789',
+        token: person.token,
+        deviceKey: 'dk-4f1e2d3c',
+        device_key: 'dk-5a6b7c8d',
+        key: 'dk-9e8d7c6b',
+        keys: { p256dh: 'BPushP256dhKey', auth: 'pushAuthSecret' },
+        note: `Bearer ${person.token}`,
+      };
       expect((await admin.post('/user/bindRole', plain)).status).toBe(400);
       // Rows written before the rule knew a name (or by a path that skipped it), whole and cut off at 4000 characters: caught when read.
       const { db } = server.app.ctx;
-      const legacy = { userName: '旧记录', password: first, captcha: code, token: person.token, keys: { p256dh: 'BPushP256dhKey', auth: 'pushAuthSecret' }, deviceKey: 'dk-4f1e2d3c', jwe: await person.encrypt({ password: first }) };
-      const rowOf = (params: string) => ({ user_id: null, account: `${tag}_legacy`, depart_id: null, operation: '旧记录', result: 1, operate_time: ago(5), api: '/api/test/legacy', method: 'POST', params });
+      const legacy = {
+        userName: '旧记录',
+        password: first,
+        captcha: code,
+        token: person.token,
+        keys: { p256dh: 'BPushP256dhKey', auth: 'pushAuthSecret' },
+        deviceKey: 'dk-4f1e2d3c',
+        jwe: await person.encrypt({ password: first }),
+      };
+      const rowOf = (params: string) => ({
+        user_id: null,
+        account: `${tag}_legacy`,
+        depart_id: null,
+        operation: '旧记录',
+        result: 1,
+        operate_time: ago(5),
+        api: '/api/test/legacy',
+        method: 'POST',
+        params,
+      });
       const whole = JSON.stringify(legacy);
       const cut = JSON.stringify({ ...legacy, filler: 'x'.repeat(20) }).slice(0, -30) + '…';
-      await db.insertInto('sys_operation_log').values([rowOf(whole), rowOf(cut)]).execute();
+      await db
+        .insertInto('sys_operation_log')
+        .values([rowOf(whole), rowOf(cut)])
+        .execute();
 
       // Six-digit codes are looked for as JSON strings: bare, one could be part of a phone number by chance.
-      const secrets = [first, second, 'Wrong1Guess', DEMO_PASSWORD, `"${code}"`, '"999999"', '"123789"', person.token!, admin.token!, 'dk-4f1e2d3c', 'dk-5a6b7c8d', 'dk-9e8d7c6b', 'BPushP256dhKey', 'pushAuthSecret'];
-      const answers = JSON.stringify([await logins({}), await logins({ userName: account }), await operations({}), await operations({ account: `${tag}_legacy` }), await operations({ account: 'admin' })]);
+      const secrets = [
+        first,
+        second,
+        'Wrong1Guess',
+        DEMO_PASSWORD,
+        `"${code}"`,
+        '"999999"',
+        '"123789"',
+        person.token!,
+        admin.token!,
+        'dk-4f1e2d3c',
+        'dk-5a6b7c8d',
+        'dk-9e8d7c6b',
+        'BPushP256dhKey',
+        'pushAuthSecret',
+      ];
+      const answers = JSON.stringify([
+        await logins({}),
+        await logins({ userName: account }),
+        await operations({}),
+        await operations({ account: `${tag}_legacy` }),
+        await operations({ account: 'admin' }),
+      ]);
       for (const secret of secrets) expect(answers, `an answer shows ${secret}`).not.toContain(secret);
       expect(answers).not.toMatch(/eyJ[A-Za-z0-9_-]{20,}\./);
       // What is not secret still reads: the account, the operations, the legacy row's name.
@@ -211,15 +279,38 @@ for (const dialect of await dialects()) {
       expect(self.list.map((r) => r.operation)).toContain('修改个人信息');
       expect(self.list.find((r) => r.operation === '修改个人信息')!.params).toContain('"password":"***"');
       const attempts = await logins({ userName: account, result: -1 });
-      expect(attempts.list.map((r) => [r.result, r.remark])).toEqual(expect.arrayContaining([[1, '登录成功'], [0, '验证码已过期或未获取']]));
+      expect(attempts.list.map((r) => [r.result, r.remark])).toEqual(
+        expect.arrayContaining([
+          [1, '登录成功'],
+          [0, '验证码已过期或未获取'],
+        ]),
+      );
     });
   });
 }
 
 describe('the redaction rule', () => {
   it('masks secrets by name at any depth and credential-shaped text anywhere, and keeps the rest', () => {
-    const masked = JSON.parse(auditJson({ account: 'a', password: 'p', nested: { smsCode: '1', verifyCode: '2', deviceKey: 'k', device_key: 'k', key: 'k', keys: { auth: 'a' }, p256dh: 'x', accessToken: 't' }, monkey: 'ok', code: 'ROLE_CODE', auth: 'Bearer abc', hdr: 'Device GATE-1:abc' }));
-    expect(masked).toEqual({ account: 'a', password: '***', nested: { smsCode: '***', verifyCode: '***', deviceKey: '***', device_key: '***', key: '***', keys: '***', p256dh: '***', accessToken: '***' }, monkey: 'ok', code: 'ROLE_CODE', auth: '***', hdr: '***' });
+    const masked = JSON.parse(
+      auditJson({
+        account: 'a',
+        password: 'p',
+        nested: { smsCode: '1', verifyCode: '2', deviceKey: 'k', device_key: 'k', key: 'k', keys: { auth: 'a' }, p256dh: 'x', accessToken: 't' },
+        monkey: 'ok',
+        code: 'ROLE_CODE',
+        auth: 'Bearer abc',
+        hdr: 'Device GATE-1:abc',
+      }),
+    );
+    expect(masked).toEqual({
+      account: 'a',
+      password: '***',
+      nested: { smsCode: '***', verifyCode: '***', deviceKey: '***', device_key: '***', key: '***', keys: '***', p256dh: '***', accessToken: '***' },
+      monkey: 'ok',
+      code: 'ROLE_CODE',
+      auth: '***',
+      hdr: '***',
+    });
     expect(redactAuditText('{"a":"eyJhbGciOiJSU0EtT0FFUC0yNTYi.eyJhbGciOiJSU0EtT0FFUC0yNTYi.abc.def.ghi"}')).toBe('{"a":"***"}');
     // Cut-off JSON: masked in the text.
     expect(redactAuditText('{"userName":"甲","password":"p1","keys":{"p256dh":"x","auth":"y"},"token":"abc…')).toBe('{"userName":"甲","password":"***","keys":"***","auth":"***"},"token":"***"');

@@ -40,7 +40,10 @@ for (const dialect of await dialects()) {
 
     async function submitCar(client = as.contact!) {
       const plate = `粤N${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'G'}`;
-      const saved = await client.post<{ id: number }>('/v2/carApplications/save', carApplicationBody({ today, license_plate: plate, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId }));
+      const saved = await client.post<{ id: number }>(
+        '/v2/carApplications/save',
+        carApplicationBody({ today, license_plate: plate, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId }),
+      );
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
       const id = typeof saved.body.data === 'number' ? (saved.body.data as number) : saved.body.data.id;
       const pushed = await client.post('/carApplications/push', { id });
@@ -63,7 +66,14 @@ for (const dialect of await dialects()) {
       expect(Date.now() - started).toBeLessThan(5000);
       expect(e.data).toMatchObject({ kind: 'task_assigned', title: '新的审批任务', body: `车辆预约审核：${car.license_plate}（${car.application_number}）待您审核`, read_at: null });
       // The url opens that very task in its queue.
-      const task = await server.app.ctx.db.selectFrom('process_task').innerJoin('sys_user', 'sys_user.user_id', 'process_task.user_id').select('process_task_id').where('ref_id', '=', car.car_application_id).where('process_type', '=', 2).where('sys_user.account', '=', 'reviewer').executeTakeFirst();
+      const task = await server.app.ctx.db
+        .selectFrom('process_task')
+        .innerJoin('sys_user', 'sys_user.user_id', 'process_task.user_id')
+        .select('process_task_id')
+        .where('ref_id', '=', car.car_application_id)
+        .where('process_type', '=', 2)
+        .where('sys_user.account', '=', 'reviewer')
+        .executeTakeFirst();
       expect(e.data.url).toBe(`/approval/car?open=${task?.process_task_id}`);
       expect(e.id).toBe(String(e.data.notification_id));
       expect(e.data.unread).toBe(first.data.count + 1);
@@ -159,7 +169,14 @@ for (const dialect of await dialects()) {
       (
         await server.app.ctx.db
           .insertInto('stranded_alarm')
-          .values({ kind, presence_id: -(++alarmSeq + (dialect === 'postgres' ? 5000 : 0)), level_type: 1, entry_time: '2026-05-01 06:10:00', alarm_time: '2026-05-01 08:30:00', create_time: '2026-05-01 08:30:00' })
+          .values({
+            kind,
+            presence_id: -(++alarmSeq + (dialect === 'postgres' ? 5000 : 0)),
+            level_type: 1,
+            entry_time: '2026-05-01 06:10:00',
+            alarm_time: '2026-05-01 08:30:00',
+            create_time: '2026-05-01 08:30:00',
+          })
           .returning('id')
           .executeTakeFirstOrThrow()
       ).id;
@@ -175,7 +192,16 @@ for (const dialect of await dialects()) {
 
       const id = await alarmRow('car');
       const fields = await ctx.db.transaction().execute(async (trx) => {
-        const f = await raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: id, subject: '粤L88888', visitArea: 1, alarmTime: '2026-05-01 08:30:00', black: false, gate: '西门车辆道闸1', entryTime: '2026-05-01 06:10:00' });
+        const f = await raiseStrandedAlarmNotifications(trx, ctx, {
+          kind: 'car',
+          alarmId: id,
+          subject: '粤L88888',
+          visitArea: 1,
+          alarmTime: '2026-05-01 08:30:00',
+          black: false,
+          gate: '西门车辆道闸1',
+          entryTime: '2026-05-01 06:10:00',
+        });
         await trx.updateTable('stranded_alarm').set(f).where('id', '=', id).execute();
         return f;
       });
@@ -191,10 +217,19 @@ for (const dialect of await dialects()) {
       expect(outboxLines()).toHaveLength(linesBefore);
       expect(await Promise.all([sendAlarmSms(ctx, id), sendAlarmSms(ctx, id)])).toEqual(expect.arrayContaining([true, false]));
       expect(await sendAlarmSms(ctx, id)).toBe(false);
-      const lines = outboxLines().slice(linesBefore).map((l) => JSON.parse(l) as { phone: string; account: string; text: string; time: string });
-      expect(lines.map((l) => [l.phone, l.account]).sort()).toEqual([['13800000001', 'admin'], ['13800000007', 'lead']]);
+      const lines = outboxLines()
+        .slice(linesBefore)
+        .map((l) => JSON.parse(l) as { phone: string; account: string; text: string; time: string });
+      expect(lines.map((l) => [l.phone, l.account]).sort()).toEqual([
+        ['13800000001', 'admin'],
+        ['13800000007', 'lead'],
+      ]);
       for (const l of lines) expect(l.text).toBe(fields.sms_content);
-      expect(await ctx.db.selectFrom('stranded_alarm').select(['sms_send', 'sms_state', 'sms_error_response']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ sms_send: 1, sms_state: 0, sms_error_response: null });
+      expect(await ctx.db.selectFrom('stranded_alarm').select(['sms_send', 'sms_state', 'sms_error_response']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({
+        sms_send: 1,
+        sms_state: 0,
+        sms_error_response: null,
+      });
 
       const e = await leadStream.next<NotificationEvent>((x) => x.event === 'notification');
       expect(e.data).toMatchObject({ kind: 'stranded_alarm', title: '车辆滞留告警', url: `/security/stranded-car?open=${id}`, tag: `stranded-car-${id}` });
@@ -207,7 +242,15 @@ for (const dialect of await dialects()) {
       const failing = { ...ctx, sms: { send: async (m: { phone: string }) => Promise.reject(new Error(m.phone === '13800000007' ? '短信网关返回 500：余额不足' : 'unreachable')) } };
       const id = await alarmRow('person');
       const fields = await ctx.db.transaction().execute(async (trx) => {
-        const f = await raiseStrandedAlarmNotifications(trx, failing, { kind: 'person', alarmId: id, subject: '孙七', alarmTime: '2026-05-01 09:00:00', black: false, gate: '西门人员闸机', entryTime: '2026-05-01 07:00:00' });
+        const f = await raiseStrandedAlarmNotifications(trx, failing, {
+          kind: 'person',
+          alarmId: id,
+          subject: '孙七',
+          alarmTime: '2026-05-01 09:00:00',
+          black: false,
+          gate: '西门人员闸机',
+          entryTime: '2026-05-01 07:00:00',
+        });
         await trx.updateTable('stranded_alarm').set(f).where('id', '=', id).execute();
         return f;
       });
@@ -227,7 +270,15 @@ for (const dialect of await dialects()) {
     it('says a black-listed person came in, by which gate and when, never that the person overstayed', async () => {
       const { ctx } = server.app;
       const fields = await ctx.db.transaction().execute((trx) =>
-        raiseStrandedAlarmNotifications(trx, ctx, { kind: 'person', alarmId: 78000, subject: '欧阳娜娜', alarmTime: '2026-11-01 18:28:07', black: true, gate: '西门人员闸机1号通道（临时安检口东侧，夜间关闭，请走北门）', entryTime: '2026-11-01 18:28:06' }),
+        raiseStrandedAlarmNotifications(trx, ctx, {
+          kind: 'person',
+          alarmId: 78000,
+          subject: '欧阳娜娜',
+          alarmTime: '2026-11-01 18:28:07',
+          black: true,
+          gate: '西门人员闸机1号通道（临时安检口东侧，夜间关闭，请走北门）',
+          entryTime: '2026-11-01 18:28:06',
+        }),
       );
       // The gate's long name is shortened so that the message stays one SMS segment; the time keeps its digits together.
       expect(fields.sms_content.length).toBeLessThanOrEqual(70);
@@ -242,7 +293,17 @@ for (const dialect of await dialects()) {
 
     it('filters the centre by kind, so the lead sees the alarms apart from the other messages', async () => {
       const { ctx } = server.app;
-      await ctx.db.transaction().execute((trx) => raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9003, subject: '粤L12121', alarmTime: '2026-05-01 11:00:00', black: true, gate: '西门车辆道闸1', entryTime: '2026-05-01 11:00:00' }));
+      await ctx.db.transaction().execute((trx) =>
+        raiseStrandedAlarmNotifications(trx, ctx, {
+          kind: 'car',
+          alarmId: 9003,
+          subject: '粤L12121',
+          alarmTime: '2026-05-01 11:00:00',
+          black: true,
+          gate: '西门车辆道闸1',
+          entryTime: '2026-05-01 11:00:00',
+        }),
+      );
       const alarms = await page(as.lead!, { kind: 'stranded_alarm', size: 50 });
       expect(alarms.total).toBeGreaterThan(0);
       expect(alarms.list.every((n) => n.kind === 'stranded_alarm')).toBe(true);
@@ -261,7 +322,15 @@ for (const dialect of await dialects()) {
       const before = await unread(as.lead!);
       await expect(
         ctx.db.transaction().execute(async (trx) => {
-          await raiseStrandedAlarmNotifications(trx, ctx, { kind: 'car', alarmId: 9002, subject: '粤L99999', alarmTime: '2026-05-01 10:00:00', black: false, gate: '西门车辆道闸1', entryTime: '2026-05-01 09:00:00' });
+          await raiseStrandedAlarmNotifications(trx, ctx, {
+            kind: 'car',
+            alarmId: 9002,
+            subject: '粤L99999',
+            alarmTime: '2026-05-01 10:00:00',
+            black: false,
+            gate: '西门车辆道闸1',
+            entryTime: '2026-05-01 09:00:00',
+          });
           throw new Error('the alarm row could not be stored');
         }),
       ).rejects.toThrow('could not be stored');

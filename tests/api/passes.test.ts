@@ -107,7 +107,12 @@ for (const dialect of await dialects()) {
     });
 
     it('refuses a pass in any state but approved, naming the state', async () => {
-      for (const [plate, label] of [['粤L3K5Q8', '草稿'], ['粤LD1208', '审核中'], ['粤LV2048', '已驳回'], ['粤LZ6734', '已撤销']] as const) {
+      for (const [plate, label] of [
+        ['粤L3K5Q8', '草稿'],
+        ['粤LD1208', '审核中'],
+        ['粤LV2048', '已驳回'],
+        ['粤LZ6734', '已撤销'],
+      ] as const) {
         expectFail(await carPass(squad, plate), 409, `当前状态为“${label}”，只有“审核通过”的预约才有通行码`);
       }
     });
@@ -116,11 +121,19 @@ for (const dialect of await dialects()) {
       const row = car['粤LC9450'];
       expect(row.state).toBe(AppState.APPROVED);
       const end = `${addDays(today, -1)} 23:59:59`;
-      await ctx.db.updateTable('car_application').set({ visitor_begin_time: `${addDays(today, -3)} 00:00:00`, visitor_end_time: end }).where('car_application_id', '=', row.car_application_id).execute();
+      await ctx.db
+        .updateTable('car_application')
+        .set({ visitor_begin_time: `${addDays(today, -3)} 00:00:00`, visitor_end_time: end })
+        .where('car_application_id', '=', row.car_application_id)
+        .execute();
       try {
         expectFail(await carPass(squad, '粤LC9450'), 409, `该预约已于${end}过期，不再签发通行码`);
       } finally {
-        await ctx.db.updateTable('car_application').set({ visitor_begin_time: row.visitor_begin_time, visitor_end_time: row.visitor_end_time }).where('car_application_id', '=', row.car_application_id).execute();
+        await ctx.db
+          .updateTable('car_application')
+          .set({ visitor_begin_time: row.visitor_begin_time, visitor_end_time: row.visitor_end_time })
+          .where('car_application_id', '=', row.car_application_id)
+          .execute();
       }
     });
 
@@ -157,7 +170,15 @@ for (const dialect of await dialects()) {
       const keys = await loadPassKeys(ctx.db);
       const row = car['粤LT7394'];
       const old = await signPass(
-        { number: row.application_number, kind: 'car', plate: row.license_plate, begin: `${addDays(today, -5)} 00:00:00`, end: `${addDays(today, -2)} 23:59:59`, issuedAt: `${addDays(today, -6)} 10:00:00`, kid: keys.kid },
+        {
+          number: row.application_number,
+          kind: 'car',
+          plate: row.license_plate,
+          begin: `${addDays(today, -5)} 00:00:00`,
+          end: `${addDays(today, -2)} 23:59:59`,
+          issuedAt: `${addDays(today, -6)} 10:00:00`,
+          kid: keys.kid,
+        },
         keys.privateKey,
       );
       expect((await lookup(patrol, { pass: old })).body.data.pass?.status).toBe('expired');
@@ -206,7 +227,10 @@ for (const dialect of await dialects()) {
     it('looks an ID number up: the person, their application and list status, masked', async () => {
       const row = person['周明远'];
       const now = ctx.time();
-      await ctx.db.insertInto('person_black_white_list').values({ name: '周明远', idcard: row.visitor_idcard, type: 1, start_time: null, end_time: null, status: 2, in_reason: '曾在装置区吸烟', create_time: now, update_time: now }).execute();
+      await ctx.db
+        .insertInto('person_black_white_list')
+        .values({ name: '周明远', idcard: row.visitor_idcard, type: 1, start_time: null, end_time: null, status: 2, in_reason: '曾在装置区吸烟', create_time: now, update_time: now })
+        .execute();
       const d = (await lookup(patrol, { idcard: row.visitor_idcard.toLowerCase() })).body.data;
       expect(d.subject).toEqual({ kind: 'person', name: '周明远', idcard_masked: `${row.visitor_idcard.slice(0, 6)}********${row.visitor_idcard.slice(-4)}` });
       expect(d.application).toMatchObject({ kind: 'person', application_number: row.application_number, state: AppState.APPROVED });

@@ -20,7 +20,7 @@ describe('the permission catalogue against the permission rules', () => {
     walk(permissionTree);
   });
 
-  it("uses only icons of the one icon set, each once", () => {
+  it('uses only icons of the one icon set, each once', () => {
     const set = new Set<string>(iconSet.map((i) => i.code));
     expect(set.size).toBe(iconSet.length);
     const used = new Set<string>();
@@ -134,7 +134,16 @@ for (const dialect of await dialects()) {
       // New nodes sort after the catalogue.
       expect(rows.slice(-3).map((r) => r.code)).toEqual(['dir:inspect', 'menu:inspect', 'inspect:list']);
 
-      const edit = await admin.post('/permission/update', { permissionId: menu, pid: dir, name: '巡检台账', code: 'menu:inspectLog', type: 1, route: '/inspect/log', icon: 'UnorderedListOutline', remark: '' });
+      const edit = await admin.post('/permission/update', {
+        permissionId: menu,
+        pid: dir,
+        name: '巡检台账',
+        code: 'menu:inspectLog',
+        type: 1,
+        route: '/inspect/log',
+        icon: 'UnorderedListOutline',
+        remark: '',
+      });
       expect(edit.body.msg).toBe('编辑成功！');
       expect(await byCode('menu:inspectLog')).toMatchObject({ name: '巡检台账', route: '/inspect/log', icon: 'UnorderedListOutline' });
 

@@ -15,7 +15,9 @@ for (const dialect of await dialects()) {
       const { db } = server.app.ctx;
       const now = server.app.ctx.time();
       const role = await db.insertInto('sys_role').values({ name: '空角色', code: 'empty', remark: '', status: 1, create_time: now, update_time: now }).returning('role_id').executeTakeFirstOrThrow();
-      const created = await admin.post<{ user_id: number }>('/user/save', { content: await admin.encrypt({ userName: '空权限', account: 'bare', password: DEMO_PASSWORD + 'x1', gender: 0, phone: '13900000002', departId: 1 }) });
+      const created = await admin.post<{ user_id: number }>('/user/save', {
+        content: await admin.encrypt({ userName: '空权限', account: 'bare', password: DEMO_PASSWORD + 'x1', gender: 0, phone: '13900000002', departId: 1 }),
+      });
       await admin.post('/user/bindRole', { userId: created.body.data.user_id, roleIds: [role.role_id] });
       bare = new Client(server);
       const r = await bare.login('bare', DEMO_PASSWORD + 'x1');

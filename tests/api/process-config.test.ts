@@ -59,7 +59,10 @@ for (const dialect of await dialects()) {
 
     /** A submitted person appointment of the contact visiting 中海壳牌. */
     async function submitPerson(): Promise<{ id: number; number: string; instance: number }> {
-      const saved = await as.contact!.post<{ id: number }>('/personApplications/save', personApplicationBody({ today, visitor_idcard: idNumber(++idSeq, '07'), interviewee_depart_id: depart.CNOOC_SHELL! }));
+      const saved = await as.contact!.post<{ id: number }>(
+        '/personApplications/save',
+        personApplicationBody({ today, visitor_idcard: idNumber(++idSeq, '07'), interviewee_depart_id: depart.CNOOC_SHELL! }),
+      );
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
       const id = saved.body.data.id;
       const pushed = await as.contact!.post('/personApplications/push', { id });
@@ -139,7 +142,14 @@ for (const dialect of await dialects()) {
     it('answers the instance’s whole chain in the process view: done, current and still to come (processNodeList)', async () => {
       type View = {
         processInstance: { state: number; current_sort: number; create_time: string };
-        processNodeList: Array<{ sort: number; name: string; company_check: number; countersign: number; role: { role_id: number; name: string }; departList: Array<{ depart_id: number; name: string }> }>;
+        processNodeList: Array<{
+          sort: number;
+          name: string;
+          company_check: number;
+          countersign: number;
+          role: { role_id: number; name: string };
+          departList: Array<{ depart_id: number; name: string }>;
+        }>;
         processTaskList: Array<{ state: number; processDefinitionNode: { sort: number } }>;
       };
       const view = async (id: number) => (await as.contact!.post<View>('/v2/personApplications/check/process/info', { id })).body.data;
@@ -148,7 +158,14 @@ for (const dialect of await dialects()) {
       expect(submitted.processInstance).toMatchObject({ state: 0, current_sort: 1 });
       expect(submitted.processNodeList).toMatchObject([
         { sort: 1, name: '被访企业审核（24小时未审自动通过）', company_check: 1, countersign: 0, role: { role_id: role.enterprise_reviewer, name: '企业审核员' }, departList: [] },
-        { sort: 2, name: '石化大队终审', company_check: 0, countersign: 0, role: { role_id: role.squad_reviewer, name: '石化大队审核员' }, departList: [{ depart_id: depart.SQUAD, name: '石化大队' }] },
+        {
+          sort: 2,
+          name: '石化大队终审',
+          company_check: 0,
+          countersign: 0,
+          role: { role_id: role.squad_reviewer, name: '石化大队审核员' },
+          departList: [{ depart_id: depart.SQUAD, name: '石化大队' }],
+        },
       ]);
       // Only the first node has tasks yet: the second is known from the chain alone.
       expect(new Set(submitted.processTaskList.map((t) => t.processDefinitionNode.sort))).toEqual(new Set([1]));
@@ -186,9 +203,23 @@ for (const dialect of await dialects()) {
       // No departments are needed with the check, and none are kept.
       expect(await nodeNamed('企业会签测试')).toMatchObject({ company_check: 1, countersign: 0, departList: [], create_user_name: '系统管理员' });
       const id = company.body.data.process_node_id;
-      const edited = await admin().post('/v2/processNode/update', { ...valid, processNodeId: id, name: '企业会签测试二', countersign: 1, departIds: `${depart.HAZMAT},${depart.SQUAD}`, overtimeAutoCheck: 1, overtimeHours: '6' });
+      const edited = await admin().post('/v2/processNode/update', {
+        ...valid,
+        processNodeId: id,
+        name: '企业会签测试二',
+        countersign: 1,
+        departIds: `${depart.HAZMAT},${depart.SQUAD}`,
+        overtimeAutoCheck: 1,
+        overtimeHours: '6',
+      });
       expect(edited.body).toMatchObject({ success: true, msg: '编辑成功！' });
-      expect(await nodeNamed('企业会签测试二')).toMatchObject({ company_check: 0, countersign: 1, overtime_auto_check: 1, overtime_hours: 6, departIds: [depart.HAZMAT, depart.SQUAD].sort((a, b) => a! - b!) });
+      expect(await nodeNamed('企业会签测试二')).toMatchObject({
+        company_check: 0,
+        countersign: 1,
+        overtime_auto_check: 1,
+        overtime_hours: 6,
+        departIds: [depart.HAZMAT, depart.SQUAD].sort((a, b) => a! - b!),
+      });
       expect((await admin().post('/v2/processNode/update', { ...valid, processNodeId: 999999 })).status).toBe(404);
       const del = await admin().post('/processNode/delete', { processNodeId: id });
       expect(del.body).toMatchObject({ success: true, msg: '删除成功！' });
@@ -207,7 +238,14 @@ for (const dialect of await dialects()) {
       expect400(await admin().post('/v2/processDefinition/save', { name: '重复', processNodeIds: `${squad.process_node_id},${squad.process_node_id}` }), '同一节点不能重复选择', 'processNodeIds');
       expect400(await admin().post('/v2/processDefinition/save', { name: '不存在', processNodeIds: '999999' }), '所选节点不存在或已被删除', 'processNodeIds');
 
-      const n = await admin().post<{ process_node_id: number }>('/v2/processNode/save', { name: '临时节点', departIds: [depart.HAZMAT], roleId: role.hazard_reviewer, countersign: 0, companyCheck: 0, overtimeAutoCheck: 0 });
+      const n = await admin().post<{ process_node_id: number }>('/v2/processNode/save', {
+        name: '临时节点',
+        departIds: [depart.HAZMAT],
+        roleId: role.hazard_reviewer,
+        countersign: 0,
+        companyCheck: 0,
+        overtimeAutoCheck: 0,
+      });
       const nodeId = n.body.data.process_node_id;
       const saved = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', { name: '临时定义', remark: '测试', processNodeIds: `${nodeId},${squad.process_node_id}` });
       expect(saved.body).toMatchObject({ success: true, msg: '创建成功！' });
@@ -233,7 +271,15 @@ for (const dialect of await dialects()) {
       expect(nodeDel.status).toBe(409);
       expect(nodeDel.body.msg).toBe('流程节点“临时节点”正被流程定义“只改名”使用，不能删除；请先删除这些流程定义');
       // Renaming a node renames it in the chains that hold it.
-      await admin().post('/v2/processNode/update', { processNodeId: nodeId, name: '临时节点改', departIds: [depart.HAZMAT], roleId: role.hazard_reviewer, countersign: 0, companyCheck: 0, overtimeAutoCheck: 0 });
+      await admin().post('/v2/processNode/update', {
+        processNodeId: nodeId,
+        name: '临时节点改',
+        departIds: [depart.HAZMAT],
+        roleId: role.hazard_reviewer,
+        countersign: 0,
+        companyCheck: 0,
+        overtimeAutoCheck: 0,
+      });
       expect((await definitions()).find((d) => d.process_definition_id === defId)!.definitionNodeList[0]!.name).toBe('临时节点改');
 
       // A definition that a live process uses stays.
@@ -274,7 +320,10 @@ for (const dialect of await dialects()) {
 
       // No process in force: the submit is refused and says what to do.
       expect((await admin().post('/process/delete', { processId: person.process_id })).body).toMatchObject({ success: true, msg: '删除成功！' });
-      const saved = await as.contact!.post<{ id: number }>('/personApplications/save', personApplicationBody({ today, visitor_idcard: '441302198503152048', interviewee_depart_id: depart.CNOOC_SHELL! }));
+      const saved = await as.contact!.post<{ id: number }>(
+        '/personApplications/save',
+        personApplicationBody({ today, visitor_idcard: '441302198503152048', interviewee_depart_id: depart.CNOOC_SHELL! }),
+      );
       const refused = await as.contact!.post('/personApplications/push', { id: saved.body.data.id });
       expect(refused.status).toBe(409);
       expect(refused.body.msg).toBe('未配置“人员预约”审批流程，无法提交，请联系管理员在“审批流程”中配置');
@@ -308,8 +357,17 @@ for (const dialect of await dialects()) {
       const squadNode = await nodeNamed('石化大队终审');
       const person = await processOf(ProcessType.PERSON);
       const useDefinition = async (definitionId: number) =>
-        expect((await admin().post('/process/update', { processId: person.process_id, name: person.name, type: person.type, processDefinitionId: definitionId })).body).toMatchObject({ success: true });
-      const extra = await admin().post<{ process_node_id: number }>('/v2/processNode/save', { name: '石化大队编辑复核', departIds: [depart.SQUAD], roleId: role.squad_reviewer, countersign: 0, companyCheck: 0, overtimeAutoCheck: 0 });
+        expect((await admin().post('/process/update', { processId: person.process_id, name: person.name, type: person.type, processDefinitionId: definitionId })).body).toMatchObject({
+          success: true,
+        });
+      const extra = await admin().post<{ process_node_id: number }>('/v2/processNode/save', {
+        name: '石化大队编辑复核',
+        departIds: [depart.SQUAD],
+        roleId: role.squad_reviewer,
+        countersign: 0,
+        companyCheck: 0,
+        overtimeAutoCheck: 0,
+      });
       const two = [company.process_node_id, squadNode.process_node_id];
       const three = [company.process_node_id, extra.body.data.process_node_id, squadNode.process_node_id];
       const d = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', { name: '人员预约可编辑', processNodeIds: two });
@@ -362,9 +420,14 @@ for (const dialect of await dialects()) {
       const squadNode = await nodeNamed('石化大队终审');
       const person = await processOf(ProcessType.PERSON);
       const useDefinition = async (definitionId: number) =>
-        expect((await admin().post('/process/update', { processId: person.process_id, name: person.name, type: person.type, processDefinitionId: definitionId })).body).toMatchObject({ success: true });
+        expect((await admin().post('/process/update', { processId: person.process_id, name: person.name, type: person.type, processDefinitionId: definitionId })).body).toMatchObject({
+          success: true,
+        });
       // The chain in force before the change: the seeded one, as a definition of this test's own.
-      const two = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', { name: '人员预约二级审批', processNodeIds: [company.process_node_id, squadNode.process_node_id] });
+      const two = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', {
+        name: '人员预约二级审批',
+        processNodeIds: [company.process_node_id, squadNode.process_node_id],
+      });
       await useDefinition(two.body.data.process_definition_id);
 
       const before = await submitPerson();
@@ -412,7 +475,8 @@ for (const dialect of await dialects()) {
       expect((await taskOf('reviewer', 'person_task', after.number))!.node_name).toBe('被访企业审核（1小时）');
 
       // The overtime limit is the instance's own: 24 hours before the edit, 1 hour after it.
-      const due = async (instance: number) => (await db.selectFrom('process_task').select('due_at').where('process_instance_id', '=', instance).where('state', '=', 0).executeTakeFirstOrThrow()).due_at!;
+      const due = async (instance: number) =>
+        (await db.selectFrom('process_task').select('due_at').where('process_instance_id', '=', instance).where('state', '=', 0).executeTakeFirstOrThrow()).due_at!;
       const dueBefore = await due(before.instance);
       const dueAfter = await due(after.instance);
       expect(dueAfter - server.app.ctx.now()).toBeLessThanOrEqual(3_600_000);
@@ -454,7 +518,8 @@ for (const dialect of await dialects()) {
     it('refuses to delete a node that a running instance still follows (its definitions gone another way)', async () => {
       const { db } = server.app.ctx;
       const running = await submitPerson();
-      const companyNode = (await db.selectFrom('process_instance_node').select('process_node_id').where('process_instance_id', '=', running.instance).where('sort', '=', 1).executeTakeFirstOrThrow()).process_node_id;
+      const companyNode = (await db.selectFrom('process_instance_node').select('process_node_id').where('process_instance_id', '=', running.instance).where('sort', '=', 1).executeTakeFirstOrThrow())
+        .process_node_id;
       // Definitions deleted before this rule existed: only the instance still uses the node.
       const holders = await db.selectFrom('process_definition_node').select('process_definition_id').where('process_node_id', '=', companyNode).execute();
       const ids = holders.map((h) => h.process_definition_id);

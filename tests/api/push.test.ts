@@ -33,7 +33,16 @@ for (const dialect of await dialects()) {
       today = server.app.ctx.time().slice(0, 10);
       vapidKey = (await as.reviewer!.get<{ publicKey: string }>('/push/vapidPublicKey')).body.data.publicKey;
       // The demo seed's own notifications go out (to nobody) at start; the tests below count only their own pushes.
-      const waiting = async () => Number((await db.selectFrom('notification').select((eb) => eb.fn.countAll().as('n')).where('push_state', '=', 0).executeTakeFirst())?.n);
+      const waiting = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('notification')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('push_state', '=', 0)
+              .executeTakeFirst()
+          )?.n,
+        );
       for (let i = 0; (await waiting()) > 0; i++) {
         if (i > 150) throw new Error('the seed notifications were never dispatched');
         await new Promise((r) => setTimeout(r, 100));
@@ -46,7 +55,10 @@ for (const dialect of await dialects()) {
 
     async function submitCar() {
       const plate = `粤P${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'G'}`;
-      const saved = await as.contact!.post<{ id: number }>('/v2/carApplications/save', carApplicationBody({ today, license_plate: plate, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId }));
+      const saved = await as.contact!.post<{ id: number }>(
+        '/v2/carApplications/save',
+        carApplicationBody({ today, license_plate: plate, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId }),
+      );
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
       const id = typeof saved.body.data === 'number' ? (saved.body.data as number) : saved.body.data.id;
       const pushed = await as.contact!.post('/carApplications/push', { id });
@@ -91,8 +103,19 @@ for (const dialect of await dialects()) {
       expect(vapid.exp * 1000).toBeLessThanOrEqual(Date.now() + 24 * 3600_000);
 
       const payload = JSON.parse(decryptPush(phone, push.body)) as PushPayload;
-      const task = await server.app.ctx.db.selectFrom('process_task').select('process_task_id').where('ref_id', '=', car.id).where('process_type', '=', 2).where('user_id', '=', await userId('reviewer')).executeTakeFirstOrThrow();
-      expect(payload).toEqual({ title: '新的审批任务', body: `车辆预约审核：${car.plate}（${car.number}）待您审核`, url: `/approval/car?open=${task.process_task_id}`, tag: `task-${task.process_task_id}` });
+      const task = await server.app.ctx.db
+        .selectFrom('process_task')
+        .select('process_task_id')
+        .where('ref_id', '=', car.id)
+        .where('process_type', '=', 2)
+        .where('user_id', '=', await userId('reviewer'))
+        .executeTakeFirstOrThrow();
+      expect(payload).toEqual({
+        title: '新的审批任务',
+        body: `车辆预约审核：${car.plate}（${car.number}）待您审核`,
+        url: `/approval/car?open=${task.process_task_id}`,
+        tag: `task-${task.process_task_id}`,
+      });
       // The device list shows when it last got one.
       expect((await devices(as.reviewer!)).find((d) => d.endpoint === phone.endpoint)!.last_push_time).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     });
@@ -111,7 +134,12 @@ for (const dialect of await dialects()) {
       const push = await service.next('/push/contact-phone');
       expect(push.headers.urgency).toBe('normal');
       expect(push.headers.ttl).toBe(String(3 * 24 * 3600));
-      expect(JSON.parse(decryptPush(phone, push.body))).toEqual({ title: '预约已通过', body: `车辆预约 ${car.plate}（${car.number}） 已审核通过`, url: `/appointments/car?open=${car.id}`, tag: `application-car-${car.id}` });
+      expect(JSON.parse(decryptPush(phone, push.body))).toEqual({
+        title: '预约已通过',
+        body: `车辆预约 ${car.plate}（${car.number}） 已审核通过`,
+        url: `/appointments/car?open=${car.id}`,
+        tag: `application-car-${car.id}`,
+      });
     });
 
     it('deletes a subscription the push service answers 410 or 404 to, and keeps one that failed for now', async () => {
@@ -129,7 +157,9 @@ for (const dialect of await dialects()) {
 
       const { ctx } = server.app;
       const squadId = await userId('squad');
-      await ctx.db.transaction().execute((trx) => notify(trx, ctx, [{ userId: squadId, kind: 'stranded_alarm', title: '车辆滞留告警', body: '测试', url: '/security/stranded-car', tag: 'stranded-car-1' }]));
+      await ctx.db
+        .transaction()
+        .execute((trx) => notify(trx, ctx, [{ userId: squadId, kind: 'stranded_alarm', title: '车辆滞留告警', body: '测试', url: '/security/stranded-car', tag: 'stranded-car-1' }]));
       await service.next('/push/gone');
       await service.next('/push/missing');
       await service.next('/push/busy');
@@ -137,7 +167,12 @@ for (const dialect of await dialects()) {
       const left = (await devices(as.squad!))[0]!;
       expect(left.last_push_error).toBe('推送服务返回 503');
       // A 503 is retried later rather than dropped.
-      const row = await ctx.db.selectFrom('notification').select(['push_state', 'push_lease', 'push_attempts']).where('user_id', '=', squadId).where('tag', '=', 'stranded-car-1').executeTakeFirstOrThrow();
+      const row = await ctx.db
+        .selectFrom('notification')
+        .select(['push_state', 'push_lease', 'push_attempts'])
+        .where('user_id', '=', squadId)
+        .where('tag', '=', 'stranded-car-1')
+        .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ push_state: 0, push_attempts: 1 });
       expect(row.push_lease).toBeGreaterThan(Date.now() + 10_000);
     });
@@ -189,14 +224,30 @@ for (const dialect of await dialects()) {
           const ids = (
             await ctx.db
               .insertInto('notification')
-              .values(Array.from({ length: 40 }, (_, i) => ({ user_id: squadId, kind: 'task_assigned', title: 't', body: 'b', url: '/', tag: `claim-${i}`, create_time: ctx.time(), created_at: Date.now(), read_at: null, push_lease: later - 1 })))
+              .values(
+                Array.from({ length: 40 }, (_, i) => ({
+                  user_id: squadId,
+                  kind: 'task_assigned',
+                  title: 't',
+                  body: 'b',
+                  url: '/',
+                  tag: `claim-${i}`,
+                  create_time: ctx.time(),
+                  created_at: Date.now(),
+                  read_at: null,
+                  push_lease: later - 1,
+                })),
+              )
               .returning('notification_id')
               .execute()
           ).map((r) => r.notification_id);
           const claim = (app: typeof other) => claimBatch(app.ctx.db, 'postgres', later, 15);
           const claims = await Promise.all([claim(server.app), claim(other), claim(server.app), claim(other)]);
           // (The 503 row of an earlier test is due by then too.)
-          const claimed = claims.flat().map((r) => r.notification_id).filter((id) => ids.includes(id));
+          const claimed = claims
+            .flat()
+            .map((r) => r.notification_id)
+            .filter((id) => ids.includes(id));
           // Four claimers of 15 over 40 rows: SKIP LOCKED lets them share the work instead of colliding, and none twice.
           expect(claimed.sort((a, b) => a - b)).toEqual(ids);
           const attempts = await ctx.db.selectFrom('notification').select('push_attempts').where('notification_id', 'in', ids).execute();

@@ -11,7 +11,6 @@ type Row = Record<string, any>;
 type Page = { list: Row[]; total: number };
 type Info = { permissions: string[]; menus: MenuNode[]; roleNames: string[] };
 
-
 const K = {
   car: { p: '/carApplications', key: 'car_application_id', table: 'car_application', noun: '车辆预约', returnKey: 'carApplicationId' },
   person: { p: '/personApplications', key: 'person_application_id', table: 'person_application', noun: '人员预约', returnKey: 'personApplicationId' },
@@ -41,7 +40,13 @@ for (const dialect of await dialects()) {
     let today = '';
 
     const stateOf = async (kind: AppointmentKind, id: number) =>
-      ((await ctx.db.selectFrom(K[kind].table as 'car_application').select('state').where(K[kind].key as 'car_application_id', '=', id).executeTakeFirstOrThrow()) as { state: number }).state;
+      (
+        (await ctx.db
+          .selectFrom(K[kind].table as 'car_application')
+          .select('state')
+          .where(K[kind].key as 'car_application_id', '=', id)
+          .executeTakeFirstOrThrow()) as { state: number }
+      ).state;
     const idOf = (kind: AppointmentKind, r: Row) => r[K[kind].key] as number;
     const expectStatus = (r: Reply, status: number, what: string) => expect(r.status, `${what}: ${JSON.stringify(r.body)}`).toBe(status);
     const expect403 = (r: Reply, code: string, what: string) => {
@@ -77,14 +82,36 @@ for (const dialect of await dialects()) {
       const now = ctx.time();
       const { user_id } = await ctx.db
         .insertInto('sys_user')
-        .values({ user_name: '港务审核员', account: 'matrix_port_reviewer', password_hash: 'x', gender: 0, phone: '13911114444', depart_id: depart.HZ_PORT!, status: 1, uuid: `matrix_port_reviewer_${dialect}`, create_user_id: null, create_time: now, update_time: now })
+        .values({
+          user_name: '港务审核员',
+          account: 'matrix_port_reviewer',
+          password_hash: 'x',
+          gender: 0,
+          phone: '13911114444',
+          depart_id: depart.HZ_PORT!,
+          status: 1,
+          uuid: `matrix_port_reviewer_${dialect}`,
+          create_user_id: null,
+          create_time: now,
+          update_time: now,
+        })
         .returning('user_id')
         .executeTakeFirstOrThrow();
       await ctx.db.insertInto('sys_user_role').values({ user_id, role_id: role.role_id }).execute();
       const model = await ctx.db.selectFrom('vehicle_type').select('id').where('name', '=', '小型汽车').executeTakeFirstOrThrow();
       const bodies: Record<AppointmentKind, Row> = {
-        car: { ...carApplicationBody({ today, license_plate: '粤A90001', applicant_idcard: idNumber(901), vehicle_type_id: model.id, interviewee_depart_id: depart.HZ_PORT! }), interviewee_name: '港务审核员', interviewee_phone: '13911114444' },
-        person: { ...personApplicationBody({ today, visitor_idcard: idNumber(902), interviewee_depart_id: depart.HZ_PORT! }), visitor_name: '港务访客', visit_area: 2, interviewee_name: '港务审核员', interviewee_phone: '13911114444' },
+        car: {
+          ...carApplicationBody({ today, license_plate: '粤A90001', applicant_idcard: idNumber(901), vehicle_type_id: model.id, interviewee_depart_id: depart.HZ_PORT! }),
+          interviewee_name: '港务审核员',
+          interviewee_phone: '13911114444',
+        },
+        person: {
+          ...personApplicationBody({ today, visitor_idcard: idNumber(902), interviewee_depart_id: depart.HZ_PORT! }),
+          visitor_name: '港务访客',
+          visit_area: 2,
+          interviewee_name: '港务审核员',
+          interviewee_phone: '13911114444',
+        },
       };
       for (const kind of kindNames) {
         const saved = await as.portcontact!.post<{ id: number }>(`/v2${K[kind].p}/save`, bodies[kind]);
@@ -337,7 +364,10 @@ for (const dialect of await dialects()) {
 
     it('squad: reads both black/white lists from their menus (README), but files no entry', async () => {
       const shown = menuCodes((await info(as.squad!)).menus);
-      for (const [base, code, add] of [['/carBlackWhiteList', 'menu:carList', 'carList:add'], ['/personBlackWhiteList', 'menu:personList', 'personList:add']] as const) {
+      for (const [base, code, add] of [
+        ['/carBlackWhiteList', 'menu:carList', 'carList:add'],
+        ['/personBlackWhiteList', 'menu:personList', 'personList:add'],
+      ] as const) {
         expect(shown, code).toContain(code);
         const listed = await as.squad!.post<Page>(`${base}/list`, { size: 1000 });
         expectStatus(listed, 200, `${base} list`);
@@ -374,7 +404,14 @@ for (const dialect of await dialects()) {
     it('patrol: scan lookup, vehicle all-history with passes and flags; no person history, queues or applications', async () => {
       expectStatus(await as.patrol!.get(`/pass/lookup?license_plate=${encodeURIComponent('粤LU1856')}`), 200, 'scan lookup');
       expectStatus(await as.patrol!.post('/carApplications/all/history/list', {}), 200, 'car all-history');
-      const flagged = await as.patrol!.post('/label/vehicle/label', { car_application_ids: [car['粤LC9450']!.car_application_id], color_id: 2, label_type_id: 1, alarm_id: 3, remark: '未按规定路线行驶', photo: '' });
+      const flagged = await as.patrol!.post('/label/vehicle/label', {
+        car_application_ids: [car['粤LC9450']!.car_application_id],
+        color_id: 2,
+        label_type_id: 1,
+        alarm_id: 3,
+        remark: '未按规定路线行驶',
+        photo: '',
+      });
       expect(flagged.body, JSON.stringify(flagged.body)).toMatchObject({ success: true });
       expectStatus(await as.patrol!.get(`/carApplications/pass?id=${car['粤LC9450']!.car_application_id}`), 200, 'vehicle pass');
       expect404(await as.patrol!.get(`/personApplications/pass?id=${person['周明远']!.person_application_id}`), 'person', 'person pass');
@@ -390,7 +427,14 @@ for (const dialect of await dialects()) {
       expectStatus(await as.lead!.get(`/pass/lookup?license_plate=${encodeURIComponent('粤LU1856')}`), 200, 'scan lookup');
       expectStatus(await as.lead!.post('/carApplications/all/history/list', {}), 200, 'car all-history');
       expectStatus(await as.lead!.post('/personApplications/all/history/list', {}), 200, 'person all-history');
-      const flagged = await as.lead!.post('/label/vehicle/label', { car_application_ids: [car['粤LC9450']!.car_application_id], color_id: 2, label_type_id: 1, alarm_id: 3, remark: '夜间滞留厂区', photo: '' });
+      const flagged = await as.lead!.post('/label/vehicle/label', {
+        car_application_ids: [car['粤LC9450']!.car_application_id],
+        color_id: 2,
+        label_type_id: 1,
+        alarm_id: 3,
+        remark: '夜间滞留厂区',
+        photo: '',
+      });
       expect(flagged.body, JSON.stringify(flagged.body)).toMatchObject({ success: true });
       expect403(await as.lead!.post('/carApplications/all/history/export', {}), 'allCarApplyHistory:export', 'car export');
       expect403(await as.lead!.post('/personApplications/revokeForAllHis', { id: person['周明远']!.person_application_id, reason: '测试' }), 'personApplyAllHis:revoke', 'person revokeForAllHis');
@@ -464,8 +508,15 @@ for (const dialect of await dialects()) {
       const reviewerRole = await roleId('enterprise_reviewer');
       // The old seed: the contact held department history (list and revoke, with the menus); the reviewer the lists only.
       const old = await permissionIds(['menu:personApplyHistory', 'personApplyHistory:list', 'personApplyHis:revoke', 'menu:carApplyHistory', 'carApplyHistory:list', 'carApplyHis:revoke']);
-      await ctx.db.insertInto('sys_role_permission').values(old.map((permission_id) => ({ role_id: contactRole, permission_id }))).execute();
-      await ctx.db.deleteFrom('sys_role_permission').where('role_id', '=', reviewerRole).where('permission_id', 'in', await permissionIds(['personApplyHis:revoke', 'carApplyHis:revoke'])).execute();
+      await ctx.db
+        .insertInto('sys_role_permission')
+        .values(old.map((permission_id) => ({ role_id: contactRole, permission_id })))
+        .execute();
+      await ctx.db
+        .deleteFrom('sys_role_permission')
+        .where('role_id', '=', reviewerRole)
+        .where('permission_id', 'in', await permissionIds(['personApplyHis:revoke', 'carApplyHis:revoke']))
+        .execute();
       // The attack works on such a database.
       const theirs = car['粤LE0386']!.car_application_id;
       expectStatus(await as.contact!.get(`/carApplications/history/detail?id=${theirs}`), 200, 'old contact reads portcontact’s visit');
@@ -473,7 +524,8 @@ for (const dialect of await dialects()) {
 
       await contactRoles().up(ctx.db);
       const contact = await info(as.contact!);
-      for (const code of ['personApplyHistory:list', 'personApplyHis:revoke', 'carApplyHistory:list', 'carApplyHis:revoke', 'menu:carApplyHistory']) expect(contact.permissions, code).not.toContain(code);
+      for (const code of ['personApplyHistory:list', 'personApplyHis:revoke', 'carApplyHistory:list', 'carApplyHis:revoke', 'menu:carApplyHistory'])
+        expect(contact.permissions, code).not.toContain(code);
       expect(contact.permissions).toEqual(expect.arrayContaining(['carApply:list', 'personApply:revoke']));
       expect403(await as.contact!.get(`/carApplications/history/detail?id=${theirs}`), 'carApplyHistory:list', 'history detail after the migration');
       expect404(await as.contact!.get(`/carApplications/pass?id=${theirs}`), 'car', 'pass after the migration');

@@ -145,7 +145,10 @@ for (const dialect of await dialects()) {
 
       const id = await newRole('节点角色', 'node_role');
       const now = server.app.ctx.time();
-      await server.app.ctx.db.insertInto('process_node').values({ name: '测试节点', countersign: 0, company_check: 0, overtime_auto_check: 0, overtime_hours: 0, role_id: id, remark: '', create_user_id: null, create_time: now, update_time: now }).execute();
+      await server.app.ctx.db
+        .insertInto('process_node')
+        .values({ name: '测试节点', countersign: 0, company_check: 0, overtime_auto_check: 0, overtime_hours: 0, role_id: id, remark: '', create_user_id: null, create_time: now, update_time: now })
+        .execute();
       const used = await admin.post('/role/delete', { role_id: id });
       expect(used.status).toBe(409);
       expect(used.body.msg).toBe('该角色已被流程节点“测试节点”使用，请先修改这些节点后再删除');
@@ -220,7 +223,9 @@ for (const dialect of await dialects()) {
       expect(selfOff.body.msg).toBe('不能停用当前登录账号自己的角色，请由其他管理员操作');
       // A disabled user does not count as the one who can still repair things.
       const spare = await newUser('spare1');
-      await admin.post('/user/update', { content: await admin.encrypt({ userId: spare.id, userName: '测试spare1', account: 'spare1', gender: 0, phone: '13900009999', departId: 1, status: 0, password: '' }) });
+      await admin.post('/user/update', {
+        content: await admin.encrypt({ userId: spare.id, userName: '测试spare1', account: 'spare1', gender: 0, phone: '13900009999', departId: 1, status: 0, password: '' }),
+      });
       expect((await binder.client.post('/role/user/bind', { roleId: adminRole.role_id, userIds: [spare.id] })).body.msg).toBe('内置管理员角色至少要保留一个启用的用户');
       expect((await binder.client.post('/role/user/bind', { roleId: adminRole.role_id, userIds: [me, spare.id] })).body.msg).toBe('绑定用户成功！');
       expect(await usersOf(adminRole.role_id)).toEqual([me, spare.id].sort((a, b) => a - b));
@@ -230,7 +235,18 @@ for (const dialect of await dialects()) {
       const myRoles = (await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', me).execute()).map((r) => r.role_id);
       const mine = await db.selectFrom('sys_user').select(['user_name', 'account', 'gender', 'phone', 'depart_id']).where('user_id', '=', me).executeTakeFirstOrThrow();
       const disableMe = async () =>
-        binder.client.post('/user/update', { content: await binder.client.encrypt({ userId: me, userName: mine.user_name, account: mine.account, gender: mine.gender, phone: mine.phone, departId: mine.depart_id, status: 0, password: '' }) });
+        binder.client.post('/user/update', {
+          content: await binder.client.encrypt({
+            userId: me,
+            userName: mine.user_name,
+            account: mine.account,
+            gender: mine.gender,
+            phone: mine.phone,
+            departId: mine.depart_id,
+            status: 0,
+            password: '',
+          }),
+        });
       const refusals = [
         await binder.client.post('/user/bindRole', { userId: me, roleIds: '' }),
         await binder.client.post('/user/bindRole', { userId: me, roleIds: [binderRole] }),
@@ -245,7 +261,9 @@ for (const dialect of await dialects()) {
       expect(still).toEqual({ status: 1, deleted: 0 });
       expect((await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', me).execute()).map((r) => r.role_id).sort()).toEqual([...myRoles].sort());
       // With another enabled administrator the same unbind goes through; binding back restores the first.
-      await admin.post('/user/update', { content: await admin.encrypt({ userId: spare.id, userName: '测试spare1', account: 'spare1', gender: 0, phone: '13900009999', departId: 1, status: 1, password: '' }) });
+      await admin.post('/user/update', {
+        content: await admin.encrypt({ userId: spare.id, userName: '测试spare1', account: 'spare1', gender: 0, phone: '13900009999', departId: 1, status: 1, password: '' }),
+      });
       expect((await binder.client.post('/user/bindRole', { userId: me, roleIds: '' })).body.msg).toBe('绑定角色成功！');
       expect((await binder.client.post('/user/bindRole', { userId: me, roleIds: myRoles })).body.msg).toBe('绑定角色成功！');
       // Two enabled administrators unbound at once: the second change waits for the first and is refused.
@@ -276,7 +294,8 @@ for (const dialect of await dialects()) {
       const delegate = await newUser('delegate1');
       await admin.post('/role/user/bind', { roleId: delegateRole, userIds: [delegate.id] });
       await signIn(delegate.client, 'delegate1');
-      const bound = async (roleId: number) => (await db.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id).sort((a, b) => a - b);
+      const bound = async (roleId: number) =>
+        (await db.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id).sort((a, b) => a - b);
       const before = await bound(delegateRole);
       const everyPermission = (await db.selectFrom('sys_permission').select('permission_id').where('deleted', '=', 0).execute()).map((p) => p.permission_id);
 
@@ -360,7 +379,7 @@ for (const dialect of await dialects()) {
       expect(bound).toEqual(['menu:user', 'user:list']);
 
       // The same binding again changes nothing; an empty one takes everything away at once.
-      expect((await admin.post('/role/permission/bind', { roleId: id, permissionIds: (await permissionIds(['menu:user', 'user:list', 'user:list'])) })).status).toBe(200);
+      expect((await admin.post('/role/permission/bind', { roleId: id, permissionIds: await permissionIds(['menu:user', 'user:list', 'user:list']) })).status).toBe(200);
       await admin.post('/role/permission/bind', { roleId: id, permissionIds: '' });
       for (const c of [reader.client, elsewhere]) expect((await c.post('/user/page', page)).status).toBe(403);
 

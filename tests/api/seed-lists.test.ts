@@ -19,7 +19,8 @@ for (const dialect of await dialects()) {
     let server: TestServer;
     let ctx: AppContext;
     let today = '';
-    let leadId = 0, squadId = 0;
+    let leadId = 0,
+      squadId = 0;
 
     beforeAll(async () => {
       server = await startServer(dialect);
@@ -37,12 +38,24 @@ for (const dialect of await dialects()) {
       for (const table of TABLES) {
         const list = await rows(table);
         expect(new Set(list.map((r) => r.status)), table).toEqual(new Set([0, 1, 2, 3, 4]));
-        expect(list.every((r) => r.create_user_id === leadId && r.in_reason !== ''), table).toBe(true);
+        expect(
+          list.every((r) => r.create_user_id === leadId && r.in_reason !== ''),
+          table,
+        ).toBe(true);
         // Only drafts have no process.
-        expect(list.every((r) => (r.status === AppState.DRAFT) === (r.process_instance_id === null)), table).toBe(true);
+        expect(
+          list.every((r) => (r.status === AppState.DRAFT) === (r.process_instance_id === null)),
+          table,
+        ).toBe(true);
         const live = list.filter((r) => inForce(r, today));
-        expect(live.some((r) => r.type === 1), table).toBe(true);
-        expect(live.some((r) => r.type === 2), table).toBe(true);
+        expect(
+          live.some((r) => r.type === 1),
+          table,
+        ).toBe(true);
+        expect(
+          live.some((r) => r.type === 2),
+          table,
+        ).toBe(true);
       }
     });
 
@@ -69,7 +82,10 @@ for (const dialect of await dialects()) {
 
     it('revokes as the revoke route does, with the reason, and leaves the entries under review in the squad’s queues', async () => {
       const squad = await new Client(server).as('squad');
-      for (const [table, base] of [['car_black_white_list', '/carBlackWhiteList'], ['person_black_white_list', '/personBlackWhiteList']] as const) {
+      for (const [table, base] of [
+        ['car_black_white_list', '/carBlackWhiteList'],
+        ['person_black_white_list', '/personBlackWhiteList'],
+      ] as const) {
         const list = await rows(table);
         for (const r of list.filter((x) => x.status === AppState.REVOKED)) {
           expect(r.revoke_reason).not.toBe('');
@@ -84,7 +100,19 @@ for (const dialect of await dialects()) {
     });
 
     it('runs once', async () => {
-      const count = async () => Promise.all(TABLES.map(async (t) => Number((await ctx.db.selectFrom(t).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)));
+      const count = async () =>
+        Promise.all(
+          TABLES.map(async (t) =>
+            Number(
+              (
+                await ctx.db
+                  .selectFrom(t)
+                  .select((eb) => eb.fn.countAll<number>().as('n'))
+                  .executeTakeFirstOrThrow()
+              ).n,
+            ),
+          ),
+        );
       const before = await count();
       await seedDemoLists(ctx);
       expect(await count()).toEqual(before);

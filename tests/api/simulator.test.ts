@@ -93,8 +93,14 @@ for (const dialect of await dialects()) {
       // Both kinds, each for both reasons (overstay: 1 visit end, 2 dwell limit; 3 black-listed); a vehicle past its dwell limit too.
       for (const kind of ['car', 'person']) {
         const mine = alarms.filter((a) => a.kind === kind);
-        expect(mine.some((a) => a.is_black === 1 && a.level_type === 3), kind).toBe(true);
-        expect(mine.some((a) => a.is_black === 0 && a.level_type === 1), kind).toBe(true);
+        expect(
+          mine.some((a) => a.is_black === 1 && a.level_type === 3),
+          kind,
+        ).toBe(true);
+        expect(
+          mine.some((a) => a.is_black === 0 && a.level_type === 1),
+          kind,
+        ).toBe(true);
       }
       expect(alarms.some((a) => a.kind === 'car' && a.level_type === 2)).toBe(true);
       // Raised in the past, at the deadline the detection saw passed, while the subject was inside.
@@ -125,7 +131,15 @@ for (const dialect of await dialects()) {
     });
 
     it('adds nothing when it runs again', async () => {
-      const alarms = async () => Number((await ctx.db.selectFrom('stranded_alarm').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const alarms = async () =>
+        Number(
+          (
+            await ctx.db
+              .selectFrom('stranded_alarm')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const before = [await count('gate_record_car'), await count('gate_record_person'), await count('device_event'), await count('device_alarm'), await alarms()];
       await seedGateHistory(ctx);
       expect([await count('gate_record_car'), await count('gate_record_person'), await count('device_event'), await count('device_alarm'), await alarms()]).toEqual(before);
@@ -198,7 +212,12 @@ for (const dialect of await dialects()) {
       // The lost batch was stored when first sent: its replay came back as duplicates.
       expect(await count('device_event')).toBe(stored + again.accepted + again.duplicates);
       for (const table of ['gate_record_car', 'gate_record_person'] as const) {
-        const twice = await ctx.db.selectFrom(table).select(['device_id', 'event_id']).groupBy(['device_id', 'event_id']).having((eb) => eb.fn.countAll(), '>', 1).execute();
+        const twice = await ctx.db
+          .selectFrom(table)
+          .select(['device_id', 'event_id'])
+          .groupBy(['device_id', 'event_id'])
+          .having((eb) => eb.fn.countAll(), '>', 1)
+          .execute();
         expect(twice, table).toHaveLength(0);
       }
     });

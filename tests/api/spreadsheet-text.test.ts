@@ -69,7 +69,10 @@ for (const dialect of await dialects()) {
         // XML reads a raw carriage return as a line feed (ExcelJS writes it raw, as Excel reads it too).
         const hits = cells.filter((c) => c.text === text.replace(/\r/g, '\n'));
         expect(hits, JSON.stringify(text)).toHaveLength(2);
-        expect(hits.every((c) => c.quoted), JSON.stringify(text)).toBe(true);
+        expect(
+          hits.every((c) => c.quoted),
+          JSON.stringify(text),
+        ).toBe(true);
       }
       // Ordinary text and the server's own dates are left as they are.
       expect(cells.find((c) => c.text === '注入0')?.quoted).toBe(false);

@@ -100,17 +100,51 @@ for (const dialect of await dialects()) {
     });
 
     it('exports every column of the vehicle alarm list, handling included', async () => {
-      const file = await fetch(`${server.base}/api/stat_car_stranded/export`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${lead.token}` }, body: JSON.stringify(range) });
+      const file = await fetch(`${server.base}/api/stat_car_stranded/export`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${lead.token}` },
+        body: JSON.stringify(range),
+      });
       expect(file.status).toBe(200);
       expect(file.headers.get('content-disposition')).toContain(encodeURIComponent('车辆滞留导出.xlsx'));
       const ExcelJS = (await import('exceljs')).default;
       const wb = new ExcelJS.Workbook();
       await wb.xlsx.load(Buffer.from(await file.arrayBuffer()) as never);
       const sheet = wb.worksheets[0]!;
-      expect(sheet.getRow(1).values).toEqual([undefined, '统计日期', '来访园区', '车牌号', '告警类型', '处理状态', '入园闸口', '入园时间', '告警时间', '出园时间', '处理人', '处理时间', '是否误判', '处理说明']);
+      expect(sheet.getRow(1).values).toEqual([
+        undefined,
+        '统计日期',
+        '来访园区',
+        '车牌号',
+        '告警类型',
+        '处理状态',
+        '入园闸口',
+        '入园时间',
+        '告警时间',
+        '出园时间',
+        '处理人',
+        '处理时间',
+        '是否误判',
+        '处理说明',
+      ]);
       // Vehicles only, newest first.
       expect(sheet.rowCount).toBe(4);
-      expect(sheet.getRow(3).values).toEqual([undefined, '2020-03-01', expect.any(String), '粤LST002', '超出来访时间', '误判', gates[1]!.name, '2020-03-01 08:00:00', '2020-03-01 23:59:00', '2020-03-01 20:00:00', '赵敏', '2020-03-01 23:59:00', '是', '出现误判！']);
+      expect(sheet.getRow(3).values).toEqual([
+        undefined,
+        '2020-03-01',
+        expect.any(String),
+        '粤LST002',
+        '超出来访时间',
+        '误判',
+        gates[1]!.name,
+        '2020-03-01 08:00:00',
+        '2020-03-01 23:59:00',
+        '2020-03-01 20:00:00',
+        '赵敏',
+        '2020-03-01 23:59:00',
+        '是',
+        '出现误判！',
+      ]);
       expect(sheet.getRow(4).getCell(5).value).toBe('未处理');
     });
   });

@@ -26,15 +26,29 @@ for (const dialect of await dialects()) {
     const at = (minutesFromNow: number) => formatInZone(ctx.now() + minutesFromNow * 60_000, ctx.config.tz);
     const later = (minutes: number) => clockAt(ctx, ctx.now(), -minutes);
     async function send(events: Row[]) {
-      const r = await fetch(`${server.base}/api/device/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Device ${gateNumber}:${key}` }, body: JSON.stringify({ events }) });
+      const r = await fetch(`${server.base}/api/device/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Device ${gateNumber}:${key}` },
+        body: JSON.stringify({ events }),
+      });
       const body = (await r.json()) as Row;
       expect(body.data, JSON.stringify(body)).toMatchObject({ accepted: events.length });
     }
-    const crossing = (plate: string, direction: 1 | 2, minutesFromNow: number, open = 1): Row => ({ event_id: `${dialect}-s-${++seq}`, type: 'vehicle', capture_time: at(minutesFromNow), license_plate: plate, direction, open_result: open });
+    const crossing = (plate: string, direction: 1 | 2, minutesFromNow: number, open = 1): Row => ({
+      event_id: `${dialect}-s-${++seq}`,
+      type: 'vehicle',
+      capture_time: at(minutesFromNow),
+      license_plate: plate,
+      direction,
+      open_result: open,
+    });
     const plateOf = () => `粤L${dialect === 'sqlite' ? 'T' : 'Q'}${String(3000 + ++seq).slice(-4)}`;
     /** An approved vehicle visit of the contact's whose window is set on the stored row (the form books from days ahead). */
     async function approvedVisit(plate: string, begin: string, end: string, vehicle = '小型汽车') {
-      const saved = await contact.post<{ id: number }>('/v2/carApplications/save', carApplicationBody({ today, license_plate: plate, applicant_idcard: idNumber(6000 + ++seq), vehicle_type_id: model[vehicle]!, interviewee_depart_id: depart.CNOOC_SHELL! }));
+      const saved = await contact.post<{ id: number }>(
+        '/v2/carApplications/save',
+        carApplicationBody({ today, license_plate: plate, applicant_idcard: idNumber(6000 + ++seq), vehicle_type_id: model[vehicle]!, interviewee_depart_id: depart.CNOOC_SHELL! }),
+      );
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
       await ctx.db.updateTable('car_application').set({ state: 2, visitor_begin_time: begin, visitor_end_time: end }).where('car_application_id', '=', saved.body.data.id).execute();
       return saved.body.data.id;
@@ -129,7 +143,13 @@ for (const dialect of await dialects()) {
       const shortTime = `${Number(entry.slice(5, 7))}月${Number(entry.slice(8, 10))}日${entry.slice(11)}`;
       expect(alarms[0]!.sms_content).toBe(`【园区出入管理】黑名单车辆入园：${BLACK_PLATE}，${shortTime}经西门车辆道闸1入园，请立即处理。`);
       expect(alarms[0]!.sms_content.length).toBeLessThanOrEqual(70);
-      const note = await ctx.db.selectFrom('notification as n').innerJoin('sys_user as u', 'u.user_id', 'n.user_id').select(['n.title', 'n.body']).where('u.account', '=', 'lead').where('n.tag', '=', `stranded-car-${alarms[0]!.id}`).executeTakeFirstOrThrow();
+      const note = await ctx.db
+        .selectFrom('notification as n')
+        .innerJoin('sys_user as u', 'u.user_id', 'n.user_id')
+        .select(['n.title', 'n.body'])
+        .where('u.account', '=', 'lead')
+        .where('n.tag', '=', `stranded-car-${alarms[0]!.id}`)
+        .executeTakeFirstOrThrow();
       expect(note).toEqual({ title: '黑名单车辆入园', body: `黑名单车辆${BLACK_PLATE}于${entry}经西门车辆道闸1入园，请立即处理` });
       expect(`${note.body}${alarms[0]!.sms_content}`).not.toContain('滞留超时');
       // The detail names the gate it came in by.
@@ -163,7 +183,11 @@ for (const dialect of await dialects()) {
       // The daily statistics and their export: always allowed to the list's holders.
       const stats = await lead.post<{ list: Row[]; total: number }>('/stat_car_stranded/list', { size: 50, license_plate: BLACK_PLATE });
       expect(stats.body.data.list[0]).toMatchObject({ stat_date: today, license_plate: BLACK_PLATE });
-      const file = await fetch(`${server.base}/api/stat_car_stranded/export`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${lead.token}` }, body: JSON.stringify({}) });
+      const file = await fetch(`${server.base}/api/stat_car_stranded/export`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${lead.token}` },
+        body: JSON.stringify({}),
+      });
       expect(file.status).toBe(200);
       expect(file.headers.get('content-disposition')).toContain(encodeURIComponent('车辆滞留导出.xlsx'));
       const bytes = Buffer.from(await file.arrayBuffer());
@@ -172,7 +196,22 @@ for (const dialect of await dialects()) {
       const wb = new ExcelJS.Workbook();
       await wb.xlsx.load(bytes as never);
       const sheet = wb.worksheets[0]!;
-      expect(sheet.getRow(1).values).toEqual([undefined, '统计日期', '来访园区', '车牌号', '告警类型', '处理状态', '入园闸口', '入园时间', '告警时间', '出园时间', '处理人', '处理时间', '是否误判', '处理说明']);
+      expect(sheet.getRow(1).values).toEqual([
+        undefined,
+        '统计日期',
+        '来访园区',
+        '车牌号',
+        '告警类型',
+        '处理状态',
+        '入园闸口',
+        '入园时间',
+        '告警时间',
+        '出园时间',
+        '处理人',
+        '处理时间',
+        '是否误判',
+        '处理说明',
+      ]);
       expect(sheet.rowCount - 1).toBe((await lead.post<{ total: number }>('/stat_car_stranded/list', { size: 1 })).body.data.total);
       expect((await contact.post('/stat_car_stranded/export', {})).status).toBe(403);
 

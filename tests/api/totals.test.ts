@@ -47,7 +47,8 @@ for (const dialect of await dialects()) {
         p: '/carApplications',
         table: 'car_application',
         key: 'car_application_id',
-        body: (departId: number) => carApplicationBody({ today, license_plate: `粤T${String(++seq).padStart(5, '0')}`, applicant_idcard: idNumber(++seq, '07'), vehicle_type_id: model, interviewee_depart_id: departId }),
+        body: (departId: number) =>
+          carApplicationBody({ today, license_plate: `粤T${String(++seq).padStart(5, '0')}`, applicant_idcard: idNumber(++seq, '07'), vehicle_type_id: model, interviewee_depart_id: departId }),
       },
       person: {
         p: '/personApplications',

@@ -74,7 +74,8 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     await service?.stop();
   });
 
-  const carBody = () => carApplicationBody({ today, license_plate: `粤T${String(++seq).padStart(4, '0')}W`, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId });
+  const carBody = () =>
+    carApplicationBody({ today, license_plate: `粤T${String(++seq).padStart(4, '0')}W`, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId });
   const userId = async (account: string) => (await a.app.ctx.db.selectFrom('sys_user').select('user_id').where('account', '=', account).executeTakeFirstOrThrow()).user_id;
 
   async function submitCar(via: Record<string, Client>) {
@@ -82,7 +83,11 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
     const pushed = await via.contact!.post('/carApplications/push', { id: saved.body.data.id });
     expect(pushed.body, JSON.stringify(pushed.body)).toMatchObject({ success: true });
-    const row = await a.app.ctx.db.selectFrom('car_application').select(['application_number', 'license_plate', 'process_instance_id']).where('car_application_id', '=', saved.body.data.id).executeTakeFirstOrThrow();
+    const row = await a.app.ctx.db
+      .selectFrom('car_application')
+      .select(['application_number', 'license_plate', 'process_instance_id'])
+      .where('car_application_id', '=', saved.body.data.id)
+      .executeTakeFirstOrThrow();
     return { id: saved.body.data.id, number: row.application_number, plate: row.license_plate, instance: row.process_instance_id! };
   }
 
@@ -121,20 +126,44 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     const instances = cars.map((c) => c.instance);
     // Only these tasks are overdue, so the counts below are theirs alone.
     await db.updateTable('process_task').set({ due_at: null }).where('state', '=', TaskState.PENDING).where('process_instance_id', 'not in', instances).execute();
-    const firstNode = await db.selectFrom('process_task').select(['process_task_id', 'process_instance_id', 'sort']).where('process_instance_id', 'in', instances).where('state', '=', TaskState.PENDING).execute();
+    const firstNode = await db
+      .selectFrom('process_task')
+      .select(['process_task_id', 'process_instance_id', 'sort'])
+      .where('process_instance_id', 'in', instances)
+      .where('state', '=', TaskState.PENDING)
+      .execute();
     expect(firstNode.length).toBeGreaterThanOrEqual(cars.length);
     // Overdue as if the node's limit had passed an hour ago.
-    await db.updateTable('process_task').set({ due_at: Date.now() - 3600_000 }).where('process_task_id', 'in', firstNode.map((t) => t.process_task_id)).execute();
+    await db
+      .updateTable('process_task')
+      .set({ due_at: Date.now() - 3600_000 })
+      .where(
+        'process_task_id',
+        'in',
+        firstNode.map((t) => t.process_task_id),
+      )
+      .execute();
 
     // Small pages, so that both servers walk the backlog page by page over the same rows.
     const drain = (server: TestServer) => approveOverdue(server.app.ctx, server.app.ctx.now(), 5);
     const counts = await Promise.all([drain(a), drain(b), drain(a), drain(b)]);
     // Each instance's first node was settled by exactly one automatic approval, wherever it ran.
-    expect(counts.reduce((x, y) => x + y, 0), JSON.stringify(counts)).toBe(cars.length);
+    expect(
+      counts.reduce((x, y) => x + y, 0),
+      JSON.stringify(counts),
+    ).toBe(cars.length);
     for (const car of cars) {
-      const tasks = await db.selectFrom('process_task').select(['process_task_id', 'sort', 'state', 'result', 'auto', 'user_id']).where('process_instance_id', '=', car.instance).orderBy('process_task_id').execute();
+      const tasks = await db
+        .selectFrom('process_task')
+        .select(['process_task_id', 'sort', 'state', 'result', 'auto', 'user_id'])
+        .where('process_instance_id', '=', car.instance)
+        .orderBy('process_task_id')
+        .execute();
       const first = tasks.filter((t) => t.sort === firstNode.find((f) => f.process_instance_id === car.instance)!.sort);
-      expect(first.filter((t) => t.auto === 1 && t.result === TaskResult.APPROVE), JSON.stringify(tasks)).toHaveLength(1);
+      expect(
+        first.filter((t) => t.auto === 1 && t.result === TaskResult.APPROVE),
+        JSON.stringify(tasks),
+      ).toHaveLength(1);
       const next = tasks.filter((t) => !first.includes(t));
       // The next node was activated once: one task per candidate, none twice.
       expect(next.length, JSON.stringify(tasks)).toBeGreaterThan(0);
@@ -159,17 +188,40 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     const free = [];
     for (let i = 0; i < 3; i++) {
       const car = await submitCar(onB);
-      const task = await db.selectFrom('process_task').select('process_task_id').where('process_instance_id', '=', car.instance).where('user_id', '=', reviewer).where('state', '=', TaskState.PENDING).executeTakeFirstOrThrow();
+      const task = await db
+        .selectFrom('process_task')
+        .select('process_task_id')
+        .where('process_instance_id', '=', car.instance)
+        .where('user_id', '=', reviewer)
+        .where('state', '=', TaskState.PENDING)
+        .executeTakeFirstOrThrow();
       expect((await onA.reviewer!.post('/carApplications/task/check', { taskIds: String(task.process_task_id) })).body).toMatchObject({ success: true });
       free.push(car);
     }
-    const pendingOf = (cars: Array<{ instance: number }>) => db.selectFrom('process_task').select('process_task_id').where('process_instance_id', 'in', cars.map((c) => c.instance)).where('state', '=', TaskState.PENDING);
+    const pendingOf = (cars: Array<{ instance: number }>) =>
+      db
+        .selectFrom('process_task')
+        .select('process_task_id')
+        .where(
+          'process_instance_id',
+          'in',
+          cars.map((c) => c.instance),
+        )
+        .where('state', '=', TaskState.PENDING);
     const stuckTasks = (await pendingOf(stuck).execute()).map((t) => t.process_task_id);
     const freeTasks = (await pendingOf(free).execute()).map((t) => t.process_task_id);
     await db.updateTable('process_task').set({ due_at: null }).where('state', '=', TaskState.PENDING).execute();
     // The stuck ones are the oldest: a run that looked only at its first page would see nothing else, every time.
-    await db.updateTable('process_task').set({ due_at: Date.now() - 7200_000 }).where('process_task_id', 'in', stuckTasks).execute();
-    await db.updateTable('process_task').set({ due_at: Date.now() - 3600_000 }).where('process_task_id', 'in', freeTasks).execute();
+    await db
+      .updateTable('process_task')
+      .set({ due_at: Date.now() - 7200_000 })
+      .where('process_task_id', 'in', stuckTasks)
+      .execute();
+    await db
+      .updateTable('process_task')
+      .set({ due_at: Date.now() - 3600_000 })
+      .where('process_task_id', 'in', freeTasks)
+      .execute();
     await db.updateTable('sys_user').set({ status: 0 }).where('user_id', '=', squad).execute();
     try {
       const counts = await Promise.all([a, b].map((s) => approveOverdue(s.app.ctx, s.app.ctx.now(), stuckTasks.length)));
@@ -218,7 +270,14 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     expect((await onB.reviewer!.post('/push/subscribe', { endpoint: phone.endpoint, keys: phone.keys, device_label: '李强的手机' })).body).toMatchObject({ success: true });
     const reviewer = await userId('reviewer');
     const N = 160;
-    const items = Array.from({ length: N }, (_, i) => ({ userId: reviewer, kind: NotificationKind.TASK_ASSIGNED, title: '新的审批任务', body: `两台服务器推送 ${i}`, url: '/approval/car', tag: `two-servers-${i}` }));
+    const items = Array.from({ length: N }, (_, i) => ({
+      userId: reviewer,
+      kind: NotificationKind.TASK_ASSIGNED,
+      title: '新的审批任务',
+      body: `两台服务器推送 ${i}`,
+      url: '/approval/car',
+      tag: `two-servers-${i}`,
+    }));
     // Committed on A, which wakes A's dispatcher; B is woken at the same moment, as its 30 s sweep would.
     await a.app.ctx.db.transaction().execute((trx) => notify(trx, a.app.ctx, items));
     signalNotified(b.app.ctx.db, [reviewer]);
@@ -230,7 +289,10 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     expect(twice, 'pushed more than once').toEqual([]);
     expect(new Set(seen)).toEqual(new Set(items.map((i) => i.tag)));
     const attempts = await db.selectFrom('notification').select(['push_state', 'push_attempts']).where('tag', 'like', 'two-servers-%').execute();
-    expect(attempts.every((r) => r.push_state === 1 && r.push_attempts === 1), JSON.stringify(attempts.filter((r) => r.push_attempts !== 1))).toBe(true);
+    expect(
+      attempts.every((r) => r.push_state === 1 && r.push_attempts === 1),
+      JSON.stringify(attempts.filter((r) => r.push_attempts !== 1)),
+    ).toBe(true);
   });
 
   /*
@@ -251,7 +313,10 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
       };
       const answers = [];
       for (const server of [c, d, c, d]) answers.push(await ask(server));
-      expect(answers.slice(0, 3).map((r) => r.status), JSON.stringify(answers.map((r) => r.body))).toEqual([200, 200, 200]);
+      expect(
+        answers.slice(0, 3).map((r) => r.status),
+        JSON.stringify(answers.map((r) => r.body)),
+      ).toEqual([200, 200, 200]);
       expect(answers[3]!.status, JSON.stringify(answers[3]!.body)).toBe(429);
       expect(answers[3]!.body.code).toBe(1012);
     } finally {

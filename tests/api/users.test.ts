@@ -63,7 +63,6 @@ for (const dialect of await dialects()) {
       expect(login.status).toBe(200);
     });
 
-
     it('edits a user; an empty password keeps the old one and a new one signs the user out everywhere', async () => {
       const v = base();
       const { user_id } = (await save(v)).body.data;

@@ -26,11 +26,20 @@ for (const dialect of await dialects()) {
       // A user who may add, edit, cancel and delete marks but not list them: the access switch leaves them their own rows only.
       const admin = await new Client(server).as('admin');
       const now = ctx.time();
-      const role = await ctx.db.insertInto('sys_role').values({ name: '标记编辑', code: 'mark_editor', remark: '', status: 1, create_time: now, update_time: now }).returning('role_id').executeTakeFirstOrThrow();
+      const role = await ctx.db
+        .insertInto('sys_role')
+        .values({ name: '标记编辑', code: 'mark_editor', remark: '', status: 1, create_time: now, update_time: now })
+        .returning('role_id')
+        .executeTakeFirstOrThrow();
       const perms = await ctx.db.selectFrom('sys_permission').select('permission_id').where('code', 'in', ['carMark:add', 'carMark:edit', 'carMark:delete']).execute();
       expect(perms).toHaveLength(3);
-      await ctx.db.insertInto('sys_role_permission').values(perms.map((p) => ({ role_id: role.role_id, permission_id: p.permission_id }))).execute();
-      const created = await admin.post<{ user_id: number }>('/user/save', { content: await admin.encrypt({ userName: '标记编辑员', account: 'markeditor', password: DEMO_PASSWORD + 'm1', gender: 0, phone: '13900000031', departId: 1 }) });
+      await ctx.db
+        .insertInto('sys_role_permission')
+        .values(perms.map((p) => ({ role_id: role.role_id, permission_id: p.permission_id })))
+        .execute();
+      const created = await admin.post<{ user_id: number }>('/user/save', {
+        content: await admin.encrypt({ userName: '标记编辑员', account: 'markeditor', password: DEMO_PASSWORD + 'm1', gender: 0, phone: '13900000031', departId: 1 }),
+      });
       expect(created.body.success, JSON.stringify(created.body)).toBe(true);
       await admin.post('/user/bindRole', { userId: created.body.data.user_id, roleIds: [role.role_id] });
       editor = new Client(server);
@@ -39,7 +48,17 @@ for (const dialect of await dialects()) {
     afterAll(async () => server?.close());
 
     const plate = () => `粤K${String(++seq).padStart(5, '0')}`;
-    const markBody = (o: Row = {}): Row => ({ license_plate: plate(), vehicle_type_id: model['小型汽车'], visitor_company: '惠州标记测试物流有限公司', color_id: 1, label_type_id: 2, alarm_id: 1, remark: '闯卡未停车', photo: '', ...o });
+    const markBody = (o: Row = {}): Row => ({
+      license_plate: plate(),
+      vehicle_type_id: model['小型汽车'],
+      visitor_company: '惠州标记测试物流有限公司',
+      color_id: 1,
+      label_type_id: 2,
+      alarm_id: 1,
+      remark: '闯卡未停车',
+      photo: '',
+      ...o,
+    });
 
     async function upload(c: Client): Promise<string> {
       const form = new FormData();
@@ -105,7 +124,19 @@ for (const dialect of await dialects()) {
       const p = plate();
       const id = await save(markBody({ license_plate: p.toLowerCase().replace('K', 'k'), photo: site }));
       const d = (await detail(id)).body.data;
-      expect(d).toMatchObject({ license_plate: p, vehicle_type_name: '小型汽车', visitor_company: '惠州标记测试物流有限公司', color_id: 1, label_type_id: 2, alarm_id: 1, status: 1, car_application_id: null, application_number: null, create_user_name: '赵敏', photo: site });
+      expect(d).toMatchObject({
+        license_plate: p,
+        vehicle_type_name: '小型汽车',
+        visitor_company: '惠州标记测试物流有限公司',
+        color_id: 1,
+        label_type_id: 2,
+        alarm_id: 1,
+        status: 1,
+        car_application_id: null,
+        application_number: null,
+        create_user_name: '赵敏',
+        photo: site,
+      });
       expect(d.files).toEqual([{ url: site, type: 1 }]);
 
       // The register is the park's: the patrol (carMark:edit) edits the lead's mark; the model may be cleared.
@@ -194,11 +225,21 @@ for (const dialect of await dialects()) {
       const photo = await upload(squad);
       const flagged = await squad.post('/label/vehicle/label', { car_application_ids: String(app.car_application_id), color_id: 1, label_type_id: 3, alarm_id: 2, remark: '车辆漏油', photo });
       expect(flagged.body.msg).toBe('标记成功');
-      const flag = async () => (await ctx.db.selectFrom('car_application').select(['label_status', 'label_remark']).where('car_application_id', '=', app.car_application_id).executeTakeFirstOrThrow());
+      const flag = async () => await ctx.db.selectFrom('car_application').select(['label_status', 'label_remark']).where('car_application_id', '=', app.car_application_id).executeTakeFirstOrThrow();
       expect(await flag()).toEqual({ label_status: 1, label_remark: '车辆漏油' });
 
       const found = (await list({ license_plate: app.license_plate })).list.find((r) => r.car_application_id === app.car_application_id);
-      expect(found).toMatchObject({ application_number: app.application_number, visitor_company: app.visitor_company, color_id: 1, label_type_id: 3, alarm_id: 2, remark: '车辆漏油', status: 1, create_user_name: '陈刚', photo });
+      expect(found).toMatchObject({
+        application_number: app.application_number,
+        visitor_company: app.visitor_company,
+        color_id: 1,
+        label_type_id: 3,
+        alarm_id: 2,
+        remark: '车辆漏油',
+        status: 1,
+        create_user_name: '陈刚',
+        photo,
+      });
       // The squad flags but keeps no marks screen.
       expect((await squad.post('/label/vehicle/list', { size: 10, pn: 1 })).status).toBe(403);
 
@@ -218,8 +259,16 @@ for (const dialect of await dialects()) {
     });
 
     it('deleting a flag leaves the appointment flagged by its other active flags only', async () => {
-      const app = await ctx.db.selectFrom('car_application').select(['car_application_id', 'license_plate']).where('label_status', '=', 0).where('is_deleted', '=', 0).where('state', '!=', 0).orderBy('car_application_id', 'desc').executeTakeFirstOrThrow();
-      for (const remark of ['第一次', '第二次']) await squad.post('/label/vehicle/label', { car_application_ids: String(app.car_application_id), color_id: 2, label_type_id: 1, alarm_id: 3, remark, photo: '' });
+      const app = await ctx.db
+        .selectFrom('car_application')
+        .select(['car_application_id', 'license_plate'])
+        .where('label_status', '=', 0)
+        .where('is_deleted', '=', 0)
+        .where('state', '!=', 0)
+        .orderBy('car_application_id', 'desc')
+        .executeTakeFirstOrThrow();
+      for (const remark of ['第一次', '第二次'])
+        await squad.post('/label/vehicle/label', { car_application_ids: String(app.car_application_id), color_id: 2, label_type_id: 1, alarm_id: 3, remark, photo: '' });
       const [second, first] = (await list({ license_plate: app.license_plate })).list.filter((r) => r.car_application_id === app.car_application_id);
       const flag = () => ctx.db.selectFrom('car_application').select(['label_status', 'label_remark']).where('car_application_id', '=', app.car_application_id).executeTakeFirstOrThrow();
       expect((await lead.post('/label/vehicle/delete', { id: second!.id })).body.msg).toBe('删除成功！');

@@ -215,7 +215,8 @@ for (const dialect of await dialects()) {
       expect((await portcontact.post('/vehicleRegistration/push', { id: theirs })).body.msg).toBe('提交成功！');
       // A draft stays its filer's: the history shows what entered approval.
       const draft = await create({ visit_area: 3, visitor_company: '惠州港区历史测试公司' }, portcontact);
-      const history = async (q: Row) => (await squad.post<{ list: VehicleRegistrationRow[]; total: number }>('/vehicleRegistration/history/list', { size: 50, pn: 1, visitor_company: '港区历史测试', ...q })).body.data;
+      const history = async (q: Row) =>
+        (await squad.post<{ list: VehicleRegistrationRow[]; total: number }>('/vehicleRegistration/history/list', { size: 50, pn: 1, visitor_company: '港区历史测试', ...q })).body.data;
       expect((await history({})).list.map((r) => r.id).sort()).toEqual([mine, theirs].sort());
       expect((await history({})).list.map((r) => r.id)).not.toContain(draft);
       expect((await history({ state: 2 })).list.map((r) => r.id)).toEqual([mine]);
@@ -313,7 +314,10 @@ for (const dialect of await dialects()) {
       expect(r.body.msg).toBe(refused);
 
       // A model without need_record is not asked for one.
-      const small = await contact.post<{ id: number }>('/v2/carApplications/save', carApplicationBody({ today, license_plate: plate(), applicant_idcard: idNumber(++seq, '05'), vehicle_type_id: model['小型汽车']!, interviewee_depart_id: depart.CNOOC_SHELL! }));
+      const small = await contact.post<{ id: number }>(
+        '/v2/carApplications/save',
+        carApplicationBody({ today, license_plate: plate(), applicant_idcard: idNumber(++seq, '05'), vehicle_type_id: model['小型汽车']!, interviewee_depart_id: depart.CNOOC_SHELL! }),
+      );
       expect((await contact.post('/carApplications/push', { id: small.body.data.id })).body.msg).toBe('提交成功！');
     });
 

@@ -79,7 +79,12 @@ for (const dialect of await dialects()) {
     }
 
     it("seeds the demo contact's waybills in every state, the pending ones in the hazmat and squad queues", async () => {
-      const seeded = await ctx.db.selectFrom('transport_list').select(['id', 'license_plate', 'state', 'application_number']).where('license_plate', 'like', '粤L7W3%').orderBy('license_plate').execute();
+      const seeded = await ctx.db
+        .selectFrom('transport_list')
+        .select(['id', 'license_plate', 'state', 'application_number'])
+        .where('license_plate', 'like', '粤L7W3%')
+        .orderBy('license_plate')
+        .execute();
       expect(seeded.map((r) => r.state)).toEqual([0, 1, 1, 2, 2, 3]);
       expect(seeded.every((r) => /^TL\d{14}$/.test(r.application_number ?? ''))).toBe(true);
       expect(await taskOf(hazard, seeded[1]!.id)).toBeTruthy();
@@ -116,7 +121,15 @@ for (const dialect of await dialects()) {
       }
       const id = await create({ trailer_license: '', trailer_transport_license: null, tank_volume: undefined, cargo_unit: '' });
       const saved = await contact.get<TransportListRow>(`/transportList/detail?id=${id}`);
-      expect(saved.body.data).toMatchObject({ trailer_license: '', trailer_transport_license: '', tank_volume: null, cargo_unit: '吨', cargo_quantity: 28.5, unified_social_credit_code: '91441300MA4W8K2L5T', state: 0 });
+      expect(saved.body.data).toMatchObject({
+        trailer_license: '',
+        trailer_transport_license: '',
+        tank_volume: null,
+        cargo_unit: '吨',
+        cargo_quantity: 28.5,
+        unified_social_credit_code: '91441300MA4W8K2L5T',
+        state: 0,
+      });
       expect(saved.body.data.application_number).toMatch(new RegExp(`^TL${today.replace(/-/g, '')}\\d{6}$`));
       // Someone else's upload cannot be put on a waybill.
       const refused = await contact.post('/transportList/save', body({ annex: portAnnex }));
@@ -273,7 +286,16 @@ for (const dialect of await dialects()) {
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
 
       const option = mine.body.data.find((o) => o.id === older)!;
-      expect(option.cargo_info).toMatchObject({ cargo_name: '乙二醇', cargo_quantity: 28.5, cargo_unit: '吨', license_plate_color: '黄色', trailer_license: '粤K1234挂', trailer_trasport_license: '粤交运管惠字441300009号', tank_volume: 30, annex });
+      expect(option.cargo_info).toMatchObject({
+        cargo_name: '乙二醇',
+        cargo_quantity: 28.5,
+        cargo_unit: '吨',
+        license_plate_color: '黄色',
+        trailer_license: '粤K1234挂',
+        trailer_trasport_license: '粤交运管惠字441300009号',
+        tank_volume: 30,
+        annex,
+      });
       expect((await portcontact.post<WaybillOption[]>('/transportList/approvedOptions', {})).body.data.map((o) => o.id)).toEqual([theirs]);
       const byPlate = await contact.post<WaybillOption[]>('/transportList/approvedOptions', { license_plate: option.license_plate });
       expect(byPlate.body.data.map((o) => o.id)).toEqual([older]);

@@ -92,7 +92,14 @@ describe.each(covered)('WEB_CONCURRENCY=2: two server processes on one port (%s)
     if (c) expect(await c.stop(), 'the primary stops its processes and exits cleanly on SIGTERM').toBe(0);
   });
 
-  const carBody = () => carApplicationBody({ today, license_plate: `粤W${String(++seq).padStart(4, '0')}${dialect === 'postgres' ? 'P' : 'S'}`, applicant_idcard: '441302199001011231', vehicle_type_id: modelId, interviewee_depart_id: departId });
+  const carBody = () =>
+    carApplicationBody({
+      today,
+      license_plate: `粤W${String(++seq).padStart(4, '0')}${dialect === 'postgres' ? 'P' : 'S'}`,
+      applicant_idcard: '441302199001011231',
+      vehicle_type_id: modelId,
+      interviewee_depart_id: departId,
+    });
 
   async function submitCar() {
     const saved = await contact.post<{ id: number }>('/v2/carApplications/save', carBody());
@@ -123,20 +130,30 @@ describe.each(covered)('WEB_CONCURRENCY=2: two server processes on one port (%s)
         reviewer.post('/carApplications/task/check', { taskIds: String(t.process_task_id), result: TaskResult.REJECT, remark: '不同意' }),
       ]),
     );
-    expect(answers.filter((a) => a.status >= 500), JSON.stringify(answers.filter((a) => a.status >= 500))).toEqual([]);
+    expect(
+      answers.filter((a) => a.status >= 500),
+      JSON.stringify(answers.filter((a) => a.status >= 500)),
+    ).toEqual([]);
     for (let i = 0; i < tasks.length; i++) {
       const pair = [answers[2 * i]!, answers[2 * i + 1]!];
       expect(pair.filter((a) => a.status === 200).length, JSON.stringify(pair)).toBe(1);
       expect(pair.filter((a) => a.status === 409).length, JSON.stringify(pair)).toBe(1);
     }
-    const decided = await db.selectFrom('process_task').select(['state', 'result']).where('process_task_id', 'in', tasks.map((t) => t.process_task_id)).execute();
+    const decided = await db
+      .selectFrom('process_task')
+      .select(['state', 'result'])
+      .where(
+        'process_task_id',
+        'in',
+        tasks.map((t) => t.process_task_id),
+      )
+      .execute();
     expect(decided.every((t) => t.state === TaskState.DONE)).toBe(true);
   });
 
   it('a remembered queue total is right on every process soon after a write through the other, well within its TTL', async () => {
     // Eight at once open several connections, which the primary hands to both processes in turn: each process remembers the total.
-    const totals = async () =>
-      Promise.all(Array.from({ length: 8 }, () => reviewer.post<{ total: number }>('/carApplications/task/page', { size: 10, pn: 1 }).then((r) => r.body.data.total)));
+    const totals = async () => Promise.all(Array.from({ length: 8 }, () => reviewer.post<{ total: number }>('/carApplications/task/page', { size: 10, pn: 1 }).then((r) => r.body.data.total)));
     const before = await totals();
     expect(new Set(before).size, JSON.stringify(before)).toBe(1);
     await submitCar();
@@ -160,7 +177,10 @@ describe.each(covered)('WEB_CONCURRENCY=2: two server processes on one port (%s)
         }).then((r) => r.status),
       ),
     );
-    expect(answers.every((s) => s === 200 || s === 409), JSON.stringify(answers)).toBe(true);
+    expect(
+      answers.every((s) => s === 200 || s === 409),
+      JSON.stringify(answers),
+    ).toBe(true);
     const rows = await c.database.db.selectFrom('car_application').select('car_application_id').where('license_plate', '=', body.license_plate).execute();
     expect(rows).toHaveLength(1);
   });
@@ -197,10 +217,14 @@ describe.each(covered)('WEB_CONCURRENCY=2: two server processes on one port (%s)
     const sendAlone = (events: unknown[]) =>
       new Promise<number>((resolve, reject) => {
         const body = JSON.stringify({ events });
-        const req = http.request(`${c.server.base}/api/device/events`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Device ${gate.number}:${key}` } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          `${c.server.base}/api/device/events`,
+          { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Device ${gate.number}:${key}` } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -209,7 +233,11 @@ describe.each(covered)('WEB_CONCURRENCY=2: two server processes on one port (%s)
       for (let i = 0; i < 4; i++) {
         const id = await submitCar();
         const plate = (await db.selectFrom('car_application').select('license_plate').where('car_application_id', '=', id).executeTakeFirstOrThrow()).license_plate;
-        await db.updateTable('car_application').set({ state: 2, visitor_begin_time: `${today} 00:00:00`, visitor_end_time: `${today} 23:59:59` }).where('car_application_id', '=', id).execute();
+        await db
+          .updateTable('car_application')
+          .set({ state: 2, visitor_begin_time: `${today} 00:00:00`, visitor_end_time: `${today} 23:59:59` })
+          .where('car_application_id', '=', id)
+          .execute();
         // In 57 s ago with a one-minute dwell limit: stranded 3 s from now.
         const entry = Date.now() - 57_000;
         expect(await sendAlone([{ event_id: `cluster-${dialect}-${plate}`, type: 'vehicle', capture_time: park(entry), license_plate: plate, direction: 1, open_result: 1 }])).toBe(200);

@@ -58,7 +58,13 @@ for (const dialect of await dialects()) {
       ctx.db.transaction().execute((trx) => startInstance(trx, ctx, { processType, refId, applicantUserId: applicant, intervieweeDepartId: visited }));
     const act = (d: Decision) => ctx.db.transaction().execute((trx) => decide(trx, ctx, d));
     const pending = (instanceId: number) =>
-      ctx.db.selectFrom('process_task').select(['process_task_id', 'user_id', 'queue', 'sort']).where('process_instance_id', '=', instanceId).where('state', '=', 0).orderBy('process_task_id').execute();
+      ctx.db
+        .selectFrom('process_task')
+        .select(['process_task_id', 'user_id', 'queue', 'sort'])
+        .where('process_instance_id', '=', instanceId)
+        .where('state', '=', 0)
+        .orderBy('process_task_id')
+        .execute();
     const carState = async (id: number) => (await ctx.db.selectFrom('car_application').select('state').where('car_application_id', '=', id).executeTakeFirstOrThrow()).state;
     const approve = (taskId: number, userId: number) => act({ taskId, userId, result: TaskResult.APPROVE, remark: '同意' });
 
@@ -67,7 +73,19 @@ for (const dialect of await dialects()) {
       const now = ctx.time();
       const { user_id } = await ctx.db
         .insertInto('sys_user')
-        .values({ user_name: account, account, password_hash: 'x', gender: 0, phone: '13911112222', depart_id: depart.CNOOC_SHELL!, status: 1, uuid: account, create_user_id: null, create_time: now, update_time: now })
+        .values({
+          user_name: account,
+          account,
+          password_hash: 'x',
+          gender: 0,
+          phone: '13911112222',
+          depart_id: depart.CNOOC_SHELL!,
+          status: 1,
+          uuid: account,
+          create_user_id: null,
+          create_time: now,
+          update_time: now,
+        })
         .returning('user_id')
         .executeTakeFirstOrThrow();
       await ctx.db.insertInto('sys_user_role').values({ user_id, role_id: role.role_id }).execute();
@@ -179,16 +197,29 @@ for (const dialect of await dialects()) {
         .insertInto('person_application')
         .values({
           application_number: `P${dialect}${Date.now()}`,
-          visitor_name: '访客', visitor_gender: 0, visitor_phone: '13900000001', visitor_company: '访客公司', visitor_type: 4,
-          visitor_idcard_type: 1, visitor_idcard: '440102199001011234', visit_content: '洽谈', visit_begin_time: '2026-12-01 00:00:00',
-          visit_end_time: '2026-12-02 23:59:59', visit_area: 1, interviewee_name: '李强', interviewee_phone: '13800000003',
-          interviewee_depart_id: depart.CNOOC_SHELL!, create_user_id: ids.contact!, create_time: now, update_time: now,
+          visitor_name: '访客',
+          visitor_gender: 0,
+          visitor_phone: '13900000001',
+          visitor_company: '访客公司',
+          visitor_type: 4,
+          visitor_idcard_type: 1,
+          visitor_idcard: '440102199001011234',
+          visit_content: '洽谈',
+          visit_begin_time: '2026-12-01 00:00:00',
+          visit_end_time: '2026-12-02 23:59:59',
+          visit_area: 1,
+          interviewee_name: '李强',
+          interviewee_phone: '13800000003',
+          interviewee_depart_id: depart.CNOOC_SHELL!,
+          create_user_id: ids.contact!,
+          create_time: now,
+          update_time: now,
         })
         .returning('person_application_id')
         .executeTakeFirstOrThrow();
-      const inst = await ctx.db.transaction().execute((trx) =>
-        startInstance(trx, ctx, { processType: ProcessType.PERSON, refId: person_application_id, applicantUserId: ids.contact!, intervieweeDepartId: depart.CNOOC_SHELL! }),
-      );
+      const inst = await ctx.db
+        .transaction()
+        .execute((trx) => startInstance(trx, ctx, { processType: ProcessType.PERSON, refId: person_application_id, applicantUserId: ids.contact!, intervieweeDepartId: depart.CNOOC_SHELL! }));
       expect(await approveOverdue(ctx, ctx.now() + 23 * 3_600_000)).toBe(0);
       const later = ctx.now() + 25 * 3_600_000;
       // Two servers sharing the database run the timer at the same moment: the task is decided once.

@@ -67,33 +67,34 @@ type Box = { left: number; right: number; width: number };
 async function tableLayout(page: Page, state: string | undefined, scrolledRight = false) {
   await expect(page.locator('table.dtb')).toBeVisible();
   await expect(page.locator('.dtb .ls-skeleton')).toHaveCount(0);
-  return page.evaluate(([stateLabel, toTheRight]) => {
-    const box = (el: Element | null | undefined): Box | null => {
-      if (!el) return null;
-      const b = el.getBoundingClientRect();
-      return { left: b.left, right: b.right, width: b.width };
-    };
-    const scroll = document.querySelector('.dtb-scroll') as HTMLElement;
-    if (toTheRight) scroll.scrollLeft = scroll.scrollWidth;
-    const ths = [...document.querySelectorAll('.dtb thead th')];
-    return {
-      pane: box(scroll)!,
-      scrollWidth: scroll.scrollWidth,
-      clientWidth: scroll.clientWidth,
-      state: box(ths.find((th) => th.textContent?.trim() === stateLabel)),
-      actions: box(ths.find((th) => th.classList.contains('dtb-action-col'))),
-      cutFilterLabels: [...document.querySelectorAll('.ff--inline .ff-label')].filter((el) => el.scrollWidth > el.clientWidth).map((el) => el.textContent ?? ''),
-    };
-  }, [state, scrolledRight] as const);
+  return page.evaluate(
+    ([stateLabel, toTheRight]) => {
+      const box = (el: Element | null | undefined): Box | null => {
+        if (!el) return null;
+        const b = el.getBoundingClientRect();
+        return { left: b.left, right: b.right, width: b.width };
+      };
+      const scroll = document.querySelector('.dtb-scroll') as HTMLElement;
+      if (toTheRight) scroll.scrollLeft = scroll.scrollWidth;
+      const ths = [...document.querySelectorAll('.dtb thead th')];
+      return {
+        pane: box(scroll)!,
+        scrollWidth: scroll.scrollWidth,
+        clientWidth: scroll.clientWidth,
+        state: box(ths.find((th) => th.textContent?.trim() === stateLabel)),
+        actions: box(ths.find((th) => th.classList.contains('dtb-action-col'))),
+        cutFilterLabels: [...document.querySelectorAll('.ff--inline .ff-label')].filter((el) => el.scrollWidth > el.clientWidth).map((el) => el.textContent ?? ''),
+      };
+    },
+    [state, scrolledRight] as const,
+  );
 }
 
 /** Labels of the open form that take more than one line. */
 async function wrappedLabels(page: Page): Promise<string[]> {
   const labels = page.locator('.ef .ef-label');
   await expect(labels.first()).toBeVisible();
-  return labels.evaluateAll((els) =>
-    els.filter((el) => el.getBoundingClientRect().height > parseFloat(getComputedStyle(el).lineHeight) * 1.5).map((el) => el.textContent ?? ''),
-  );
+  return labels.evaluateAll((els) => els.filter((el) => el.getBoundingClientRect().height > parseFloat(getComputedStyle(el).lineHeight) * 1.5).map((el) => el.textContent ?? ''));
 }
 
 for (const [account, cases] of Object.entries(byAccount)) {

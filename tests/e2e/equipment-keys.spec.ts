@@ -42,7 +42,10 @@ test('the admin issues a gate its key once, copies it, and the gate shows online
   await list.action(row, '编辑');
   await expect(formField(page, '设备名称').locator('input')).toHaveValue(name);
   for (const label of ['在线状态', '最后状态时间', '密钥签发时间']) await expect(formField(page, label)).toHaveCount(0);
-  await page.getByRole('button', { name: isPhone(page) ? '返回' : '取消', exact: true }).last().click();
+  await page
+    .getByRole('button', { name: isPhone(page) ? '返回' : '取消', exact: true })
+    .last()
+    .click();
   await expect(page.locator('.sm')).toHaveCount(0);
 
   await list.action(row, '接入密钥');

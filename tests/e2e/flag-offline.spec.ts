@@ -240,7 +240,10 @@ test('online, the flag goes through the outbox at once, with upload progress and
   await expect(modal(page).locator('.iu-wait')).toHaveCount(0);
   await expect(modal(page).locator('.iu-tile img')).toHaveCount(2);
   await shot(page, 'flag-photos-uploaded');
-  expect(workers.some((u) => new URL(u).origin === new URL(page.url()).origin && /^\/assets\/compress\.worker-[\w-]+\.js$/.test(new URL(u).pathname)), workers.join(', ')).toBe(true);
+  expect(
+    workers.some((u) => new URL(u).origin === new URL(page.url()).origin && /^\/assets\/compress\.worker-[\w-]+\.js$/.test(new URL(u).pathname)),
+    workers.join(', '),
+  ).toBe(true);
   // The general library it replaced (issue 24 item 2: 11 s a photo on a loaded phone) is no longer loaded.
   expect(libraryFiles.size).toBe(0);
 
@@ -286,7 +289,11 @@ test('an application form keeps an offline photo waiting, refuses to save it, an
   await expect(item.locator('.iu-tile')).toHaveCount(1);
 
   // A photo the server refuses leaves the value, says why, and can be sent again.
-  await page.route('**/api/file/upload', (route) => route.fulfill({ status: 500, json: { success: false, code: 1500, msg: '服务器繁忙，请稍后重试', message: '服务器繁忙，请稍后重试', data: null } }), { times: 1 });
+  await page.route(
+    '**/api/file/upload',
+    (route) => route.fulfill({ status: 500, json: { success: false, code: 1500, msg: '服务器繁忙，请稍后重试', message: '服务器繁忙，请稍后重试', data: null } }),
+    { times: 1 },
+  );
   await item.locator('input[type=file][multiple]').setInputFiles([{ name: 'again.png', mimeType: 'image/png', buffer: PNG }]);
   await expect(page.getByText('服务器繁忙，请稍后重试')).toBeVisible();
   const retry = item.getByRole('button', { name: '重新上传' });

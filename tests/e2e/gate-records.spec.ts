@@ -41,8 +41,35 @@ async function feedCrossings(): Promise<Fed> {
     headers: { 'content-type': 'application/json', authorization },
     body: JSON.stringify({
       events: [
-        { event_id: `v-${tag}`, type: 'vehicle', capture_time: now, license_plate: fed.plate, license_plate_color: 2, direction: 1, open_result: 1, plate_image: await image(), vehicle_image: await image(), vehicle_brand: '比亚迪', vehicle_type: '小型轿车', vehicle_color: 8, vehicle_compare_result: 1, face_compare_result: 1 },
-        { event_id: `p-${tag}`, type: 'person', capture_time: now, idcard: fed.idcard, person_name: fed.person, card_number: `C${tag}`, card_status: 1, image_type: 1, direction: 2, open_result: 0, snapshot: await image() },
+        {
+          event_id: `v-${tag}`,
+          type: 'vehicle',
+          capture_time: now,
+          license_plate: fed.plate,
+          license_plate_color: 2,
+          direction: 1,
+          open_result: 1,
+          plate_image: await image(),
+          vehicle_image: await image(),
+          vehicle_brand: '比亚迪',
+          vehicle_type: '小型轿车',
+          vehicle_color: 8,
+          vehicle_compare_result: 1,
+          face_compare_result: 1,
+        },
+        {
+          event_id: `p-${tag}`,
+          type: 'person',
+          capture_time: now,
+          idcard: fed.idcard,
+          person_name: fed.person,
+          card_number: `C${tag}`,
+          card_status: 1,
+          image_type: 1,
+          direction: 2,
+          open_result: 0,
+          snapshot: await image(),
+        },
       ],
     }),
   });
@@ -63,7 +90,8 @@ test('both records tables render with a crossing fed through the device API', as
 
   await list.open('/security/vehicle-gate-records');
   for (const label of ['车牌号', '车身颜色', '进出方向', '闸机', '开闸结果', '日期']) await expect(filterLabel(page, label)).toBeVisible();
-  for (const label of ['车牌号', '车牌图片', '车辆品牌', '车辆类型', '车身颜色', '进出方向', '设备名称', '开闸结果', '车辆比对结果', '人脸比对结果', '抓拍时间']) await expect(head(page, label)).toBeVisible();
+  for (const label of ['车牌号', '车牌图片', '车辆品牌', '车辆类型', '车身颜色', '进出方向', '设备名称', '开闸结果', '车辆比对结果', '人脸比对结果', '抓拍时间'])
+    await expect(head(page, label)).toBeVisible();
   // The date starts at today in park time.
   await expect(page.getByLabel('日期', { exact: true })).toHaveValue(today);
   // The gate filter offers the park's vehicle barriers, never a pedestrian gate (seeded 西门人行闸机1); choosing the test's gate leaves its one crossing.

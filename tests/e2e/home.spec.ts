@@ -40,7 +40,13 @@ test('the home offers the screens opened most, the workbench the whole menu by g
 
   // A screen opened joins the shortcuts.
   await page.goto('/system/operation-logs');
-  const counted = () => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('park.visits.')).map((k) => localStorage.getItem(k)).join());
+  const counted = () =>
+    page.evaluate(() =>
+      Object.keys(localStorage)
+        .filter((k) => k.startsWith('park.visits.'))
+        .map((k) => localStorage.getItem(k))
+        .join(),
+    );
   await expect.poll(counted).toContain('"/system/operation-logs":1');
   await page.goto('/');
   await expect(shortcuts.locator('.menu-tile')).toHaveCount(8);

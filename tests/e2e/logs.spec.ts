@@ -76,7 +76,11 @@ test('the operation log lists the last day, filters by account and result, and s
   const admin = await signInViaApi(base, E2E_DATA_DIR, 'admin', DEMO_PASSWORD);
   const marker = `e2e-${Math.random().toString(36).slice(2, 8)}`;
   const secret = `E2e${marker}Secret9`;
-  const res = await fetch(`${base}/api/user/bindRole`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ userId: 'x', note: marker, password: secret }) });
+  const res = await fetch(`${base}/api/user/bindRole`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+    body: JSON.stringify({ userId: 'x', note: marker, password: secret }),
+  });
   expect(res.status).toBe(400);
   // One of the longest operation names, also refused: its cell must show it whole.
   const amend = await fetch(`${base}/api/vehicleRegistration/amend`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: '{}' });
@@ -87,7 +91,8 @@ test('the operation log lists the last day, filters by account and result, and s
   await list.open('/system/operation-logs');
   if (!isPhone(page)) {
     for (const label of ['账号', '操作结果', '操作时间']) await expect(page.locator('.ff-label', { hasText: new RegExp(`^${label}$`) })).toBeVisible();
-    for (const label of ['操作人', '部门', '操作名称', '操作结果', '操作时间', '接口', '请求方式', '请求参数', '操作']) await expect(page.locator('.dtb thead').getByText(label, { exact: true })).toBeVisible();
+    for (const label of ['操作人', '部门', '操作名称', '操作结果', '操作时间', '接口', '请求方式', '请求参数', '操作'])
+      await expect(page.locator('.dtb thead').getByText(label, { exact: true })).toBeVisible();
   }
   await expectDefaults(page, '操作时间', { label: '操作结果', option: '全部', value: '-1' });
   await shot(page, 'operation-logs');
@@ -99,7 +104,10 @@ test('the operation log lists the last day, filters by account and result, and s
   await shot(page, 'operation-logs-filtered');
   if (!isPhone(page)) {
     // The operation's name is never cut: its column widens to the page's longest.
-    const name = list.row('修改车辆备案有效期').first().locator('td.dtb-cell', { hasText: /^修改车辆备案有效期$/ });
+    const name = list
+      .row('修改车辆备案有效期')
+      .first()
+      .locator('td.dtb-cell', { hasText: /^修改车辆备案有效期$/ });
     await expect(name).toBeVisible();
     expect(await name.evaluate((td) => td.scrollWidth <= td.clientWidth)).toBe(true);
   }
@@ -110,7 +118,8 @@ test('the operation log lists the last day, filters by account and result, and s
   await expect(params).toContainText(`"note": "${marker}"`);
   await expect(params).toContainText('"password": "***"');
   await expect(detail).not.toContainText(secret);
-  for (const label of ['日志ID', '操作人', '账号', '用户ID', '部门', '操作名称', '操作结果', '操作时间', '接口', '请求方式', '请求参数']) await expect(detail.locator('.dv-label', { hasText: new RegExp(`^${label}$`) })).toBeVisible();
+  for (const label of ['日志ID', '操作人', '账号', '用户ID', '部门', '操作名称', '操作结果', '操作时间', '接口', '请求方式', '请求参数'])
+    await expect(detail.locator('.dv-label', { hasText: new RegExp(`^${label}$`) })).toBeVisible();
   for (const text of ['/api/user/bindRole', 'POST', '失败', '系统管理员（admin）', '绑定角色']) await expect(detail).toContainText(text);
   await shot(page, 'operation-log-detail');
 });

@@ -59,22 +59,28 @@ test('the service worker shows a pushed notification (CDP ServiceWorker.deliverP
     });
   // Delivered again on each look until it shows: a push that reaches a worker still starting can be dropped by the browser.
   await expect
-    .poll(async () => {
-      const now = await shown();
-      if (!now.some((n) => n.tag === payload.tag)) await deliver(payload);
-      return now;
-    }, { timeout: 15_000 })
+    .poll(
+      async () => {
+        const now = await shown();
+        if (!now.some((n) => n.tag === payload.tag)) await deliver(payload);
+        return now;
+      },
+      { timeout: 15_000 },
+    )
     .toContainEqual({ title: payload.title, body: payload.body, tag: payload.tag, url: payload.url });
 
   // The same tag replaces the notification rather than stacking a second one.
   const updated = { ...payload, body: '更新后的内容' };
   await deliver(updated);
   await expect
-    .poll(async () => {
-      const bodies = (await shown()).filter((n) => n.tag === payload.tag).map((n) => n.body);
-      if (!bodies.includes(updated.body)) await deliver(updated);
-      return bodies;
-    }, { timeout: 15_000 })
+    .poll(
+      async () => {
+        const bodies = (await shown()).filter((n) => n.tag === payload.tag).map((n) => n.body);
+        if (!bodies.includes(updated.body)) await deliver(updated);
+        return bodies;
+      },
+      { timeout: 15_000 },
+    )
     .toEqual(['更新后的内容']);
   await cdp.detach();
 });
@@ -137,7 +143,11 @@ test('the opt-in screen says when the browser refuses notifications', async ({ p
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   const other = `办公电脑 ${isPhone(page) ? 'P' : 'D'}`;
-  await call(token, '/push/subscribe', { endpoint: `https://push.example.invalid/e2e/${Date.now()}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') }, device_label: other });
+  await call(token, '/push/subscribe', {
+    endpoint: `https://push.example.invalid/e2e/${Date.now()}`,
+    keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+    device_label: other,
+  });
   await page.goto('/notifications/push');
   await expect(page.getByTestId('push-status')).toContainText('本机推送未开启');
   await expect(page.getByRole('button', { name: '开启本机推送' })).toBeEnabled();

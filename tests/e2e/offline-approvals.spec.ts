@@ -61,8 +61,7 @@ async function storedWaiting(page: Page): Promise<Array<{ id: string; state: str
 /** Files ordinary-car appointments for the reviewer's queue; `seqBase` keeps the two screen sizes' numbers apart. */
 function filer(contact: string, seqBase: number): (n: number) => Promise<Filed> {
   const day = addDays(formatInZone(new Date()), 3);
-  return (n) =>
-    fileVehicle(contact, { model: '小型汽车', seq: seqBase + n, day, driver: `离线司机${n}`, company: '惠州离线测试物流有限公司', content: '离线审批端到端测试', phonePrefix: '1390001' });
+  return (n) => fileVehicle(contact, { model: '小型汽车', seq: seqBase + n, day, driver: `离线司机${n}`, company: '惠州离线测试物流有限公司', content: '离线审批端到端测试', phonePrefix: '1390001' });
 }
 
 async function goOffline(context: BrowserContext, page: Page) {

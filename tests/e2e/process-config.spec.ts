@@ -33,10 +33,15 @@ async function closeModal(page: Page) {
 }
 
 async function pickDepartment(page: Page, label: string, name: string) {
-  await field(page, label).getByRole('button', { name: `添加${label}` }).click();
+  await field(page, label)
+    .getByRole('button', { name: `添加${label}` })
+    .click();
   const tree = page.getByRole('dialog', { name: '选择部门' });
   await tree.getByPlaceholder('搜索部门名称').fill(name);
-  await tree.getByRole('button', { name: new RegExp(`^${name}`) }).first().click();
+  await tree
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .first()
+    .click();
   await expect(tree).toHaveCount(0);
 }
 
@@ -142,7 +147,9 @@ test('an administrator builds a node and a definition, puts them into the person
     // With that application in review, the definition's nodes stay as they are, and the form says why.
     await list.open('/system/process-definitions');
     await list.action(definitionName, '编辑');
-    await field(page, '流程节点').getByRole('button', { name: `移除${nodeName}` }).click();
+    await field(page, '流程节点')
+      .getByRole('button', { name: `移除${nodeName}` })
+      .click();
     await submitForm(page);
     await expect(field(page, '流程节点').getByRole('alert')).toHaveText(`流程定义“${definitionName}”有1个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它`);
     await shot(page, 'process-definition-edit-refused');

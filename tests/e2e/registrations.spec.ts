@@ -45,7 +45,9 @@ test('a registration goes from draft to approved; then a need-record vehicle of 
   const trip = { model: '大型客车', seq: Date.now() % 900, day: visit, driver: '王五', company: '惠州示例客运有限公司', content: '接送检修人员', phonePrefix: '1391235', register: false };
   await expect(fileVehicle(contact, { ...trip, extra: { license_plate: plate, blind_video_photo: photo, register_record_photo: photo } })).resolves.toMatchObject({ plate });
   const other = randomPlate();
-  await expect(fileVehicle(contact, { ...trip, seq: trip.seq + 1, extra: { license_plate: other, blind_video_photo: photo, register_record_photo: photo } })).rejects.toThrow(`车辆（${other}）未备案或备案不在来访日期内，不能提交`);
+  await expect(fileVehicle(contact, { ...trip, seq: trip.seq + 1, extra: { license_plate: other, blind_video_photo: photo, register_record_photo: photo } })).rejects.toThrow(
+    `车辆（${other}）未备案或备案不在来访日期内，不能提交`,
+  );
 });
 
 test('the registration form: 提交审核 files a registration under review, 保存草稿 a draft', async ({ page }) => {

@@ -257,7 +257,10 @@ test('the permission screen and the icon gallery read on a phone', async ({ page
 
   await page.goto('/system/icons');
   await expect(page.locator('.ig-tile')).toHaveCount(72);
-  await page.locator('.ig-tile').filter({ hasText: /^CalendarOutline/ }).click();
+  await page
+    .locator('.ig-tile')
+    .filter({ hasText: /^CalendarOutline/ })
+    .click();
   await expect(page.getByText('已复制：CalendarOutline')).toBeVisible();
   await shot(page, 'icons');
 });

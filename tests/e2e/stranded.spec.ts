@@ -63,7 +63,16 @@ async function gate(): Promise<{ number: string; key: string; name: string }> {
   const admin = await tokenOf('admin');
   const number = `E2E-STR-${test.info().project.name.toUpperCase()}-${Date.now() % 1_000_000}`;
   const name = `滞留测试道闸${Date.now() % 10_000}`;
-  const { id } = await call<{ id: number }>(admin, '/equipment/gate/save', { name, number, type: 1, entrances_type: 1, is_security_check: 1, temporary_reservation: 0, longitude: 114.52, latitude: 22.74 });
+  const { id } = await call<{ id: number }>(admin, '/equipment/gate/save', {
+    name,
+    number,
+    type: 1,
+    entrances_type: 1,
+    is_security_check: 1,
+    temporary_reservation: 0,
+    longitude: 114.52,
+    latitude: 22.74,
+  });
   const { key } = await call<{ key: string }>(admin, '/equipment/gate/issueKey', { id });
   return { number, key, name };
 }
@@ -193,11 +202,7 @@ test('the lists, the sectioned detail, online handling and the daily statistics 
   const plate = randomPlate();
   const idcard = freshIdNumber();
   const name = `滞留${'甲乙丙丁戊己庚辛'[Date.now() % 8]}${'一二三四五六七八九'[Date.now() % 9]}`;
-  const [device] = await Promise.all([
-    gate(),
-    blackList('car', { license_plate: plate }, { license_plate: plate }),
-    blackList('person', { name, gender: 0, idcard_type: 1, idcard }, { idcard }),
-  ]);
+  const [device] = await Promise.all([gate(), blackList('car', { license_plate: plate }, { license_plate: plate }), blackList('person', { name, gender: 0, idcard_type: 1, idcard }, { idcard })]);
   await enter(device, [
     { type: 'vehicle', license_plate: plate, license_plate_color: 2 },
     { type: 'person', idcard, person_name: name },

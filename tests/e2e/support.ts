@@ -232,7 +232,9 @@ export function listScreen(page: Page) {
 
     /** Ticks a row's check box for a batch action. */
     async select(r: Locator | string) {
-      await rowOf(r).locator(isPhone(page) ? '.cl-head .adm-checkbox' : '.dtb-check .adm-checkbox').click();
+      await rowOf(r)
+        .locator(isPhone(page) ? '.cl-head .adm-checkbox' : '.dtb-check .adm-checkbox')
+        .click();
     },
   };
 }
@@ -274,5 +276,8 @@ export async function submitForReview(page: Page) {
 
 /** Submits the open entity form: 提交 on a phone's full-screen sheet, 确定 in a desktop modal. */
 export async function submitForm(page: Page) {
-  await page.getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true }).last().click();
+  await page
+    .getByRole('button', { name: isPhone(page) ? '提交' : '确定', exact: true })
+    .last()
+    .click();
 }

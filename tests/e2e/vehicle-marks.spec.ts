@@ -133,7 +133,10 @@ test('the marks table renders its filters and columns, and the detail shows the 
   expect(seeded, 'a seeded flag of an appointment').toBeTruthy();
   await shot(page, 'vehicle-marks');
 
-  await page.locator('.ff-item', { has: page.locator('.ff-label', { hasText: /^车牌号$/ }) }).locator('input').fill(seeded!.license_plate);
+  await page
+    .locator('.ff-item', { has: page.locator('.ff-label', { hasText: /^车牌号$/ }) })
+    .locator('input')
+    .fill(seeded!.license_plate);
   await page.locator('.ff').getByRole('button', { name: '查询' }).click();
   await list.openDetail(list.row(String(seeded!.license_plate)).first());
   const detail = modal(page);
@@ -173,7 +176,10 @@ test('确定 pressed while a camera photo is still compressing waits for it, wit
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
   // A file that is not an image is named, not taken.
-  await field(page, '现场照片').locator('input[type="file"]').last().setInputFiles({ name: '整改说明.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') });
+  await field(page, '现场照片')
+    .locator('input[type="file"]')
+    .last()
+    .setInputFiles({ name: '整改说明.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') });
   await expect(page.getByText('「整改说明.pdf」不是图片，请选择图片文件')).toBeVisible();
   await expect(field(page, '现场照片').locator('.iu-tile')).toHaveCount(0);
   await field(page, '现场照片').locator('input[type="file"]').last().setInputFiles({ name: 'IMG_4000.jpg', mimeType: 'image/jpeg', buffer: photo });
@@ -185,8 +191,14 @@ test('确定 pressed while a camera photo is still compressing waits for it, wit
   await expect(page.getByText('创建成功！')).toBeVisible();
   await expect(page.getByText('有照片尚未上传，请联网后重试')).toHaveCount(0);
   const texts = await page.evaluate(() => (window as unknown as { tileTexts: string[] }).tileTexts);
-  expect(texts.some((t) => /^压缩中 \d+%$/.test(t)), texts.join(' | ')).toBe(true);
-  expect(texts.some((t) => /^上传 \d+%$/.test(t)), texts.join(' | ')).toBe(true);
+  expect(
+    texts.some((t) => /^压缩中 \d+%$/.test(t)),
+    texts.join(' | '),
+  ).toBe(true);
+  expect(
+    texts.some((t) => /^上传 \d+%$/.test(t)),
+    texts.join(' | '),
+  ).toBe(true);
   const made = await markOf(token, plate);
   expect(made.photo.split(';').filter(Boolean)).toHaveLength(1);
   // Compressed before it was sent: a 12-megapixel photo arrives at most 1600 px wide and about half a megabyte.

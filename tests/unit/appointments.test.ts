@@ -1,15 +1,6 @@
 import { listableApprovalQueues } from '../../domain/registers';
 import { describe, expect, it } from 'vitest';
-import {
-  AppState,
-  ProcessType,
-  canDo,
-  queueFor,
-  stateAllows,
-  stateConflictMessage,
-  vehicleProcessType,
-  type AppointmentAction,
-} from '../../domain/appointments';
+import { AppState, ProcessType, canDo, queueFor, stateAllows, stateConflictMessage, vehicleProcessType, type AppointmentAction } from '../../domain/appointments';
 import {
   PASSAGE_HOURS_HINT,
   addDays,
@@ -108,8 +99,7 @@ describe('calendar date helpers', () => {
 
 describe('person visit rules (spec 000 §5)', () => {
   const today = '2025-03-10 08:00:00';
-  const visit = (visitor_type: number, visit_begin_time: string, visit_end_time: string) =>
-    personVisitErrors({ visitor_type, visit_begin_time, visit_end_time }, today);
+  const visit = (visitor_type: number, visit_begin_time: string, visit_end_time: string) => personVisitErrors({ visitor_type, visit_begin_time, visit_end_time }, today);
 
   it('accepts a visit starting today', () => {
     expect(visit(4, '2025-03-10 00:00:00', '2025-03-10 23:59:59')).toEqual([]);
@@ -421,9 +411,7 @@ describe('vehicle model rules (carApplicationRuleErrors)', () => {
   it('dump-truck documents for dump-truck models, all but the monitoring receipt', () => {
     const model = { ...plain, name: '重型自卸货车' };
     expect(messages(carApplicationRuleErrors({}, model))).toEqual(['请上传驾驶证', '请上传行驶证', '请上传交强险', '请上传商业险', '请上传超赔险', '请上传承诺书']);
-    expect(carApplicationRuleErrors({ dump_truck_file: { ...fullDumpFile, driving_license: '' } }, model)).toEqual([
-      { field: 'dump_truck_file.driving_license', message: '请上传行驶证' },
-    ]);
+    expect(carApplicationRuleErrors({ dump_truck_file: { ...fullDumpFile, driving_license: '' } }, model)).toEqual([{ field: 'dump_truck_file.driving_license', message: '请上传行驶证' }]);
     expect(carApplicationRuleErrors({ dump_truck_file: fullDumpFile }, model)).toEqual([]);
     expect(dumpTruckFileLabels.monitor_return_receipt).toBe('监控回执');
     expect(carApplicationRuleErrors({}, plain)).toEqual([]);
@@ -432,7 +420,12 @@ describe('vehicle model rules (carApplicationRuleErrors)', () => {
   it('hazardous cargo information when cargo_type is 1', () => {
     expect(carApplicationRuleErrors({ cargo_type: 1 }, plain)).toEqual([{ field: 'cargo_info', message: '请填写危险货物信息' }]);
     expect(messages(carApplicationRuleErrors({ cargo_type: 1, cargo_info: { cargo_name: '' } }, plain))).toEqual([
-      '请输入货物名称', '请输入货物数量', '请选择货物单位', '请输入托运企业', '请输入驾驶员姓名', '请输入驾驶员电话',
+      '请输入货物名称',
+      '请输入货物数量',
+      '请选择货物单位',
+      '请输入托运企业',
+      '请输入驾驶员姓名',
+      '请输入驾驶员电话',
     ]);
     const info = { cargo_name: '汽油', cargo_quantity: 0, cargo_unit: '吨', enterprise: '某运输公司', driver: '赵六', driver_phone: '13800138000' };
     expect(carApplicationRuleErrors({ cargo_type: 1, cargo_info: info }, plain)).toEqual([]);

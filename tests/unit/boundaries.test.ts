@@ -7,7 +7,8 @@ const root = path.resolve(__dirname, '../..');
 function files(dir: string): string[] {
   const abs = path.join(root, dir);
   if (!fs.existsSync(abs)) return [];
-  return fs.readdirSync(abs, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(abs, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && /\.(ts|tsx)$/.test(e.name))
     .map((e) => path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name));
 }
@@ -57,14 +58,17 @@ describe('module boundaries (bulletproof-react style, DESIGN.md §7)', () => {
 
   it('server/core and server/db import nothing from server/modules (issue 25)', () => {
     const offenders: string[] = [];
-    for (const f of [...files('server/core'), ...files('server/db')]) for (const s of imports(f)) if (resolveIn(f, s).split(path.sep).join('/').startsWith('server/modules/')) offenders.push(`${path.relative(root, f)} -> ${s}`);
+    for (const f of [...files('server/core'), ...files('server/db')])
+      for (const s of imports(f)) if (resolveIn(f, s).split(path.sep).join('/').startsWith('server/modules/')) offenders.push(`${path.relative(root, f)} -> ${s}`);
     expect(offenders).toEqual([]);
   });
 
   it('the server never imports UI code, and the UI never imports server code', () => {
     const offenders: string[] = [];
-    for (const f of [...files('server'), ...files('server-push')]) for (const s of imports(f)) if (/^(src|sw)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
-    for (const f of [...files('src'), ...files('sw')]) for (const s of imports(f)) if (/^(server|server-push)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
+    for (const f of [...files('server'), ...files('server-push')])
+      for (const s of imports(f)) if (/^(src|sw)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
+    for (const f of [...files('src'), ...files('sw')])
+      for (const s of imports(f)) if (/^(server|server-push)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
     expect(offenders).toEqual([]);
   });
 });

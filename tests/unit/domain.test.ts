@@ -10,30 +10,79 @@ import { enumLabel, withAll } from '../../domain/enums';
 /** Every code named in section 6 of the three spec documents. */
 const specCodes = [
   ...['list', 'add', 'edit', 'delete', 'bindRole'].map((a) => `user:${a}`),
-  'dept:add', 'dept:edit', 'dept:delete',
+  'dept:add',
+  'dept:edit',
+  'dept:delete',
   ...['list', 'add', 'edit', 'delete', 'bindPerm'].map((a) => `role:${a}`),
   ...['list', 'add', 'edit', 'delete'].map((a) => `perm:${a}`),
-  'modal:add', 'modal:edit', 'modal:delete', 'process:add', 'process:edit', 'process:delete',
-  'processNode:add', 'processNode:edit', 'processNode:delet', 'loginLog:list', 'operationLog:list', 'sys:manage',
+  'modal:add',
+  'modal:edit',
+  'modal:delete',
+  'process:add',
+  'process:edit',
+  'process:delete',
+  'processNode:add',
+  'processNode:edit',
+  'processNode:delet',
+  'loginLog:list',
+  'operationLog:list',
+  'sys:manage',
   ...['list', 'add', 'edit', 'delete', 'commit', 'revoke'].map((a) => `personApply:${a}`),
-  'personApplyHistory:list', 'personApplyHis:revoke', 'allPersonApplyHistory:list', 'allPersonApplyHistory:export', 'personApplyAllHis:revoke',
+  'personApplyHistory:list',
+  'personApplyHis:revoke',
+  'allPersonApplyHistory:list',
+  'allPersonApplyHistory:export',
+  'personApplyAllHis:revoke',
   ...['list', 'add', 'edit', 'delete', 'commit', 'revoke', 'proprietorImport', 'buildImport'].map((a) => `carApply:${a}`),
-  'carApplyHistory:list', 'carApplyHis:revoke', 'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allCarApplyHistory:export', 'carApplyAllHis:revoke',
-  'carApplyApproval:list', 'carApplyApproval:check', 'carApplyApproval:batch', 'carApplyApproval:showDept',
-  'heavytipperApproval:check', 'heavytipperApproval:showDept', 'mediumlargeApproval:check', 'mediumlargeApproval:showDept',
-  'chemicalsCarApproval:list', 'chemicalsCarApproval:check', 'chemicalsCarApproval:showDept', 'carShddFinalCheck:check', 'personShddFinalCheck:check',
-  'personAppyApproval:list', 'personAppyApproval:check', 'personAppyApproval:batch', 'personApplyApproval:ShowDept',
+  'carApplyHistory:list',
+  'carApplyHis:revoke',
+  'allCarApplyHistory:list',
+  'allCarApplyHistory:label',
+  'allCarApplyHistory:export',
+  'carApplyAllHis:revoke',
+  'carApplyApproval:list',
+  'carApplyApproval:check',
+  'carApplyApproval:batch',
+  'carApplyApproval:showDept',
+  'heavytipperApproval:check',
+  'heavytipperApproval:showDept',
+  'mediumlargeApproval:check',
+  'mediumlargeApproval:showDept',
+  'chemicalsCarApproval:list',
+  'chemicalsCarApproval:check',
+  'chemicalsCarApproval:showDept',
+  'carShddFinalCheck:check',
+  'personShddFinalCheck:check',
+  'personAppyApproval:list',
+  'personAppyApproval:check',
+  'personAppyApproval:batch',
+  'personApplyApproval:ShowDept',
   ...['list', 'add', 'edit', 'delete', 'commit', 'revoke'].map((a) => `carRegistration:${a}`),
-  'carRegistrationHistory:list', 'carRegistrationHistory:revoke', 'carRegistrationApproval:list', 'carRegistrationApproval:check',
-  ...['add', 'edit', 'delete', 'revoke', 'commit'].map((a) => `carList:${a}`), 'carListApproval:list', 'carListApproval:check',
-  ...['add', 'edit', 'delete', 'commit', 'revoke'].map((a) => `personList:${a}`), 'personListApproval:list', 'personListApproval:check',
-  'allTransportListHis:revoke', 'transportListHis:revoke', 'transportListApproval:check',
+  'carRegistrationHistory:list',
+  'carRegistrationHistory:revoke',
+  'carRegistrationApproval:list',
+  'carRegistrationApproval:check',
+  ...['add', 'edit', 'delete', 'revoke', 'commit'].map((a) => `carList:${a}`),
+  'carListApproval:list',
+  'carListApproval:check',
+  ...['add', 'edit', 'delete', 'commit', 'revoke'].map((a) => `personList:${a}`),
+  'personListApproval:list',
+  'personListApproval:check',
+  'allTransportListHis:revoke',
+  'transportListHis:revoke',
+  'transportListApproval:check',
   ...['list', 'add', 'edit', 'delete'].map((a) => `carMark:${a}`),
-  'strandedManagementPerson:list', 'strandedManagementPerson:deal', 'strandedManagementCar:list', 'strandedManagementCar:deal',
-  'notice:list', 'notice:add', 'notice:edit',
+  'strandedManagementPerson:list',
+  'strandedManagementPerson:deal',
+  'strandedManagementCar:list',
+  'strandedManagementCar:deal',
+  'notice:list',
+  'notice:add',
+  'notice:edit',
   ...['list', 'add', 'edit', 'delete', 'bind'].map((a) => `carRoute:${a}`),
   ...['list', 'add', 'edit', 'commit', 'delete'].map((a) => `personBatchApply:${a}`),
-  'vehicleGateCrosRecords:list', 'personGateCrosRecords:list',
+  'vehicleGateCrosRecords:list',
+  'personGateCrosRecords:list',
   ...['bumpingPostDevice', 'gateDevice', 'tireBreakerDevice', 'securityLaneIDevice', 'carScaleSystemDevice', 'carFaceDevice'].flatMap((d) => ['list', 'add', 'edit', 'delete'].map((a) => `${d}:${a}`)),
 ];
 
@@ -55,7 +104,9 @@ describe('permission catalogue', () => {
   it('builds a menu of held menus only and drops empty directories', () => {
     const rows = flattenPermissions().map((n) => ({ ...n, parentCode: n.parentCode ?? null }));
     const tree = buildMenuTree(rows, new Set(['dir:system', 'menu:user', 'user:list', 'dir:device']));
-    expect(tree).toEqual([{ code: 'dir:system', name: '系统管理', type: 0, icon: 'SetOutline', children: [{ code: 'menu:user', name: '用户管理', type: 1, route: '/system/users', icon: 'UserOutline' }] }]);
+    expect(tree).toEqual([
+      { code: 'dir:system', name: '系统管理', type: 0, icon: 'SetOutline', children: [{ code: 'menu:user', name: '用户管理', type: 1, route: '/system/users', icon: 'UserOutline' }] },
+    ]);
   });
 });
 
@@ -70,8 +121,16 @@ describe('shared helpers', () => {
     expect(formatCountdown(-3)).toBe('00:00');
   });
   it('builds the department tree from depart_id and pid', () => {
-    const t = buildTree([{ depart_id: 1, pid: 0 }, { depart_id: 2, pid: 1 }, { depart_id: 3, pid: 1 }, { depart_id: 4, pid: 0 }]);
-    expect(t.map((n) => [n.node.depart_id, n.children.map((c) => c.node.depart_id)])).toEqual([[1, [2, 3]], [4, []]]);
+    const t = buildTree([
+      { depart_id: 1, pid: 0 },
+      { depart_id: 2, pid: 1 },
+      { depart_id: 3, pid: 1 },
+      { depart_id: 4, pid: 0 },
+    ]);
+    expect(t.map((n) => [n.node.depart_id, n.children.map((c) => c.node.depart_id)])).toEqual([
+      [1, [2, 3]],
+      [4, []],
+    ]);
   });
   it('labels enums and puts 全部 (-1) first in filters', () => {
     expect(enumLabel('visitArea', 2)).toBe('港区');

@@ -23,9 +23,27 @@ const app = (o: Partial<LookupApplication> = {}): LookupApplication => ({
   license_plate: '粤L12345',
   ...o,
 });
-const lookup = (o: Partial<PassLookup> = {}): PassLookup => ({ subject: { kind: 'car', license_plate: '粤L12345' }, application: app(), applications: [], lists: [], flags: [], checkedAt: '2026-11-25 10:00:00', ...o });
+const lookup = (o: Partial<PassLookup> = {}): PassLookup => ({
+  subject: { kind: 'car', license_plate: '粤L12345' },
+  application: app(),
+  applications: [],
+  lists: [],
+  flags: [],
+  checkedAt: '2026-11-25 10:00:00',
+  ...o,
+});
 const entry = (type: number) => ({ id: 1, type, in_reason: '多次违规', start_time: null, end_time: type === 2 ? '2027-01-01 23:59:59' : null });
-const flag = (alarm_id: number) => ({ id: 1, car_application_id: null, remark: '闯卡', color_id: 1, label_type_id: 2, alarm_id, photo: '', create_time: '2026-11-25 09:00:00', create_user_name: '张伟' });
+const flag = (alarm_id: number) => ({
+  id: 1,
+  car_application_id: null,
+  remark: '闯卡',
+  color_id: 1,
+  label_type_id: 2,
+  alarm_id,
+  photo: '',
+  create_time: '2026-11-25 09:00:00',
+  create_user_name: '张伟',
+});
 const registered = () => false;
 
 describe('gateDecision (DESIGN.md §8)', () => {
@@ -44,7 +62,12 @@ describe('gateDecision (DESIGN.md §8)', () => {
     expect(gateDecision(lookup({ flags: [flag(3)] }), Direction.IN, registered).allow).toBe(true);
   });
   it('allows a white entry in force without an appointment', () => {
-    expect(gateDecision(lookup({ application: null, lists: [entry(2)] }), Direction.IN, registered)).toEqual({ allow: true, reason: '白名单车辆，放行', list_type: 2, valid_until: '2027-01-01 23:59:59' });
+    expect(gateDecision(lookup({ application: null, lists: [entry(2)] }), Direction.IN, registered)).toEqual({
+      allow: true,
+      reason: '白名单车辆，放行',
+      list_type: 2,
+      valid_until: '2027-01-01 23:59:59',
+    });
   });
   it('says what is wrong with the appointment otherwise', () => {
     expect(gateDecision(lookup({ application: null }), Direction.IN, registered).reason).toBe('无车辆预约记录，不能放行');
@@ -65,7 +88,18 @@ describe('what a device event may say (issue 23)', () => {
 
   it('takes only real calendar times', () => {
     for (const t of ['2024-02-29 00:00:00', '2026-12-31 23:59:59', '2026-01-01 00:00:00']) expect(isValidDateTime(t), t).toBe(true);
-    for (const t of ['2025-02-30 08:00:00', '2025-02-29 08:00:00', '2025-04-31 08:00:00', '2025-13-01 08:00:00', '0000-00-00 00:00:00', '2025-01-01 25:61:61', '2025-01-01 24:00:00', '2025-01-01 23:60:00', '2025-01-01 23:59:60', '2025-01-01T08:00:00']) {
+    for (const t of [
+      '2025-02-30 08:00:00',
+      '2025-02-29 08:00:00',
+      '2025-04-31 08:00:00',
+      '2025-13-01 08:00:00',
+      '0000-00-00 00:00:00',
+      '2025-01-01 25:61:61',
+      '2025-01-01 24:00:00',
+      '2025-01-01 23:60:00',
+      '2025-01-01 23:59:60',
+      '2025-01-01T08:00:00',
+    ]) {
       expect(isValidDateTime(t), t).toBe(false);
     }
     expect(eventProblem(heartbeat({ capture_time: '2025-02-30 08:00:00' }))).toBe('抓拍时间不是真实的日期时间（月份 01-12、当月的日期、时 00-23、分秒 00-59）');

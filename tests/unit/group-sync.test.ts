@@ -86,7 +86,10 @@ describe('group commit on the embedded database', () => {
     }) as typeof fs.fdatasync);
 
     await db.transaction().execute(async (trx) => {
-      await trx.insertInto('t' as never).values({ a: 1 } as never).execute();
+      await trx
+        .insertInto('t' as never)
+        .values({ a: 1 } as never)
+        .execute();
       afterCommit(trx, () => events.push('after-commit'));
       events.push('commit');
     });
@@ -95,7 +98,16 @@ describe('group commit on the embedded database', () => {
 
     // Eight concurrent transactions share far fewer than eight syncs.
     events.length = 0;
-    await Promise.all(Array.from({ length: 8 }, (_, i) => db.transaction().execute((trx) => trx.insertInto('t' as never).values({ a: i } as never).execute())));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        db.transaction().execute((trx) =>
+          trx
+            .insertInto('t' as never)
+            .values({ a: i } as never)
+            .execute(),
+        ),
+      ),
+    );
     expect(events.filter((e) => e === 'sync').length).toBeLessThanOrEqual(3);
     await database.close();
   });

@@ -52,11 +52,10 @@ describe('filter defaults', () => {
 
 describe('buildListParams', () => {
   it('drops blanks and -1, trims text, splits ranges, adds size and pn', () => {
-    const params = buildListParams(
-      { userName: '  张三 ', departId: undefined, status: -1, park: 2, delayed: 0, visit: ['2026-01-01 00:00:00', undefined], password: 'x' },
-      fields,
-      { pn: 3, size: 20 },
-    );
+    const params = buildListParams({ userName: '  张三 ', departId: undefined, status: -1, park: 2, delayed: 0, visit: ['2026-01-01 00:00:00', undefined], password: 'x' }, fields, {
+      pn: 3,
+      size: 20,
+    });
     expect(params).toEqual({ userName: '张三', park: 2, delayed: 0, begin_time: '2026-01-01 00:00:00', size: 20, pn: 3 });
   });
 
@@ -208,7 +207,15 @@ describe('desktop table columns (issue 24 item 3)', () => {
   });
 
   it('keeps the declared widths when they fit', () => {
-    expect(fitColumnWidths([{ width: 100, min: 50 }, { width: 200, min: 60 }], 400)).toEqual([100, 200]);
+    expect(
+      fitColumnWidths(
+        [
+          { width: 100, min: 50 },
+          { width: 200, min: 60 },
+        ],
+        400,
+      ),
+    ).toEqual([100, 200]);
   });
 
   it('takes from each column in proportion to what it has above its minimum, and never more than the pane', () => {
@@ -257,8 +264,24 @@ describe('desktop table columns (issue 24 item 3)', () => {
   });
 
   it('keeps the declared widths when even the minimums do not fit, and widens a column whose header needs more than its declared width', () => {
-    expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 170)).toEqual([80, 90]);
-    expect(fitColumnWidths([{ width: 100, min: 80 }, { width: 100, min: 90 }], 169)).toEqual([100, 100]);
+    expect(
+      fitColumnWidths(
+        [
+          { width: 100, min: 80 },
+          { width: 100, min: 90 },
+        ],
+        170,
+      ),
+    ).toEqual([80, 90]);
+    expect(
+      fitColumnWidths(
+        [
+          { width: 100, min: 80 },
+          { width: 100, min: 90 },
+        ],
+        169,
+      ),
+    ).toEqual([100, 100]);
     expect(fitColumnWidths([{ width: 60, min: 90 }], 500)).toEqual([90]);
   });
 

@@ -122,7 +122,9 @@ describe('outbox: enqueue and drain', () => {
   });
 
   it('sends the same Idempotency-Key and the same body on every retry', async () => {
-    const server = fakeServer({ '/carApplications/task/check': (_r, nth) => (nth === 1 ? 'network' : nth === 2 ? failure(500, ErrorCode.INTERNAL, '服务器内部错误，请稍后重试') : nth === 3 ? 'timeout' : ok()) });
+    const server = fakeServer({
+      '/carApplications/task/check': (_r, nth) => (nth === 1 ? 'network' : nth === 2 ? failure(500, ErrorCode.INTERNAL, '服务器内部错误，请稍后重试') : nth === 3 ? 'timeout' : ok()),
+    });
     const { engine, env } = setup({ server });
     const item = await engine.enqueue(approval(5));
     for (let i = 0; i < 4; i++) {
@@ -408,7 +410,9 @@ describe('outbox: offline, users, tabs and restarts', () => {
 
   it('立即发送 skips the backoff of waiting items and starts failed ones over', async () => {
     let fine = false;
-    const server = fakeServer({ '/carApplications/task/check': (req) => (fine ? ok() : req.json?.taskIds === '1' ? failure(502, ErrorCode.INTERNAL, '网关错误') : failure(403, ErrorCode.FORBIDDEN, '没有操作权限')) });
+    const server = fakeServer({
+      '/carApplications/task/check': (req) => (fine ? ok() : req.json?.taskIds === '1' ? failure(502, ErrorCode.INTERNAL, '网关错误') : failure(403, ErrorCode.FORBIDDEN, '没有操作权限')),
+    });
     const { engine } = setup({ server });
     const a = await engine.enqueue(approval(1));
     const b = await engine.enqueue(approval(2));

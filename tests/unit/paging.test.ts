@@ -50,7 +50,12 @@ describe('rememberedTotal', () => {
 
 describe('containsText', () => {
   const db = new Kysely<any>({
-    dialect: { createAdapter: () => new SqliteAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new SqliteIntrospector(k), createQueryCompiler: () => new SqliteQueryCompiler() },
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new SqliteIntrospector(k),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
   });
 
   it('takes % and _ literally, says which character escapes them, and ignores case', () => {

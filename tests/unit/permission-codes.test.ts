@@ -17,7 +17,11 @@ describe('permission codes', () => {
 
 describe('built screens', () => {
   it('lists each built screen once, by a menu code of the tree', () => {
-    const menus = new Set(flattenPermissions().filter((n) => n.type === 1).map((n) => n.code));
+    const menus = new Set(
+      flattenPermissions()
+        .filter((n) => n.type === 1)
+        .map((n) => n.code),
+    );
     for (const code of builtScreenCodes) expect(menus, code).toContain(code);
     expect(new Set(builtScreenCodes).size).toBe(builtScreenCodes.length);
     expect(builtScreenRoutes.size).toBe(builtScreenCodes.length);

@@ -152,7 +152,23 @@ function jpegHeader(w: number, h: number, orientation?: number, little = false):
   if (orientation) {
     const u16 = (v: number) => (little ? [v & 0xff, v >> 8] : [v >> 8, v & 0xff]);
     const u32 = (v: number) => (little ? [v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >>> 24] : [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff]);
-    const tiff = [...(little ? [0x49, 0x49] : [0x4d, 0x4d]), ...u16(42), ...u32(8), ...u16(2), ...u16(0x010f), ...u16(2), ...u32(4), ...u32(0), ...u16(0x0112), ...u16(3), ...u32(1), ...u16(orientation), 0, 0, ...u32(0)];
+    const tiff = [
+      ...(little ? [0x49, 0x49] : [0x4d, 0x4d]),
+      ...u16(42),
+      ...u32(8),
+      ...u16(2),
+      ...u16(0x010f),
+      ...u16(2),
+      ...u32(4),
+      ...u32(0),
+      ...u16(0x0112),
+      ...u16(3),
+      ...u32(1),
+      ...u16(orientation),
+      0,
+      0,
+      ...u32(0),
+    ];
     const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
     b.push(0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 0xff, ...body);
   }
@@ -195,7 +211,10 @@ describe('compression reads the size from the header, to decode downscaled', () 
   it('names a PNG drawn as a JPEG .jpg, keeps a JPEG name', () => {
     expect(compressedName('IMG_1.JPEG')).toBe('IMG_1.JPEG');
     expect(compressedName('screen.png')).toBe('screen.jpg');
-    expect(smallerOf(new File([new Uint8Array(5000)], 'screen.png', { type: 'image/png' }), new Blob([new Uint8Array(10)], { type: 'image/jpeg' }))).toMatchObject({ name: 'screen.jpg', type: 'image/jpeg' });
+    expect(smallerOf(new File([new Uint8Array(5000)], 'screen.png', { type: 'image/png' }), new Blob([new Uint8Array(10)], { type: 'image/jpeg' }))).toMatchObject({
+      name: 'screen.jpg',
+      type: 'image/jpeg',
+    });
   });
 });
 

@@ -48,9 +48,7 @@ describe('transaction hooks', () => {
     expect(await names()).toEqual(['change', 'marker']);
 
     await expect(
-      requestScope({ beforeCommit: [async () => Promise.reject(new Error('marker refused'))] }, () =>
-        db.transaction().execute((trx) => trx.insertInto('item').values({ name: 'lost' }).execute()),
-      ),
+      requestScope({ beforeCommit: [async () => Promise.reject(new Error('marker refused'))] }, () => db.transaction().execute((trx) => trx.insertInto('item').values({ name: 'lost' }).execute())),
     ).rejects.toThrow('marker refused');
     expect(await names()).toEqual(['change', 'marker']);
   });

@@ -3,9 +3,7 @@ import type { Dialect } from '../index';
 
 /** Portable primary key: SQLite's rowid alias or PostgreSQL's serial. */
 export function withId<T extends string>(t: CreateTableBuilder<T, never>, name: string, dialect: Dialect) {
-  return dialect === 'postgres'
-    ? t.addColumn(name, 'serial', (c) => c.primaryKey())
-    : t.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement());
+  return dialect === 'postgres' ? t.addColumn(name, 'serial', (c) => c.primaryKey()) : t.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
 const time = 'varchar(19)';

@@ -9,7 +9,11 @@ const CHUNK = 300;
 type Ref = { file_name: string; record_kind: string; record_id: number };
 
 async function insertRefs(db: Kysely<any>, refs: Ref[]) {
-  for (let i = 0; i < refs.length; i += CHUNK) await db.insertInto('file_ref').values(refs.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < refs.length; i += CHUNK)
+    await db
+      .insertInto('file_ref')
+      .values(refs.slice(i, i + CHUNK))
+      .execute();
 }
 
 /**
@@ -20,7 +24,13 @@ async function insertRefs(db: Kysely<any>, refs: Ref[]) {
 async function backfill(db: Kysely<any>, table: string, key: string, kind: string, columns: string[], extra?: (ids: number[]) => Promise<Map<number, string[]>>) {
   let last = 0;
   for (;;) {
-    const rows = (await db.selectFrom(table).select([key, ...columns]).where(key, '>', last).orderBy(key).limit(PAGE).execute()) as Array<Record<string, unknown>>;
+    const rows = (await db
+      .selectFrom(table)
+      .select([key, ...columns])
+      .where(key, '>', last)
+      .orderBy(key)
+      .limit(PAGE)
+      .execute()) as Array<Record<string, unknown>>;
     if (!rows.length) return;
     const ids = rows.map((r) => r[key] as number);
     const more = extra ? await extra(ids) : new Map<number, string[]>();

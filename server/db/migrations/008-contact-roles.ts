@@ -2,10 +2,21 @@ import type { Kysely } from 'kysely';
 
 /** The history screens' codes with their menus: department history and all-history, of both kinds. */
 const HISTORY_CODES = [
-  'menu:personApplyHistory', 'personApplyHistory:list', 'personApplyHis:revoke',
-  'menu:carApplyHistory', 'carApplyHistory:list', 'carApplyHis:revoke',
-  'menu:allPersonApplyHistory', 'allPersonApplyHistory:list', 'allPersonApplyHistory:export', 'personApplyAllHis:revoke',
-  'menu:allCarApplyHistory', 'allCarApplyHistory:list', 'allCarApplyHistory:label', 'allCarApplyHistory:export', 'carApplyAllHis:revoke',
+  'menu:personApplyHistory',
+  'personApplyHistory:list',
+  'personApplyHis:revoke',
+  'menu:carApplyHistory',
+  'carApplyHistory:list',
+  'carApplyHis:revoke',
+  'menu:allPersonApplyHistory',
+  'allPersonApplyHistory:list',
+  'allPersonApplyHistory:export',
+  'personApplyAllHis:revoke',
+  'menu:allCarApplyHistory',
+  'allCarApplyHistory:list',
+  'allCarApplyHistory:label',
+  'allCarApplyHistory:export',
+  'carApplyAllHis:revoke',
 ];
 
 /** Department-history revoke beside the department-history list the seeded reviewer already holds. */
@@ -33,13 +44,24 @@ export function contactRoles() {
       const roleId = async (code: string): Promise<number | undefined> =>
         (await db.selectFrom('sys_role').select('role_id').where('code', '=', code).where('deleted', '=', 0).executeTakeFirst())?.role_id;
       const permissions = new Map<string, number>(
-        (await db.selectFrom('sys_permission').select(['code', 'permission_id']).where('code', 'in', [...HISTORY_CODES]).where('deleted', '=', 0).execute()).map((r) => [r.code, r.permission_id]),
+        (
+          await db
+            .selectFrom('sys_permission')
+            .select(['code', 'permission_id'])
+            .where('code', 'in', [...HISTORY_CODES])
+            .where('deleted', '=', 0)
+            .execute()
+        ).map((r) => [r.code, r.permission_id]),
       );
       if (!permissions.size) return;
 
       const contact = await roleId('enterprise_contact');
       if (contact !== undefined) {
-        await db.deleteFrom('sys_role_permission').where('role_id', '=', contact).where('permission_id', 'in', [...permissions.values()]).execute();
+        await db
+          .deleteFrom('sys_role_permission')
+          .where('role_id', '=', contact)
+          .where('permission_id', 'in', [...permissions.values()])
+          .execute();
       }
 
       const reviewer = await roleId('enterprise_reviewer');

@@ -91,7 +91,11 @@ async function moveHistoryCodes(db: Kysely<any>) {
   if (squad === undefined) return;
   const held = new Set((await db.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', squad).execute()).map((r) => r.permission_id as number));
   const missing = ids.filter((id) => !held.has(id));
-  if (missing.length) await db.insertInto('sys_role_permission').values(missing.map((permission_id) => ({ role_id: squad, permission_id }))).execute();
+  if (missing.length)
+    await db
+      .insertInto('sys_role_permission')
+      .values(missing.map((permission_id) => ({ role_id: squad, permission_id })))
+      .execute();
 }
 
 async function registrationChainFromHazmat(db: Kysely<any>) {
@@ -109,10 +113,21 @@ async function registrationChainFromHazmat(db: Kysely<any>) {
   if (!first || first.company_check !== 1) return;
   const hazard = await roleId(db, 'hazard_reviewer');
   if (hazard === undefined) return;
-  const node = await db.selectFrom('process_node').select(['process_node_id', 'name']).where('role_id', '=', hazard).where('company_check', '=', 0).where('deleted', '=', 0).orderBy('process_node_id').executeTakeFirst();
+  const node = await db
+    .selectFrom('process_node')
+    .select(['process_node_id', 'name'])
+    .where('role_id', '=', hazard)
+    .where('company_check', '=', 0)
+    .where('deleted', '=', 0)
+    .orderBy('process_node_id')
+    .executeTakeFirst();
   if (!node) return;
   await db.updateTable('process_definition_node').set({ process_node_id: node.process_node_id, name: node.name }).where('definition_node_id', '=', first.definition_node_id).execute();
   // The definition's remark reads its chain (seed-processes.ts).
   const chain = await db.selectFrom('process_definition_node').select('name').where('process_definition_id', '=', process.process_definition_id).orderBy('sort').execute();
-  await db.updateTable('process_definition').set({ remark: chain.map((n) => n.name).join(' → ') }).where('process_definition_id', '=', process.process_definition_id).execute();
+  await db
+    .updateTable('process_definition')
+    .set({ remark: chain.map((n) => n.name).join(' → ') })
+    .where('process_definition_id', '=', process.process_definition_id)
+    .execute();
 }

@@ -42,9 +42,7 @@ export function authEpoch(dialect: Dialect) {
           BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; RETURN NULL; END $$`.execute(db);
         for (const { table, events } of WATCHED) {
           // Once per statement: a bulk bind bumps once.
-          await sql
-            .raw(`CREATE TRIGGER ${table}_auth_epoch AFTER ${events.join(' OR ')} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION bump_auth_epoch()`)
-            .execute(db);
+          await sql.raw(`CREATE TRIGGER ${table}_auth_epoch AFTER ${events.join(' OR ')} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION bump_auth_epoch()`).execute(db);
         }
         await sql.raw(`CREATE TRIGGER sys_session_auth_epoch_cut AFTER UPDATE ON sys_session FOR EACH ROW WHEN (${cutShort}) EXECUTE FUNCTION bump_auth_epoch()`).execute(db);
       } else {

@@ -14,7 +14,10 @@ export function openAlarms() {
   return {
     async up(db: Kysely<any>) {
       await db.schema.createIndex('stranded_alarm_open').on('stranded_alarm').columns(['kind', 'id']).where(sql.ref('handle_time'), 'is', null).execute();
-      await db.schema.alterTable('stranded_alarm').addColumn('sms_state', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('stranded_alarm')
+        .addColumn('sms_state', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.createIndex('stranded_alarm_sms_waiting').on('stranded_alarm').column('id').where(sql.ref('sms_state'), '=', 1).execute();
     },
   };

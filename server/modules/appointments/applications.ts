@@ -128,10 +128,14 @@ export async function applicationRoutes(appInstance: FastifyInstance) {
       return ok(null, '驳回成功');
     });
 
-    app.post(`${p}/returnSubmit`, { config: { permission: c.allRevoke, operation: `继续审批${k.noun}` }, schema: { summary: `继续审批${k.noun}（预约总记录）`, body: k.returnSubmitBody } }, async (req) => {
-      const b = req.body as Record<string, any>;
-      unlessBlackListed(await db.transaction().execute((trx) => resumeApplication(trx, ctx, auth(req), k.kind, b[k.returnKey])));
-      return ok(null, '操作成功');
-    });
+    app.post(
+      `${p}/returnSubmit`,
+      { config: { permission: c.allRevoke, operation: `继续审批${k.noun}` }, schema: { summary: `继续审批${k.noun}（预约总记录）`, body: k.returnSubmitBody } },
+      async (req) => {
+        const b = req.body as Record<string, any>;
+        unlessBlackListed(await db.transaction().execute((trx) => resumeApplication(trx, ctx, auth(req), k.kind, b[k.returnKey])));
+        return ok(null, '操作成功');
+      },
+    );
   }
 }

@@ -31,16 +31,20 @@ export async function exportRoutes(appInstance: FastifyInstance) {
   const { db } = app.ctx;
   const sendXlsx = xlsxExports(appInstance);
   for (const k of kindList) {
-    app.post(`${k.path}/all/history/export`, { config: { permission: k.codes.allExport, operation: `导出${k.exportTitle}` }, schema: { summary: `导出${k.exportTitle}（.xlsx，筛选同总记录列表）`, body: k.listQuery } }, async (req, reply) => {
-      const filters = req.body as Record<string, unknown>;
-      const time = app.ctx.time();
-      return sendXlsx(req, reply, {
-        fileName: exportFileName(k.kind, filters.visit_area as number | undefined, time),
-        fallback: `${k.kind}-applications_${time.slice(0, 10).replace(/-/g, '')}.xlsx`,
-        sheet: k.exportTitle,
-        columns: k.exportColumns.map((c) => ({ header: exportHeader(k, c), width: c.width ?? 14, cell: (row: Record<string, any>) => cellOf(c, row) })),
-        pages: () => applicationPages(db, null, k.kind, 'all', filters),
-      });
-    });
+    app.post(
+      `${k.path}/all/history/export`,
+      { config: { permission: k.codes.allExport, operation: `导出${k.exportTitle}` }, schema: { summary: `导出${k.exportTitle}（.xlsx，筛选同总记录列表）`, body: k.listQuery } },
+      async (req, reply) => {
+        const filters = req.body as Record<string, unknown>;
+        const time = app.ctx.time();
+        return sendXlsx(req, reply, {
+          fileName: exportFileName(k.kind, filters.visit_area as number | undefined, time),
+          fallback: `${k.kind}-applications_${time.slice(0, 10).replace(/-/g, '')}.xlsx`,
+          sheet: k.exportTitle,
+          columns: k.exportColumns.map((c) => ({ header: exportHeader(k, c), width: c.width ?? 14, cell: (row: Record<string, any>) => cellOf(c, row) })),
+          pages: () => applicationPages(db, null, k.kind, 'all', filters),
+        });
+      },
+    );
   }
 }

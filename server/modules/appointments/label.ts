@@ -14,7 +14,7 @@ const queryRemarkBody = labelled(
   z
     .object({
       car_application_ids: z.preprocess((v) => (v === '' || v === null ? undefined : v), idListField('请先选择要查询的车辆').optional()),
-      license_plate: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : v ?? undefined), z.string().max(16, { error: '车牌号格式不正确' }).optional()),
+      license_plate: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)), z.string().max(16, { error: '车牌号格式不正确' }).optional()),
     })
     .refine((v) => (v.car_application_ids?.length ?? 0) > 0 || !!v.license_plate, { error: '请先选择要查询的车辆', path: ['car_application_ids'] }),
   { ...carLabelLabels, car_application_ids: '车辆' },
@@ -71,11 +71,7 @@ export async function labelRoutes(appInstance: FastifyInstance) {
       // The flag's photos are read by whoever may read the flag (modules/file-access.ts).
       const photos = fileNamesIn(b.photo);
       for (const m of marks) await recordFileRefs(trx, 'vehicle_mark', m.id, photos);
-      await trx
-        .updateTable('car_application')
-        .set({ label_status: 1, label_remark: b.remark, update_user_name: auth.userName, update_time: now })
-        .where('car_application_id', 'in', ids)
-        .execute();
+      await trx.updateTable('car_application').set({ label_status: 1, label_remark: b.remark, update_user_name: auth.userName, update_time: now }).where('car_application_id', 'in', ids).execute();
     });
     return ok(null, '标记成功');
   });

@@ -3,16 +3,8 @@ import { z } from 'zod';
 import { type Kysely, type Transaction } from 'kysely';
 import { AppState, queues, type AppointmentKind, type QueueName } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
-import {
-  amendBody as carAmendBody,
-  canAmendBody as carCanAmendBody,
-  carTaskQuery,
-} from '../../../domain/schemas/car-application';
-import {
-  amendBody as personAmendBody,
-  canAmendBody as personCanAmendBody,
-  personTaskQuery,
-} from '../../../domain/schemas/person-application';
+import { amendBody as carAmendBody, canAmendBody as carCanAmendBody, carTaskQuery } from '../../../domain/schemas/car-application';
+import { amendBody as personAmendBody, canAmendBody as personCanAmendBody, personTaskQuery } from '../../../domain/schemas/person-application';
 import { idField, labelled } from '../../../domain/schemas/common';
 import { carVisitErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
 import type { AuthContext } from '../../core/context';
@@ -194,7 +186,11 @@ export async function queueRoutes(appInstance: FastifyInstance) {
  */
 async function amendErrors(trx: Transaction<DB>, kind: AppointmentKind, current: Record<string, unknown>, begin: string, end: string, now: string): Promise<FieldError[]> {
   if (kind === 'car') {
-    const model = await trx.selectFrom('vehicle_type').select('name').where('id', '=', current.vehicle_type_id as number).executeTakeFirst();
+    const model = await trx
+      .selectFrom('vehicle_type')
+      .select('name')
+      .where('id', '=', current.vehicle_type_id as number)
+      .executeTakeFirst();
     return carVisitErrors({ visitor_type: current.visitor_type as number, visitor_begin_time: begin, visitor_end_time: end }, model ?? null, now).filter((e) => e.field !== 'visitor_begin_time');
   }
   return personVisitErrors({ visitor_type: current.visitor_type as number, visit_begin_time: begin, visit_end_time: end }, now).filter((e) => e.field !== 'visit_begin_time');

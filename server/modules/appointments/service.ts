@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { z } from 'zod';
-import {
-  AppState,
-  ProcessType,
-  vehicleProcessType,
-  type AppointmentAction,
-  type AppointmentKind,
-} from '../../../domain/appointments';
+import { AppState, ProcessType, vehicleProcessType, type AppointmentAction, type AppointmentKind } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
 import { idField, labelled } from '../../../domain/schemas/common';
 import { carApplicationRuleErrors, stripHiddenCargo, type CarApplicationRow, type CarPersonRow, type VehicleModelFlags } from '../../../domain/schemas/car-application';
@@ -77,11 +71,7 @@ function decode(k: KindDef, row: Record<string, any>) {
 
 /** Rows with the names the lists and details show beside the ids. */
 function selectWithNames(db: Db, k: KindDef): AnySelect {
-  let q: AnySelect = anyDb(db)
-    .selectFrom(`${k.table} as a`)
-    .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
-    .selectAll('a')
-    .select('dep.name as interviewee_depart_name');
+  let q: AnySelect = anyDb(db).selectFrom(`${k.table} as a`).leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id').selectAll('a').select('dep.name as interviewee_depart_name');
   if (k.kind === 'car') q = q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name');
   return q;
 }
@@ -123,12 +113,7 @@ const inBranch = async (db: Db, auth: AuthContext, departId: number) => (await d
  * department branch and was submitted (the visited enterprise's reviewer).
  * The visit pass goes to exactly these (server/modules/passes.ts).
  */
-export async function answersFor(
-  db: Db,
-  auth: AuthContext,
-  kind: AppointmentKind,
-  row: Pick<ApplicationRecord, 'create_user_id' | 'interviewee_depart_id' | 'state'>,
-): Promise<boolean> {
+export async function answersFor(db: Db, auth: AuthContext, kind: AppointmentKind, row: Pick<ApplicationRecord, 'create_user_id' | 'interviewee_depart_id' | 'state'>): Promise<boolean> {
   const codes = kinds[kind].codes;
   if (row.create_user_id === auth.userId) return true;
   if (auth.permissions.has(codes.allList)) return true;
@@ -218,22 +203,25 @@ export async function listApplications(db: Db, auth: AuthContext, kind: Appointm
   const k = kinds[kind];
   const branch = scope === 'history' ? await departmentBranch(db as Kysely<DB>, auth.departId) : [];
   const filter = filterOf(k, scope, auth, q, branch);
-  const count = () => filter(anyDb(db).selectFrom(`${k.table} as a`)).select((eb) => eb.fn.countAll().as('total')).executeTakeFirst() as Promise<{ total: number }>;
+  const count = () =>
+    filter(anyDb(db).selectFrom(`${k.table} as a`))
+      .select((eb) => eb.fn.countAll().as('total'))
+      .executeTakeFirst() as Promise<{ total: number }>;
   // Unfiltered totals are remembered per table and scope (everyone's all-history, a department branch's history, a
   // filer's own list) and forgotten when this server saves, submits, deletes or imports an application.
   const key = { all: 'all', history: `history:${branch.join(',')}`, own: `own:${auth.userId}` }[scope];
-  return pageOf(
-    q,
-    hasFilters(k, q) ? count : rememberedTotal({ db, table: k.table, scope: key }, count),
-    async (limit, offset) => {
-      // The page's keys first (from the list's index alone unless a filter reads the row), then its rows and their names:
-      // joined before the OFFSET, every skipped row would be read and joined too. As `in (…)`, not a join: with the
-      // LIMIT a bound parameter, SQLite would not know the subquery is small and could scan the table against it.
-      const keys = filter(anyDb(db).selectFrom(`${k.table} as a`)).select(`a.${k.key}`).orderBy(`a.${k.key}`, 'desc').limit(limit).offset(offset);
-      const rows = await selectWithNames(db, k).where(`a.${k.key}`, 'in', keys).orderBy(`a.${k.key}`, 'desc').execute();
-      return rows.map((r) => decode(k, r));
-    },
-  );
+  return pageOf(q, hasFilters(k, q) ? count : rememberedTotal({ db, table: k.table, scope: key }, count), async (limit, offset) => {
+    // The page's keys first (from the list's index alone unless a filter reads the row), then its rows and their names:
+    // joined before the OFFSET, every skipped row would be read and joined too. As `in (…)`, not a join: with the
+    // LIMIT a bound parameter, SQLite would not know the subquery is small and could scan the table against it.
+    const keys = filter(anyDb(db).selectFrom(`${k.table} as a`))
+      .select(`a.${k.key}`)
+      .orderBy(`a.${k.key}`, 'desc')
+      .limit(limit)
+      .offset(offset);
+    const rows = await selectWithNames(db, k).where(`a.${k.key}`, 'in', keys).orderBy(`a.${k.key}`, 'desc').execute();
+    return rows.map((r) => decode(k, r));
+  });
 }
 
 /**
@@ -258,12 +246,7 @@ export async function* applicationPages(db: Db, auth: AuthContext | null, kind: 
 // ---------------------------------------------------------------- validation
 
 async function vehicleModel(db: Db, id: number): Promise<VehicleModelFlags | null> {
-  const m = await db
-    .selectFrom('vehicle_type')
-    .select(['name', 'need_blind_video', 'need_record', 'show_cargo_type'])
-    .where('id', '=', id)
-    .where('deleted', '=', 0)
-    .executeTakeFirst();
+  const m = await db.selectFrom('vehicle_type').select(['name', 'need_blind_video', 'need_record', 'show_cargo_type']).where('id', '=', id).where('deleted', '=', 0).executeTakeFirst();
   return m ?? null;
 }
 
@@ -285,7 +268,8 @@ async function ruleErrors(db: Db, ctx: AppContext, k: KindDef, v: Record<string,
   } else {
     errors.push(...personVisitErrors(v as never, today));
   }
-  const dept = v.interviewee_depart_id == null || (await db.selectFrom('sys_department').select('depart_id').where('depart_id', '=', v.interviewee_depart_id).where('deleted', '=', 0).executeTakeFirst());
+  const dept =
+    v.interviewee_depart_id == null || (await db.selectFrom('sys_department').select('depart_id').where('depart_id', '=', v.interviewee_depart_id).where('deleted', '=', 0).executeTakeFirst());
   if (!dept) errors.push({ field: 'interviewee_depart_id', message: '被访部门不存在或已被删除' });
   return { errors, model };
 }
@@ -297,7 +281,13 @@ async function ruleErrors(db: Db, ctx: AppContext, k: KindDef, v: Record<string,
  * Vehicles: the plate, the applicant's and every driver's or passenger's ID;
  * persons: the visitor's ID.
  */
-export async function blackListHit(db: Db, ctx: AppContext, kind: AppointmentKind, v: Record<string, any>, persons: Array<{ name?: string | null; id_card?: string | null }> = []): Promise<string | null> {
+export async function blackListHit(
+  db: Db,
+  ctx: AppContext,
+  kind: AppointmentKind,
+  v: Record<string, any>,
+  persons: Array<{ name?: string | null; id_card?: string | null }> = [],
+): Promise<string | null> {
   const day = dateOf(ctx.time());
   const personListed = async (idcard: string | null | undefined) => !!idcard && (await blackListedOn(db, 'person', idcard, day));
   if (kind === 'car') {
@@ -327,7 +317,6 @@ export async function assertRegistered(db: Db, k: KindDef, row: ApplicationRecor
 }
 
 // ---------------------------------------------------------------- saving
-
 
 const hasAnyFile = (files: Record<string, string> | undefined | null) => !!files && Object.values(files).some((s) => !!s);
 
@@ -388,12 +377,14 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
       .returning(k.key)
       .executeTakeFirstOrThrow();
     appId = inserted[k.key] as number;
-    await anyDb(trx).updateTable(k.table).set({ application_number: applicationNumber(k.numberPrefix, now, appId) }).where(k.key, '=', appId).execute();
+    await anyDb(trx)
+      .updateTable(k.table)
+      .set({ application_number: applicationNumber(k.numberPrefix, now, appId) })
+      .where(k.key, '=', appId)
+      .execute();
   } else {
     appId = id!;
-    const approvalChanged =
-      current.process_instance_id != null &&
-      ((kind === 'car' && current.process_type !== processType) || current.interviewee_depart_id !== row.interviewee_depart_id);
+    const approvalChanged = current.process_instance_id != null && ((kind === 'car' && current.process_type !== processType) || current.interviewee_depart_id !== row.interviewee_depart_id);
     if (approvalChanged) Object.assign(row, { state: AppState.DRAFT, process_instance_id: null });
     await anyDb(trx).updateTable(k.table).set(row).where(k.key, '=', appId).execute();
   }
@@ -420,7 +411,16 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
     }
   }
   // Who may read a photo follows the applications holding it (modules/file-access.ts).
-  await recordFileRefs(trx, k.table, appId, fileNamesOfRow(k.table, row, persons.map((p) => p.face_photo)));
+  await recordFileRefs(
+    trx,
+    k.table,
+    appId,
+    fileNamesOfRow(
+      k.table,
+      row,
+      persons.map((p) => p.face_photo),
+    ),
+  );
   return appId;
 }
 
@@ -434,7 +434,11 @@ export async function deleteApplication(trx: Db, ctx: AppContext, auth: AuthCont
   const row = await lockOwn(trx, ctx, auth, k, id);
   assertAllows('delete', row.state);
   afterCommit(trx, () => tableChanged(k.table));
-  await anyDb(trx).updateTable(k.table).set({ is_deleted: 1, ...touch(auth, ctx) }).where(k.key, '=', id).execute();
+  await anyDb(trx)
+    .updateTable(k.table)
+    .set({ is_deleted: 1, ...touch(auth, ctx) })
+    .where(k.key, '=', id)
+    .execute();
 }
 
 /** Re-runs the visit and model rules on a stored application (the spec's "submit checks"); dates may have passed since it was saved. */
@@ -486,7 +490,6 @@ async function lockInScope(trx: Db, ctx: AppContext, auth: AuthContext, k: KindD
   if (scope === 'history' && (row.state === AppState.DRAFT || !(await inBranch(trx, auth, row.interviewee_depart_id)))) notFound(k.noun);
   return row;
 }
-
 
 /** Revoke (state 1 or 2) with a reason: open tasks close, state 4. */
 export async function revokeApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, id: number, reason: string, scope: RevokeScope = 'own'): Promise<void> {
@@ -571,10 +574,13 @@ export function editBody(kind: AppointmentKind) {
   const fields = (b: unknown) => (b !== null && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
   return labelled(
     z
-      .preprocess((b) => {
-        const o = fields(b);
-        return { ...o, [k.key]: o[k.key] ?? o.id };
-      }, z.looseObject({ [k.key]: idField(k.labels[k.key] ?? '申请ID') }))
+      .preprocess(
+        (b) => {
+          const o = fields(b);
+          return { ...o, [k.key]: o[k.key] ?? o.id };
+        },
+        z.looseObject({ [k.key]: idField(k.labels[k.key] ?? '申请ID') }),
+      )
       .describe(`${k.noun}的表单（同新增），另带 ${k.key}（或 id）指明要编辑的申请`),
     k.labels,
   );

@@ -41,7 +41,12 @@ export async function ownDeviceFiles(db: Kysely<DB>, deviceId: number, events: r
   }
   if (!named.size) return new Set();
   // At most 3 names for each of 500 events: well under SQLite's bound-parameter limit.
-  const rows = await db.selectFrom('file_object').select('name').where('uploader_device_id', '=', deviceId).where('name', 'in', [...named]).execute();
+  const rows = await db
+    .selectFrom('file_object')
+    .select('name')
+    .where('uploader_device_id', '=', deviceId)
+    .where('name', 'in', [...named])
+    .execute();
   return new Set(rows.map((r) => r.name));
 }
 

@@ -36,7 +36,7 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
   const registered = await ctx.db.selectFrom('equipment').select('create_time').where('id', '=', device.id).executeTakeFirst();
   const installed = registered ? addMinutes(registered.create_time, -MAX_CLOCK_AHEAD_MS / 60_000) : '';
   for (const raw of events) {
-    const id = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? ((raw as { event_id: string }).event_id.trim() || '') : '';
+    const id = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? (raw as { event_id: string }).event_id.trim() || '' : '';
     const problem = eventProblem(raw);
     if (problem) {
       rejected.push({ event_id: id, msg: problem });
@@ -114,12 +114,20 @@ async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent
     if (e.type === 'vehicle' || e.type === 'person') blackInside = (await trackCrossing(trx, { ...e, device_id: device.id })) || blackInside;
     if (e.type === 'vehicle') {
       const { type: _t, ...fields } = e;
-      const row = await t.insertInto('gate_record_car').values({ ...fields, device_id: device.id, create_time: now }).returning('id').executeTakeFirstOrThrow();
+      const row = await t
+        .insertInto('gate_record_car')
+        .values({ ...fields, device_id: device.id, create_time: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       const images = [e.plate_image, e.vehicle_image].filter(Boolean);
       if (images.length) await recordFileRefs(trx, 'gate_record_car', row.id, images);
     } else if (e.type === 'person') {
       const { type: _t, ...fields } = e;
-      const row = await t.insertInto('gate_record_person').values({ ...fields, device_id: device.id, create_time: now }).returning('id').executeTakeFirstOrThrow();
+      const row = await t
+        .insertInto('gate_record_person')
+        .values({ ...fields, device_id: device.id, create_time: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       if (e.snapshot) await recordFileRefs(trx, 'gate_record_person', row.id, [e.snapshot]);
     } else if (e.type === 'alarm') {
       await t.insertInto('device_alarm').values({ device_id: device.id, event_id: e.event_id, alarm_type: e.alarm_type, remark: e.remark, capture_time: e.capture_time, create_time: now }).execute();
@@ -135,7 +143,13 @@ const SEEN_RESOLUTION_MS = 10_000;
 export async function markSeen(db: Db, deviceId: number, now: string, nowMs: number): Promise<void> {
   // An online device's sign of life is written at most every few seconds: the offline rule counts minutes, and a gate asking for
   // every plate would otherwise pay a durable commit (an fsync) per answer. The condition is in the statement, so it holds on every server.
-  await db.updateTable('equipment').set({ last_seen_at: nowMs }).where('id', '=', deviceId).where('state', '=', 1).where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', nowMs - SEEN_RESOLUTION_MS)])).execute();
+  await db
+    .updateTable('equipment')
+    .set({ last_seen_at: nowMs })
+    .where('id', '=', deviceId)
+    .where('state', '=', 1)
+    .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', nowMs - SEEN_RESOLUTION_MS)]))
+    .execute();
   await db.updateTable('equipment').set({ last_seen_at: nowMs, state: 1, state_update_time: now }).where('id', '=', deviceId).where('state', '!=', 1).execute();
 }
 

@@ -162,7 +162,21 @@ async function applicationInfo(db: Db, kind: 'car' | 'person', id: number | null
       .selectFrom('car_application as a')
       .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
       .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
-      .select(['a.application_number', 'a.license_plate', 'a.applicant_name', 'a.applicant_phone', 'a.visitor_company', 'a.visitor_begin_time', 'a.visitor_end_time', 'a.interviewee_name', 'a.interviewee_phone', 'd.name as interviewee_depart_name', 'm.name as vehicle_type_name', 'a.cargo_type', 'a.cargo_name'])
+      .select([
+        'a.application_number',
+        'a.license_plate',
+        'a.applicant_name',
+        'a.applicant_phone',
+        'a.visitor_company',
+        'a.visitor_begin_time',
+        'a.visitor_end_time',
+        'a.interviewee_name',
+        'a.interviewee_phone',
+        'd.name as interviewee_depart_name',
+        'm.name as vehicle_type_name',
+        'a.cargo_type',
+        'a.cargo_name',
+      ])
       .where('a.car_application_id', '=', id)
       .executeTakeFirst();
     return a ?? {};
@@ -170,7 +184,17 @@ async function applicationInfo(db: Db, kind: 'car' | 'person', id: number | null
   const a = await t
     .selectFrom('person_application as a')
     .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
-    .select(['a.application_number', 'a.visitor_name', 'a.visitor_phone', 'a.visitor_company', 'a.visit_begin_time', 'a.visit_end_time', 'a.interviewee_name', 'a.interviewee_phone', 'd.name as interviewee_depart_name'])
+    .select([
+      'a.application_number',
+      'a.visitor_name',
+      'a.visitor_phone',
+      'a.visitor_company',
+      'a.visit_begin_time',
+      'a.visit_end_time',
+      'a.interviewee_name',
+      'a.interviewee_phone',
+      'd.name as interviewee_depart_name',
+    ])
     .where('a.person_application_id', '=', id)
     .executeTakeFirst();
   return a ?? {};
@@ -186,15 +210,7 @@ async function applicationInfo(db: Db, kind: 'car' | 'person', id: number | null
  */
 export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<number> {
   const now = ctx.time();
-  const due = await ctx.db
-    .selectFrom('presence')
-    .select(['id'])
-    .where('exit_time', 'is', null)
-    .where('alarmed', '=', 0)
-    .where('deadline', '<=', now)
-    .orderBy('deadline')
-    .limit(batch)
-    .execute();
+  const due = await ctx.db.selectFrom('presence').select(['id']).where('exit_time', 'is', null).where('alarmed', '=', 0).where('deadline', '<=', now).orderBy('deadline').limit(batch).execute();
   let raised = 0;
   for (const { id } of due) {
     const done = await ctx.db.transaction().execute(async (trx) => {
@@ -203,7 +219,11 @@ export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<numb
       const stay = await trx.selectFrom('presence').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       const kind = stay.kind as 'car' | 'person';
       const info = await applicationInfo(trx, kind, stay.application_id);
-      const level = stay.black ? AlarmLevel.BLACK_LISTED : stay.application_id != null && stay.deadline !== (info.visitor_end_time ?? info.visit_end_time) ? AlarmLevel.DWELL_LIMIT : AlarmLevel.VISIT_END;
+      const level = stay.black
+        ? AlarmLevel.BLACK_LISTED
+        : stay.application_id != null && stay.deadline !== (info.visitor_end_time ?? info.visit_end_time)
+          ? AlarmLevel.DWELL_LIMIT
+          : AlarmLevel.VISIT_END;
       const personName = kind === 'person' ? String(info.visitor_name ?? (await lastName(trx, stay.subject))) : '';
       const alarm = await trx
         .insertInto('stranded_alarm')

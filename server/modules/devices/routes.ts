@@ -14,7 +14,10 @@ import { loadPassKeys, lookup } from '../passes';
 import { countDeviceUpload, DEVICE_UPLOADER } from './device-files';
 import { ingestEvents, markSeen } from './ingest';
 
-const deviceUploadSchema: RouteSchema = { summary: '设备上传图片（multipart，返回文件名供事件引用）', multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个；每台设备每个园区自然日有上传数量上限（默认5000个，超出答复429）' } };
+const deviceUploadSchema: RouteSchema = {
+  summary: '设备上传图片（multipart，返回文件名供事件引用）',
+  multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个；每台设备每个园区自然日有上传数量上限（默认5000个，超出答复429）' },
+};
 
 /**
  * The device API of DESIGN.md §8 (documented for gate vendors in
@@ -31,10 +34,19 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
   for (const k of equipmentKindList) {
     app.post(
       `/equipment/${k.kind}/issueKey`,
-      { config: { permission: `${k.codes}:edit`, operation: `签发${k.title}密钥`, secretAnswer: 'refuse' }, schema: { summary: `签发${k.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`, body: idBody } },
+      {
+        config: { permission: `${k.codes}:edit`, operation: `签发${k.title}密钥`, secretAnswer: 'refuse' },
+        schema: { summary: `签发${k.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`, body: idBody },
+      },
       async (req) => {
         const { key, hash } = newDeviceKey();
-        const r = await db.updateTable('equipment').set({ key_hash: hash, key_issued_time: ctx.time(), update_time: ctx.time() }).where('id', '=', req.body.id).where('kind', '=', k.kind).where('deleted', '=', 0).executeTakeFirst();
+        const r = await db
+          .updateTable('equipment')
+          .set({ key_hash: hash, key_issued_time: ctx.time(), update_time: ctx.time() })
+          .where('id', '=', req.body.id)
+          .where('kind', '=', k.kind)
+          .where('deleted', '=', 0)
+          .executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) notFound(k.title);
         // Only this answer carries the key: the operation log keeps request bodies, the table only its hash, and an Idempotency-Key replay gets a 409 (secretAnswer).
         return ok({ key }, '密钥已签发，请立即复制保存，关闭后将无法再次查看');
@@ -42,7 +54,9 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
     );
   }
 
-  app.post('/device/events', { config: { permission: 'device' }, schema: { summary: '设备上报事件（批量，按 event_id 去重）', body: eventsBody } }, async (req) => ok(await ingestEvents(ctx, req.device!, req.body.events)));
+  app.post('/device/events', { config: { permission: 'device' }, schema: { summary: '设备上报事件（批量，按 event_id 去重）', body: eventsBody } }, async (req) =>
+    ok(await ingestEvents(ctx, req.device!, req.body.events)),
+  );
 
   app.post('/device/files', { config: { permission: 'device' }, schema: deviceUploadSchema }, async (req) => {
     // Counted before the body is read: a device past its quota costs no parsing and no disk.
@@ -65,7 +79,11 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
     const current = found.application;
     let missing = false;
     if (current?.kind === 'car' && current.state === 2 && current.validity === 'valid') {
-      const row = await db.selectFrom('car_application').select(['vehicle_type_id', 'license_plate', 'visitor_begin_time', 'visitor_end_time']).where('car_application_id', '=', current.id).executeTakeFirst();
+      const row = await db
+        .selectFrom('car_application')
+        .select(['vehicle_type_id', 'license_plate', 'visitor_begin_time', 'visitor_end_time'])
+        .where('car_application_id', '=', current.id)
+        .executeTakeFirst();
       missing = !!row && (await registrationMissing(db, { vehicle_type_id: row.vehicle_type_id, license_plate: row.license_plate, begin: row.visitor_begin_time, end: row.visitor_end_time }));
     }
     await markSeen(db, req.device!.id, ctx.time(), ctx.now());

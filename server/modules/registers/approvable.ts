@@ -115,7 +115,11 @@ export function approvableRoutes(def: ApprovableDef) {
       afterWrite: async (trx, values, w) => {
         if (def.holdsFiles) await recordFileRefs(trx, def.table as FileRecordKind, w.id, fileNamesOfRow(def.table as FileRecordKind, values));
         if (def.numberPrefix && w.mode === 'create') {
-          await (trx as unknown as Kysely<any>).updateTable(def.table).set({ application_number: applicationNumber(def.numberPrefix, w.now, w.id) }).where('id', '=', w.id).execute();
+          await (trx as unknown as Kysely<any>)
+            .updateTable(def.table)
+            .set({ application_number: applicationNumber(def.numberPrefix, w.now, w.id) })
+            .where('id', '=', w.id)
+            .execute();
         }
       },
       beforeUpdate: async (trx, id, w) => {
@@ -192,9 +196,19 @@ export function approvableRoutes(def: ApprovableDef) {
       codes: queue,
       query: taskQuery,
       wrapper: def.wrapper,
-      rowFilters: (q) => [...textFilterConditions(def.taskFilters.map((field) => ({ field })), q), ...(def.taskWhere ? [(s: AnySelect) => def.taskWhere!.apply(s, q)] : [])],
+      rowFilters: (q) => [
+        ...textFilterConditions(
+          def.taskFilters.map((field) => ({ field })),
+          q,
+        ),
+        ...(def.taskWhere ? [(s: AnySelect) => def.taskWhere!.apply(s, q)] : []),
+      ],
       rowsById: async (rowDb, ids) => {
-        const rows: RowValues[] = await (rowDb as unknown as Kysely<any>).selectFrom(def.table).select([...def.columns]).where('id', 'in', ids).execute();
+        const rows: RowValues[] = await (rowDb as unknown as Kysely<any>)
+          .selectFrom(def.table)
+          .select([...def.columns])
+          .where('id', 'in', ids)
+          .execute();
         return new Map((def.decorate ? await def.decorate(rows, db) : rows).map((r) => [r.id as number, r]));
       },
     });

@@ -6,19 +6,7 @@ import { addDays, dateOf } from '../../../domain/visit-rules';
 import { ok } from '../../core/errors';
 import type { ZodTypeProvider } from '../../core/route-schema';
 import { parseWithRules } from '../../core/validate';
-import {
-  acceptXlsxUploads,
-  buildTemplate,
-  convertRow,
-  defineColumns,
-  importSchema,
-  LookupIndex,
-  readImport,
-  RowErrors,
-  sendXlsx,
-  type ImportLimits,
-  type LookupRows,
-} from '../../core/xlsx-import';
+import { acceptXlsxUploads, buildTemplate, convertRow, defineColumns, importSchema, LookupIndex, readImport, RowErrors, sendXlsx, type ImportLimits, type LookupRows } from '../../core/xlsx-import';
 import { carListDef } from './lists';
 
 /**
@@ -46,8 +34,7 @@ const columns = defineColumns(
   carListLabels,
 );
 
-const vehicleTypes = (app: FastifyInstance): Promise<LookupRows> =>
-  app.ctx.db.selectFrom('vehicle_type').select(['id', 'name']).where('deleted', '=', 0).orderBy('id').execute();
+const vehicleTypes = (app: FastifyInstance): Promise<LookupRows> => app.ctx.db.selectFrom('vehicle_type').select(['id', 'name']).where('deleted', '=', 0).orderBy('id').execute();
 
 async function template(app: FastifyInstance): Promise<Buffer> {
   const vehicleType = await vehicleTypes(app);

@@ -39,7 +39,9 @@ const byValidity = (ctx: AppContext) => (q: AnySelect, value: unknown) => {
 export const withNames = (models: boolean) => async (rows: RowValues[], db: Db) => {
   const anyDb = db as unknown as Kysely<any>;
   const userIds = [...new Set(rows.map((r) => r.create_user_id).filter((v): v is number => typeof v === 'number'))];
-  const users = new Map<number, string>(userIds.length ? (await anyDb.selectFrom('sys_user').select(['user_id', 'user_name']).where('user_id', 'in', userIds).execute()).map((u) => [u.user_id, u.user_name]) : []);
+  const users = new Map<number, string>(
+    userIds.length ? (await anyDb.selectFrom('sys_user').select(['user_id', 'user_name']).where('user_id', 'in', userIds).execute()).map((u) => [u.user_id, u.user_name]) : [],
+  );
   const typeIds = models ? [...new Set(rows.map((r) => r.vehicle_type_id).filter((v): v is number => typeof v === 'number'))] : [];
   const types = new Map<number, string>(typeIds.length ? (await anyDb.selectFrom('vehicle_type').select(['id', 'name']).where('id', 'in', typeIds).execute()).map((t) => [t.id, t.name]) : []);
   return rows.map((r) => ({

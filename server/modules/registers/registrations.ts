@@ -29,20 +29,42 @@ import { withNames } from './lists';
 const QUEUE = 'registration';
 
 const columns = [
-  'id', 'application_number', 'visit_area', 'visitor_company', 'license_plate', 'license_plate_color', 'total_mass', 'phone', 'begin_time', 'end_time',
+  'id',
+  'application_number',
+  'visit_area',
+  'visitor_company',
+  'license_plate',
+  'license_plate_color',
+  'total_mass',
+  'phone',
+  'begin_time',
+  'end_time',
   ...registrationDocuments.map(([k]) => k),
-  'company_road_transport_number', 'company_road_transport_begin', 'company_road_transport_end',
-  'road_transport_number', 'road_transport_begin', 'road_transport_end',
-  'tank_number', 'tank_volume', 'tank_medium_range', 'tank_report_begin', 'tank_report_end',
-  'state', 'revoke_reason', 'process_instance_id', 'create_user_id', 'update_user_id', 'create_time', 'update_time',
+  'company_road_transport_number',
+  'company_road_transport_begin',
+  'company_road_transport_end',
+  'road_transport_number',
+  'road_transport_begin',
+  'road_transport_end',
+  'tank_number',
+  'tank_volume',
+  'tank_medium_range',
+  'tank_report_begin',
+  'tank_report_end',
+  'state',
+  'revoke_reason',
+  'process_instance_id',
+  'create_user_id',
+  'update_user_id',
+  'create_time',
+  'update_time',
 ] as const;
 
 /** Park 1 or 2 also finds the registrations for both parks (3); 3 itself filters nothing. */
 const byArea = (column: string) => (q: AnySelect, value: unknown) => (value === REGISTRATION_AREA_ALL ? q : q.where(column, 'in', [value, REGISTRATION_AREA_ALL]));
 
 /** The filer as spec 001 §3 names it (createUser.user_name), beside the flat name the other registers answer. */
-const decorate = async (rows: RowValues[], db: Db) =>
-  (await withNames(false)(rows, db)).map((r) => ({ ...r, createUser: r.create_user_name ? { user_name: r.create_user_name } : null }));
+const decorate = async (rows: RowValues[], db: Db) => (await withNames(false)(rows, db)).map((r) => ({ ...r, createUser: r.create_user_name ? { user_name: r.create_user_name } : null }));
 
 export const registrationDef: ApprovableDef = {
   noun: '车辆备案',
@@ -53,7 +75,14 @@ export const registrationDef: ApprovableDef = {
   own: true,
   numberPrefix: 'VR',
   holdsFiles: true,
-  codes: { list: 'carRegistration:list', add: 'carRegistration:add', edit: 'carRegistration:edit', delete: 'carRegistration:delete', commit: 'carRegistration:commit', revoke: 'carRegistration:revoke' },
+  codes: {
+    list: 'carRegistration:list',
+    add: 'carRegistration:add',
+    edit: 'carRegistration:edit',
+    delete: 'carRegistration:delete',
+    commit: 'carRegistration:commit',
+    revoke: 'carRegistration:revoke',
+  },
   histories: [
     {
       list: '/vehicleRegistration/history/list',
@@ -118,7 +147,11 @@ async function amendRoutes(appInstance: FastifyInstance) {
         if (!(await amendAllowed(trx, req.auth!, b.id, b.process_instance_id))) fail(ErrorCode.STATE_CONFLICT, '只有待您审核且处于“审核中”的车辆备案可以修改有效期');
         const errors = registrationDateErrors(b, ctx.time());
         if (errors.length) throw ruleFailure(errors, vehicleRegistrationLabels);
-        await trx.updateTable('vehicle_registration').set({ begin_time: b.begin_time, end_time: b.end_time, update_user_id: req.auth!.userId, update_time: ctx.time() }).where('id', '=', b.id).execute();
+        await trx
+          .updateTable('vehicle_registration')
+          .set({ begin_time: b.begin_time, end_time: b.end_time, update_user_id: req.auth!.userId, update_time: ctx.time() })
+          .where('id', '=', b.id)
+          .execute();
       });
       return ok(null, '编辑成功！');
     },

@@ -3,15 +3,7 @@ import { z } from 'zod';
 import { AppState, ProcessType } from '../../../domain/appointments';
 import { waybillAllHistoryPaths, waybillPaths } from '../../../domain/registers';
 import { labelled, optionalFilterText } from '../../../domain/schemas/common';
-import {
-  transportListCreate,
-  transportListLabels,
-  transportListQuery,
-  transportListUpdate,
-  waybillCargoInfo,
-  type TransportListRow,
-  type WaybillOption,
-} from '../../../domain/schemas/transport-list';
+import { transportListCreate, transportListLabels, transportListQuery, transportListUpdate, waybillCargoInfo, type TransportListRow, type WaybillOption } from '../../../domain/schemas/transport-list';
 import { ok } from '../../core/errors';
 import type { AnySelect } from '../../core/repository';
 import type { ZodTypeProvider } from '../../core/route-schema';
@@ -21,13 +13,48 @@ import { withNames } from './lists';
 /** Transport waybills (运单, spec 001 §2, §3, §7): one declaration of a register under approval, filed by its carrier. */
 
 const columns = [
-  'id', 'application_number', 'transport_type', 'list_number', 'cargo_name', 'cargo_quantity', 'cargo_unit',
-  'enterprise', 'unified_social_credit_code', 'business_license_number', 'contact_phone',
-  'license_plate', 'license_plate_color', 'vehicle_transport_license', 'trailer_license', 'trailer_transport_license', 'tank_volume',
-  'driver', 'driver_qualification_certificate', 'driver_phone', 'supercargo', 'supercargo_qualification_certificate', 'supercargo_phone',
-  'shipper', 'shipper_phone', 'recipient', 'recipient_phone', 'carrier', 'carrier_phone', 'loader', 'loader_phone',
-  'shipment_date', 'shipment_addr', 'destination', 'annex',
-  'state', 'revoke_reason', 'process_instance_id', 'create_user_id', 'update_user_id', 'create_time', 'update_time',
+  'id',
+  'application_number',
+  'transport_type',
+  'list_number',
+  'cargo_name',
+  'cargo_quantity',
+  'cargo_unit',
+  'enterprise',
+  'unified_social_credit_code',
+  'business_license_number',
+  'contact_phone',
+  'license_plate',
+  'license_plate_color',
+  'vehicle_transport_license',
+  'trailer_license',
+  'trailer_transport_license',
+  'tank_volume',
+  'driver',
+  'driver_qualification_certificate',
+  'driver_phone',
+  'supercargo',
+  'supercargo_qualification_certificate',
+  'supercargo_phone',
+  'shipper',
+  'shipper_phone',
+  'recipient',
+  'recipient_phone',
+  'carrier',
+  'carrier_phone',
+  'loader',
+  'loader_phone',
+  'shipment_date',
+  'shipment_addr',
+  'destination',
+  'annex',
+  'state',
+  'revoke_reason',
+  'process_instance_id',
+  'create_user_id',
+  'update_user_id',
+  'create_time',
+  'update_time',
 ] as const;
 
 /** How many approved waybills the appointment form offers: the newest; older ones are rarely still on the road. */
@@ -42,8 +69,17 @@ export const waybillDef: ApprovableDef = {
   own: true,
   numberPrefix: 'TL',
   holdsFiles: true,
-  codes: { list: 'menu:transportListHis', add: 'transportListHis:add', edit: 'transportListHis:edit', delete: 'transportListHis:delete', commit: 'transportListHis:commit', revoke: 'transportListHis:revoke' },
-  histories: [{ list: waybillAllHistoryPaths.list, permission: 'menu:allTransportListHis', summary: '运单总记录', revoke: { path: waybillAllHistoryPaths.revoke, permission: 'allTransportListHis:revoke' } }],
+  codes: {
+    list: 'menu:transportListHis',
+    add: 'transportListHis:add',
+    edit: 'transportListHis:edit',
+    delete: 'transportListHis:delete',
+    commit: 'transportListHis:commit',
+    revoke: 'transportListHis:revoke',
+  },
+  histories: [
+    { list: waybillAllHistoryPaths.list, permission: 'menu:allTransportListHis', summary: '运单总记录', revoke: { path: waybillAllHistoryPaths.revoke, permission: 'allTransportListHis:revoke' } },
+  ],
   labels: transportListLabels,
   schemas: { list: transportListQuery, create: transportListCreate, update: transportListUpdate },
   columns,

@@ -277,7 +277,23 @@ function WaitingNotice({ taskIds, skipped }: { taskIds: number[]; skipped?: numb
   );
 }
 
-function ReviewContent<R extends ReviewTask>({ queue, rows, single, decide, d, held, skipped }: { queue: ReviewKind<R>; rows: R[]; single: boolean; decide: boolean; d: DecisionApi; held: boolean; skipped: number }) {
+function ReviewContent<R extends ReviewTask>({
+  queue,
+  rows,
+  single,
+  decide,
+  d,
+  held,
+  skipped,
+}: {
+  queue: ReviewKind<R>;
+  rows: R[];
+  single: boolean;
+  decide: boolean;
+  d: DecisionApi;
+  held: boolean;
+  skipped: number;
+}) {
   return (
     <div className={`rv${single ? '' : ' rv--batch'}`}>
       {held && <WaitingNotice taskIds={rows.map((r) => r.process_task_id)} />}
@@ -288,7 +304,21 @@ function ReviewContent<R extends ReviewTask>({ queue, rows, single, decide, d, h
   );
 }
 
-function ReviewFrame<R extends ReviewTask>({ queue, rows: picked, single, open, onClose, onDone }: { queue: ReviewKind<R>; rows: R[]; single: boolean; open: boolean; onClose: () => void; onDone: () => void }) {
+function ReviewFrame<R extends ReviewTask>({
+  queue,
+  rows: picked,
+  single,
+  open,
+  onClose,
+  onDone,
+}: {
+  queue: ReviewKind<R>;
+  rows: R[];
+  single: boolean;
+  open: boolean;
+  onClose: () => void;
+  onDone: () => void;
+}) {
   const desktop = useIsDesktop();
   const can = useCan();
   // Tasks whose decision already waits in the outbox when the modal opens: not decided twice. Read once, so the

@@ -80,6 +80,12 @@ export function nodeSteps(info: ProcessInfo | undefined): NodeStep[] {
 /** Who reviews at a node, by its rule: '被访企业 · 企业审核员', '石化大队 · 石化大队审核员'. */
 export function reviewersOf(node: ChainNode | undefined): string {
   if (!node) return '';
-  const where = node.company_check === 1 ? '被访企业' : (node.departList ?? []).map((d) => d.name).filter(Boolean).join('、');
+  const where =
+    node.company_check === 1
+      ? '被访企业'
+      : (node.departList ?? [])
+          .map((d) => d.name)
+          .filter(Boolean)
+          .join('、');
   return [where, node.role?.name].filter(Boolean).join(' · ');
 }

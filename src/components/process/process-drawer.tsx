@@ -34,14 +34,7 @@ export function ProcessDrawer<R extends Row>({ open, row, onClose, subject, id }
   }, [open, desktop, onClose]);
 
   return (
-    <Popup
-      visible={open}
-      position={desktop ? 'right' : 'bottom'}
-      onMaskClick={onClose}
-      onClose={onClose}
-      destroyOnClose
-      bodyClassName={desktop ? 'pd pd--desktop' : 'pd pd--phone'}
-    >
+    <Popup visible={open} position={desktop ? 'right' : 'bottom'} onMaskClick={onClose} onClose={onClose} destroyOnClose bodyClassName={desktop ? 'pd pd--desktop' : 'pd pd--phone'}>
       <div className="pd-frame" role="dialog" aria-modal="true" aria-label="审批流程">
         {!desktop && <div className="pd-grip" aria-hidden />}
         <header className="pd-head">

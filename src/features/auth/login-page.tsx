@@ -136,16 +136,7 @@ export default function LoginPage() {
         <form className="login-card" onSubmit={(e) => void submit(e)} noValidate>
           <label className="login-field">
             <span className="login-label">用户名</span>
-            <Input
-              className="login-input"
-              placeholder="请输入用户名"
-              value={account}
-              onChange={setAccount}
-              clearable
-              autoComplete="username"
-              name="username"
-              maxLength={50}
-            />
+            <Input className="login-input" placeholder="请输入用户名" value={account} onChange={setAccount} clearable autoComplete="username" name="username" maxLength={50} />
           </label>
           <label className="login-field">
             <span className="login-label">密码</span>
@@ -184,15 +175,7 @@ export default function LoginPage() {
                 name="captcha"
                 maxLength={6}
               />
-              <Button
-                className="login-captcha-button"
-                color="primary"
-                fill="outline"
-                size="small"
-                disabled={!trimmed || cooldown.left > 0}
-                loading={sending}
-                onClick={() => void sendCaptcha()}
-              >
+              <Button className="login-captcha-button" color="primary" fill="outline" size="small" disabled={!trimmed || cooldown.left > 0} loading={sending} onClick={() => void sendCaptcha()}>
                 {cooldown.left > 0 ? `重新获取 ${formatCountdown(cooldown.left)}` : '获取验证码'}
               </Button>
             </div>

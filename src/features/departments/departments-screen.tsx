@@ -46,7 +46,12 @@ export const departmentsScreen = defineScreen<TreeRow>({
       kind: 'text',
       dataIndex: 'name',
       width: 260,
-      render: (r) => <span className="dept-name" style={{ paddingLeft: `${(r.depth ?? 0) * 1.25}em` }}>{(r.depth ?? 0) > 0 ? '└ ' : ''}{r.name}</span>,
+      render: (r) => (
+        <span className="dept-name" style={{ paddingLeft: `${(r.depth ?? 0) * 1.25}em` }}>
+          {(r.depth ?? 0) > 0 ? '└ ' : ''}
+          {r.name}
+        </span>
+      ),
     },
     { name: 'pid', kind: 'department', dataIndex: 'pid', hideInSearch: true, hideInTable: true, hideInCard: true, hideInDetail: true, form: { required: false, help: '不选则为顶级部门' } },
     { name: 'code', kind: 'text', dataIndex: 'code', hideInSearch: true, width: 160 },

@@ -19,12 +19,30 @@ const dash = (v: string | null | undefined) => v || '-';
 
 type Shared = GateRecordCarRow | GateRecordPersonRow;
 const deviceName = <R extends Shared>(width: number): DeclaredField<R> => ({ name: 'device_name', kind: 'text', hideInSearch: true, width, render: (r) => dash(r.device_name) });
-const openResult = <R extends Shared>(): DeclaredField<R> => ({ name: 'openResult', dataIndex: 'open_result', kind: 'enum', options: 'gateOpenResult', tag: true, width: 84, search: { default: ALL } });
+const openResult = <R extends Shared>(): DeclaredField<R> => ({
+  name: 'openResult',
+  dataIndex: 'open_result',
+  kind: 'enum',
+  options: 'gateOpenResult',
+  tag: true,
+  width: 84,
+  search: { default: ALL },
+});
 const captureTime = <R extends Shared>(): DeclaredField<R> => ({ name: 'capture_time', kind: 'text', hideInSearch: true, width: 166 });
 
 /** A records list: read only, a row opens as its detail (the images as thumbnails): a phone card by a tap, a desktop row by its 详情 button. */
 const recordsScreen = <R extends Shared>(s: { key: string; title: string; path: string; permission: PermissionCode; card: { title: string; extra: string }; fields: DeclaredField<R>[] }) =>
-  defineScreen<R>({ key: `gate-records.${s.key}`, title: s.title, labels: gateRecordLabels, list: { path: s.path, permission: s.permission }, rowKey: 'id', card: s.card, fields: s.fields, detail: { title: `${s.title}详情` }, rowActions: [{ key: 'detail', label: '详情', type: 'detail' }] });
+  defineScreen<R>({
+    key: `gate-records.${s.key}`,
+    title: s.title,
+    labels: gateRecordLabels,
+    list: { path: s.path, permission: s.permission },
+    rowKey: 'id',
+    card: s.card,
+    fields: s.fields,
+    detail: { title: `${s.title}详情` },
+    rowActions: [{ key: 'detail', label: '详情', type: 'detail' }],
+  });
 
 export const vehicleGateRecordsScreen = recordsScreen<GateRecordCarRow>({
   key: 'vehicle',

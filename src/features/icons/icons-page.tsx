@@ -66,15 +66,7 @@ export default function IconsPage() {
       <section className="icp-panel" aria-label="图标库">
         <div className="icp-head">
           {desktop && <h2 className="icp-title">图标库</h2>}
-          <SearchBar
-            className="icp-search"
-            placeholder="搜索图标名称或编码"
-            value={draft}
-            onChange={setDraft}
-            onSearch={search}
-            onClear={() => search('')}
-            aria-label="搜索图标"
-          />
+          <SearchBar className="icp-search" placeholder="搜索图标名称或编码" value={draft} onChange={setDraft} onSearch={search} onClear={() => search('')} aria-label="搜索图标" />
           {desktop && (
             <Button size="small" color="primary" onClick={() => search(draft)}>
               查询

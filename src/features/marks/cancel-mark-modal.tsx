@@ -87,7 +87,17 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
   };
 
   return (
-    <ScreenModal open={open} title="取消标记" onClose={onClose} onOk={() => void submit()} cancelText="返回" okText="确认取消标记" okLoading={busy} okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined} width={620}>
+    <ScreenModal
+      open={open}
+      title="取消标记"
+      onClose={onClose}
+      onOk={() => void submit()}
+      cancelText="返回"
+      okText="确认取消标记"
+      okLoading={busy}
+      okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined}
+      width={620}
+    >
       {row && (
         <div className="am-subject">
           <div className="am-subject__main">

@@ -23,7 +23,16 @@ export const vehicleMarksScreen = defineScreen<VehicleMarkRow>({
   card: { title: 'license_plate', extra: 'status' },
   fields: [
     { name: 'license_plate', kind: 'text', width: 110, fixed: 'left' },
-    { name: 'vehicle_type_id', kind: 'custom', input: VehicleTypeSelect, hideInSearch: true, hideInTable: true, hideInCard: true, render: (r) => dash(r.vehicle_type_name), form: { placeholder: '请选择车型（选填）' } },
+    {
+      name: 'vehicle_type_id',
+      kind: 'custom',
+      input: VehicleTypeSelect,
+      hideInSearch: true,
+      hideInTable: true,
+      hideInCard: true,
+      render: (r) => dash(r.vehicle_type_name),
+      form: { placeholder: '请选择车型（选填）' },
+    },
     { name: 'visitor_company', kind: 'text', width: 160, render: (r) => dash(r.visitor_company) },
     { name: 'color_id', kind: 'enum', options: 'markColor', tag: true, width: 96, search: { default: -1 } },
     { name: 'label_type_id', kind: 'enum', options: 'markLabelType', width: 100, search: { default: -1 } },

@@ -50,8 +50,10 @@ export default function NotificationsPage() {
   const setReadLocally = (ids: number[] | 'all') => {
     // Only whether it is read matters on this screen; the next fetch brings the server's time.
     const justRead = 'just-read';
-    client.setQueriesData<Pages>({ queryKey: pageKey }, (data) =>
-      data && { ...data, pages: data.pages.map((p) => ({ ...p, list: p.list.map((n) => (ids === 'all' || ids.includes(n.notification_id) ? { ...n, read_at: n.read_at ?? justRead } : n)) })) },
+    client.setQueriesData<Pages>(
+      { queryKey: pageKey },
+      (data) =>
+        data && { ...data, pages: data.pages.map((p) => ({ ...p, list: p.list.map((n) => (ids === 'all' || ids.includes(n.notification_id) ? { ...n, read_at: n.read_at ?? justRead } : n)) })) },
     );
   };
 

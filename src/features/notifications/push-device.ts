@@ -66,8 +66,32 @@ function toBody(sub: PushSubscription, label: string) {
 /** A name a person recognises in the device list: the kind of device and the browser. */
 export function defaultDeviceLabel(): string {
   const ua = navigator.userAgent;
-  const device = /iPhone/.test(ua) ? 'iPhone' : /iPad/.test(ua) ? 'iPad' : /Android/.test(ua) ? (/Mobile/.test(ua) ? 'Android 手机' : 'Android 平板') : /Windows/.test(ua) ? 'Windows 电脑' : /Mac OS X/.test(ua) ? 'Mac 电脑' : /Linux/.test(ua) ? 'Linux 电脑' : '未知设备';
-  const browser = /Edg\//.test(ua) ? 'Edge' : /MicroMessenger/.test(ua) ? '微信' : /(Chrome|Chromium|CriOS)\//.test(ua) ? 'Chrome' : /Firefox\//.test(ua) ? 'Firefox' : /Safari\//.test(ua) ? 'Safari' : '浏览器';
+  const device = /iPhone/.test(ua)
+    ? 'iPhone'
+    : /iPad/.test(ua)
+      ? 'iPad'
+      : /Android/.test(ua)
+        ? /Mobile/.test(ua)
+          ? 'Android 手机'
+          : 'Android 平板'
+        : /Windows/.test(ua)
+          ? 'Windows 电脑'
+          : /Mac OS X/.test(ua)
+            ? 'Mac 电脑'
+            : /Linux/.test(ua)
+              ? 'Linux 电脑'
+              : '未知设备';
+  const browser = /Edg\//.test(ua)
+    ? 'Edge'
+    : /MicroMessenger/.test(ua)
+      ? '微信'
+      : /(Chrome|Chromium|CriOS)\//.test(ua)
+        ? 'Chrome'
+        : /Firefox\//.test(ua)
+          ? 'Firefox'
+          : /Safari\//.test(ua)
+            ? 'Safari'
+            : '浏览器';
   return `${device} · ${browser}`;
 }
 

@@ -87,7 +87,14 @@ export default function PushSettingsPage() {
                 {message}
               </p>
             )}
-            <Button block={false} className="npush-button" color={on ? 'default' : 'primary'} loading={toggle.isPending} disabled={browserSub.isPending || devices.isPending} onClick={() => toggle.mutate(!on)}>
+            <Button
+              block={false}
+              className="npush-button"
+              color={on ? 'default' : 'primary'}
+              loading={toggle.isPending}
+              disabled={browserSub.isPending || devices.isPending}
+              onClick={() => toggle.mutate(!on)}
+            >
               {on ? '关闭本机推送' : '开启本机推送'}
             </Button>
           </>
@@ -120,7 +127,13 @@ export default function PushSettingsPage() {
                     {d.last_push_error && <div className="npush-device-error">最近一次推送失败：{d.last_push_error}</div>}
                   </div>
                   {!mine && (
-                    <Button size="mini" fill="outline" color="danger" loading={remove.isPending && remove.variables === d.push_subscription_id} onClick={() => void askRemove(d.push_subscription_id, d.device_label)}>
+                    <Button
+                      size="mini"
+                      fill="outline"
+                      color="danger"
+                      loading={remove.isPending && remove.variables === d.push_subscription_id}
+                      onClick={() => void askRemove(d.push_subscription_id, d.device_label)}
+                    >
                       移除
                     </Button>
                   )}

@@ -180,7 +180,13 @@ export default function PermissionsPage() {
       <ActionSheet
         visible={!!sheet}
         actions={(sheet ? actionsFor(sheet) : []).map((a) => ({ key: a.key, text: a.label, danger: a.danger, onClick: a.run }))}
-        extra={sheet ? <span className="pp-sheet-extra">{sheet.name} · {sheet.code}</span> : undefined}
+        extra={
+          sheet ? (
+            <span className="pp-sheet-extra">
+              {sheet.name} · {sheet.code}
+            </span>
+          ) : undefined
+        }
         cancelText="取消"
         closeOnAction
         onClose={() => setSheet(null)}
@@ -247,9 +253,13 @@ export default function PermissionsPage() {
                   <th scope="col">权限编码</th>
                   <th scope="col">类型</th>
                   <th scope="col">路由</th>
-                  <th scope="col" className="pp-num">角色数</th>
+                  <th scope="col" className="pp-num">
+                    角色数
+                  </th>
                   <th scope="col">备注</th>
-                  <th scope="col" className="pp-actions-col">操作</th>
+                  <th scope="col" className="pp-actions-col">
+                    操作
+                  </th>
                 </tr>
               </thead>
               <tbody>

@@ -151,7 +151,16 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
       form: { required: true },
     },
     { name: 'roleId', kind: 'custom', input: RoleSelect, dataIndex: 'role_id', hideInSearch: true, width: 130, render: (r) => r.role?.name ?? '-', form: { placeholder: '请选择关联角色' } },
-    { name: 'countersign', kind: 'custom', input: CountersignInput, dataIndex: 'countersign', hideInSearch: true, width: 80, render: (r) => yesNo(r.countersign), form: { help: '会签：关联部门中持有该角色的每个人都须审核通过' } },
+    {
+      name: 'countersign',
+      kind: 'custom',
+      input: CountersignInput,
+      dataIndex: 'countersign',
+      hideInSearch: true,
+      width: 80,
+      render: (r) => yesNo(r.countersign),
+      form: { help: '会签：关联部门中持有该角色的每个人都须审核通过' },
+    },
     {
       name: 'overtimeAutoCheck',
       kind: 'custom',
@@ -159,7 +168,14 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
       dataIndex: 'overtime_auto_check',
       hideInSearch: true,
       width: 120,
-      render: (r) => (r.overtime_auto_check === 1 ? <>{yesNo(1)} {r.overtime_hours}小时</> : yesNo(0)),
+      render: (r) =>
+        r.overtime_auto_check === 1 ? (
+          <>
+            {yesNo(1)} {r.overtime_hours}小时
+          </>
+        ) : (
+          yesNo(0)
+        ),
     },
     {
       name: 'overtimeHours',

@@ -53,14 +53,26 @@ export interface RegisterScreens<R extends ApprovableRow> {
   subtitle: (row: R) => string;
 }
 
-const when = (action: RegisterAction, key: StateKey = 'status') => (r: ApprovableRow) => registerAllows(action, r[key] ?? -1);
+const when =
+  (action: RegisterAction, key: StateKey = 'status') =>
+  (r: ApprovableRow) =>
+    registerAllows(action, r[key] ?? -1);
 
 function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.paths.revoke): ComponentType<ScreenModalProps<R>> {
   return function RegisterRevokeModal({ open, row, onClose, onDone }: ScreenModalProps<R>) {
     return (
       <ReasonModal
         open={open}
-        subject={row ? <div className="am-subject"><div className="am-subject__main"><b>{s.name(row)}</b></div><div className="am-subject__meta">{s.subtitle(row)}</div></div> : null}
+        subject={
+          row ? (
+            <div className="am-subject">
+              <div className="am-subject__main">
+                <b>{s.name(row)}</b>
+              </div>
+              <div className="am-subject__meta">{s.subtitle(row)}</div>
+            </div>
+          ) : null
+        }
         title="撤销审核"
         label="撤销理由"
         placeholder="请输入撤销理由"
@@ -185,14 +197,15 @@ export function registerQueueScreen<R extends ApprovableRow>(s: RegisterScreens<
     list: {
       path: s.paths.taskPage,
       permission: q.list,
-      arrange: (rows) => rows.map((t) => ({ ...(t as unknown as Record<string, unknown>)[s.wrapper] as R, ...t, id: (t as ReviewTask).ref_id }) as T),
+      arrange: (rows) => rows.map((t) => ({ ...((t as unknown as Record<string, unknown>)[s.wrapper] as R), ...t, id: (t as ReviewTask).ref_id }) as T),
     },
     rowKey: 'process_task_id',
     card: s.card,
     // The register's columns, then when it was submitted; the queue searches by the register's text fields only (spec 001 §2).
-    fields: [...(s.fields.filter((f) => !f.hideInTable && f.name !== (s.stateKey ?? 'status') && f.name !== 'validity') as DeclaredField<T>[]), { name: 'submit_time', label: '提交时间', kind: 'text', width: 170 } satisfies DeclaredField<T>].map(
-      (f): DeclaredField<T> => ({ ...f, hideInSearch: f.hideInSearch || f.kind !== 'text' || f.name === 'submit_time', hideInForm: true }),
-    ),
+    fields: [
+      ...(s.fields.filter((f) => !f.hideInTable && f.name !== (s.stateKey ?? 'status') && f.name !== 'validity') as DeclaredField<T>[]),
+      { name: 'submit_time', label: '提交时间', kind: 'text', width: 170 } satisfies DeclaredField<T>,
+    ].map((f): DeclaredField<T> => ({ ...f, hideInSearch: f.hideInSearch || f.kind !== 'text' || f.name === 'submit_time', hideInForm: true })),
     rowActions: [
       { key: 'review', label: '审核', type: 'modal', permission: q.check, visible: (r) => kind.reviewable(r), component: Review },
       { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<T>(processSubject(s)) },
@@ -226,7 +239,9 @@ export function registerHistoryScreen<R extends ApprovableRow>(s: RegisterScreen
     rowActions: [
       { key: 'detail', label: '详情', type: 'detail' },
       { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process', s.stateKey) },
-      ...(h.revoke ? [{ key: 'revoke', label: '撤销', type: 'modal' as const, component: revokeModal(s, h.revoke.path), permission: h.revoke.permission, visible: when('revoke', s.stateKey), danger: true }] : []),
+      ...(h.revoke
+        ? [{ key: 'revoke', label: '撤销', type: 'modal' as const, component: revokeModal(s, h.revoke.path), permission: h.revoke.permission, visible: when('revoke', s.stateKey), danger: true }]
+        : []),
     ],
     detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(h.detail ?? s.paths.detail, { id: r.id }), ...(s.detail ? { render: s.detail, width: 760 } : {}) },
   });

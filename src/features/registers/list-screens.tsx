@@ -59,7 +59,18 @@ export const carList: RegisterScreens<CarListRow> = {
       icon: <UploadOutline />,
       component: importModalFor<CarListRow>({
         title: '车辆黑白名单导入',
-        kinds: [{ key: 'carList', label: '车辆黑白名单导入', code: 'carList:add', template: '/carBlackWhiteList/excelTemplate', upload: '/carBlackWhiteList/excelImport', file: '车辆黑白名单导入模板.xlsx', hint: '导入后为您名下的草稿，可全部提交审核。', submit: { path: '/carBlackWhiteList/push', code: 'carList:commit' } }],
+        kinds: [
+          {
+            key: 'carList',
+            label: '车辆黑白名单导入',
+            code: 'carList:add',
+            template: '/carBlackWhiteList/excelTemplate',
+            upload: '/carBlackWhiteList/excelImport',
+            file: '车辆黑白名单导入模板.xlsx',
+            hint: '导入后为您名下的草稿，可全部提交审核。',
+            submit: { path: '/carBlackWhiteList/push', code: 'carList:commit' },
+          },
+        ],
         // Spec 001 §7: the list reloads one second after an import.
         reloadAfterMs: 1000,
       }),

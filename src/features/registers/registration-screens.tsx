@@ -109,7 +109,14 @@ export const registration: RegisterScreens<R> = {
   noun: '车辆备案',
   title: '车辆备案',
   paths,
-  codes: { list: 'carRegistration:list', add: 'carRegistration:add', edit: 'carRegistration:edit', delete: 'carRegistration:delete', commit: 'carRegistration:commit', revoke: 'carRegistration:revoke' },
+  codes: {
+    list: 'carRegistration:list',
+    add: 'carRegistration:add',
+    edit: 'carRegistration:edit',
+    delete: 'carRegistration:delete',
+    commit: 'carRegistration:commit',
+    revoke: 'carRegistration:revoke',
+  },
   queue: 'registration',
   revokeEffect: '已通过的备案随之失效',
   wrapper: 'vehicleRegistration',
@@ -135,7 +142,13 @@ function AmendModal({ open, row, onClose, onDone }: ScreenModalProps<T>) {
   const qc = useQueryClient();
   const task = row!;
   const ids = { id: task.ref_id, process_instance_id: task.process_instance_id };
-  const allowed = useQuery({ queryKey: ['registration', 'canAmend', task.ref_id, task.process_instance_id], queryFn: () => post<boolean>('/vehicleRegistration/canAmend', ids), enabled: open, retry: false, staleTime: 0 });
+  const allowed = useQuery({
+    queryKey: ['registration', 'canAmend', task.ref_id, task.process_instance_id],
+    queryFn: () => post<boolean>('/vehicleRegistration/canAmend', ids),
+    enabled: open,
+    retry: false,
+    staleTime: 0,
+  });
   const [value, setValue] = useState<[unknown, unknown]>([task.begin_time, task.end_time]);
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);

@@ -44,7 +44,16 @@ const fields: DeclaredField<R>[] = [
   text('loader'),
   text('loader_phone'),
   { name: 'shipment_date', kind: 'date', hideInSearch: true, width: 110 },
-  { name: 'shipment_range', label: '起运日期', kind: 'dateRange', search: { rangeKeys: ['shipment_begin', 'shipment_end'] }, hideInTable: true, hideInCard: true, hideInForm: true, hideInDetail: true },
+  {
+    name: 'shipment_range',
+    label: '起运日期',
+    kind: 'dateRange',
+    search: { rangeKeys: ['shipment_begin', 'shipment_end'] },
+    hideInTable: true,
+    hideInCard: true,
+    hideInForm: true,
+    hideInDetail: true,
+  },
   // The form cannot relabel itself as the type changes: it says what each place is for either type (the detail relabels).
   { ...text('shipment_addr'), form: { help: `提货时为${waybillPlaceLabels(TransportType.PICK_UP).origin}，送货时为${waybillPlaceLabels(TransportType.DELIVER).origin}` } },
   { ...text('destination'), form: { help: `提货时为${waybillPlaceLabels(TransportType.PICK_UP).destination}，送货时为${waybillPlaceLabels(TransportType.DELIVER).destination}` } },
@@ -60,11 +69,37 @@ const sections: DetailSection[] = [
   { title: '运单信息', fields: ['application_number', 'transport_type', 'list_number', 'cargo_name', 'cargo_quantity', 'state', 'revoke_reason', 'create_user_name', 'create_time'] },
   {
     title: '承运与车辆',
-    fields: ['enterprise', 'unified_social_credit_code', 'business_license_number', 'contact_phone', 'carrier', 'carrier_phone', 'license_plate', 'license_plate_color', 'vehicle_transport_license', 'trailer_license', 'trailer_transport_license', 'tank_volume'],
+    fields: [
+      'enterprise',
+      'unified_social_credit_code',
+      'business_license_number',
+      'contact_phone',
+      'carrier',
+      'carrier_phone',
+      'license_plate',
+      'license_plate_color',
+      'vehicle_transport_license',
+      'trailer_license',
+      'trailer_transport_license',
+      'tank_volume',
+    ],
   },
   {
     title: '人员信息',
-    fields: ['driver', 'driver_qualification_certificate', 'driver_phone', 'supercargo', 'supercargo_qualification_certificate', 'supercargo_phone', 'shipper', 'shipper_phone', 'recipient', 'recipient_phone', 'loader', 'loader_phone'],
+    fields: [
+      'driver',
+      'driver_qualification_certificate',
+      'driver_phone',
+      'supercargo',
+      'supercargo_qualification_certificate',
+      'supercargo_phone',
+      'shipper',
+      'shipper_phone',
+      'recipient',
+      'recipient_phone',
+      'loader',
+      'loader_phone',
+    ],
   },
   { title: '起运与附件', fields: ['shipment_date', { name: 'shipment_addr', wide: true }, { name: 'destination', wide: true }, { name: 'annex', wide: true }] },
 ];
@@ -75,7 +110,14 @@ function WaybillDetail({ row }: { row: R }) {
   const approval = (row as R & { approval_status?: number | null }).approval_status;
   const shown = approval === undefined || approval === null ? row : { ...row, state: approval };
   const places = waybillPlaceLabels(row.transport_type);
-  return <DetailSections sections={sections} fields={waybillHistoryScreen.fields} row={shown} label={(name) => (name === 'shipment_addr' ? places.origin : name === 'destination' ? places.destination : undefined)} />;
+  return (
+    <DetailSections
+      sections={sections}
+      fields={waybillHistoryScreen.fields}
+      row={shown}
+      label={(name) => (name === 'shipment_addr' ? places.origin : name === 'destination' ? places.destination : undefined)}
+    />
+  );
 }
 
 export const waybill: RegisterScreens<R> = {
@@ -83,7 +125,14 @@ export const waybill: RegisterScreens<R> = {
   noun: '运单',
   title: '运单记录',
   paths: waybillPaths,
-  codes: { list: 'menu:transportListHis', add: 'transportListHis:add', edit: 'transportListHis:edit', delete: 'transportListHis:delete', commit: 'transportListHis:commit', revoke: 'transportListHis:revoke' },
+  codes: {
+    list: 'menu:transportListHis',
+    add: 'transportListHis:add',
+    edit: 'transportListHis:edit',
+    delete: 'transportListHis:delete',
+    commit: 'transportListHis:commit',
+    revoke: 'transportListHis:revoke',
+  },
   queue: 'transport',
   wrapper: 'transportList',
   labels: transportListLabels,
@@ -93,7 +142,8 @@ export const waybill: RegisterScreens<R> = {
   stateKey: 'state',
   detail: (row) => <WaybillDetail row={row} />,
   name: (r) => r.license_plate,
-  subtitle: (r) => `${enumLabel('transportType', r.transport_type)} · ${r.cargo_name} ${r.cargo_quantity}${r.cargo_unit || DEFAULT_CARGO_UNIT}${r.application_number ? ` · ${r.application_number}` : ''}`,
+  subtitle: (r) =>
+    `${enumLabel('transportType', r.transport_type)} · ${r.cargo_name} ${r.cargo_quantity}${r.cargo_unit || DEFAULT_CARGO_UNIT}${r.application_number ? ` · ${r.application_number}` : ''}`,
 };
 
 export const waybillHistoryScreen = registerListScreen(waybill);

@@ -84,7 +84,11 @@ function Camera({ active, onText }: { active: boolean; onText: (text: string) =>
     return () => {
       cancelled = true;
       const s = scanner;
-      if (s?.isScanning) void s.stop().then(() => s.clear()).catch(() => undefined);
+      if (s?.isScanning)
+        void s
+          .stop()
+          .then(() => s.clear())
+          .catch(() => undefined);
       setState({ status: 'idle' });
     };
   }, [active]);
@@ -289,11 +293,7 @@ function ScanPage({ FlagModal }: ScanDeps) {
         <div className="scan-manual">
           <div className="scan-manual__item">
             <label className="scan-manual__label">车牌号</label>
-            <PlateInput
-              value={plate}
-              onChange={setPlate}
-              onConfirm={(p) => void handle(p)}
-            />
+            <PlateInput value={plate} onChange={setPlate} onConfirm={(p) => void handle(p)} />
           </div>
           <div className="scan-manual__item">
             <label className="scan-manual__label" htmlFor="scan-idcard">
@@ -338,19 +338,13 @@ function ScanPage({ FlagModal }: ScanDeps) {
         {scanned && (
           <>
             {verdict && <Verdict status={verdict.status} payload={verdict.payload} />}
-            {scanned.type !== 'pass' && (
-              <div className="scan-query">{scanned.type === 'plate' ? `查询车牌 ${scanned.plate}` : `查询证件号码 ${maskIdNumber(scanned.idcard)}`}</div>
-            )}
+            {scanned.type !== 'pass' && <div className="scan-query">{scanned.type === 'plate' ? `查询车牌 ${scanned.plate}` : `查询证件号码 ${maskIdNumber(scanned.idcard)}`}</div>}
             {trustedPayload && <SignedContent payload={trustedPayload} />}
             {lookup.status === 'loading' && <div className="card scan-note">正在查询园区记录…</div>}
             {lookup.status === 'offline' && (
               <div className="card scan-note scan-note--offline" role="status">
                 <b>当前无网络</b>
-                <span>
-                  {trustedPayload
-                    ? '以上为通行码签名所证明的内容。预约是否已撤销、黑白名单状态和车辆标记需要联网后查询。'
-                    : '黑白名单状态、预约和车辆标记需要联网后查询。'}
-                </span>
+                <span>{trustedPayload ? '以上为通行码签名所证明的内容。预约是否已撤销、黑白名单状态和车辆标记需要联网后查询。' : '黑白名单状态、预约和车辆标记需要联网后查询。'}</span>
                 <Button size="mini" fill="outline" onClick={() => void runLookup(scanned)}>
                   重新查询
                 </Button>

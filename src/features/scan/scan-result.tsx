@@ -16,11 +16,7 @@ import { PlateBadge } from '../../components/plate-badge';
 
 export type Scanned = { type: 'pass'; text: string } | { type: 'plate'; plate: string } | { type: 'idcard'; idcard: string };
 
-export type LookupState =
-  | { status: 'loading' }
-  | { status: 'offline' }
-  | { status: 'error'; message: string }
-  | { status: 'done'; data: PassLookup };
+export type LookupState = { status: 'loading' } | { status: 'offline' } | { status: 'error'; message: string } | { status: 'done'; data: PassLookup };
 
 const VERDICT: Record<PassStatus | 'no-key', { tone: 'ok' | 'warn' | 'bad' | 'unknown'; title: string; icon: ReactNode }> = {
   valid: { tone: 'ok', title: '通行码有效', icon: <CheckCircleFill /> },
@@ -79,7 +75,6 @@ function Line({ label, children }: { label: string; children: ReactNode }) {
 }
 
 const range = (begin: string, end: string) => `${begin.slice(0, 16)} 至 ${end.slice(0, 16)}`;
-
 
 const VALIDITY: Record<Validity, [string, 'success' | 'primary' | 'warning']> = {
   valid: ['有效期内', 'success'],
@@ -218,9 +213,7 @@ function ApplicationLines({ a }: { a: LookupApplication }) {
       </Line>
       {a.kind === 'car' && <Line label="车型">{a.vehicle_type_name}</Line>}
       <Line label="来访单位">{a.visitor_company}</Line>
-      <Line label="被访">
-        {[a.interviewee_depart_name, a.interviewee_name].filter(Boolean).join(' · ')}
-      </Line>
+      <Line label="被访">{[a.interviewee_depart_name, a.interviewee_name].filter(Boolean).join(' · ')}</Line>
     </Lines>
   );
 }

@@ -71,10 +71,7 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
       const { sendOrQueue, OutboxUnavailableError } = await import('../../lib/outbox');
       let sent: SendOutcome;
       try {
-        sent = await sendOrQueue(
-          { kind: 'alarmDeal', url, body: parsed.data, title: dealTitle(k.subject(row), parsed.data.false_alarm), meta: { alarmKind: kind, alarmId: row.id } },
-          SEND_WAIT_MS,
-        );
+        sent = await sendOrQueue({ kind: 'alarmDeal', url, body: parsed.data, title: dealTitle(k.subject(row), parsed.data.false_alarm), meta: { alarmKind: kind, alarmId: row.id } }, SEND_WAIT_MS);
       } catch (e) {
         if (!(e instanceof OutboxUnavailableError)) throw e;
         // Without a usable IndexedDB (some private windows) the handling is sent directly, as the review modal does.

@@ -197,15 +197,7 @@ export function strandedDetailModalFor(kind: StrandedKind, screenKey: string): C
     if (dealing) return <AlarmDeal kind={kind} open={open} row={data} onClose={() => setDealing(false)} onDone={onDone} onQueued={onClose} />;
     const mayDeal = can(k.deal) && !isAlarmHandled(data) && !waitingDeal(kind, data.id, box);
     return (
-      <ScreenModal
-        open={open}
-        title={`${k.noun}详情`}
-        onClose={onClose}
-        width={760}
-        onOk={mayDeal ? () => setDealing(true) : undefined}
-        okText="处理告警"
-        cancelText="关闭"
-      >
+      <ScreenModal open={open} title={`${k.noun}详情`} onClose={onClose} width={760} onOk={mayDeal ? () => setDealing(true) : undefined} okText="处理告警" cancelText="关闭">
         {q.isLoading ? (
           <Skeleton.Paragraph lineCount={8} animated />
         ) : q.isError ? (

@@ -226,7 +226,10 @@ export function createOutboxEngine(deps: OutboxDeps) {
       await ofUser(user)
         .filter((i) => i.state === 'sending')
         .modify({ state: 'pending' });
-      await db.items.where('doneAt').below(now() - DONE_KEEP_MS).delete();
+      await db.items
+        .where('doneAt')
+        .below(now() - DONE_KEEP_MS)
+        .delete();
       const tried = new Set<string>();
       for (;;) {
         const token = deps.token();
@@ -277,7 +280,13 @@ export function createOutboxEngine(deps: OutboxDeps) {
 
   /** Drops an item that is not being sent right now; answers whether it was dropped. */
   async function discard(id: string): Promise<boolean> {
-    return (await db.items.where('id').equals(id).filter((i) => i.state !== 'sending').delete()) > 0;
+    return (
+      (await db.items
+        .where('id')
+        .equals(id)
+        .filter((i) => i.state !== 'sending')
+        .delete()) > 0
+    );
   }
 
   /** 立即发送: waiting items skip their backoff, failed ones start over. */

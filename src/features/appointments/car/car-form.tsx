@@ -49,12 +49,35 @@ import {
 import { carKind, parkNow } from '../shared/kinds';
 
 const FORM_KEYS = [
-  'license_plate', 'license_plate_color', 'vehicle_type_id',
-  'applicant_name', 'applicant_idcard', 'applicant_gender', 'applicant_phone', 'applicant_face_photo', 'visitor_idcard_type',
-  'visit_area', 'visitor_type', 'visitor_company', 'visitor_content', 'visitor_begin_time', 'visitor_end_time',
-  'interviewee_name', 'interviewee_phone', 'interviewee_depart_id',
-  'vehicle_license_number', 'engine_number', 'trailer_license', 'cargo_type', 'cargo_name', 'car_load', 'remark',
-  'vehicle_img', 'img12123', 'blind_video_photo', 'register_record_photo',
+  'license_plate',
+  'license_plate_color',
+  'vehicle_type_id',
+  'applicant_name',
+  'applicant_idcard',
+  'applicant_gender',
+  'applicant_phone',
+  'applicant_face_photo',
+  'visitor_idcard_type',
+  'visit_area',
+  'visitor_type',
+  'visitor_company',
+  'visitor_content',
+  'visitor_begin_time',
+  'visitor_end_time',
+  'interviewee_name',
+  'interviewee_phone',
+  'interviewee_depart_id',
+  'vehicle_license_number',
+  'engine_number',
+  'trailer_license',
+  'cargo_type',
+  'cargo_name',
+  'car_load',
+  'remark',
+  'vehicle_img',
+  'img12123',
+  'blind_video_photo',
+  'register_record_photo',
 ] as const;
 const PERSON_KEYS = ['name', 'idcard_type', 'id_card', 'gender', 'phone', 'type', 'face_photo', 'pqc_number'] as const;
 const FILLED_PERSON_KEYS = ['name', 'id_card', 'phone', 'face_photo', 'pqc_number'] as const;
@@ -153,12 +176,7 @@ function VisitTimes({ form, today }: { form: ApplicationFormState; today: string
         <DateInput aria-label="来访开始时间" value={begin} min={earliest} onChange={(v) => form.set('visitor_begin_time', v)} />
       </FormItem>
       <FormItem label="来访结束时间" required error={form.errors.visitor_end_time} htmlFor="af-visitor_end_time" help={PASSAGE_HOURS_HINT}>
-        <DateInput
-          aria-label="来访结束时间"
-          value={form.get('visitor_end_time')}
-          min={beginDay && beginDay > earliest ? beginDay : earliest}
-          onChange={(v) => form.set('visitor_end_time', v)}
-        />
+        <DateInput aria-label="来访结束时间" value={form.get('visitor_end_time')} min={beginDay && beginDay > earliest ? beginDay : earliest} onChange={(v) => form.set('visitor_end_time', v)} />
       </FormItem>
     </>
   );
@@ -355,17 +373,7 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
       </FormSection>
       <CarPersons form={form} />
       <FormSection title="来访信息">
-        <Field
-          form={form}
-          path="visitor_type"
-          label="申请类型"
-          kind="enum"
-          options="carVisitorType"
-          required
-          wide
-          help={carVisitTypeHint(visitorType) || undefined}
-          onChange={clearTimes}
-        />
+        <Field form={form} path="visitor_type" label="申请类型" kind="enum" options="carVisitorType" required wide help={carVisitTypeHint(visitorType) || undefined} onChange={clearTimes} />
         <Field form={form} path="visit_area" label="园区" kind="enum" options="visitArea" required wide />
         <Field form={form} path="visitor_company" label="来访单位" kind="text" required />
         <Field form={form} path="interviewee_depart_id" label="被访部门" kind="department" required />

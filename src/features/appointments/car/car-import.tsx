@@ -4,8 +4,26 @@ import { importModalFor, type ImportKind } from '../../../components/import-moda
 
 /** 车辆导入 (spec 000 §2 "import options for proprietor and building imports with downloadable templates"). */
 const importKinds: readonly ImportKind[] = [
-  { key: 'proprietor', label: '业主车辆导入', code: 'carApply:proprietorImport', template: '/carApplications/template/getProprietor', upload: '/carApplications/import/proprietor', file: '业主车辆导入模板.xlsx', hint: '导入的车辆申请类型为“业主”，导入后为草稿，可全部提交审核。', submit: { path: '/carApplications/push', code: 'carApply:commit' } },
-  { key: 'build', label: '施工车辆导入', code: 'carApply:buildImport', template: '/carApplications/template/getBuild', upload: '/carApplications/import/build', file: '施工车辆导入模板.xlsx', hint: '导入的车辆申请类型为“施工”，导入后为草稿，可全部提交审核。', submit: { path: '/carApplications/push', code: 'carApply:commit' } },
+  {
+    key: 'proprietor',
+    label: '业主车辆导入',
+    code: 'carApply:proprietorImport',
+    template: '/carApplications/template/getProprietor',
+    upload: '/carApplications/import/proprietor',
+    file: '业主车辆导入模板.xlsx',
+    hint: '导入的车辆申请类型为“业主”，导入后为草稿，可全部提交审核。',
+    submit: { path: '/carApplications/push', code: 'carApply:commit' },
+  },
+  {
+    key: 'build',
+    label: '施工车辆导入',
+    code: 'carApply:buildImport',
+    template: '/carApplications/template/getBuild',
+    upload: '/carApplications/import/build',
+    file: '施工车辆导入模板.xlsx',
+    hint: '导入的车辆申请类型为“施工”，导入后为草稿，可全部提交审核。',
+    submit: { path: '/carApplications/push', code: 'carApply:commit' },
+  },
 ];
 
 /** The toolbar button shows when either import is allowed. */

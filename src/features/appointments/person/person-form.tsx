@@ -23,10 +23,25 @@ import {
 import { parkNow, personKind } from '../shared/kinds';
 
 const FORM_KEYS = [
-  'visitor_name', 'visitor_gender', 'visitor_nation', 'visitor_phone', 'visitor_company', 'visitor_address',
-  'visitor_idcard_type', 'visitor_idcard', 'visitor_face_photo', 'visitor_idcard_photo1', 'visitor_idcard_photo2',
-  'visitor_type', 'visit_area', 'visit_content', 'visit_begin_time', 'visit_end_time',
-  'interviewee_name', 'interviewee_phone', 'interviewee_depart_id',
+  'visitor_name',
+  'visitor_gender',
+  'visitor_nation',
+  'visitor_phone',
+  'visitor_company',
+  'visitor_address',
+  'visitor_idcard_type',
+  'visitor_idcard',
+  'visitor_face_photo',
+  'visitor_idcard_photo1',
+  'visitor_idcard_photo2',
+  'visitor_type',
+  'visit_area',
+  'visit_content',
+  'visit_begin_time',
+  'visit_end_time',
+  'interviewee_name',
+  'interviewee_phone',
+  'interviewee_depart_id',
 ] as const;
 
 /** Every message for the person form: the shared schema first, then the visit-time rules of spec 000 §5. */
@@ -53,12 +68,7 @@ function VisitTimes({ form, today }: { form: ApplicationFormState; today: string
         <DateInput aria-label="来访开始时间" value={begin} min={day} max={latestPersonVisitStart(today)} onChange={(v) => form.set('visit_begin_time', v)} />
       </FormItem>
       <FormItem label="来访结束时间" required error={form.errors.visit_end_time} htmlFor="af-visit_end_time">
-        <DateInput
-          aria-label="来访结束时间"
-          value={form.get('visit_end_time')}
-          min={beginDay && beginDay > day ? beginDay : day}
-          onChange={(v) => form.set('visit_end_time', v)}
-        />
+        <DateInput aria-label="来访结束时间" value={form.get('visit_end_time')} min={beginDay && beginDay > day ? beginDay : day} onChange={(v) => form.set('visit_end_time', v)} />
       </FormItem>
     </>
   );

@@ -67,7 +67,6 @@ function Subject({ kind, row }: { kind: AppointmentKind; row?: Row }) {
   );
 }
 
-
 const cache = new Map<string, ComponentType<ScreenModalProps<Row>>>();
 function once<R extends Row>(key: string, make: () => ComponentType<ScreenModalProps<Row>>): ComponentType<ScreenModalProps<R>> {
   let c = cache.get(key);
@@ -263,7 +262,7 @@ const WAITING_OFFLINE = '当前无网络，标记已保存，联网后自动发�
 const WAITING_SLOW = '网络不稳定，标记已保存，将自动重新发送';
 
 function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) {
-  const picked = useMemo(() => ((rows?.length ? rows : row ? [row] : []) as unknown as FlagRow[]), [row, rows]);
+  const picked = useMemo(() => (rows?.length ? rows : row ? [row] : []) as unknown as FlagRow[], [row, rows]);
   const colours = choices(enums.markColor);
   const types = choices(enums.markLabelType);
   const alarms = choices(enums.markAlarmType);
@@ -346,7 +345,16 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
 
   if (picked.length === 0) return null;
   return (
-    <ScreenModal open={open} title={picked.length > 1 ? `标记车辆（${picked.length}辆）` : '标记车辆'} onClose={onClose} onOk={() => void submit()} okText="标记" okLoading={busy} okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined} width={620}>
+    <ScreenModal
+      open={open}
+      title={picked.length > 1 ? `标记车辆（${picked.length}辆）` : '标记车辆'}
+      onClose={onClose}
+      onOk={() => void submit()}
+      okText="标记"
+      okLoading={busy}
+      okLoadingText={photoWait ? PHOTOS_PROCESSING : undefined}
+      width={620}
+    >
       <ModalForm>
         <FormItem label="标记车辆">
           <Plates rows={picked} />

@@ -125,7 +125,19 @@ function VehicleTypeName({ id, name }: { id: number | null | undefined; name?: s
 }
 
 /** The status lines every application has: state, delay, revoke reason, times. */
-function StatusSection({ number, numberLabel, row, typeName, typeTable }: { number: string; numberLabel: string; row: CarApplicationRow | PersonApplicationRow; typeName: string; typeTable: EnumName }) {
+function StatusSection({
+  number,
+  numberLabel,
+  row,
+  typeName,
+  typeTable,
+}: {
+  number: string;
+  numberLabel: string;
+  row: CarApplicationRow | PersonApplicationRow;
+  typeName: string;
+  typeTable: EnumName;
+}) {
   return (
     <Section title="申请信息">
       <Item label={numberLabel}>{number}</Item>
@@ -285,13 +297,21 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
         <Item label="备注" wide>
           {row.remark}
         </Item>
-        <Item label="车辆照片" wide>{photos(row.vehicle_img)}</Item>
-        <Item label="交管12123截图" wide>{photos(row.img12123)}</Item>
+        <Item label="车辆照片" wide>
+          {photos(row.vehicle_img)}
+        </Item>
+        <Item label="交管12123截图" wide>
+          {photos(row.img12123)}
+        </Item>
         {splitFileNames(row.blind_video_photo).length > 0 && (
-          <Item label="盲区视频监控图片" wide>{photos(row.blind_video_photo)}</Item>
+          <Item label="盲区视频监控图片" wide>
+            {photos(row.blind_video_photo)}
+          </Item>
         )}
         {splitFileNames(row.register_record_photo).length > 0 && (
-          <Item label="备案登记照片" wide>{photos(row.register_record_photo)}</Item>
+          <Item label="备案登记照片" wide>
+            {photos(row.register_record_photo)}
+          </Item>
         )}
       </Section>
       {row.cargo_type === 1 && (
@@ -306,7 +326,9 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
       {showDump && (
         <Section title="自卸车资料">
           {dumpTruckFileKeys.map((k) => (
-            <Item key={k} label={dumpTruckFileLabels[k]}>{photos(dump?.[k])}</Item>
+            <Item key={k} label={dumpTruckFileLabels[k]}>
+              {photos(dump?.[k])}
+            </Item>
           ))}
         </Section>
       )}

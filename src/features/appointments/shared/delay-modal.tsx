@@ -70,7 +70,10 @@ function DelayModal({ kind, open, row, onClose, onDone }: ScreenModalProps<Row> 
   };
 
   const rangeError = errors[info.begin] ?? errors[info.end];
-  const current = [r[info.begin], r[info.end]].filter(Boolean).map((v) => dateOf(String(v))).join(' 至 ');
+  const current = [r[info.begin], r[info.end]]
+    .filter(Boolean)
+    .map((v) => dateOf(String(v)))
+    .join(' 至 ');
   return (
     <ScreenModal open={open} title="延期申请" onClose={onClose} onOk={() => void submit()} okLoading={busy} okText={desktop ? '确定' : '提交'}>
       <div className={`ef pf-boxed af-plain ${desktop ? 'ef--horizontal' : 'ef--vertical'}`}>

@@ -97,38 +97,38 @@ export function PassCard({ kind, id }: { kind: AppointmentKind; id: number }) {
         <div className="pc-body">
           <div className="pc-qr">{image ? <img src={image} alt={`通行码 ${query.data.payload.number}`} /> : <span className="pc-qr__wait" aria-hidden />}</div>
           <div className="pc-info">
-          {query.data.offline && <div className="pc-offline">当前无网络，显示的是本机保存的通行码</div>}
-          <dl className="pc-lines">
-            <div>
-              <dt>{kind === 'car' ? '预约单号' : '申请单号'}</dt>
-              <dd>{query.data.payload.number}</dd>
-            </div>
-            {kind === 'car' ? (
+            {query.data.offline && <div className="pc-offline">当前无网络，显示的是本机保存的通行码</div>}
+            <dl className="pc-lines">
               <div>
-                <dt>车牌号</dt>
-                <dd className="pc-strong">{query.data.payload.plate}</dd>
+                <dt>{kind === 'car' ? '预约单号' : '申请单号'}</dt>
+                <dd>{query.data.payload.number}</dd>
               </div>
-            ) : (
-              <>
+              {kind === 'car' ? (
                 <div>
-                  <dt>访客</dt>
-                  <dd className="pc-strong">{query.data.payload.name}</dd>
+                  <dt>车牌号</dt>
+                  <dd className="pc-strong">{query.data.payload.plate}</dd>
                 </div>
-                <div>
-                  <dt>证件号码</dt>
-                  <dd>{query.data.payload.idMasked}</dd>
-                </div>
-              </>
-            )}
-            <div>
-              <dt>有效期</dt>
-              <dd>{visitRange(query.data.payload.begin, query.data.payload.end)}</dd>
-            </div>
-            <div>
-              <dt>签发时间</dt>
-              <dd>{query.data.payload.issuedAt}</dd>
-            </div>
-          </dl>
+              ) : (
+                <>
+                  <div>
+                    <dt>访客</dt>
+                    <dd className="pc-strong">{query.data.payload.name}</dd>
+                  </div>
+                  <div>
+                    <dt>证件号码</dt>
+                    <dd>{query.data.payload.idMasked}</dd>
+                  </div>
+                </>
+              )}
+              <div>
+                <dt>有效期</dt>
+                <dd>{visitRange(query.data.payload.begin, query.data.payload.end)}</dd>
+              </div>
+              <div>
+                <dt>签发时间</dt>
+                <dd>{query.data.payload.issuedAt}</dd>
+              </div>
+            </dl>
             <p className="pc-help">入园时向门岗或巡逻人员出示此码；通行码带园区数字签名，无网络时也可核验，改动任何内容即失效。</p>
             {image && (
               <a className="pc-save" href={image} download={`通行码-${query.data.payload.number}.png`}>

@@ -11,7 +11,11 @@ import './process-config.css';
 
 const idsOf = (value: unknown): number[] => {
   if (Array.isArray(value)) return value.map(Number).filter((n) => n > 0);
-  if (typeof value === 'string' && value) return value.split(',').map(Number).filter((n) => n > 0);
+  if (typeof value === 'string' && value)
+    return value
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0);
   return [];
 };
 
@@ -40,11 +44,7 @@ export function NodeChainPicker({ value, onChange, disabled }: FieldInputProps) 
   const line = <ChainLine names={chosen.map(nameOf)} notes={chosen.map((id) => (byId.get(id) ? reviewersText(byId.get(id)!) : undefined))} />;
 
   if (disabled) {
-    return (
-      <div className="pc-picker pc-picker--locked">
-        {line}
-      </div>
-    );
+    return <div className="pc-picker pc-picker--locked">{line}</div>;
   }
 
   const available = (nodes.data ?? []).filter((n) => !chosen.includes(n.process_node_id) && (!search || n.name.includes(search.trim())));

@@ -72,7 +72,11 @@ export function CountersignInput({ value, onChange, disabled }: FieldInputProps)
 
 const idsOf = (value: unknown): number[] => {
   if (Array.isArray(value)) return value.map(Number).filter((n) => n > 0);
-  if (typeof value === 'string' && value) return value.split(',').map(Number).filter((n) => n > 0);
+  if (typeof value === 'string' && value)
+    return value
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0);
   return [];
 };
 

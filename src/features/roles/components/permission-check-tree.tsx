@@ -26,10 +26,7 @@ export function PermissionCheckTree({ rows, checked, onToggle, disabled }: Permi
   const [open, setOpen] = useState<Set<number>>(() => new Set(roots.filter((r) => r.children.length).map((r) => r.row.permission_id)));
   const [search, setSearch] = useState('');
   const q = search.trim().toLowerCase();
-  const visible = useMemo(
-    () => visibleTreeRows(roots, (id) => open.has(id), q ? (r) => r.name.toLowerCase().includes(q) || r.code.toLowerCase().includes(q) : undefined),
-    [roots, open, q],
-  );
+  const visible = useMemo(() => visibleTreeRows(roots, (id) => open.has(id), q ? (r) => r.name.toLowerCase().includes(q) || r.code.toLowerCase().includes(q) : undefined), [roots, open, q]);
 
   return (
     <div className="pct">
@@ -52,7 +49,15 @@ export function PermissionCheckTree({ rows, checked, onToggle, disabled }: Permi
             const id = v.row.permission_id;
             const below = v.hasChildren && !v.open ? v.descendants.filter((d) => checked.has(d)).length : 0;
             return (
-              <li key={id} role="treeitem" aria-level={v.depth + 1} aria-expanded={v.hasChildren ? v.open : undefined} aria-selected={checked.has(id)} className={`pct-row pct-row--t${v.row.type}`} style={{ paddingLeft: 4 + v.depth * 20 }}>
+              <li
+                key={id}
+                role="treeitem"
+                aria-level={v.depth + 1}
+                aria-expanded={v.hasChildren ? v.open : undefined}
+                aria-selected={checked.has(id)}
+                className={`pct-row pct-row--t${v.row.type}`}
+                style={{ paddingLeft: 4 + v.depth * 20 }}
+              >
                 {v.hasChildren ? (
                   <button type="button" className="pct-caret" aria-label={`${v.open ? '折叠' : '展开'}${v.row.name}`} onClick={() => setOpen((s) => toggled(s, id))} disabled={!!q}>
                     {v.open ? <DownOutline /> : <RightOutline />}

@@ -43,13 +43,7 @@ export function RolePermissionsModal({ open, row, onClose, onDone }: ScreenModal
   const error = tree.error ?? current.error;
   const rows = tree.data ?? [];
   return (
-    <ScreenModal
-      open={open}
-      title="绑定权限"
-      width={680}
-      onClose={onClose}
-      {...(builtin ? {} : { onOk: submit, okText: desktop ? '确定' : '保存', okLoading: bind.isPending })}
-    >
+    <ScreenModal open={open} title="绑定权限" width={680} onClose={onClose} {...(builtin ? {} : { onOk: submit, okText: desktop ? '确定' : '保存', okLoading: bind.isPending })}>
       <div className="rm">
         <div className="rm-role">
           <span className="rm-role__name">{role.name}</span>

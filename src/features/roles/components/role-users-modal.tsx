@@ -98,7 +98,12 @@ export function RoleUsersModal({ open, row, onClose, onDone }: ScreenModalProps<
                   const info = held.get(u.user_id);
                   return (
                     <li key={u.user_id} className={`rm-user${on ? ' rm-user--on' : ''}`}>
-                      <Checkbox checked={on} disabled={self} onChange={() => setPicked((s) => toggled(s ?? new Set<number>(), u.user_id))} style={{ '--icon-size': '18px', '--gap': '10px', width: '100%' } as React.CSSProperties}>
+                      <Checkbox
+                        checked={on}
+                        disabled={self}
+                        onChange={() => setPicked((s) => toggled(s ?? new Set<number>(), u.user_id))}
+                        style={{ '--icon-size': '18px', '--gap': '10px', width: '100%' } as React.CSSProperties}
+                      >
                         <span className="rm-user__body">
                           <span className="rm-user__name">
                             {u.user_name}
