@@ -2,8 +2,7 @@ import { lazy, useContext, useEffect } from 'react';
 import { useMe } from '../lib/me';
 import { AccessContext } from './access-context';
 import { recordVisit } from './frequent-screens';
-import { canReach } from './menu';
-import type { AppRoute } from './routes';
+import { canReach, type AppRoute } from './routes';
 
 const NoAccessPage = lazy(() => import('../features/errors/no-access-page'));
 

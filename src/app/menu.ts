@@ -1,5 +1,5 @@
 import type { MenuNode } from '../../domain/permissions';
-import { findAppRoute, isImplemented, type AppRoute } from './routes';
+import { builtScreenRoutes } from '../../domain/screens';
 
 /** A menu entry the app can open, with the directory it sits in (for grouping). */
 export interface MenuEntry {
@@ -29,13 +29,16 @@ export function grantedRoutes(menus: MenuNode[]): Set<string> {
 }
 
 /**
- * The menu as the app shows it: only entries whose screen exists, grouped by
+ * The menu as the app shows it: only entries whose screen is built
+ * (domain/screens.ts, the rule the permission tree's 未上线 follows), grouped by
  * their top-level directory; directories left empty disappear. Menus that sit
  * at the root (no directory) form one unnamed group so nothing is lost.
  */
 export function visibleGroups(menus: MenuNode[]): MenuGroup[] {
   const entriesOf = (nodes: MenuNode[]): MenuEntry[] =>
-    nodes.flatMap((n) => (n.type === 1 && isImplemented(n.route) ? [{ code: n.code, name: n.name, route: n.route!, ...(n.icon ? { icon: n.icon } : {}) }] : n.children ? entriesOf(n.children) : []));
+    nodes.flatMap((n) =>
+      n.type === 1 && !!n.route && builtScreenRoutes.has(n.route) ? [{ code: n.code, name: n.name, route: n.route!, ...(n.icon ? { icon: n.icon } : {}) }] : n.children ? entriesOf(n.children) : [],
+    );
   const groups: MenuGroup[] = [];
   const loose: MenuEntry[] = [];
   for (const n of menus) {
@@ -51,15 +54,4 @@ export function visibleGroups(menus: MenuNode[]): MenuGroup[] {
 
 export function visibleEntries(menus: MenuNode[]): MenuEntry[] {
   return visibleGroups(menus).flatMap((g) => g.entries);
-}
-
-/** Open routes (home, profile...) are for everyone with a role; the rest need the menu to list them. */
-export function canReach(route: AppRoute, granted: ReadonlySet<string>): boolean {
-  return !!route.open || granted.has(route.path);
-}
-
-/** The page title: the menu's own wording when the menu has the route, else the registry's. */
-export function titleFor(path: string, menus: MenuNode[] | undefined): string {
-  const fromMenu = menus ? visibleEntries(menus).find((e) => e.route === path)?.name : undefined;
-  return fromMenu ?? findAppRoute(path)?.title ?? '';
 }

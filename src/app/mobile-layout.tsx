@@ -7,10 +7,9 @@ import { AlarmBanner } from '../features/notifications/alarm-banner';
 import { NotificationBell } from '../features/notifications/notification-bell';
 import { OutboxBadge } from '../features/outbox/outbox-badge';
 import { useMe } from '../lib/me';
-import { titleFor } from './menu';
 import { FirstScreenShown } from './boot-splash';
 import { PageLoading } from './page-loading';
-import { findAppRoute } from './routes';
+import { findAppRoute, titleFor } from './routes';
 import { PRODUCT_NAME, useDocumentTitle } from './use-document-title';
 
 const tabs = [

@@ -1,6 +1,7 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import { menuRoutes } from '../../domain/permissions';
+import { menuRoutes, type MenuNode } from '../../domain/permissions';
 import { builtScreenCodes, type ScreenCode } from '../../domain/screens';
+import { visibleEntries } from './menu';
 
 type Page = LazyExoticComponent<ComponentType>;
 
@@ -56,6 +57,13 @@ export function findAppRoute(path: string): AppRoute | undefined {
   return byPath.get(path);
 }
 
-export function isImplemented(path: string | undefined): boolean {
-  return !!path && byPath.has(path);
+/** Open routes (home, profile...) are for everyone with a role; the rest need the menu to list them. */
+export function canReach(route: AppRoute, granted: ReadonlySet<string>): boolean {
+  return !!route.open || granted.has(route.path);
+}
+
+/** The page title: the menu's own wording when the menu has the route, else the registry's. */
+export function titleFor(path: string, menus: MenuNode[] | undefined): string {
+  const fromMenu = menus ? visibleEntries(menus).find((e) => e.route === path)?.name : undefined;
+  return fromMenu ?? findAppRoute(path)?.title ?? '';
 }

@@ -71,4 +71,37 @@ describe('module boundaries (bulletproof-react style, DESIGN.md §7)', () => {
       for (const s of imports(f)) if (/^(server|server-push)\//.test(resolveIn(f, s).split(path.sep).join('/'))) offenders.push(`${path.relative(root, f)} -> ${s}`);
     expect(offenders).toEqual([]);
   });
+
+  it('the shell in src/app stacks one way: no circle through its files, counting lazy imports and the pages it loads (issue 25)', () => {
+    // A node per file of src/ (extension and /index dropped), an edge per import, static or dynamic.
+    const norm = (p: string) =>
+      p
+        .split(path.sep)
+        .join('/')
+        .replace(/\.(tsx?|ts)$/, '')
+        .replace(/\/index$/, '');
+    const graph = new Map<string, string[]>();
+    for (const f of files('src'))
+      graph.set(
+        norm(path.relative(root, f)),
+        imports(f)
+          .filter((s) => s.startsWith('.'))
+          .map((s) => norm(resolveIn(f, s))),
+      );
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const walk = (node: string, trail: string[]) => {
+      if (state.get(node) === 'done') return;
+      if (state.get(node) === 'open') {
+        const circle = trail.slice(trail.indexOf(node));
+        if (circle.some((n) => n.startsWith('src/app/'))) circles.push([...circle, node].join(' -> '));
+        return;
+      }
+      state.set(node, 'open');
+      for (const next of graph.get(node) ?? []) if (graph.has(next)) walk(next, [...trail, node]);
+      state.set(node, 'done');
+    };
+    for (const f of graph.keys()) if (f.startsWith('src/app/')) walk(f, []);
+    expect(circles).toEqual([]);
+  });
 });
