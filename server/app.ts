@@ -31,7 +31,7 @@ import { equipmentRoutes } from './modules/equipment';
 import { markRoutes } from './modules/marks';
 import { gateRecordRoutes } from './modules/gate-records';
 import { deviceRoutes } from './modules/devices/routes';
-import { strandedRoutes } from './modules/stranded';
+import { strandedRoutes } from './modules/stranded/routes';
 import { carListImportRoutes } from './modules/registers/list-import';
 import { listRoutes } from './modules/registers/lists';
 import { registrationRoutes } from './modules/registers/registrations';

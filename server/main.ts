@@ -6,7 +6,7 @@ import { onTableChanged, tableChanged } from './core/paging';
 import { startOvertimeJob } from './jobs/overtime';
 import { startCleanupJob } from './jobs/cleanup';
 import { startDeviceOnlineJob } from './jobs/device-online';
-import { startStrandedJob } from './jobs/stranded';
+import { startStrandedJob } from './modules/stranded/timer';
 
 /**
  * One server process, or with WEB_CONCURRENCY > 1 a primary that forks that
@@ -27,7 +27,7 @@ import { startStrandedJob } from './jobs/stranded';
  *   "this table changed", so no process answers a remembered total that a
  *   write through another process has outdated (core/paging.ts), and so a stay
  *   stored by any process re-arms process 0's stranded-alarm timer for the
- *   next deadline (jobs/stranded.ts).
+ *   next deadline (modules/stranded/timer.ts).
  */
 
 const WORKER_INDEX = 'PARK_WORKER_INDEX';

@@ -106,7 +106,7 @@ export const strandedHandledOptions: EnumOption[] = [
 ];
 export const isAlarmHandled = (row: { handle_time?: string | null }): boolean => !!row.handle_time;
 
-/** sms_send: 1 when every holder's SMS was accepted by the provider (server/core/stranded-alarm.ts); values not shown by the spec. */
+/** sms_send: 1 when every holder's SMS was accepted by the provider (server/modules/stranded/notification.ts); values not shown by the spec. */
 export const smsSendOptions: EnumOption[] = [
   { value: 1, label: '发送成功', color: 'success' },
   { value: 0, label: '发送失败', color: 'danger' },
@@ -114,7 +114,7 @@ export const smsSendOptions: EnumOption[] = [
 
 /**
  * The visit as it was when the alarm was raised (application_info, stored by
- * server/modules/devices/presence.ts): a vehicle appointment's or a person
+ * server/modules/stranded/detection.ts): a vehicle appointment's or a person
  * appointment's fields; empty when the subject came in without an approved visit.
  */
 export interface StrandedApplicationInfo {

@@ -5,8 +5,8 @@ import type { AppContext } from '../core/context';
 import type { DeviceIdentity } from '../core/device-auth';
 import type { SmsSender } from '../core/sms';
 import { ingestEvents, markSilentOffline } from '../modules/devices/ingest';
-import { raiseDueAlarms } from '../modules/devices/presence';
-import { dealAlarm } from '../modules/stranded';
+import { raiseDueAlarms } from '../modules/stranded/detection';
+import { dealAlarm } from '../modules/stranded/routes';
 import { BLACK_PLATE, clockAt } from './seed-appointments';
 
 /**

@@ -6,7 +6,7 @@ import type { DeviceIdentity } from '../../server/core/device-auth';
 import { randomSource, type Random } from '../../server/seed/seed-gate-history';
 import { BLACK_PLATE, clockAt } from '../../server/seed/seed-appointments';
 import { ingestEvents } from '../../server/modules/devices/ingest';
-import { raiseDueAlarms } from '../../server/modules/devices/presence';
+import { raiseDueAlarms } from '../../server/modules/stranded/detection';
 import { personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 

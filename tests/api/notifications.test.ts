@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NotificationEvent, NotificationItem } from '../../domain/notifications';
 import { buildApp } from '../../server/app';
-import { raiseStrandedAlarmNotifications, sendAlarmSms, sendWaitingAlarmSms } from '../../server/core/stranded-alarm';
+import { raiseStrandedAlarmNotifications, sendAlarmSms, sendWaitingAlarmSms } from '../../server/modules/stranded/notification';
 import { carApplicationBody } from './fixtures';
 import { EventStream } from './event-stream';
 import { Client, dialects, startServer, type TestServer } from './harness';

@@ -3,8 +3,8 @@ import { addMinutes, formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { BLACK_PLATE, clockAt } from '../../server/seed/seed-appointments';
-import { raiseDueAlarms } from '../../server/modules/devices/presence';
-import { startStrandedJob } from '../../server/jobs/stranded';
+import { raiseDueAlarms } from '../../server/modules/stranded/detection';
+import { startStrandedJob } from '../../server/modules/stranded/timer';
 import { carApplicationBody, idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 

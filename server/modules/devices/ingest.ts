@@ -7,7 +7,8 @@ import { tableChanged } from '../../core/paging';
 import type { Db } from '../../core/repository';
 import type { DeviceIdentity } from '../../core/device-auth';
 import { foreignFileProblem, ownDeviceFiles } from './device-files';
-import { lockSubjects, raiseDueAlarms, trackCrossing } from './presence';
+import { lockSubjects, trackCrossing } from './presence';
+import { raiseDueAlarms } from '../stranded/detection';
 import type { DB } from '../../db/schema';
 
 export interface IngestResult {
@@ -80,7 +81,7 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     await markSeen(trx, device.id, now, nowMs);
     return { count: fresh.length, blackInside, stays: fresh.some((e) => (e.type === 'vehicle' || e.type === 'person') && e.open_result === 1) };
   });
-  // A new or ended stay moves the next deadline: the alarm timer re-reads it (server/jobs/stranded.ts, relayed to the process running it).
+  // A new or ended stay moves the next deadline: the alarm timer re-reads it (server/modules/stranded/timer.ts, relayed to the process running it).
   if (accepted.stays) tableChanged('presence');
   // A black-listed subject inside is stranded at once (DESIGN.md §8): its alarm goes out now, not at the next minute.
   if (accepted.blackInside) await raiseDueAlarms(ctx);

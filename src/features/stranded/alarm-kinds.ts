@@ -2,7 +2,7 @@ import type { PermissionCode } from '../../../domain/permissions';
 import type { StrandedAlarmRow, StrandedKind } from '../../../domain/schemas/stranded';
 import { outboxStore, type OutboxItem, type OutboxSnapshot } from '../../lib/outbox';
 
-/** What differs between the person and the vehicle alarms (server/modules/stranded.ts holds the same paths and codes). */
+/** What differs between the person and the vehicle alarms (server/modules/stranded/routes.ts holds the same paths and codes). */
 export interface AlarmKind {
   kind: StrandedKind;
   noun: string;

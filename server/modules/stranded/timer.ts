@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../core/context';
-import { onTableChanged } from '../core/paging';
-import { sendWaitingAlarmSms } from '../core/stranded-alarm';
-import { raiseDueAlarms } from '../modules/devices/presence';
-import { startPeriodic } from './periodic';
+import type { AppContext } from '../../core/context';
+import { onTableChanged } from '../../core/paging';
+import { startPeriodic } from '../../jobs/periodic';
+import { raiseDueAlarms } from './detection';
+import { sendWaitingAlarmSms } from './notification';
 
 /** setTimeout's longest delay; a later deadline is re-read when this one fires. */
 const MAX_DELAY_MS = 2_147_483_647;

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import { enumLabel } from '../../domain/enums';
-import { NotificationKind, recordLink } from '../../domain/notifications';
-import { formatInZone } from '../../domain/time';
-import type { DB } from '../db/schema';
-import type { AppContext } from './context';
-import { notify } from './notify';
+import { enumLabel } from '../../../domain/enums';
+import { NotificationKind, recordLink } from '../../../domain/notifications';
+import { formatInZone } from '../../../domain/time';
+import type { AppContext } from '../../core/context';
+import { notify } from '../../core/notify';
+import type { DB } from '../../db/schema';
 
 /** A stranded-vehicle or stranded-person alarm as the alarm job raises it (spec 001 §3, "Stranded alarm"). */
 export interface StrandedAlarm {

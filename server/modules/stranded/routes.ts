@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { enumLabel } from '../../domain/enums';
-import { ErrorCode } from '../../domain/errors';
-import type { PermissionCode } from '../../domain/permissions';
+import { enumLabel } from '../../../domain/enums';
+import { ErrorCode } from '../../../domain/errors';
+import type { PermissionCode } from '../../../domain/permissions';
 import {
   alarmDealBody,
   handlingStateOf,
@@ -15,20 +15,21 @@ import {
   type StrandedAlarmRow,
   type StrandedKind,
   type StrandedStats,
-} from '../../domain/schemas/stranded';
-import { addDays, dateOf } from '../../domain/visit-rules';
-import type { AppContext } from '../core/context';
-import { fail, notFound, ok } from '../core/errors';
-import type { AnySelect, Db, FilterMatch, RowValues } from '../core/repository';
-import { defineResource, registerResource } from '../core/resource';
-import type { ZodTypeProvider } from '../core/route-schema';
-import { xlsxExports } from '../core/xlsx-export';
-import { readRule } from './access';
+} from '../../../domain/schemas/stranded';
+import { addDays, dateOf } from '../../../domain/visit-rules';
+import type { AppContext } from '../../core/context';
+import { fail, notFound, ok } from '../../core/errors';
+import type { AnySelect, Db, FilterMatch, RowValues } from '../../core/repository';
+import { defineResource, registerResource } from '../../core/resource';
+import type { ZodTypeProvider } from '../../core/route-schema';
+import { xlsxExports } from '../../core/xlsx-export';
+import { readRule } from '../access';
 
 /**
  * 滞留告警 (spec 001 §2, §7; DESIGN.md §8): the person and vehicle alarm
  * lists, read-only detail and handling. Alarms are raised only by detection
- * (modules/devices/presence.ts); these routes read and handle them.
+ * (detection.ts, on the stays of modules/devices/presence.ts); these routes
+ * read and handle them.
  */
 
 const kinds: Record<StrandedKind, { base: string; noun: string; list: PermissionCode; deal: PermissionCode }> = {
