@@ -118,7 +118,10 @@ export const personEvent = z.object({
 export const heartbeatEvent = z.object({ ...base, type: z.literal('heartbeat'), state: optionalCode('设备状态', [0, 1]) });
 export const alarmEvent = z.object({ ...base, type: z.literal('alarm'), alarm_type: text(30, '告警类型').min(1, { error: '请提供告警类型' }), remark: optionalText(200, '备注') });
 
-export const deviceEvent = z.discriminatedUnion('type', [vehicleEvent, personEvent, heartbeatEvent, alarmEvent], { error: '事件类型只能是 vehicle、person、heartbeat 或 alarm' });
+/** One schema per event type; the server stores each type through its handler (server/modules/devices/event-handlers.ts). */
+const eventTypes = [vehicleEvent, personEvent, heartbeatEvent, alarmEvent] as const;
+const typeNames = eventTypes.map((s) => s.shape.type.value);
+export const deviceEvent = z.discriminatedUnion('type', eventTypes, { error: `事件类型只能是 ${typeNames.slice(0, -1).join('、')} 或 ${typeNames.at(-1)}` });
 export type DeviceEvent = z.output<typeof deviceEvent>;
 export type VehicleEvent = z.output<typeof vehicleEvent>;
 export type PersonEvent = z.output<typeof personEvent>;

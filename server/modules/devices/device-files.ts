@@ -7,6 +7,7 @@ import { AppError } from '../../core/errors';
 import { hit } from '../../core/rate-limit';
 import { isFileName, type FileStore } from '../../core/storage';
 import type { DB } from '../../db/schema';
+import { eventHandlers, handlerOf } from './event-handlers';
 
 /**
  * A device's uploaded images (DESIGN.md §8: POST /api/device/files, then
@@ -20,8 +21,8 @@ export const DEVICE_UPLOADER = 0;
 /** A device file that no record holds after this long was never named by an event, and is removed. */
 export const DEVICE_FILE_RETENTION_MS = 24 * 3600_000;
 
-/** The event fields that name an uploaded file. */
-const FILE_FIELDS = ['plate_image', 'vehicle_image', 'snapshot'] as const;
+/** The fields of any event type that name an uploaded file: a batch's are looked up before its events are checked. */
+const FILE_FIELDS: readonly string[] = [...new Set(Object.values(eventHandlers).flatMap((h) => h.files ?? []))];
 
 const DAY_MS = 24 * 3600_000;
 
@@ -52,8 +53,8 @@ export async function ownDeviceFiles(db: Kysely<DB>, deviceId: number, events: r
 
 /** Why a valid event may not be stored for the files it names: one this device did not upload (another device's, a user's, none at all). */
 export function foreignFileProblem(e: DeviceEvent, own: ReadonlySet<string>): string | null {
-  for (const f of FILE_FIELDS) {
-    const v = (e as Partial<Record<(typeof FILE_FIELDS)[number], string>>)[f];
+  for (const f of handlerOf(e).files ?? []) {
+    const v = e[f] as string;
     if (v && !own.has(v)) return `${deviceEventLabels[f]}：文件不存在或不是本设备上传的`;
   }
   return null;

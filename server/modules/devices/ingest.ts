@@ -7,6 +7,7 @@ import { tableChanged } from '../../core/paging';
 import type { Db } from '../../core/repository';
 import type { DeviceIdentity } from '../../core/device-auth';
 import { foreignFileProblem, ownDeviceFiles } from './device-files';
+import { handlerOf } from './event-handlers';
 import { lockSubjects, trackCrossing } from './presence';
 import { raiseDueAlarms } from '../stranded/detection';
 import type { DB } from '../../db/schema';
@@ -76,10 +77,11 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
   const accepted = await ctx.db.transaction().execute(async (trx) => {
     const stored = valid.length ? await admit(trx, device.id, valid, nowMs) : new Set<string>();
     const fresh = valid.filter((e) => stored.has(e.event_id));
-    await lockSubjects(trx, ctx.dialect, fresh);
+    const crossings = fresh.flatMap((e) => handlerOf(e).crossing?.(e) ?? []);
+    await lockSubjects(trx, ctx.dialect, crossings);
     const blackInside = await writeRecords(trx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
-    return { count: fresh.length, blackInside, stays: fresh.some((e) => (e.type === 'vehicle' || e.type === 'person') && e.open_result === 1) };
+    return { count: fresh.length, blackInside, stays: crossings.some((c) => c.open_result === 1) };
   });
   // A new or ended stay moves the next deadline: the alarm timer re-reads it (server/modules/stranded/timer.ts, relayed to the process running it).
   if (accepted.stays) tableChanged('presence');
@@ -106,33 +108,18 @@ async function admit(trx: Db, deviceId: number, events: DeviceEvent[], nowMs: nu
   return fresh;
 }
 
-/** Crossings become records and move who is inside; answers whether a black-listed subject came in. */
+/** Each event is stored by its type's handler, a crossing moving who is inside first; answers whether a black-listed subject came in. */
 async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<boolean> {
   const t = trx as unknown as Kysely<DB>;
   let blackInside = false;
   // In capture order: a batch replayed out of order still opens a stay before closing it.
   for (const e of [...events].sort((a, b) => (a.capture_time < b.capture_time ? -1 : a.capture_time > b.capture_time ? 1 : 0))) {
-    if (e.type === 'vehicle' || e.type === 'person') blackInside = (await trackCrossing(trx, { ...e, device_id: device.id })) || blackInside;
-    if (e.type === 'vehicle') {
-      const { type: _t, ...fields } = e;
-      const row = await t
-        .insertInto('gate_record_car')
-        .values({ ...fields, device_id: device.id, create_time: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const images = [e.plate_image, e.vehicle_image].filter(Boolean);
-      if (images.length) await recordFileRefs(trx, 'gate_record_car', row.id, images);
-    } else if (e.type === 'person') {
-      const { type: _t, ...fields } = e;
-      const row = await t
-        .insertInto('gate_record_person')
-        .values({ ...fields, device_id: device.id, create_time: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      if (e.snapshot) await recordFileRefs(trx, 'gate_record_person', row.id, [e.snapshot]);
-    } else if (e.type === 'alarm') {
-      await t.insertInto('device_alarm').values({ device_id: device.id, event_id: e.event_id, alarm_type: e.alarm_type, remark: e.remark, capture_time: e.capture_time, create_time: now }).execute();
-    }
+    const handler = handlerOf(e);
+    const crossing = handler.crossing?.(e);
+    if (crossing) blackInside = (await trackCrossing(trx, { ...crossing, device_id: device.id })) || blackInside;
+    const record = await handler.store(t, device, e, now);
+    const files = (handler.files ?? []).map((f) => e[f] as string).filter(Boolean);
+    if (record && files.length) await recordFileRefs(trx, record.kind, record.id, files);
   }
   return blackInside;
 }

@@ -1,7 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppState } from '../../../domain/appointments';
 import { Direction } from '../../../domain/gate';
-import type { DeviceEvent, PersonEvent, VehicleEvent } from '../../../domain/schemas/device-event';
 import { addMinutes } from '../../../domain/time';
 import type { Db } from '../../core/repository';
 import type { Dialect } from '../../db/index';
@@ -18,7 +17,17 @@ import { blackListedOn } from '../park-rules';
  * one alarm per stay.
  */
 
-type Crossing = (VehicleEvent | PersonEvent) & { device_id: number };
+/** A gate crossing as presence sees it, whichever event type reported it (event-handlers.ts). */
+export interface Crossing {
+  kind: 'car' | 'person';
+  /** The plate of a vehicle, the document number of a person. */
+  subject: string;
+  direction: number;
+  /** 1 when the gate opened: only such a crossing moves who is inside. */
+  open_result: number;
+  capture_time: string;
+  device_id: number;
+}
 
 /** Where each kind's approved visits are, and which column names the subject at the gate. */
 const visits = {
@@ -54,13 +63,10 @@ const SUBJECT_LOCK_CLASS = 23;
  * them in sorted order, so two batches never wait on each other in a cycle.
  * SQLite needs none: its write transactions already take turns.
  */
-export async function lockSubjects(trx: Db, dialect: Dialect, events: readonly DeviceEvent[]): Promise<void> {
+export async function lockSubjects(trx: Db, dialect: Dialect, crossings: readonly Omit<Crossing, 'device_id'>[]): Promise<void> {
   if (dialect !== 'postgres') return;
   const keys = new Set<string>();
-  for (const e of events) {
-    if (e.type === 'vehicle' && e.open_result === 1) keys.add(`car:${e.license_plate}`);
-    if (e.type === 'person' && e.open_result === 1) keys.add(`person:${e.idcard}`);
-  }
+  for (const c of crossings) if (c.open_result === 1) keys.add(`${c.kind}:${c.subject}`);
   if (!keys.size) return;
   await sql`select count(pg_advisory_xact_lock(${SUBJECT_LOCK_CLASS}, hashtext(k))) from (select unnest(${[...keys].sort()}::text[]) as k order by k) s`.execute(trx);
 }
@@ -108,8 +114,7 @@ async function endStay(t: Kysely<DB>, id: number, exitTime: string, exitDevice: 
  */
 export async function trackCrossing(trx: Db, e: Crossing): Promise<boolean> {
   if (e.open_result !== 1) return false;
-  const kind = e.type === 'vehicle' ? 'car' : 'person';
-  const subject = e.type === 'vehicle' ? e.license_plate : e.idcard;
+  const { kind, subject } = e;
   const entry = e.direction === Direction.IN;
   const t = trx as unknown as Kysely<DB>;
   const current = await t

@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { DeviceEvent } from '../../../domain/schemas/device-event';
+import type { DeviceIdentity } from '../../core/device-auth';
+import type { FileRecordKind } from '../../core/file-refs';
+import type { DB } from '../../db/schema';
+import type { Crossing } from './presence';
+
+type EventOf<T extends DeviceEvent['type']> = Extract<DeviceEvent, { type: T }>;
+
+/**
+ * What ingestion does with one type of device event (DESIGN.md §8), in the
+ * ingesting transaction, once the event is admitted to the ledger
+ * (device_event) and passed the batch's checks. A new event type is its
+ * schema in domain/schemas/device-event.ts (the body and its messages) and
+ * one entry of eventHandlers: the entry's type is checked against the schema,
+ * so a type without a handler does not compile.
+ */
+interface EventHandler<E extends DeviceEvent> {
+  /** The fields naming files this device uploaded first (POST /api/device/files): each must be the device's own, and the record holds them. */
+  files?: readonly (keyof E & string)[];
+  /** A gate crossing moves who is inside (presence.ts): whose, which way, whether it opened the gate. Tracked before the record is stored. */
+  crossing?: (e: E) => Omit<Crossing, 'device_id'>;
+  /** Stores the event's own record; answers it when the record holds the event's files. */
+  store: (t: Kysely<DB>, device: DeviceIdentity, e: E, now: string) => Promise<{ kind: FileRecordKind; id: number } | void>;
+}
+
+export const eventHandlers: { [T in DeviceEvent['type']]: EventHandler<EventOf<T>> } = {
+  vehicle: {
+    files: ['plate_image', 'vehicle_image'],
+    crossing: (e) => ({ kind: 'car', subject: e.license_plate, direction: e.direction, open_result: e.open_result, capture_time: e.capture_time }),
+    async store(t, device, e, now) {
+      const { type: _t, ...fields } = e;
+      const row = await t
+        .insertInto('gate_record_car')
+        .values({ ...fields, device_id: device.id, create_time: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { kind: 'gate_record_car', id: row.id };
+    },
+  },
+  person: {
+    files: ['snapshot'],
+    crossing: (e) => ({ kind: 'person', subject: e.idcard, direction: e.direction, open_result: e.open_result, capture_time: e.capture_time }),
+    async store(t, device, e, now) {
+      const { type: _t, ...fields } = e;
+      const row = await t
+        .insertInto('gate_record_person')
+        .values({ ...fields, device_id: device.id, create_time: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { kind: 'gate_record_person', id: row.id };
+    },
+  },
+  alarm: {
+    async store(t, device, e, now) {
+      await t.insertInto('device_alarm').values({ device_id: device.id, event_id: e.event_id, alarm_type: e.alarm_type, remark: e.remark, capture_time: e.capture_time, create_time: now }).execute();
+    },
+  },
+  // A sign of life and nothing more: the ledger keeps it, and every batch marks its device seen (markSeen).
+  heartbeat: { store: async () => {} },
+};
+
+/** The handler of an event's own type. */
+export function handlerOf<E extends DeviceEvent>(e: E): EventHandler<E> {
+  // The mapped type pairs each type with its handler; indexing by a union type loses that pairing.
+  return eventHandlers[e.type] as unknown as EventHandler<E>;
+}
