@@ -1,4 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
 import { StreamEvent, type NotificationEvent, type UnreadEvent } from '../../../domain/notifications';
 import { session } from '../../lib/session';
@@ -9,7 +11,8 @@ import { alarmBannerKey, pageKey, unreadKey } from './api';
  * Read with fetch() so the Bearer header goes along (EventSource cannot send
  * it, and a token in the URL would end up in logs); reconnects with the
  * spec's backoff, at once when the network or the tab comes back, and asks
- * for what it missed with Last-Event-ID.
+ * for what it missed with Last-Event-ID. eventsource-parser splits the
+ * stream into events; only the connection is ours.
  */
 
 type Listener = (n: NotificationEvent) => void;
@@ -36,32 +39,6 @@ export const liveState = {
   },
 };
 
-/** Splits text/event-stream into events (the subset the server writes: id, event, data, comments). */
-export function sseParser(onEvent: (event: string, data: string, id: string | null) => void) {
-  let buf = '';
-  return (chunk: string) => {
-    buf += chunk.replace(/\r\n?/g, '\n');
-    let cut: number;
-    while ((cut = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, cut);
-      buf = buf.slice(cut + 2);
-      let event = 'message';
-      let id: string | null = null;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (!line || line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'event') event = value;
-        else if (field === 'id') id = value;
-        else if (field === 'data') data.push(value);
-      }
-      if (data.length) onEvent(event, data.join('\n'), id);
-    }
-  };
-}
-
 function run(client: QueryClient): () => void {
   let active = true;
   let controller: AbortController | null = null;
@@ -69,7 +46,7 @@ function run(client: QueryClient): () => void {
   let lastId: string | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  const handle = (event: string, data: string, id: string | null) => {
+  const handle = ({ id, event, data }: EventSourceMessage) => {
     if (id) lastId = id;
     if (event === StreamEvent.UNREAD) {
       client.setQueryData(unreadKey, { count: (JSON.parse(data) as UnreadEvent).count });
@@ -114,12 +91,11 @@ function run(client: QueryClient): () => void {
       if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
       attempt = 0;
       setState('open');
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      const feed = sseParser(handle);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        feed(value);
+        handle(value);
       }
     } catch {
       // A drop, a server restart or our own abort: the retry below (or stop) decides.
