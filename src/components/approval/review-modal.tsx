@@ -6,9 +6,9 @@ import { APPROVAL_NOTICE, TaskResult } from '../../../domain/appointments';
 import { enums } from '../../../domain/enums';
 import type { PermissionCode } from '../../../domain/permissions';
 import { checkBody } from '../../../domain/schemas/car-application';
-import { ApiError, post } from '../../lib/http';
 import { useCan } from '../../lib/me';
-import { OutboxUnavailableError, sendOrQueue, stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds, type SendOutcome } from '../../lib/outbox';
+import { stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds } from '../../lib/outbox';
+import { sendAction, type Refusal } from '../../lib/outbox/action';
 import { useIsDesktop } from '../../lib/use-media';
 import { failureText, ScreenModal, type ScreenModalProps } from '../../list-screen';
 import { ChoiceRadio } from '../choice-radio';
@@ -98,7 +98,7 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
     onDone();
   };
 
-  const refused = async (message: string, status: number, fieldErrors: ApiError['fieldErrors'] = []) => {
+  const refused = async ({ message, status, fieldErrors }: Refusal) => {
     if (status === 409 || status === 404) {
       await alertDialog({ title: '无法审核', content: failureText(FAIL_PREFIX, message), confirmText: '知道了' });
       settled();
@@ -107,23 +107,6 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
     const remarkError = fieldErrors.find((f) => f.field === 'remark');
     if (remarkError) setErrors({ remark: remarkError.message });
     showToast({ icon: 'fail', content: failureText(FAIL_PREFIX, message), duration: 3000 });
-  };
-
-  const waiting = () => {
-    showToast({ icon: <ClockCircleOutline />, content: QUEUED_TEXT, duration: 3000 });
-    settled();
-  };
-
-  /** Without a usable IndexedDB (some private windows) the decision is made directly, as before the outbox. */
-  const direct = async (body: Record<string, unknown>) => {
-    try {
-      await post(queue.checkPath, body);
-      showToast({ icon: 'success', content: OK_TEXT });
-      settled();
-    } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 0, 0);
-      await refused(e.message, e.status, e.fieldErrors);
-    }
   };
 
   const submit = async () => {
@@ -142,30 +125,26 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
     }
     setSaving(true);
     try {
-      const payload = { ...body, remark: parsed.data.remark };
-      let sent: SendOutcome;
-      try {
-        sent = await sendOrQueue(
-          {
-            kind: rows.length > 1 ? 'batchApproval' : 'approval',
-            url: queue.checkPath,
-            body: payload,
-            title: decisionTitle(queue, rows, value.result),
-            meta: { taskIds: rows.map((r) => r.process_task_id), queue: queue.name, refIds: rows.map((r) => r.ref_id) },
-          },
-          SEND_WAIT_MS,
-        );
-      } catch (e) {
-        if (e instanceof OutboxUnavailableError) return await direct(payload);
-        throw e;
-      }
-      if (sent.state === 'done') {
-        showToast({ icon: 'success', content: OK_TEXT });
-        return settled();
-      }
-      // Refused while the person is still here: they read why (and may decide again); the outbox has let it go.
-      if (sent.state === 'refused') return await refused(sent.item.error ?? '', sent.item.status ?? 0);
-      waiting();
+      await sendAction(
+        {
+          kind: rows.length > 1 ? 'batchApproval' : 'approval',
+          url: queue.checkPath,
+          body: { ...body, remark: parsed.data.remark },
+          title: decisionTitle(queue, rows, value.result),
+          meta: { taskIds: rows.map((r) => r.process_task_id), queue: queue.name, refIds: rows.map((r) => r.ref_id) },
+        },
+        {
+          waitMs: SEND_WAIT_MS,
+          okText: OK_TEXT,
+          waitingText: { offline: QUEUED_TEXT, slow: QUEUED_TEXT },
+          onDone: settled,
+          // Refused while the person is still here: they read why (and may decide again).
+          onRefused: refused,
+          onQueued: settled,
+          // A decision carries no photos: without a usable IndexedDB it is made directly, as before the outbox.
+          direct: true,
+        },
+      );
     } finally {
       setSaving(false);
     }

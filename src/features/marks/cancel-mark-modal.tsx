@@ -1,12 +1,12 @@
 import { TextArea } from 'antd-mobile';
-import { ClockCircleOutline } from 'antd-mobile-icons';
 import { useEffect, useRef, useState } from 'react';
 import { enumLabel } from '../../../domain/enums';
 import { MAX_LABEL_PHOTOS } from '../../../domain/schemas/car-application';
 import { CANCEL_PHOTO_REQUIRED, vehicleMarkCancel, type VehicleMarkRow } from '../../../domain/schemas/vehicle-mark';
 import { ImageUpload } from '../../components/image-upload';
 import { ModalForm } from '../../components/reason-modal';
-import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, settlePhotos, splitFileNames, splitLocalPhotos } from '../../lib/files';
+import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, splitFileNames } from '../../lib/files';
+import { outboxPhotos, sendAction } from '../../lib/outbox/action';
 import { FormItem, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
 import { fieldErrorMap } from '../../list-screen/conventions';
 import { showToast } from '../../lib/feedback';
@@ -43,15 +43,9 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
     try {
       // Photos being compressed or sent are waited for (issue 24 item 2): sent ones go as stored names, not twice.
       setPhotoWait(photosBusy(photos));
-      const settled = await settlePhotos(photos);
+      const local = await outboxPhotos(photos);
       setPhotoWait(false);
-      if (settled.error) return setErrors({ cancel_photo: settled.error });
-      let local: { names: string; blobs: Blob[] };
-      try {
-        local = await splitLocalPhotos(settled.value);
-      } catch (e) {
-        return setErrors({ cancel_photo: e instanceof Error ? e.message : String(e) });
-      }
+      if ('error' in local) return setErrors({ cancel_photo: local.error });
       const parsed = vehicleMarkCancel.safeParse({ id: row.id, cancel_reason: reason, cancel_photo: local.names });
       // Photos still on the device count as given: the outbox uploads them before the cancel.
       const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !(local.blobs.length > 0 && i.path[0] === 'cancel_photo' && i.message === CANCEL_PHOTO_REQUIRED));
@@ -59,8 +53,7 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
       if (!errs.cancel_photo && splitFileNames(local.names).length + local.blobs.length > MAX_LABEL_PHOTOS) errs.cancel_photo = photoLimitMessage(MAX_LABEL_PHOTOS);
       if (Object.keys(errs).length) return setErrors(errs);
 
-      const { sendOrQueue } = await import('../../lib/outbox');
-      const sent = await sendOrQueue(
+      await sendAction(
         {
           kind: 'markCancel',
           url: '/label/vehicle/cancel',
@@ -69,16 +62,16 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
           ...(local.blobs.length ? { photos: { cancel_photo: local.blobs } } : {}),
           meta: { markId: row.id },
         },
-        SEND_WAIT_MS,
+        {
+          waitMs: SEND_WAIT_MS,
+          okText: '取消成功！',
+          waitingText: { offline: WAITING_OFFLINE, slow: WAITING_SLOW },
+          onDone,
+          // Refused while the person is still here: they read why in the modal.
+          onRefused: ({ message }) => fail(failureText('取消失败：', message)),
+          onQueued: onClose,
+        },
       );
-      if (sent.state === 'done') {
-        showToast({ icon: 'success', content: '取消成功！' });
-        return onDone();
-      }
-      // Refused while the person is still here: they read why in the modal (the outbox has let it go).
-      if (sent.state === 'refused') return fail(failureText('取消失败：', sent.item.error));
-      showToast({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
-      onClose();
     } catch {
       fail('操作失败，请重试');
     } finally {

@@ -36,7 +36,8 @@
  *
  * - Also: `drain()` (a pass now, resolves when over), `outboxItem(id)`, `retry(id)`,
  *   `discard(id)` (not while sending), `sendNow()`, `startOutbox(userId?)`, and
- *   `sendOrQueue(input, waitMs)`: enqueue and send now, the one path every action modal takes.
+ *   `sendOrQueue(input, waitMs)`: enqueue and send now, the one path every action modal takes, through
+ *   `sendAction` (./action.tsx, imported from there), which also tells the person what became of it.
  *
  * dexie and the engine load on first use (./runtime), so importing this module
  * (the badge in the layouts) costs the first load nothing.

@@ -1,5 +1,4 @@
 import { Dialog, Selector, TextArea } from 'antd-mobile';
-import { ClockCircleOutline } from 'antd-mobile-icons';
 import { useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { enums, type EnumOption } from '../../../../domain/enums';
@@ -8,8 +7,9 @@ import { returnBody as personReturnBody, returnSubmitBody as personReturnSubmitB
 import { ChoiceRadio } from '../../../components/choice-radio';
 import { ImageUpload } from '../../../components/image-upload';
 import { ModalForm, ReasonModal } from '../../../components/reason-modal';
-import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, settlePhotos, splitFileNames, splitLocalPhotos } from '../../../lib/files';
+import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, splitFileNames } from '../../../lib/files';
 import { ApiError, api, http } from '../../../lib/http';
+import { outboxPhotos, sendAction } from '../../../lib/outbox/action';
 import { FormItem, ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
 import { fieldErrorMap } from '../../../list-screen/conventions';
 import { applicationIdOf } from './process-drawer';
@@ -298,15 +298,9 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
       // Photos not uploaded yet (offline, or still sending) travel with the flag as Blobs; the outbox uploads them first.
       // Photos being compressed or sent are waited for (issue 24 item 2): sent ones go as stored names, not twice.
       setPhotoWait(photosBusy(values.photo));
-      const settled = await settlePhotos(values.photo);
+      const local = await outboxPhotos(values.photo);
       setPhotoWait(false);
-      if (settled.error) return setErrors({ photo: settled.error });
-      let local: { names: string; blobs: Blob[] };
-      try {
-        local = await splitLocalPhotos(settled.value);
-      } catch (e) {
-        return setErrors({ photo: anyMessage(e) });
-      }
+      if ('error' in local) return setErrors({ photo: local.error });
       const parsed = labelBody.safeParse({ ...values, photo: local.names, car_application_ids: picked.map((r) => r.car_application_id).join(',') });
       if (!parsed.success) {
         const errs = fieldErrorMap(parsed.error.issues);
@@ -315,8 +309,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
       }
       const total = splitFileNames(parsed.data.photo).length + local.blobs.length;
       if (total > MAX_LABEL_PHOTOS) return setErrors({ photo: photoLimitMessage(MAX_LABEL_PHOTOS) });
-      const { sendOrQueue } = await import('../../../lib/outbox');
-      const sent = await sendOrQueue(
+      await sendAction(
         {
           kind: 'flag',
           url: '/label/vehicle/label',
@@ -326,16 +319,16 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
           ...(local.blobs.length ? { photos: { photo: local.blobs } } : {}),
           meta: { carApplicationIds: parsed.data.car_application_ids },
         },
-        SEND_WAIT_MS,
+        {
+          waitMs: SEND_WAIT_MS,
+          okText: '标记成功',
+          waitingText: { offline: WAITING_OFFLINE, slow: WAITING_SLOW },
+          onDone,
+          // Refused while the person is still here: they read why and fix it in the modal.
+          onRefused: ({ message }) => fail(message || '标记失败'),
+          onQueued: onClose,
+        },
       );
-      if (sent.state === 'done') {
-        done('标记成功');
-        return onDone();
-      }
-      // Refused while the person is still here: they read why and fix it in the modal (the outbox has let it go).
-      if (sent.state === 'refused') return fail(sent.item.error || '标记失败');
-      showToast({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
-      onClose();
     } catch (e) {
       fail(serverMessage(e) || anyMessage(e) || '标记失败');
     } finally {
