@@ -52,8 +52,8 @@ export async function sendAction(input: EnqueueInput, o: SendActionOptions): Pro
     try {
       await post(input.url, input.body);
     } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 0, 0);
-      await o.onRefused({ message: e.message, status: e.status, fieldErrors: e.fieldErrors });
+      const answer = err instanceof ApiError ? err : new ApiError(err instanceof Error ? err.message : String(err), 0, 0);
+      await o.onRefused({ message: answer.message, status: answer.status, fieldErrors: answer.fieldErrors });
       return;
     }
     showToast({ icon: 'success', content: o.okText });
