@@ -21,6 +21,8 @@ import { startOutbox } from '../lib/outbox';
 import { refreshWhenOutboxSends } from './outbox-refresh';
 import { loginPath } from './login-path';
 import { requestPersistentStorage } from './sw-register';
+import { recordVisit } from './frequent-screens';
+import { canReach, findAppRoute } from './routes';
 
 /** The signed-in area: data layer, session watch, the /user/info gate and the responsive layout. */
 export function AppShell() {
@@ -69,6 +71,13 @@ function SignedInGate() {
   useEffect(() => {
     if (ready) requestPersistentStorage();
   }, [ready]);
+  // Menu screens the person opens count towards the home's shortcuts (the tabs and open pages are no menu entries).
+  const { pathname } = useLocation();
+  const userId = me?.user.user_id;
+  useEffect(() => {
+    const route = findAppRoute(pathname);
+    if (ready && userId !== undefined && route && !route.open && canReach(route, granted)) recordVisit(userId, route.path);
+  }, [ready, userId, pathname, granted]);
 
   if (isPending) return <PageLoading />;
   // A role-less person would bounce between home and 403 forever, so they stay here with a way out.

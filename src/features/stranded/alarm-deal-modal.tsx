@@ -1,12 +1,9 @@
 import { TextArea } from 'antd-mobile';
-import { ClockCircleOutline } from 'antd-mobile-icons';
 import { useState, type ComponentType } from 'react';
 import { enumLabel, enums } from '../../../domain/enums';
 import { alarmDealBody, handledRemarkFor, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
 import { ChoiceRadio } from '../../components/choice-radio';
 import { ModalForm } from '../../components/reason-modal';
-import { ApiError, post } from '../../lib/http';
-import type { SendOutcome } from '../../lib/outbox';
 import { FormItem, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
 import { fieldErrorMap } from '../../list-screen/conventions';
 import { alarmKinds } from './alarm-kinds';
@@ -68,28 +65,20 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
       if (status === 409 || status === 404) onDone();
     };
     try {
-      const { sendOrQueue, OutboxUnavailableError } = await import('../../lib/outbox');
-      let sent: SendOutcome;
-      try {
-        sent = await sendOrQueue({ kind: 'alarmDeal', url, body: parsed.data, title: dealTitle(k.subject(row), parsed.data.false_alarm), meta: { alarmKind: kind, alarmId: row.id } }, SEND_WAIT_MS);
-      } catch (e) {
-        if (!(e instanceof OutboxUnavailableError)) throw e;
-        // Without a usable IndexedDB (some private windows) the handling is sent directly, as the review modal does.
-        try {
-          await post(url, parsed.data);
-        } catch (err) {
-          return refused(err instanceof Error ? err.message : String(err), err instanceof ApiError ? err.status : 0);
-        }
-        showToast({ icon: 'success', content: OK_TEXT });
-        return onDone();
-      }
-      if (sent.state === 'done') {
-        showToast({ icon: 'success', content: OK_TEXT });
-        return onDone();
-      }
-      if (sent.state === 'refused') return refused(sent.item.error, sent.item.status);
-      showToast({ icon: <ClockCircleOutline />, content: sent.offline ? WAITING_OFFLINE : WAITING_SLOW, duration: 3000 });
-      onQueued();
+      // Sent directly without a usable IndexedDB (some private windows), as the review modal does: a handling has no photos.
+      const { sendAction } = await import('../../lib/outbox/action');
+      await sendAction(
+        { kind: 'alarmDeal', url, body: parsed.data, title: dealTitle(k.subject(row), parsed.data.false_alarm), meta: { alarmKind: kind, alarmId: row.id } },
+        {
+          waitMs: SEND_WAIT_MS,
+          okText: OK_TEXT,
+          waitingText: { offline: WAITING_OFFLINE, slow: WAITING_SLOW },
+          onDone,
+          onQueued,
+          onRefused: ({ message, status }) => refused(message, status),
+          direct: true,
+        },
+      );
     } catch (e) {
       fail(failureText(FAIL_PREFIX, e instanceof Error ? e.message : String(e)));
     } finally {
