@@ -145,10 +145,10 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
       const header = labelWidth(f.label);
       const content = contentWidth(f, rows);
       if (!whole.has(f.name) && !f.fixed) return { width, min: header, content };
-      // A column that is not cut (key, state, pinned) needs its page's cells whole and no more, the key up to KEY_MAX_WIDTH
-      // (an operation's name); while its cells are unknown, its declared width.
-      const cells = content === undefined ? width : f.name === card?.title ? Math.min(KEY_MAX_WIDTH, content) : content;
-      return { width, min: Math.max(header, cells), content };
+      // A column that is not cut (key, state, pinned) keeps its declared width, so whether a table fits or scrolls
+      // (spec 000 §2's wide tables) does not change with the page shown; the key widens to its page's keys, up to KEY_MAX_WIDTH.
+      const key = f.name === card?.title && content !== undefined ? Math.min(KEY_MAX_WIDTH, content) : 0;
+      return { width, min: Math.max(width, header, key), content };
     }),
     inner - fixedWidth,
   );
