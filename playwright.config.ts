@@ -47,6 +47,7 @@ export default defineConfig({
       CAPTCHA_COOLDOWN_SECONDS: '3',
       SIGN_IN_RATE_LIMIT_FACTOR: '20',
       LOG_LEVEL: 'warn',
+      CHECK_ANSWERS: '1',
     },
   },
 });

@@ -180,7 +180,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     const key = nulInQuery(req.query);
     if (key !== null) throw new AppError(ErrorCode.VALIDATION, nulMessage(key));
   });
-  registerRouteSchemas(app);
+  registerRouteSchemas(app, { checkAnswers: config.checkAnswers });
   registerGuards(app);
   // After the guards (the key is scoped to the signed-in user) and before the areas, so it covers every route.
   registerIdempotency(app);

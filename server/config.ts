@@ -42,6 +42,12 @@ export interface Config {
    * NODE_ENV=production, otherwise one (development, tests). server/main.ts forks them.
    */
   webConcurrency: number;
+  /**
+   * CHECK_ANSWERS=1 (the API and e2e test servers): every JSON answer is parsed against its route's
+   * declared answer before it is sent, and one that does not match, or carries a field the
+   * declaration does not name, is a 500. Off in production, where the check would only cost time.
+   */
+  checkAnswers: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -66,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     captchaCooldownSeconds: env.CAPTCHA_COOLDOWN_SECONDS !== undefined ? Number(env.CAPTCHA_COOLDOWN_SECONDS) : CAPTCHA_COOLDOWN_SECONDS,
     webConcurrency: parseWebConcurrency(env),
+    checkAnswers: env.CHECK_ANSWERS === '1',
     deviceDailyUploads: parseDeviceDailyUploads(env.DEVICE_DAILY_UPLOADS),
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,

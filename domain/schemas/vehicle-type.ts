@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { col, defineResourceContract } from '../contract';
 import { choice01, idField, intField, labelled, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
 
 export const SPEED_MIN = 0;
@@ -40,15 +41,29 @@ export const vehicleTypePageQuery = labelled(pageQuery.extend({ name: optionalFi
 
 export type VehicleTypeCreate = z.infer<typeof vehicleTypeCreate>;
 
-export interface VehicleTypeRow {
-  id: number;
-  name: string;
-  speed: number;
-  need_record: number;
-  show_cargo_type: number;
-  check_overweight: number;
-  need_blind_video: number;
-  dwell_limit_minutes: number | null;
-  create_time: string;
-  update_time: string;
-}
+export const vehicleTypeRow = z.object({
+  id: col.id,
+  name: col.text,
+  speed: col.int,
+  need_record: col.flag,
+  show_cargo_type: col.flag,
+  check_overweight: col.flag,
+  need_blind_video: col.flag,
+  dwell_limit_minutes: col.int.nullable(),
+  create_time: col.time,
+  update_time: col.time,
+});
+export type VehicleTypeRow = z.infer<typeof vehicleTypeRow>;
+
+/** 车型管理 on the wire (spec 002 §2, §5; codes modal:*). */
+export const vehicleTypeApi = defineResourceContract({
+  noun: '车型',
+  key: 'id',
+  labels: vehicleTypeLabels,
+  row: vehicleTypeRow,
+  paths: { list: '/vehicleType/page', all: '/vehicleType/options', get: '/vehicleType/get', save: '/vehicleType/save', edit: '/vehicleType/update', delete: '/vehicleType/delete' },
+  permissions: { list: 'role', get: 'role', save: 'modal:add', edit: 'modal:edit', delete: 'modal:delete' },
+  schemas: { list: vehicleTypePageQuery, create: vehicleTypeCreate, update: vehicleTypeUpdate },
+  operations: { save: '新增车型', edit: '编辑车型', delete: '删除车型' },
+  messages: { save: '创建车型成功！', edit: '编辑车型成功！' },
+});

@@ -6,15 +6,9 @@ import type { DB } from '../db/schema';
 import type { ServerKeys } from './crypto';
 import type { RouteSchema } from './route-schema';
 import type { SmsSender } from './sms';
-import type { PermissionCode } from '../../domain/permissions';
 
-/**
- * Who may call a route. A permission code means the caller must hold it;
- * 'role': any signed-in user holding at least one role; 'signed-in': any
- * session (info, logout, profile); 'public': no session (sign-in calls).
- */
-/** 'device': a park device's key (DESIGN.md §8, core/device-auth.ts), never a user's session. */
-export type Access = 'public' | 'signed-in' | 'role' | 'device' | PermissionCode;
+export type { Access } from '../../domain/contract';
+import type { Access } from '../../domain/contract';
 
 /** How a route's answer that holds a secret is kept for Idempotency-Key replays (FastifyContextConfig.secretAnswer). */
 export type SecretAnswer = 'refuse' | ((answer: { data?: unknown }) => unknown);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { binaryType } from '../../domain/contract';
 import { errorTable } from '../../domain/errors';
 import { flattenPermissions } from '../../domain/permissions';
 import type { RouteInfo } from './context';
@@ -26,9 +27,9 @@ const accessText = (p: string) =>
           ? '已登录且至少有一个角色'
           : `权限 ${p}${permissionNames.get(p) ? `（${permissionNames.get(p)}）` : ''}`;
 
-/** JSON Schema of a zod schema as a client sends it; the entity's labels become each property's title. */
-function inputSchema(schema: z.ZodType): Json {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' }) as Json;
+/** JSON Schema of a zod schema as a client sends it (or, for an answer, as the server sends it); the entity's labels become each property's title. */
+function inputSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Json;
   const labels = labelsOf(schema);
   const props = json.properties as Record<string, Json> | undefined;
   if (props) for (const [k, v] of Object.entries(props)) if (labels[k] && !v.title) v.title = labels[k];
@@ -48,6 +49,14 @@ const envelope = (data: Json = {}): Json => ({
   },
 });
 
+/** A success as the route declares it: the envelope around its data, or the file type it streams. */
+function answerDoc(answer: z.ZodType | undefined): Json {
+  if (!answer) return { description: '成功（答复未声明）', content: { 'application/json': { schema: envelope() } } };
+  const file = binaryType(answer);
+  if (file) return { description: '成功：文件', content: { [file]: { schema: { type: 'string', format: 'binary' } } } };
+  return { description: '成功（code 1000）', content: { 'application/json': { schema: envelope(inputSchema(answer, 'output')) } } };
+}
+
 /** Fastify's /:id style parameters become OpenAPI's {id}. */
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 const tagOf = (url: string) => url.replace(/^\/api\/(v2\/)?/, '').split('/')[0] ?? 'api';
@@ -63,7 +72,7 @@ export function openApiDocument(routes: RouteInfo[], version: string): Json {
       'x-permission': r.permission,
       ...(r.operation ? { 'x-operation-log': r.operation } : {}),
       responses: {
-        200: { description: '成功（code 1000）', content: { 'application/json': { schema: envelope(s?.response?.[200] ? inputSchema(s.response[200]) : {}) } } },
+        200: answerDoc(s?.answer),
         default: { description: '失败：见 errorTable（HTTP 状态与 code 一一对应）', content: { 'application/json': { schema: envelope() } } },
       },
     };

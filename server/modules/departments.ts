@@ -1,3 +1,4 @@
+import { defineResourceContract, undeclared } from '../../domain/contract';
 import { ErrorCode } from '../../domain/errors';
 import { branchOf, departCreate, departId, departmentLabels, departQuery, departUpdate, type DepartCreate } from '../../domain/schemas/department';
 import { AppError } from '../core/errors';
@@ -12,21 +13,24 @@ const refuse = (field: keyof typeof departmentLabels, message: string, code: typ
 
 /** 部门管理 (spec 002 §2 Department tree; codes dept:*): the tree answers as an array the client builds from depart_id and pid. */
 export const departments = defineResource({
-  noun: '部门',
+  contract: defineResourceContract({
+    noun: '部门',
+    key: 'depart_id',
+    idParam: 'departId',
+    labels: departmentLabels,
+    paths: { all: '/depart/all', get: '/depart/get', save: '/depart/save', edit: '/depart/update', delete: '/depart/delete' },
+    permissions: { list: 'role', save: 'dept:add', edit: 'dept:edit', delete: 'dept:delete' },
+    schemas: { all: departQuery, id: departId, create: departCreate, update: departUpdate },
+    row: undeclared,
+  }),
   table: 'sys_department',
-  key: 'depart_id',
-  idParam: 'departId',
   softDelete: 'deleted',
   columns: ['depart_id', 'pid', 'name', 'code', 'visit_area', 'remark', 'create_time'],
   orderBy: [
     ['pid', 'asc'],
     ['depart_id', 'asc'],
   ],
-  labels: departmentLabels,
   readable: readRule('department'),
-  paths: { all: '/depart/all', get: '/depart/get', save: '/depart/save', edit: '/depart/update', delete: '/depart/delete' },
-  permissions: { list: 'role', save: 'dept:add', edit: 'dept:edit', delete: 'dept:delete' },
-  schemas: { all: departQuery, id: departId, create: departCreate, update: departUpdate },
   filters: { name: { column: 'name', match: 'contains' } },
   unique: [{ field: 'code', column: 'code' }],
   stamps: { createUser: 'create_user_id' },

@@ -1,3 +1,4 @@
+import { defineResourceContract, undeclared } from '../../domain/contract';
 import { equipmentKindList, equipmentLabels, equipmentSchemas, type EquipmentKindDef } from '../../domain/schemas/equipment';
 import { defineResource, resourceRoutes } from '../core/resource';
 import { readRule } from './access';
@@ -10,17 +11,20 @@ import { readRule } from './access';
 const equipmentResource = (k: EquipmentKindDef) => {
   const base = `/equipment/${k.kind}`;
   return defineResource({
-    noun: k.title,
+    contract: defineResourceContract({
+      noun: k.title,
+      key: 'id',
+      labels: equipmentLabels,
+      paths: { list: `${base}/list`, detail: { url: `${base}/detail`, method: 'GET' }, save: `${base}/save`, edit: `${base}/edit`, delete: `${base}/delete` },
+      permissions: { list: `${k.codes}:list`, save: `${k.codes}:add`, edit: `${k.codes}:edit`, delete: `${k.codes}:delete` },
+      schemas: equipmentSchemas(k),
+      row: undeclared,
+    }),
     table: 'equipment',
-    key: 'id',
     softDelete: 'deleted',
     scope: { kind: k.kind },
     columns: ['id', 'name', 'number', ...k.fields.filter((f) => f !== 'name' && f !== 'number'), 'state', 'state_update_time', 'key_issued_time', 'create_time', 'update_time'],
-    labels: equipmentLabels,
     readable: readRule('equipment'),
-    paths: { list: `${base}/list`, detail: { url: `${base}/detail`, method: 'GET' }, save: `${base}/save`, edit: `${base}/edit`, delete: `${base}/delete` },
-    permissions: { list: `${k.codes}:list`, save: `${k.codes}:add`, edit: `${k.codes}:edit`, delete: `${k.codes}:delete` },
-    schemas: equipmentSchemas(k),
     filters: Object.fromEntries(k.filters.map((f) => [f, { column: f, match: f === 'name' || f === 'number' || f === 'plate' ? 'contains' : 'equals' }])),
     unique: [{ field: 'number', column: 'number', acrossScope: true }],
     stamps: { createUser: 'create_user_id' },

@@ -1,3 +1,4 @@
+import { defineResourceContract, undeclared } from '../../domain/contract';
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import {
@@ -116,19 +117,22 @@ async function syncApplicationLabel(trx: Db, applicationId: number | null, now: 
 
 export const vehicleMarksDef = (ctx: AppContext): ResourceDef =>
   defineResource({
-    noun: NOUN,
+    contract: defineResourceContract({
+      noun: NOUN,
+      key: 'id',
+      labels: vehicleMarkLabels,
+      paths: { list: '/label/vehicle/list', detail: '/label/vehicle/detail', save: '/label/vehicle/save', edit: '/v2/label/vehicle/edit', delete: '/label/vehicle/delete' },
+      permissions: { list: CODES.list, detail: CODES.list, save: CODES.add, edit: CODES.edit, delete: CODES.delete },
+      schemas: { list: vehicleMarkQuery, create: vehicleMarkCreate, update: vehicleMarkUpdate },
+      operations: { save: '新增车辆标记', edit: '编辑车辆标记', delete: '删除车辆标记' },
+      row: undeclared,
+    }),
     table: 'vehicle_mark',
-    key: 'id',
     softDelete: 'deleted',
     columns,
-    labels: vehicleMarkLabels,
     readable: readRule('vehicle_mark'),
-    paths: { list: '/label/vehicle/list', detail: '/label/vehicle/detail', save: '/label/vehicle/save', edit: '/v2/label/vehicle/edit', delete: '/label/vehicle/delete' },
-    permissions: { list: CODES.list, detail: CODES.list, save: CODES.add, edit: CODES.edit, delete: CODES.delete },
-    schemas: { list: vehicleMarkQuery, create: vehicleMarkCreate, update: vehicleMarkUpdate },
     // Spec 001 §2: plate and visiting company as text, the four codes as values (-1, all, is no filter).
     filters: Object.fromEntries([...TEXT_FILTERS.map((c) => [c, 'contains'] as const), ...CODE_FILTERS.map((c) => [c, 'equals'] as const)].map(([column, match]) => [column, { column, match }])),
-    operations: { save: '新增车辆标记', edit: '编辑车辆标记', delete: '删除车辆标记' },
     decorate,
     toRow: (values, w) => (w.mode === 'create' ? { ...values, status: MarkStatus.ACTIVE } : values),
     check: async (values, w, db) => {

@@ -1,3 +1,4 @@
+import { defineResourceContract, undeclared } from '../../domain/contract';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -54,20 +55,23 @@ const filters: Record<string, { column: string; match: FilterMatch }> = {
 
 /** 用户管理 (spec 002 §2, §5; codes user:*): a declared register whose writes arrive encrypted. */
 export const users = defineResource({
-  noun: '用户',
+  contract: defineResourceContract({
+    noun: '用户',
+    key: 'user_id',
+    idParam: 'userId',
+    labels: userLabels,
+    paths: { list: '/user/page', save: '/user/save', edit: '/user/update', delete: '/user/delete' },
+    permissions: { list: 'user:list', save: 'user:add', edit: 'user:edit', delete: 'user:delete' },
+    schemas: { list: userPageQuery, id: userDelete, create: userCreate, update: userUpdate, writeBody: encryptedBody },
+    operations: { save: '新增用户', edit: '编辑用户', delete: '删除用户' },
+    row: undeclared,
+  }),
   table: 'sys_user',
-  key: 'user_id',
-  idParam: 'userId',
   softDelete: 'deleted',
   columns: ['user_id', 'user_name', 'account', 'gender', 'phone', 'depart_id', 'status', 'uuid', 'create_time'],
-  labels: userLabels,
   readable: readRule('user'),
-  paths: { list: '/user/page', save: '/user/save', edit: '/user/update', delete: '/user/delete' },
-  permissions: { list: 'user:list', save: 'user:add', edit: 'user:edit', delete: 'user:delete' },
-  schemas: { list: userPageQuery, id: userDelete, create: userCreate, update: userUpdate, writeBody: encryptedBody },
   filters,
   unique: [{ field: 'account', column: 'account' }],
-  operations: { save: '新增用户', edit: '编辑用户', delete: '删除用户' },
   stamps: { createUser: 'create_user_id' },
   decorate: withNames,
   // The unfiltered list's total (every live user: 200,000 in the bench) is remembered briefly and forgotten on any write

@@ -1,4 +1,5 @@
 import axios, { AxiosError, type AxiosRequestConfig } from 'axios';
+import type { AnswerOf, Call, InputOf } from '../../domain/contract';
 import type { Envelope } from '../../domain/envelope';
 import { ErrorCode } from '../../domain/errors';
 import { OFFLINE_FROM_HEADER } from '../../sw/cache-key';
@@ -56,3 +57,21 @@ export async function api<T>(config: AxiosRequestConfig): Promise<T> {
 
 export const post = <T>(url: string, data?: unknown) => api<T>({ method: 'POST', url, data: data ?? {} });
 export const get = <T>(url: string, params?: Record<string, unknown>) => api<T>({ method: 'GET', url, params });
+
+/**
+ * Calls what domain/ declares (domain/contract.ts): the method and path come
+ * from the declaration, the body or query is typed by its input and the
+ * answer by its answer, so no screen writes a path or an answer type itself.
+ * `params` fills the path's `:name` parts.
+ */
+export function call<C extends Call>(c: C, input?: InputOf<C>, opts: Omit<AxiosRequestConfig, 'url' | 'method' | 'data' | 'params'> & { params?: Record<string, string | number> } = {}) {
+  const { params, ...config } = opts;
+  const url = params ? c.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name]))) : c.path;
+  return api<AnswerOf<C>>({ ...config, method: c.method, url, ...(c.method === 'GET' ? { params: input } : { data: input ?? {} }) });
+}
+
+/** A declared call, or a bare path posted (list-screen's Endpoint); `method` applies to a bare path only. */
+export function send<T>(to: Call | string, input: unknown, method: 'GET' | 'POST' = 'POST'): Promise<T> {
+  if (typeof to !== 'string') return call(to, input as never) as Promise<T>;
+  return method === 'GET' ? get<T>(to, input as Record<string, unknown>) : post<T>(to, input);
+}

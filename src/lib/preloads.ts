@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { DepartmentRow } from '../../domain/schemas/department';
-import type { VehicleTypeRow } from '../../domain/schemas/vehicle-type';
-import { post } from './http';
+import { vehicleTypeApi } from '../../domain/schemas/vehicle-type';
+import { call, post } from './http';
 
 /** The preloads spec 002 §7 loads after login; screens read them from the cache. */
 export const departmentsQuery = queryOptions({
@@ -12,8 +12,8 @@ export const departmentsQuery = queryOptions({
 
 export const vehicleTypesQuery = queryOptions({
   queryKey: ['preload', 'vehicleTypes'],
-  // Not /vehicleType/page with a huge size as the spec's desktop client does: list pages stop at 100 rows.
-  queryFn: () => post<VehicleTypeRow[]>('/vehicleType/options', {}),
+  // Not the page call with a huge size as the spec's desktop client does: list pages stop at 100 rows.
+  queryFn: () => call(vehicleTypeApi.calls.all, {}),
   staleTime: 10 * 60_000,
 });
 

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ComponentType }
 import type { Page } from '../../domain/envelope';
 import { OPEN_PARAM } from '../../domain/notifications';
 import { useSearchParams } from 'react-router-dom';
-import { ApiError, get, post } from '../lib/http';
+import { ApiError, send } from '../lib/http';
 import { useCan } from '../lib/me';
 import { useIsDesktop } from '../lib/use-media';
 import { CardList } from './card-list';
@@ -17,7 +17,7 @@ import { FieldValue } from './field-value';
 import { FilterForm } from './filter-form';
 import { toggled } from '../lib/toggled';
 import { Pager, SimplePager } from './pager';
-import type { BatchAction, Row, RowAction, ScreenDef, ScreenModalProps, Values } from './types';
+import type { BatchAction, Endpoint, Row, RowAction, ScreenDef, ScreenModalProps, Values } from './types';
 import './list-screen.css';
 import { confirmDialog, showToast } from '../lib/feedback';
 
@@ -66,7 +66,7 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
   const query = useQuery({
     queryKey: ['list', def.key, requestParams],
     queryFn: async (): Promise<Page<R>> => {
-      const answer = def.list.method === 'GET' ? await get<Page<R> | R[]>(def.list.path, requestParams) : await post<Page<R> | R[]>(def.list.path, requestParams);
+      const answer = await send<Page<R> | R[]>(def.list.path, requestParams, def.list.method);
       if (!Array.isArray(answer)) return def.list.arrange ? { ...answer, list: def.list.arrange(answer.list) } : answer;
       const list = def.list.arrange ? def.list.arrange(answer) : answer;
       return { list, total: list.length };
@@ -117,10 +117,10 @@ export function ListScreen<R extends Row>({ def }: { def: ScreenDef<R> }) {
     }
   };
 
-  const call = async (path: string, body: Values, ok: string, fail: string) => {
+  const call = async (to: Endpoint, body: Values, ok: string, fail: string) => {
     const t = showToast({ icon: 'loading', content: '处理中…', duration: 0 });
     try {
-      await post(path, body);
+      await send(to, body);
       t.close();
       showToast({ icon: 'success', content: ok });
       reload();

@@ -1,8 +1,16 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { ZodType } from 'zod';
+import type { Call } from '../../domain/contract';
 import type { EnumName, EnumOption } from '../../domain/enums';
 import type { PermissionCode } from '../../domain/permissions';
 import type { FieldLabels } from '../../domain/schemas/common';
+
+/**
+ * Where a screen sends a call: the declared call of domain/ (domain/contract.ts),
+ * or, on screens not yet moved to their declarations, a bare path (POST unless
+ * the list says GET).
+ */
+export type Endpoint = Call | string;
 
 /**
  * One declarative description per list screen (DESIGN.md §6). A field is
@@ -134,8 +142,8 @@ export type RowAction<R extends Row = Row> = ActionBase<R> &
     /** The create form, started from this row (form.childOf): e.g. a department's child. */
     | { type: 'createFrom' }
     /** Delete with the shared messages ('删除成功！' / '删除失败'). */
-    | { type: 'delete'; path: string; body: (row: R) => Values }
-    | { type: 'call'; path: string; body: (row: R) => Values; success: string; failure: string }
+    | { type: 'delete'; path: Endpoint; body: (row: R) => Values }
+    | { type: 'call'; path: Endpoint; body: (row: R) => Values; success: string; failure: string }
     | { type: 'modal'; component: ComponentType<ScreenModalProps<R>> }
   );
 
@@ -157,14 +165,14 @@ export type BatchAction<R extends Row = Row> = {
   permission?: PermissionCode;
   danger?: boolean;
   confirm?: string;
-} & ({ type: 'modal'; component: ComponentType<ScreenModalProps<R>> } | { type: 'call'; path: string; body: (rows: R[]) => Values; success: string; failure: string });
+} & ({ type: 'modal'; component: ComponentType<ScreenModalProps<R>> } | { type: 'call'; path: Endpoint; body: (rows: R[]) => Values; success: string; failure: string });
 
 export interface FormDef<R extends Row = Row> {
   /** zod schemas from domain/, the same the server parses with. */
   schema: { create: ZodType; edit?: ZodType };
-  create?: { path: string; title?: string; success?: string; failure?: string };
+  create?: { path: Endpoint; title?: string; success?: string; failure?: string };
   edit?: {
-    path: string;
+    path: Endpoint;
     title?: string;
     success?: string;
     failure?: string;
@@ -175,7 +183,7 @@ export interface FormDef<R extends Row = Row> {
    * A record under approval: the form offers 保存草稿 and 提交审核, the second
    * saving then posting { id } of the saved row here (draft-submit.tsx).
    */
-  submit?: { path: string; permission?: PermissionCode };
+  submit?: { path: Endpoint; permission?: PermissionCode };
   /** Body sent as { content: JWE(values) } (src/lib/crypto.ts). */
   encrypt?: boolean;
   /** Defaults for a new record. */
@@ -197,9 +205,9 @@ export interface ScreenDef<R extends Row = Row> {
   /** One line under the title saying what the screen is for, where two screens could be taken for one another. */
   description?: string;
   list: {
-    /** Path answering { list, total } for { size, pn, ...filters }, or an array for the filters (`answer: 'array'`). */
-    path: string;
-    /** POST (default) sends the params as the body, GET as the query string. */
+    /** The call answering { list, total } for { size, pn, ...filters }, or an array for the filters (`answer: 'array'`). */
+    path: Endpoint;
+    /** For a bare path: POST (default) sends the params as the body, GET as the query string. A declared call says its own method. */
     method?: 'GET' | 'POST';
     /** 'array': the whole filtered list at once (trees, small registers), paged on the client. */
     answer?: 'page' | 'array';

@@ -52,6 +52,8 @@ export async function startServer(dialect: DialectName, overrides: Partial<Confi
       captchaCooldownSeconds: 0,
       rateLimits: { captchaPerAccount: 1000, captchaPerIp: 1000, loginPerAccount: 1000, loginPerIp: 1000 },
       logLevel: 'warn',
+      // Every answer is held to its route's declaration (core/route-schema.ts).
+      checkAnswers: true,
       ...overrides,
     },
   );

@@ -1,3 +1,4 @@
+import { defineResourceContract, undeclared } from '../../../domain/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -10,7 +11,7 @@ import { filterTimeField } from '../../../domain/schemas/car-application';
 import type { FieldError } from '../../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../../core/context';
 import { notFound, ok } from '../../core/errors';
-import { registerResource, type ResourceDef } from '../../core/resource';
+import { defineResource, registerResource, type ResourceDef } from '../../core/resource';
 import type { AnySelect, Db, RowValues } from '../../core/repository';
 import type { ZodTypeProvider } from '../../core/route-schema';
 import type { DB } from '../../db/schema';
@@ -85,55 +86,61 @@ export function approvableRoutes(def: ApprovableDef) {
       if (errors.length) throw ruleFailure(errors, def.labels);
     };
 
-    const repo = await registerResource(app, {
-      noun: def.noun,
-      table: def.table,
-      key: 'id',
-      softDelete: 'deleted',
-      columns: def.columns,
-      labels: def.labels,
-      readable: readRule(def.table),
-      paths: { list: def.paths.list, get: def.paths.get, detail: { url: def.paths.detail, method: 'GET' }, save: def.paths.save, edit: def.paths.edit, delete: def.paths.delete },
-      // Filed registers list the filer's rows; the park's lists show drafts only to their keepers (modules/access.ts).
-      listScope: def.own
-        ? (q: AnySelect, auth: AuthContext) => q.where('create_user_id', '=', auth.userId)
-        : (q: AnySelect, auth: AuthContext) => {
-            const drafts = (approvableReadCodes as Record<string, { drafts: readonly PermissionCode[] }>)[def.table]?.drafts ?? [];
-            return drafts.some((code) => holds(auth, code)) ? q : q.where(subject.stateColumn, '!=', AppState.DRAFT);
-          },
-      // Detail is read by the list's keepers and its approvers alike: the access switch decides per row.
-      permissions: { list: def.codes.list, get: def.codes.edit, detail: 'role', save: def.codes.add, edit: def.codes.edit, delete: def.codes.delete },
-      schemas: def.schemas,
-      filters: def.filters,
-      ...(def.decorate ? { decorate: def.decorate } : {}),
-      toRow: (values, w) => (w.mode === 'create' ? { ...values, [subject.stateColumn]: AppState.DRAFT } : values),
-      check: async (values, w) => {
-        // Only files the caller may use already (their own uploads) can be put on a row.
-        if (def.holdsFiles) await assertFilesUsable(db, w.auth, ...fileColumns[def.table as FileRecordKind].map((c) => values[c]));
-        await runRules(values);
-      },
-      afterWrite: async (trx, values, w) => {
-        if (def.holdsFiles) await recordFileRefs(trx, def.table as FileRecordKind, w.id, fileNamesOfRow(def.table as FileRecordKind, values));
-        if (def.numberPrefix && w.mode === 'create') {
-          await (trx as unknown as Kysely<any>)
-            .updateTable(def.table)
-            .set({ application_number: applicationNumber(def.numberPrefix, w.now, w.id) })
-            .where('id', '=', w.id)
-            .execute();
-        }
-      },
-      beforeUpdate: async (trx, id, w) => {
-        const row = await lockMine(trx, id, w.auth);
-        assertAllows('edit', row.status);
-        const next = stateAfterEdit(row.status);
-        return next === row.status ? {} : { [subject.stateColumn]: next, process_instance_id: null };
-      },
-      beforeDelete: async (trx, id, auth) => {
-        const row = await lockMine(trx, id, auth);
-        assertAllows('delete', row.status);
-      },
-      stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
-    });
+    const repo = await registerResource(
+      app,
+      defineResource({
+        contract: defineResourceContract({
+          noun: def.noun,
+          key: 'id',
+          labels: def.labels,
+          paths: { list: def.paths.list, get: def.paths.get, detail: { url: def.paths.detail, method: 'GET' }, save: def.paths.save, edit: def.paths.edit, delete: def.paths.delete },
+          permissions: { list: def.codes.list, get: def.codes.edit, detail: 'role', save: def.codes.add, edit: def.codes.edit, delete: def.codes.delete },
+          schemas: def.schemas,
+          row: undeclared,
+        }),
+        table: def.table,
+        softDelete: 'deleted',
+        columns: def.columns,
+        readable: readRule(def.table),
+        // Filed registers list the filer's rows; the park's lists show drafts only to their keepers (modules/access.ts).
+        listScope: def.own
+          ? (q: AnySelect, auth: AuthContext) => q.where('create_user_id', '=', auth.userId)
+          : (q: AnySelect, auth: AuthContext) => {
+              const drafts = (approvableReadCodes as Record<string, { drafts: readonly PermissionCode[] }>)[def.table]?.drafts ?? [];
+              return drafts.some((code) => holds(auth, code)) ? q : q.where(subject.stateColumn, '!=', AppState.DRAFT);
+            },
+        // Detail is read by the list's keepers and its approvers alike: the access switch decides per row.
+        filters: def.filters,
+        ...(def.decorate ? { decorate: def.decorate } : {}),
+        toRow: (values, w) => (w.mode === 'create' ? { ...values, [subject.stateColumn]: AppState.DRAFT } : values),
+        check: async (values, w) => {
+          // Only files the caller may use already (their own uploads) can be put on a row.
+          if (def.holdsFiles) await assertFilesUsable(db, w.auth, ...fileColumns[def.table as FileRecordKind].map((c) => values[c]));
+          await runRules(values);
+        },
+        afterWrite: async (trx, values, w) => {
+          if (def.holdsFiles) await recordFileRefs(trx, def.table as FileRecordKind, w.id, fileNamesOfRow(def.table as FileRecordKind, values));
+          if (def.numberPrefix && w.mode === 'create') {
+            await (trx as unknown as Kysely<any>)
+              .updateTable(def.table)
+              .set({ application_number: applicationNumber(def.numberPrefix, w.now, w.id) })
+              .where('id', '=', w.id)
+              .execute();
+          }
+        },
+        beforeUpdate: async (trx, id, w) => {
+          const row = await lockMine(trx, id, w.auth);
+          assertAllows('edit', row.status);
+          const next = stateAfterEdit(row.status);
+          return next === row.status ? {} : { [subject.stateColumn]: next, process_instance_id: null };
+        },
+        beforeDelete: async (trx, id, auth) => {
+          const row = await lockMine(trx, id, auth);
+          assertAllows('delete', row.status);
+        },
+        stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
+      }),
+    );
 
     /** The caller may read the row (the access switch) and it is live; 404 otherwise, the same answer for both. */
     const readable = async (auth: AuthContext, id: number): Promise<SubjectRow> => {

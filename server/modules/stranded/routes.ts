@@ -1,3 +1,4 @@
+import { defineResourceContract, undeclared } from '../../../domain/contract';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -103,16 +104,19 @@ const strandedFilters: Record<string, { column: string; match: FilterMatch }> = 
 const strandedResource = (kind: StrandedKind) => {
   const k = kinds[kind];
   return defineResource({
-    noun: k.noun,
+    contract: defineResourceContract({
+      noun: k.noun,
+      key: 'id',
+      labels: strandedLabels,
+      paths: { list: `${k.base}/list`, detail: { url: `${k.base}/detail`, method: 'GET' } },
+      permissions: { list: k.list, detail: k.list },
+      schemas: { list: strandedListQuery },
+      row: undeclared,
+    }),
     table: 'stranded_alarm',
-    key: 'id',
     scope: { kind },
     columns,
-    labels: strandedLabels,
     readable: readRule('stranded_alarm'),
-    paths: { list: `${k.base}/list`, detail: { url: `${k.base}/detail`, method: 'GET' } },
-    permissions: { list: k.list, detail: k.list },
-    schemas: { list: strandedListQuery },
     filters: strandedFilters,
     decorate,
   });

@@ -1,14 +1,16 @@
-import { vehicleTypeCreate, vehicleTypeLabels, vehicleTypeUpdate, type VehicleTypeRow } from '../../../domain/schemas/vehicle-type';
-import { post } from '../../lib/http';
+import { vehicleTypeApi, vehicleTypeCreate, vehicleTypeLabels, vehicleTypeUpdate, type VehicleTypeRow } from '../../../domain/schemas/vehicle-type';
+import { call } from '../../lib/http';
 import { vehicleTypesQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
+
+const { calls } = vehicleTypeApi;
 
 /** 车型管理 (spec 002 §2 Vehicle model list, §5 Vehicle model, §6 modal:*). */
 export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
   key: 'system.vehicle-types',
   title: '车型列表',
   labels: vehicleTypeLabels,
-  list: { path: '/vehicleType/page' },
+  list: { path: calls.list },
   rowKey: 'id',
   // The appointment forms read the models from this preload: an edit shows there at once.
   invalidates: [vehicleTypesQuery.queryKey],
@@ -36,13 +38,13 @@ export const vehicleTypesScreen = defineScreen<VehicleTypeRow>({
   toolbar: [{ key: 'add', label: '新增车型', type: 'create', permission: 'modal:add' }],
   rowActions: [
     { key: 'edit', label: '编辑', type: 'edit', permission: 'modal:edit' },
-    { key: 'delete', label: '删除', type: 'delete', permission: 'modal:delete', path: '/vehicleType/delete', body: (r) => ({ id: r.id }) },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'modal:delete', path: calls.delete, body: (r) => ({ id: r.id }) },
   ],
   form: {
     schema: { create: vehicleTypeCreate, edit: vehicleTypeUpdate },
-    create: { path: '/vehicleType/save', title: '新增车型', success: '创建车型成功！' },
-    edit: { path: '/vehicleType/update', title: '编辑车型', success: '编辑车型成功！', idParam: 'id' },
+    create: { path: calls.save, title: '新增车型', success: '创建车型成功！' },
+    edit: { path: calls.edit, title: '编辑车型', success: '编辑车型成功！', idParam: 'id' },
     width: 680,
   },
-  detail: { title: '车型详情', fetch: (r) => post<VehicleTypeRow>('/vehicleType/get', { id: r.id }) },
+  detail: { title: '车型详情', fetch: (r) => call(calls.get, { id: r.id }) },
 });
