@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { col, defineCall, defineResourceContract, none } from '../contract';
 import type { EnumOption } from '../enums';
 import { PLATE_PATTERN } from '../identity';
 import { MAX_LABEL_PHOTOS, codeField, imagesField, optText, optionalField, reqText } from './car-application';
@@ -92,28 +93,55 @@ export type VehicleMarkCreate = z.infer<typeof vehicleMarkCreate>;
 export type VehicleMarkCancel = z.infer<typeof vehicleMarkCancel>;
 
 /** A mark as the list and the detail answer it. */
-export interface VehicleMarkRow {
-  id: number;
-  car_application_id: number | null;
+export const vehicleMarkRow = z.object({
+  id: col.id,
+  car_application_id: col.id.nullable(),
   /** The flagged appointment's number, when the mark came from one. */
-  application_number?: string | null;
-  license_plate: string;
-  vehicle_type_id: number | null;
-  vehicle_type_name?: string | null;
-  visitor_company: string;
-  remark: string;
-  color_id: number;
-  label_type_id: number;
-  alarm_id: number;
-  status: number;
-  photo: string;
-  cancel_reason: string;
-  cancel_photo: string;
+  application_number: col.text.nullable(),
+  license_plate: col.text,
+  vehicle_type_id: col.id.nullable(),
+  vehicle_type_name: col.text.nullable(),
+  visitor_company: col.text,
+  remark: col.text,
+  color_id: col.int,
+  label_type_id: col.int,
+  alarm_id: col.int,
+  status: col.int,
+  photo: col.text,
+  cancel_reason: col.text,
+  cancel_photo: col.text,
   /** The photos as the spec's files: type 1 site photos, 2 cancel (rectification) photos. */
-  files?: Array<{ url: string; type: 1 | 2 }>;
-  create_user_id: number | null;
-  create_user_name?: string | null;
-  update_user_id: number | null;
-  create_time: string;
-  update_time: string;
-}
+  files: z.array(z.object({ url: col.text, type: z.union([z.literal(1), z.literal(2)]) })),
+  create_user_id: col.id.nullable(),
+  create_user_name: col.text.nullable(),
+  update_user_id: col.id.nullable(),
+  create_time: col.time,
+  update_time: col.time,
+});
+export type VehicleMarkRow = z.infer<typeof vehicleMarkRow>;
+
+const CODES = { list: 'carMark:list', add: 'carMark:add', edit: 'carMark:edit', delete: 'carMark:delete' } as const;
+
+/** 车辆标记 on the wire (spec 001 §2, §5, §7). */
+export const vehicleMarkApi = {
+  ...defineResourceContract({
+    noun: '车辆标记',
+    key: 'id',
+    labels: vehicleMarkLabels,
+    row: vehicleMarkRow,
+    paths: { list: '/label/vehicle/list', detail: '/label/vehicle/detail', save: '/label/vehicle/save', edit: '/v2/label/vehicle/edit', delete: '/label/vehicle/delete' },
+    permissions: { list: CODES.list, detail: CODES.list, save: CODES.add, edit: CODES.edit, delete: CODES.delete },
+    schemas: { list: vehicleMarkQuery, create: vehicleMarkCreate, update: vehicleMarkUpdate },
+    operations: { save: '新增车辆标记', edit: '编辑车辆标记', delete: '删除车辆标记' },
+  }),
+  // Cancelling changes the mark, so it is the edit code's (docs/decisions.md); spec 001 names no code of its own.
+  cancel: defineCall({
+    method: 'POST',
+    path: '/label/vehicle/cancel',
+    permission: CODES.edit,
+    summary: '取消车辆标记（取消理由与整改照片）',
+    operation: '取消车辆标记',
+    input: vehicleMarkCancel,
+    answer: none,
+  }),
+};

@@ -1,23 +1,12 @@
-import { defineResourceContract, undeclared } from '../../domain/contract';
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
-import {
-  MarkStatus,
-  markAllows,
-  markConflictMessage,
-  vehicleMarkCancel,
-  vehicleMarkCreate,
-  vehicleMarkLabels,
-  vehicleMarkQuery,
-  vehicleMarkUpdate,
-  type MarkAction,
-} from '../../domain/schemas/vehicle-mark';
+import { MarkStatus, markAllows, markConflictMessage, vehicleMarkApi, vehicleMarkLabels, type MarkAction } from '../../domain/schemas/vehicle-mark';
 import type { AppContext, AuthContext } from '../core/context';
 import { fail, notFound, ok } from '../core/errors';
 import { fileNamesIn, recordFileRefs } from '../core/file-refs';
 import type { Db, RowValues } from '../core/repository';
 import { defineResource, registerResource, type ResourceDef } from '../core/resource';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { ruleFailure } from '../core/validate';
 import { anyReadable, assertFilesUsable, readRule } from './access';
 import { withNames } from './registers/lists';
@@ -32,8 +21,7 @@ import { withNames } from './registers/lists';
  * absent to them.
  */
 
-const NOUN = '车辆标记';
-const CODES = { list: 'carMark:list', add: 'carMark:add', edit: 'carMark:edit', delete: 'carMark:delete' } as const;
+const NOUN = vehicleMarkApi.noun;
 
 const columns = [
   'id',
@@ -117,16 +105,7 @@ async function syncApplicationLabel(trx: Db, applicationId: number | null, now: 
 
 export const vehicleMarksDef = (ctx: AppContext): ResourceDef =>
   defineResource({
-    contract: defineResourceContract({
-      noun: NOUN,
-      key: 'id',
-      labels: vehicleMarkLabels,
-      paths: { list: '/label/vehicle/list', detail: '/label/vehicle/detail', save: '/label/vehicle/save', edit: '/v2/label/vehicle/edit', delete: '/label/vehicle/delete' },
-      permissions: { list: CODES.list, detail: CODES.list, save: CODES.add, edit: CODES.edit, delete: CODES.delete },
-      schemas: { list: vehicleMarkQuery, create: vehicleMarkCreate, update: vehicleMarkUpdate },
-      operations: { save: '新增车辆标记', edit: '编辑车辆标记', delete: '删除车辆标记' },
-      row: undeclared,
-    }),
+    contract: vehicleMarkApi,
     table: 'vehicle_mark',
     softDelete: 'deleted',
     columns,
@@ -164,28 +143,22 @@ export const vehicleMarksDef = (ctx: AppContext): ResourceDef =>
     stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
   });
 
-export async function markRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function markRoutes(app: FastifyInstance) {
   const { ctx } = app;
   await registerResource(app, vehicleMarksDef(ctx));
 
-  // Cancelling changes the mark, so it is the edit code's (docs/decisions.md); spec 001 names no code of its own.
-  app.post(
-    '/label/vehicle/cancel',
-    { config: { permission: CODES.edit, operation: '取消车辆标记' }, schema: { summary: '取消车辆标记（取消理由与整改照片）', body: vehicleMarkCancel } },
-    async (req) => {
-      const { id, cancel_reason, cancel_photo } = req.body;
-      const auth = req.auth!;
-      await ctx.db.transaction().execute(async (trx) => {
-        const row = await lockMark(trx, ctx, id, auth);
-        assertMarkAllows('cancel', row.status);
-        await assertFilesUsable(trx, auth, cancel_photo);
-        const now = ctx.time();
-        await trx.updateTable('vehicle_mark').set({ status: MarkStatus.CANCELLED, cancel_reason, cancel_photo, update_user_id: auth.userId, update_time: now }).where('id', '=', id).execute();
-        await recordFileRefs(trx, 'vehicle_mark', id, fileNamesIn(row.photo, cancel_photo));
-        await syncApplicationLabel(trx, row.car_application_id, now, auth);
-      });
-      return ok(null, '取消成功！');
-    },
-  );
+  route(app, vehicleMarkApi.cancel, async (req) => {
+    const { id, cancel_reason, cancel_photo } = req.body;
+    const auth = req.auth!;
+    await ctx.db.transaction().execute(async (trx) => {
+      const row = await lockMark(trx, ctx, id, auth);
+      assertMarkAllows('cancel', row.status);
+      await assertFilesUsable(trx, auth, cancel_photo);
+      const now = ctx.time();
+      await trx.updateTable('vehicle_mark').set({ status: MarkStatus.CANCELLED, cancel_reason, cancel_photo, update_user_id: auth.userId, update_time: now }).where('id', '=', id).execute();
+      await recordFileRefs(trx, 'vehicle_mark', id, fileNamesIn(row.photo, cancel_photo));
+      await syncApplicationLabel(trx, row.car_application_id, now, auth);
+    });
+    return ok(null, '取消成功！');
+  });
 }

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteInfo } from '../../server/core/context';
 import { pathLiteralGaps, unansweredRoutes } from './contract-gaps';
+import { pathLiteralsOf, unansweredOf } from './contract-scan';
 import { Client, startServer, type TestServer } from './harness';
 
 /**
@@ -13,15 +11,6 @@ import { Client, startServer, type TestServer } from './harness';
  * contract-gaps.ts, a list that may only shrink: a new route without an
  * answer, a new path literal, or a listed gap that has been closed all fail.
  */
-
-const label = (r: RouteInfo) => `${r.method} ${r.url}`;
-const repoRoot = path.resolve(__dirname, '../..');
-
-/** Every string or template literal in a source file that is exactly one of the API's paths (with or without /api). */
-function pathLiterals(file: string, apiPaths: Set<string>): string[] {
-  const text = fs.readFileSync(path.join(repoRoot, file), 'utf8');
-  return [...text.matchAll(/['"`](\/[A-Za-z][\w/:.-]*)['"`]/g)].map((m) => m[1]!).filter((p) => apiPaths.has(p.replace(/^\/api(?=\/)/, '')));
-}
 
 describe('the wire contract', () => {
   let server: TestServer;
@@ -34,10 +23,7 @@ describe('the wire contract', () => {
   afterAll(async () => server?.close());
 
   it('has every route declare its answer (a JSON answer or a file)', () => {
-    const unanswered = routes
-      .filter((r) => !r.schema?.answer)
-      .map(label)
-      .sort();
+    const unanswered = unansweredOf(routes);
     const gaps = new Set(unansweredRoutes);
     expect(
       unanswered.filter((r) => !gaps.has(r)),
@@ -45,30 +31,20 @@ describe('the wire contract', () => {
     ).toEqual([]);
     expect(
       unansweredRoutes.filter((r) => !unanswered.includes(r)),
-      'routes that now declare their answer: take them off unansweredRoutes in contract-gaps.ts',
+      'routes that now declare their answer: run `npx tsx scripts/contract-gaps.ts`',
     ).toEqual([]);
   });
 
   it('keeps API paths out of src/ and out of server/modules routes: they are read from the declarations', () => {
-    const apiPaths = new Set(routes.map((r) => r.url.replace(/^\/api/, '')).filter((p) => p.split('/').length > 2));
-    const files = execSync('git ls-files src server/modules', { cwd: repoRoot })
-      .toString()
-      .trim()
-      .split('\n')
-      .filter((f) => /\.(ts|tsx)$/.test(f));
-    const found: Record<string, number> = {};
-    for (const f of files) {
-      const n = pathLiterals(f, apiPaths).length;
-      if (n) found[f] = n;
-    }
+    const found = pathLiteralsOf(routes);
     const over = Object.entries(found)
-      .filter(([f, n]) => n > (pathLiteralGaps[f] ?? 0))
-      .map(([f, n]) => `${f}: ${n} (allowed ${pathLiteralGaps[f] ?? 0}): ${pathLiterals(f, apiPaths).join(', ')}`);
+      .filter(([f, hits]) => hits.length > (pathLiteralGaps[f] ?? 0))
+      .map(([f, hits]) => `${f}: ${hits.length} (allowed ${pathLiteralGaps[f] ?? 0}): ${hits.join(', ')}`);
     expect(over, 'API path literals outside domain/: call the declared call instead').toEqual([]);
     const closed = Object.entries(pathLiteralGaps)
-      .filter(([f, n]) => (found[f] ?? 0) < n)
-      .map(([f, n]) => `${f}: ${found[f] ?? 0} < ${n}`);
-    expect(closed, 'files with fewer path literals than contract-gaps.ts allows: lower pathLiteralGaps').toEqual([]);
+      .filter(([f, n]) => (found[f]?.length ?? 0) < n)
+      .map(([f, n]) => `${f}: ${found[f]?.length ?? 0} < ${n}`);
+    expect(closed, 'files with fewer path literals than contract-gaps.ts allows: run `npx tsx scripts/contract-gaps.ts`').toEqual([]);
   });
 
   it('holds an answer to its declaration: a field the declaration does not name is a 500 on a test server', async () => {

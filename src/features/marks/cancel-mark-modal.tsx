@@ -2,7 +2,7 @@ import { TextArea } from 'antd-mobile';
 import { useEffect, useRef, useState } from 'react';
 import { enumLabel } from '../../../domain/enums';
 import { MAX_LABEL_PHOTOS } from '../../../domain/schemas/car-application';
-import { CANCEL_PHOTO_REQUIRED, vehicleMarkCancel, type VehicleMarkRow } from '../../../domain/schemas/vehicle-mark';
+import { CANCEL_PHOTO_REQUIRED, vehicleMarkApi, vehicleMarkCancel, type VehicleMarkRow } from '../../../domain/schemas/vehicle-mark';
 import { ImageUpload } from '../../components/image-upload';
 import { ModalForm } from '../../components/reason-modal';
 import { PHOTOS_PROCESSING, forgetLocalPhotos, photoLimitMessage, photosBusy, splitFileNames } from '../../lib/files';
@@ -56,7 +56,7 @@ export function CancelMarkModal({ open, row, onClose, onDone }: ScreenModalProps
       await sendAction(
         {
           kind: 'markCancel',
-          url: '/label/vehicle/cancel',
+          url: vehicleMarkApi.cancel.path,
           body: { id: row.id, cancel_reason: reason.trim(), cancel_photo: local.names },
           title: `取消标记 ${row.license_plate}`,
           ...(local.blobs.length ? { photos: { cancel_photo: local.blobs } } : {}),

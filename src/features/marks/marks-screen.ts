@@ -1,8 +1,8 @@
 import { MAX_LABEL_PHOTOS } from '../../../domain/schemas/car-application';
-import { markAllows, markStatusOptions, vehicleMarkCreate, vehicleMarkLabels, vehicleMarkUpdate, type VehicleMarkRow } from '../../../domain/schemas/vehicle-mark';
+import { markAllows, markStatusOptions, vehicleMarkCreate, vehicleMarkLabels, vehicleMarkUpdate, vehicleMarkApi, type VehicleMarkRow } from '../../../domain/schemas/vehicle-mark';
 import { VehicleTypeSelect } from '../../components/vehicle-type-select';
 import { isNetworkFailure } from '../../lib/files';
-import { post } from '../../lib/http';
+import { call } from '../../lib/http';
 import { defineScreen } from '../../list-screen';
 import { CancelMarkModal } from './cancel-mark-modal';
 
@@ -14,11 +14,13 @@ const dash = (v: string | null | undefined) => v || '-';
  * while a mark is active (markAllows, the rule the server refuses by); the
  * cancel takes a reason and rectification photos, offline too.
  */
+const { calls } = vehicleMarkApi;
+
 export const vehicleMarksScreen = defineScreen<VehicleMarkRow>({
   key: 'marks.vehicle',
   title: '车辆标记',
   labels: vehicleMarkLabels,
-  list: { path: '/label/vehicle/list', permission: 'carMark:list' },
+  list: { path: calls.list, permission: 'carMark:list' },
   rowKey: 'id',
   card: { title: 'license_plate', extra: 'status' },
   fields: [
@@ -52,12 +54,12 @@ export const vehicleMarksScreen = defineScreen<VehicleMarkRow>({
     { key: 'edit', label: '编辑', type: 'edit', permission: 'carMark:edit', visible: (r) => markAllows('edit', r.status) },
     // Cancelling changes the mark: the edit code's (docs/decisions.md).
     { key: 'cancel', label: '取消标记', type: 'modal', permission: 'carMark:edit', visible: (r) => markAllows('cancel', r.status), component: CancelMarkModal },
-    { key: 'delete', label: '删除', type: 'delete', permission: 'carMark:delete', path: '/label/vehicle/delete', body: (r) => ({ id: r.id }) },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'carMark:delete', path: calls.delete, body: (r) => ({ id: r.id }) },
   ],
   form: {
     schema: { create: vehicleMarkCreate, edit: vehicleMarkUpdate },
-    create: { path: '/label/vehicle/save', title: '新增车辆标记' },
-    edit: { path: '/v2/label/vehicle/edit', title: '编辑车辆标记', idParam: 'id' },
+    create: { path: calls.save, title: '新增车辆标记' },
+    edit: { path: calls.edit, title: '编辑车辆标记', idParam: 'id' },
     // The flag form's defaults (domain/enums.ts): yellow, 重点关注, 仅提示.
     initialValues: { color_id: 2, label_type_id: 1, alarm_id: 3 },
     width: 620,
@@ -65,6 +67,6 @@ export const vehicleMarksScreen = defineScreen<VehicleMarkRow>({
   detail: {
     title: '车辆标记详情',
     // Without a signal the list's own row (it carries every field) stands in for the detail.
-    fetch: (r) => post<VehicleMarkRow>('/label/vehicle/detail', { id: r.id }).catch((e: unknown) => (isNetworkFailure(e) ? r : Promise.reject(e))),
+    fetch: (r) => call(calls.detail, { id: r.id }).catch((e: unknown) => (isNetworkFailure(e) ? r : Promise.reject(e))),
   },
 });
