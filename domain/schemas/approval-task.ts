@@ -3,7 +3,10 @@
  * own module because it names both: person-application.ts builds on
  * car-application.ts, so the vehicle schema cannot import the person one back.
  */
-import type { CarApplicationRow } from './car-application';
+import { z } from 'zod';
+import { col, defineCall, pageOf } from '../contract';
+import type { PermissionCode } from '../permissions';
+import { checkBody, type CarApplicationRow } from './car-application';
 import type { PersonApplicationRow } from './person-application';
 
 /** An approval-queue entry (spec 000 §3 "approval task wrapper"). */
@@ -20,4 +23,61 @@ export interface TaskRow {
   node_name: string | null;
   carApplication?: CarApplicationRow & { carInfo?: Record<string, unknown> | null };
   personApplication?: PersonApplicationRow;
+}
+
+/** The task's own fields of a queue row, whatever it wraps (server/workflow/queue-routes.ts wrapTask). */
+export const taskFields = {
+  ref_id: col.id,
+  process_task_id: col.id,
+  process_instance_id: col.id,
+  type_id: col.int,
+  submit_time: col.time,
+  state: col.int,
+  /** The wrapped row's own state beside the task's. */
+  approval_status: col.int.nullable(),
+  result: col.int.nullable(),
+  remark: col.text,
+  approve_time: col.time.nullable(),
+  node_name: col.text.nullable(),
+};
+
+/** A queue's row: the task and the record under its kind's key (carApplication, carBlackWhiteList …). */
+export const taskRowOf = <R extends z.ZodType>(wrapper: string, row: R) => z.object({ ...taskFields, [wrapper]: row });
+
+/** What a check answers: the tasks decided (a batch is all or nothing, so `failed` stays empty). */
+export const taskCheckAnswer = z.object({ done: z.array(col.id), failed: z.array(z.never()) });
+
+/**
+ * One approval queue's two calls (spec 000 §2, spec 001 §2): the approver's
+ * page of pending tasks and the check, single or batch. Appointments' seven
+ * queues and the registers' four are each declared with this.
+ */
+export function queueCalls<Q extends z.ZodType, R extends z.ZodType>(queue: {
+  title: string;
+  list: PermissionCode;
+  check: PermissionCode;
+  paths: { page: string; check: string };
+  query: Q;
+  wrapper: string;
+  row: R;
+}) {
+  return {
+    page: defineCall({
+      method: 'POST',
+      path: queue.paths.page,
+      permission: queue.list,
+      summary: `${queue.title}：待我审批（分页）`,
+      input: queue.query,
+      answer: pageOf(taskRowOf(queue.wrapper, queue.row)),
+    }),
+    check: defineCall({
+      method: 'POST',
+      path: queue.paths.check,
+      permission: queue.check,
+      summary: `${queue.title}：审核（可批量）`,
+      operation: queue.title,
+      input: checkBody,
+      answer: taskCheckAnswer,
+    }),
+  };
 }
