@@ -9,8 +9,8 @@ import type { FieldDef, Row } from './types';
 
 const EMPTY = <span className="ls-dash">-</span>;
 // Loaded with the first photo field shown, so that list screens without one do not carry the image viewer.
-const ImageList = lazy(() => import('../components/image-upload').then((m) => ({ default: m.ImageList })));
-const ImageCount = lazy(() => import('../components/image-upload').then((m) => ({ default: m.ImageCount })));
+const ImageList = lazy(() => import('../components/image-viewer').then((m) => ({ default: m.ImageList })));
+const ImageCount = lazy(() => import('../components/image-viewer').then((m) => ({ default: m.ImageCount })));
 
 function DepartmentName({ id }: { id: unknown }) {
   const { data } = useDepartments();

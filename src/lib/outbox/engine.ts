@@ -1,7 +1,7 @@
-import Dexie from 'dexie';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
-import { ErrorCode } from '../../../domain/errors';
 import type { OutboxDb } from './db';
+import { itemsOfUser, outboxItems } from './items';
+import { postOnce, type Reply } from './transport';
 import { OUTBOX_KINDS, type EnqueueInput, type OutboxItem } from './types';
 
 /**
@@ -43,25 +43,6 @@ const CALL_TIMEOUT_MS = 30_000;
 // A 10 MB photo over a weak mobile link takes far longer than a JSON call.
 const UPLOAD_TIMEOUT_MS = 5 * 60_000;
 
-const MSG_NETWORK = '网络连接失败，将自动重新发送';
-const MSG_TIMEOUT = '请求超时，将自动重新发送';
-
-type Reply =
-  | { type: 'ok'; data: unknown }
-  | { type: 'unauthorized' }
-  | { type: 'conflict'; message: string; status: number }
-  | { type: 'refused'; message: string; status: number }
-  | { type: 'transient'; message: string; status: number }
-  | { type: 'network'; message: string; status: 0 };
-
-interface EnvelopeLike {
-  success?: boolean;
-  code?: number;
-  msg?: string;
-  message?: string;
-  data?: unknown;
-}
-
 /** RFC 4122 v4; crypto.randomUUID exists only in secure contexts, and a park LAN may serve plain http. */
 export function uuid(): string {
   const c = globalThis.crypto;
@@ -95,7 +76,7 @@ export function createOutboxEngine(deps: OutboxDeps) {
   const apiBase = deps.apiBase ?? '/api';
   const doFetch: typeof fetch = (...a) => (deps.fetch ?? globalThis.fetch)(...a);
 
-  const ofUser = (userId: number) => db.items.where('[userId+createdAt]').between([userId, Dexie.minKey], [userId, Dexie.maxKey]);
+  const ofUser = (userId: number) => itemsOfUser(db, userId);
 
   async function enqueue(input: EnqueueInput): Promise<OutboxItem> {
     const userId = deps.userId();
@@ -122,38 +103,7 @@ export function createOutboxEngine(deps: OutboxDeps) {
     return item;
   }
 
-  async function request(url: string, body: FormData | Record<string, unknown>, key: string, token: string, timeoutMs: number): Promise<Reply> {
-    const json = !(body instanceof FormData);
-    let res: Response;
-    try {
-      res = await doFetch(`${apiBase}${url}`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': key, ...(json ? { 'Content-Type': 'application/json' } : {}) },
-        body: json ? JSON.stringify(body) : body,
-        signal: typeof AbortSignal.timeout === 'function' ? AbortSignal.timeout(timeoutMs) : undefined,
-      });
-    } catch (err) {
-      const timedOut = (err as { name?: string } | null)?.name === 'TimeoutError';
-      return { type: 'network', message: timedOut ? MSG_TIMEOUT : MSG_NETWORK, status: 0 };
-    }
-    let env: EnvelopeLike | null = null;
-    try {
-      const parsed = (await res.json()) as unknown;
-      if (parsed && typeof parsed === 'object') env = parsed as EnvelopeLike;
-    } catch {
-      // not JSON: a proxy's or captive portal's page; judged by the status below
-    }
-    if (res.status === 401) return { type: 'unauthorized' };
-    if (res.ok && env?.success) return { type: 'ok', data: env.data ?? null };
-    const message = env?.msg || env?.message || `服务器错误（${res.status}）`;
-    const status = res.status;
-    // The same key still running elsewhere (a lost reply's first try): wait and ask again, it answers the first answer.
-    if (status === 409 && env?.code === ErrorCode.IDEMPOTENCY_IN_PROGRESS) return { type: 'transient', message, status };
-    if (status === 409) return { type: 'conflict', message, status };
-    if (res.ok) return { type: 'transient', message: env ? message : '服务器返回了无法识别的内容', status };
-    if (status === 408 || status === 425 || status === 429 || status >= 500) return { type: 'transient', message, status };
-    return { type: 'refused', message, status };
-  }
+  const request = (url: string, body: FormData | Record<string, unknown>, key: string, token: string, timeoutMs: number) => postOnce(doFetch, `${apiBase}${url}`, body, key, token, timeoutMs);
 
   type Outcome = 'done' | 'kept' | 'unauthorized' | 'offline';
 
@@ -265,59 +215,7 @@ export function createOutboxEngine(deps: OutboxDeps) {
     return p;
   }
 
-  const get = (id: string) => db.items.get(id);
-
-  /** Items of one user in the order they were made. */
-  const list = (userId: number) => ofUser(userId).toArray();
-
-  async function retry(id: string): Promise<void> {
-    await db.items
-      .where('id')
-      .equals(id)
-      .filter((i) => i.state === 'failed' || i.state === 'conflict' || i.state === 'pending')
-      .modify({ state: 'pending', attempts: 0, nextAttemptAt: 0, transient: false, updatedAt: now() });
-  }
-
-  /** Drops an item that is not being sent right now; answers whether it was dropped. */
-  async function discard(id: string): Promise<boolean> {
-    return (
-      (await db.items
-        .where('id')
-        .equals(id)
-        .filter((i) => i.state !== 'sending')
-        .delete()) > 0
-    );
-  }
-
-  /** 立即发送: waiting items skip their backoff, failed ones start over. */
-  async function sendNow(userId: number): Promise<void> {
-    await ofUser(userId)
-      .filter((i) => i.state === 'failed')
-      .modify({ state: 'pending', attempts: 0, nextAttemptAt: 0, transient: false });
-    await ofUser(userId)
-      .filter((i) => i.state === 'pending')
-      .modify({ nextAttemptAt: 0 });
-  }
-
-  /** A reconnect is news the failed-for-network items did not have: they start over. */
-  async function reviveTransient(userId: number): Promise<number> {
-    return ofUser(userId)
-      .filter((i) => i.state === 'failed' && !!i.transient)
-      .modify({ state: 'pending', attempts: 0, nextAttemptAt: 0, transient: false });
-  }
-
-  /** When the earliest backed-off item of a user is due, if any. */
-  async function nextWakeAt(userId: number): Promise<number | null> {
-    let at: number | null = null;
-    await ofUser(userId)
-      .filter((i) => i.state === 'pending')
-      .each((i) => {
-        if (at === null || i.nextAttemptAt < at) at = i.nextAttemptAt;
-      });
-    return at;
-  }
-
-  return { enqueue, drain, get, list, retry, discard, sendNow, reviveTransient, nextWakeAt };
+  return { enqueue, drain, ...outboxItems(db, now) };
 }
 
 export type OutboxEngine = ReturnType<typeof createOutboxEngine>;
