@@ -4,23 +4,20 @@ import {
   BUILTIN_LOCKED,
   isBuiltinPermission,
   permissionBranch,
-  permissionCreate,
-  permissionIdBody,
+  permissionApi,
   permissionLabels,
-  permissionQuery,
   permissionRules,
-  permissionUpdate,
   PERMISSION_TYPE,
   type PermissionCreate,
   type PermissionRow,
 } from '../../domain/schemas/permission';
-import { isBuiltinRole, roleIdBody } from '../../domain/schemas/role';
+import { isBuiltinRole } from '../../domain/schemas/role';
 import type { AppContext } from '../core/context';
 import { AppError, notFound, ok } from '../core/errors';
 import { containsText } from '../core/paging';
 import type { Db } from '../core/repository';
 import { duplicateError } from '../core/resource';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { ruleFailure } from '../core/validate';
 
 /**
@@ -91,9 +88,9 @@ const hasChildren = async (db: Db, id: number) => !!(await db.selectFrom('sys_pe
 
 const columnsOf = (v: PermissionCreate) => ({ pid: v.pid, name: v.name, code: v.code, type: v.type, route: v.route, icon: v.icon, remark: v.remark });
 
-export async function permissionRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function permissionRoutes(app: FastifyInstance) {
   const { ctx } = app;
+  const { calls } = permissionApi;
   const { db } = ctx;
 
   /**
@@ -101,16 +98,17 @@ export async function permissionRoutes(appInstance: FastifyInstance) {
    * role's permissions are ticked in (role:bindPerm); either code opens it,
    * which one guard code cannot say, so the route is checked here.
    */
-  app.post('/permission/all', { config: { permission: 'role' }, schema: { summary: '全部权限（树由 permission_id、pid 构建；perm:list 或 role:bindPerm）', body: permissionQuery } }, async (req) => {
+  route(app, calls.all, async (req) => {
     const held = req.auth!.permissions;
     if (!held.has('perm:list') && !held.has('role:bindPerm')) throw new AppError(ErrorCode.FORBIDDEN, '没有操作权限：缺少权限 perm:list（权限查询）或 role:bindPerm（绑定权限）');
     let q = rowsWithRoleCount(db);
-    if (req.body.name) q = q.where(containsText('p.name', req.body.name));
+    const { name } = req.body as { name?: string };
+    if (name) q = q.where(containsText('p.name', name));
     const rows = await q.orderBy('p.sort').orderBy('p.permission_id').execute();
     return ok(rows.map(answer));
   });
 
-  app.post('/permission/findByRoleId', { config: { permission: 'role:bindPerm' }, schema: { summary: '角色已有的权限', body: roleIdBody } }, async (req) => {
+  route(app, permissionApi.byRole, async (req) => {
     const role = await db.selectFrom('sys_role').select(['role_id', 'code']).where('role_id', '=', req.body.roleId).where('deleted', '=', 0).executeTakeFirst();
     if (!role) notFound('角色');
     let q = db.selectFrom('sys_permission as p').select(['p.permission_id', 'p.pid', 'p.code', 'p.name', 'p.type']).where('p.deleted', '=', 0);
@@ -119,13 +117,13 @@ export async function permissionRoutes(appInstance: FastifyInstance) {
     return ok(await q.orderBy('p.sort').orderBy('p.permission_id').execute());
   });
 
-  app.post('/permission/get', { config: { permission: 'perm:list' }, schema: { summary: '权限（编辑用）', body: permissionIdBody } }, async (req) => {
+  route(app, calls.get, async (req) => {
     const row = await rowsWithRoleCount(db).where('p.permission_id', '=', req.body.permissionId).executeTakeFirst();
     if (!row) notFound('权限');
     return ok(answer(row!));
   });
 
-  app.post('/permission/save', { config: { permission: 'perm:add', operation: '新增权限' }, schema: { summary: '新增权限', body: permissionCreate } }, async (req) => {
+  route(app, calls.save, async (req) => {
     const v = req.body;
     if (await codeTaken(db, v.code)) throw duplicateError(permissionLabels.code, 'code', v.code);
     const now = ctx.time();
@@ -145,7 +143,7 @@ export async function permissionRoutes(appInstance: FastifyInstance) {
     return ok({ permission_id: id }, '创建成功！');
   });
 
-  app.post('/permission/update', { config: { permission: 'perm:edit', operation: '编辑权限' }, schema: { summary: '编辑权限（内置权限只改备注）', body: permissionUpdate } }, async (req) => {
+  route(app, calls.edit, async (req) => {
     const v = req.body;
     await db.transaction().execute(async (trx) => {
       const row = await lockPermission(trx, ctx, v.permissionId);
@@ -169,19 +167,15 @@ export async function permissionRoutes(appInstance: FastifyInstance) {
     return ok(null, '编辑成功！');
   });
 
-  app.post(
-    '/permission/delete',
-    { config: { permission: 'perm:delete', operation: '删除权限' }, schema: { summary: '删除权限（同一事务内解除角色绑定；有下级或内置时拒绝）', body: permissionIdBody } },
-    async (req) => {
-      const removed = await db.transaction().execute(async (trx) => {
-        const row = await lockPermission(trx, ctx, req.body.permissionId);
-        if (isBuiltinPermission(row.code)) throw conflict(permissionRules.builtinDelete);
-        if (await hasChildren(trx, row.permission_id)) throw conflict(permissionRules.hasChildren);
-        const gone = await trx.deleteFrom('sys_role_permission').where('permission_id', '=', row.permission_id).executeTakeFirst();
-        await trx.updateTable('sys_permission').set({ deleted: 1, update_time: ctx.time() }).where('permission_id', '=', row.permission_id).execute();
-        return Number(gone.numDeletedRows);
-      });
-      return ok({ removedBindings: removed }, '删除成功！');
-    },
-  );
+  route(app, calls.delete, async (req) => {
+    const removed = await db.transaction().execute(async (trx) => {
+      const row = await lockPermission(trx, ctx, req.body.permissionId);
+      if (isBuiltinPermission(row.code)) throw conflict(permissionRules.builtinDelete);
+      if (await hasChildren(trx, row.permission_id)) throw conflict(permissionRules.hasChildren);
+      const gone = await trx.deleteFrom('sys_role_permission').where('permission_id', '=', row.permission_id).executeTakeFirst();
+      await trx.updateTable('sys_permission').set({ deleted: 1, update_time: ctx.time() }).where('permission_id', '=', row.permission_id).execute();
+      return Number(gone.numDeletedRows);
+    });
+    return ok({ removedBindings: removed }, '删除成功！');
+  });
 }

@@ -4,21 +4,10 @@ import { enumLabel } from '../../domain/enums';
 import { ErrorCode } from '../../domain/errors';
 import {
   nodeRule,
-  processCreate,
-  processDefinitionCreate,
-  processDefinitionId,
+  processConfigApi,
   processDefinitionLabels,
-  processDefinitionQuery,
-  processDefinitionUpdate,
-  processId,
   processLabels,
-  processNodeCreate,
-  processNodeId,
   processNodeLabels,
-  processNodeQuery,
-  processNodeUpdate,
-  processQuery,
-  processUpdate,
   type ChainNodeRow,
   type ProcessDefinitionRow,
   type ProcessNodeCreate,
@@ -29,7 +18,7 @@ import type { AppContext } from '../core/context';
 import { AppError, notFound, ok } from '../core/errors';
 import { containsText, pageOf } from '../core/paging';
 import type { Db } from '../core/repository';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { runningUsing } from '../workflow/chain';
 
 /**
@@ -245,19 +234,17 @@ const processOfType = (db: Db, type: number, except?: number) => {
 
 const typeTaken = (type: number, name: string) => conflict(`类型“${enumLabel('processType', type)}”已有流程“${name}”，每种类型只能有一个流程，请编辑该流程或先删除它`, 'type', processLabels);
 
-export async function processConfigRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function processConfigRoutes(app: FastifyInstance) {
   const { ctx } = app;
+  const { process, definition, node } = processConfigApi;
   const { db } = ctx;
 
   // ------------------------------------------------------------ nodes
 
   // Read by any role holder, like departments and roles: the definition form picks from it, and it holds nothing secret.
-  app.post('/processNode/all', { config: { permission: 'role' }, schema: { summary: '全部流程节点（可按名称筛选）', body: processNodeQuery } }, async (req) =>
-    ok(await nodeRows(db, { name: req.body.name })),
-  );
+  route(app, node.all, async (req) => ok(await nodeRows(db, { name: req.body.name })));
 
-  app.post('/v2/processNode/save', { config: { permission: 'processNode:add', operation: '新增流程节点' }, schema: { summary: '新增流程节点', body: processNodeCreate } }, async (req) => {
+  route(app, node.save, async (req) => {
     const v = req.body;
     const { row, departIds } = nodeColumns(v);
     const now = ctx.time();
@@ -278,140 +265,118 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
     return ok({ process_node_id: id }, '创建成功！');
   });
 
-  app.post(
-    '/v2/processNode/update',
-    { config: { permission: 'processNode:edit', operation: '编辑流程节点' }, schema: { summary: '编辑流程节点（只影响此后提交的申请）', body: processNodeUpdate } },
-    async (req) => {
-      const v = req.body;
-      const id = v.processNodeId;
-      const { row, departIds } = nodeColumns(v);
-      await db.transaction().execute(async (trx) => {
-        const live = await lockLive(trx, ctx, 'process_node', 'process_node_id', [id]);
-        if (!live.length) notFound('流程节点');
-        await checkNodeRefs(trx, ctx, v, departIds);
+  route(app, node.edit, async (req) => {
+    const v = req.body;
+    const id = v.processNodeId;
+    const { row, departIds } = nodeColumns(v);
+    await db.transaction().execute(async (trx) => {
+      const live = await lockLive(trx, ctx, 'process_node', 'process_node_id', [id]);
+      if (!live.length) notFound('流程节点');
+      await checkNodeRefs(trx, ctx, v, departIds);
+      await trx
+        .updateTable('process_node')
+        .set({ ...row, update_time: ctx.time() })
+        .where('process_node_id', '=', id)
+        .execute();
+      await trx.deleteFrom('process_node_depart').where('process_node_id', '=', id).execute();
+      if (departIds.length)
         await trx
-          .updateTable('process_node')
-          .set({ ...row, update_time: ctx.time() })
-          .where('process_node_id', '=', id)
+          .insertInto('process_node_depart')
+          .values(departIds.map((depart_id) => ({ process_node_id: id, depart_id })))
           .execute();
-        await trx.deleteFrom('process_node_depart').where('process_node_id', '=', id).execute();
-        if (departIds.length)
-          await trx
-            .insertInto('process_node_depart')
-            .values(departIds.map((depart_id) => ({ process_node_id: id, depart_id })))
-            .execute();
-        // Chains show the node by name; instances keep the name they were submitted with (their own copy).
-        await trx.updateTable('process_definition_node').set({ name: v.name }).where('process_node_id', '=', id).execute();
-      });
-      return ok(null, '编辑成功！');
-    },
-  );
+      // Chains show the node by name; instances keep the name they were submitted with (their own copy).
+      await trx.updateTable('process_definition_node').set({ name: v.name }).where('process_node_id', '=', id).execute();
+    });
+    return ok(null, '编辑成功！');
+  });
 
-  app.post(
-    '/processNode/delete',
-    { config: { permission: 'processNode:delet', operation: '删除流程节点' }, schema: { summary: '删除流程节点（被流程定义或审批中的申请使用时不能删除）', body: processNodeId } },
-    async (req) => {
-      const id = req.body.processNodeId;
-      await db.transaction().execute(async (trx) => {
-        const node = await trx.selectFrom('process_node').select('name').where('process_node_id', '=', id).where('deleted', '=', 0).executeTakeFirst();
-        if (!node) notFound('流程节点');
-        await trx.updateTable('process_node').set({ deleted: 1, update_time: ctx.time() }).where('process_node_id', '=', id).where('deleted', '=', 0).execute();
-        const defs = await trx
-          .selectFrom('process_definition_node as dn')
-          .innerJoin('process_definition as pd', 'pd.process_definition_id', 'dn.process_definition_id')
-          .select('pd.name')
-          .distinct()
-          .where('dn.process_node_id', '=', id)
-          .where('pd.deleted', '=', 0)
-          .orderBy('pd.name')
-          .execute();
-        if (defs.length) throw conflict(`流程节点“${node!.name}”正被流程定义${quoteList(defs.map((d) => d.name))}使用，不能删除；请先删除这些流程定义`);
-        const running = await runningUsing(trx, { processNodeId: id });
-        if (running) throw conflict(`流程节点“${node!.name}”正被${running}个审核中的申请使用，不能删除；请待这些申请审批结束后再删除`);
-      });
-      return ok(null, '删除成功！');
-    },
-  );
+  route(app, node.delete, async (req) => {
+    const id = req.body.processNodeId;
+    await db.transaction().execute(async (trx) => {
+      const node = await trx.selectFrom('process_node').select('name').where('process_node_id', '=', id).where('deleted', '=', 0).executeTakeFirst();
+      if (!node) notFound('流程节点');
+      await trx.updateTable('process_node').set({ deleted: 1, update_time: ctx.time() }).where('process_node_id', '=', id).where('deleted', '=', 0).execute();
+      const defs = await trx
+        .selectFrom('process_definition_node as dn')
+        .innerJoin('process_definition as pd', 'pd.process_definition_id', 'dn.process_definition_id')
+        .select('pd.name')
+        .distinct()
+        .where('dn.process_node_id', '=', id)
+        .where('pd.deleted', '=', 0)
+        .orderBy('pd.name')
+        .execute();
+      if (defs.length) throw conflict(`流程节点“${node!.name}”正被流程定义${quoteList(defs.map((d) => d.name))}使用，不能删除；请先删除这些流程定义`);
+      const running = await runningUsing(trx, { processNodeId: id });
+      if (running) throw conflict(`流程节点“${node!.name}”正被${running}个审核中的申请使用，不能删除；请待这些申请审批结束后再删除`);
+    });
+    return ok(null, '删除成功！');
+  });
 
   // ------------------------------------------------------------ definitions
 
   // Read by any role holder: the process form picks from it.
-  app.post('/processDefinition/all', { config: { permission: 'role' }, schema: { summary: '全部流程定义（可按名称筛选），含节点链', body: processDefinitionQuery } }, async (req) =>
-    ok(await definitionRows(db, { name: req.body.name })),
-  );
+  route(app, definition.all, async (req) => ok(await definitionRows(db, { name: req.body.name })));
 
-  app.post(
-    '/v2/processDefinition/save',
-    { config: { permission: 'menu:processDefinition', operation: '新增流程定义' }, schema: { summary: '新增流程定义（节点按所选顺序审批）', body: processDefinitionCreate } },
-    async (req) => {
-      const v = req.body;
-      const now = ctx.time();
-      const id = await db.transaction().execute(async (trx) => {
-        const names = await chainNodeNames(trx, ctx, v.processNodeIds);
-        const { process_definition_id } = await trx
-          .insertInto('process_definition')
-          .values({ name: v.name, remark: v.remark, create_user_id: req.auth!.userId, create_time: now, update_time: now })
-          .returning('process_definition_id')
-          .executeTakeFirstOrThrow();
-        await writeChain(trx, process_definition_id, v.processNodeIds, names);
-        return process_definition_id;
-      });
-      return ok({ process_definition_id: id }, '创建成功！');
-    },
-  );
+  route(app, definition.save, async (req) => {
+    const v = req.body;
+    const now = ctx.time();
+    const id = await db.transaction().execute(async (trx) => {
+      const names = await chainNodeNames(trx, ctx, v.processNodeIds);
+      const { process_definition_id } = await trx
+        .insertInto('process_definition')
+        .values({ name: v.name, remark: v.remark, create_user_id: req.auth!.userId, create_time: now, update_time: now })
+        .returning('process_definition_id')
+        .executeTakeFirstOrThrow();
+      await writeChain(trx, process_definition_id, v.processNodeIds, names);
+      return process_definition_id;
+    });
+    return ok({ process_definition_id: id }, '创建成功！');
+  });
 
-  app.post(
-    '/processDefinition/update',
-    { config: { permission: 'menu:processDefinition', operation: '编辑流程定义' }, schema: { summary: '编辑流程定义（节点只能在没有审核中的申请时修改）', body: processDefinitionUpdate } },
-    async (req) => {
-      const v = req.body;
-      const id = v.processDefinitionId;
-      await db.transaction().execute(async (trx) => {
-        // Locked first: a second administrator's edit waits here, and a submission waits to copy the chain (startInstance takes it shared).
-        const live = await lockLive(trx, ctx, 'process_definition', 'process_definition_id', [id]);
-        if (!live.length) notFound('流程定义');
-        if (v.processNodeIds) {
-          const stored = (await chainsOf(trx, [id])).get(id)!.map((n) => n.processNodeId);
-          if (stored.join(',') !== v.processNodeIds.join(',')) {
-            const running = await runningUsing(trx, { definitionId: id });
-            if (running)
-              throw conflict(
-                `流程定义“${String(live[0]!.name)}”有${running}个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它`,
-                'processNodeIds',
-                processDefinitionLabels,
-              );
-            const names = await chainNodeNames(trx, ctx, v.processNodeIds);
-            await trx.deleteFrom('process_definition_node').where('process_definition_id', '=', id).execute();
-            await writeChain(trx, id, v.processNodeIds, names);
-          }
+  route(app, definition.edit, async (req) => {
+    const v = req.body;
+    const id = v.processDefinitionId;
+    await db.transaction().execute(async (trx) => {
+      // Locked first: a second administrator's edit waits here, and a submission waits to copy the chain (startInstance takes it shared).
+      const live = await lockLive(trx, ctx, 'process_definition', 'process_definition_id', [id]);
+      if (!live.length) notFound('流程定义');
+      if (v.processNodeIds) {
+        const stored = (await chainsOf(trx, [id])).get(id)!.map((n) => n.processNodeId);
+        if (stored.join(',') !== v.processNodeIds.join(',')) {
+          const running = await runningUsing(trx, { definitionId: id });
+          if (running)
+            throw conflict(
+              `流程定义“${String(live[0]!.name)}”有${running}个审核中的申请，暂不能修改节点；请待这些申请审批结束后再修改，或新建流程定义并在流程中选用它`,
+              'processNodeIds',
+              processDefinitionLabels,
+            );
+          const names = await chainNodeNames(trx, ctx, v.processNodeIds);
+          await trx.deleteFrom('process_definition_node').where('process_definition_id', '=', id).execute();
+          await writeChain(trx, id, v.processNodeIds, names);
         }
-        await trx.updateTable('process_definition').set({ name: v.name, remark: v.remark, update_time: ctx.time() }).where('process_definition_id', '=', id).execute();
-      });
-      return ok(null, '编辑成功！');
-    },
-  );
+      }
+      await trx.updateTable('process_definition').set({ name: v.name, remark: v.remark, update_time: ctx.time() }).where('process_definition_id', '=', id).execute();
+    });
+    return ok(null, '编辑成功！');
+  });
 
-  app.post(
-    '/processDefinition/delete',
-    { config: { permission: 'menu:processDefinition', operation: '删除流程定义' }, schema: { summary: '删除流程定义（被流程或审批中的申请使用时不能删除）', body: processDefinitionId } },
-    async (req) => {
-      const id = req.body.processDefinitionId;
-      await db.transaction().execute(async (trx) => {
-        const def = await trx.selectFrom('process_definition').select('name').where('process_definition_id', '=', id).where('deleted', '=', 0).executeTakeFirst();
-        if (!def) notFound('流程定义');
-        await trx.updateTable('process_definition').set({ deleted: 1, update_time: ctx.time() }).where('process_definition_id', '=', id).where('deleted', '=', 0).execute();
-        const users = await trx.selectFrom('process').select('name').where('process_definition_id', '=', id).where('deleted', '=', 0).orderBy('type').execute();
-        if (users.length) throw conflict(`流程定义“${def!.name}”正被流程${quoteList(users.map((p) => p.name))}使用，不能删除；请先在这些流程中选用其他流程定义`);
-        const running = await runningUsing(trx, { definitionId: id });
-        if (running) throw conflict(`流程定义“${def!.name}”正被${running}个审核中的申请使用，不能删除；请待这些申请审批结束后再删除`);
-      });
-      return ok(null, '删除成功！');
-    },
-  );
+  route(app, definition.delete, async (req) => {
+    const id = req.body.processDefinitionId;
+    await db.transaction().execute(async (trx) => {
+      const def = await trx.selectFrom('process_definition').select('name').where('process_definition_id', '=', id).where('deleted', '=', 0).executeTakeFirst();
+      if (!def) notFound('流程定义');
+      await trx.updateTable('process_definition').set({ deleted: 1, update_time: ctx.time() }).where('process_definition_id', '=', id).where('deleted', '=', 0).execute();
+      const users = await trx.selectFrom('process').select('name').where('process_definition_id', '=', id).where('deleted', '=', 0).orderBy('type').execute();
+      if (users.length) throw conflict(`流程定义“${def!.name}”正被流程${quoteList(users.map((p) => p.name))}使用，不能删除；请先在这些流程中选用其他流程定义`);
+      const running = await runningUsing(trx, { definitionId: id });
+      if (running) throw conflict(`流程定义“${def!.name}”正被${running}个审核中的申请使用，不能删除；请待这些申请审批结束后再删除`);
+    });
+    return ok(null, '删除成功！');
+  });
 
   // ------------------------------------------------------------ processes
 
-  app.post('/process/all', { config: { permission: 'menu:process' }, schema: { summary: '审批流程列表（分页）', body: processQuery } }, async (req) => {
+  route(app, process.page, async (req) => {
     const q = req.body;
     const base = () => {
       let s = db.selectFrom('process as p').where('p.deleted', '=', 0);
@@ -481,7 +446,7 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
     if (other) throw typeTaken(v.type, other.name);
   };
 
-  app.post('/process/save', { config: { permission: 'process:add', operation: '新增流程' }, schema: { summary: '新增流程（每种类型只能有一个）', body: processCreate } }, async (req) => {
+  route(app, process.save, async (req) => {
     const v = req.body;
     const now = ctx.time();
     const id = await db.transaction().execute(async (trx) => {
@@ -496,7 +461,7 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
     return ok({ process_id: id }, '创建流程成功！');
   });
 
-  app.post('/process/update', { config: { permission: 'process:edit', operation: '编辑流程' }, schema: { summary: '编辑流程（只影响此后提交的申请）', body: processUpdate } }, async (req) => {
+  route(app, process.edit, async (req) => {
     const v = req.body;
     await db.transaction().execute(async (trx) => {
       const live = await trx.selectFrom('process').select('process_id').where('process_id', '=', v.processId).where('deleted', '=', 0).executeTakeFirst();
@@ -508,13 +473,9 @@ export async function processConfigRoutes(appInstance: FastifyInstance) {
   });
 
   // Instances keep their own chain, so a process may go while applications are under way; new submissions of its type are refused until another is configured.
-  app.post(
-    '/process/delete',
-    { config: { permission: 'process:delete', operation: '删除流程' }, schema: { summary: '删除流程（该类型此后无法提交，直到重新配置）', body: processId } },
-    async (req) => {
-      const res = await db.updateTable('process').set({ deleted: 1, update_time: ctx.time() }).where('process_id', '=', req.body.processId).where('deleted', '=', 0).executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) notFound('流程');
-      return ok(null, '删除成功！');
-    },
-  );
+  route(app, process.delete, async (req) => {
+    const res = await db.updateTable('process').set({ deleted: 1, update_time: ctx.time() }).where('process_id', '=', req.body.processId).where('deleted', '=', 0).executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) notFound('流程');
+    return ok(null, '删除成功！');
+  });
 }

@@ -1,26 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import { openCodes } from '../../domain/permissions';
-import {
-  ADMIN_ROLE_CODE,
-  isBuiltinRole,
-  roleCreate,
-  roleDelete,
-  roleIdBody,
-  roleLabels,
-  rolePermissionBind,
-  roleQuery,
-  roleRules,
-  roleUpdate,
-  roleUserBind,
-  type RoleRow,
-} from '../../domain/schemas/role';
+import { ADMIN_ROLE_CODE, isBuiltinRole, roleApi, roleLabels, roleRules, type RoleRow } from '../../domain/schemas/role';
 import type { AppContext, AuthContext } from '../core/context';
 import { AppError, notFound, ok } from '../core/errors';
 import { containsText } from '../core/paging';
 import type { Db } from '../core/repository';
 import { duplicateError } from '../core/resource';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { ruleFailure } from '../core/validate';
 
 /**
@@ -154,14 +141,14 @@ export async function assertRolesGrantable(db: Db, auth: AuthContext, roles: Rea
   await assertGrantable(db, auth, [...codes.values()]);
 }
 
-export async function roleRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function roleRoutes(app: FastifyInstance) {
   const { ctx } = app;
+  const { calls } = roleApi;
   const { db } = ctx;
 
   // Readable by any role holder: it is also the preload of the user's bind-role form and the process node form.
-  app.post('/role/all', { config: { permission: 'role' }, schema: { summary: '全部角色（可按名称、状态筛选）', body: roleQuery } }, async (req) => {
-    const q = req.body;
+  route(app, calls.all, async (req) => {
+    const q = req.body as { name?: string; status?: number };
     let query = db
       .selectFrom('sys_role as r')
       .select(['r.role_id', 'r.name', 'r.code', 'r.remark', 'r.status', 'r.create_time'])
@@ -181,7 +168,7 @@ export async function roleRoutes(appInstance: FastifyInstance) {
     return ok(rows.map((r): RoleRow => ({ ...r, user_count: Number(r.user_count ?? 0) })));
   });
 
-  app.post('/role/save', { config: { permission: 'role:add', operation: '新增角色' }, schema: { summary: '新增角色', body: roleCreate } }, async (req) => {
+  route(app, calls.save, async (req) => {
     const v = req.body;
     if (await codeTaken(db, v.code)) throw duplicateError(roleLabels.code, 'code', v.code);
     const now = ctx.time();
@@ -189,7 +176,7 @@ export async function roleRoutes(appInstance: FastifyInstance) {
     return ok({ role_id: row.role_id }, '创建成功！');
   });
 
-  app.post('/role/update', { config: { permission: 'role:edit', operation: '编辑角色' }, schema: { summary: '编辑角色', body: roleUpdate } }, async (req) => {
+  route(app, calls.edit, async (req) => {
     const v = req.body;
     const auth = req.auth!;
     if (await codeTaken(db, v.code, v.roleId)) throw duplicateError(roleLabels.code, 'code', v.code);
@@ -215,7 +202,7 @@ export async function roleRoutes(appInstance: FastifyInstance) {
     return ok(null, '编辑成功！');
   });
 
-  app.post('/role/delete', { config: { permission: 'role:delete', operation: '删除角色' }, schema: { summary: '删除角色（仍有用户或流程节点使用时拒绝）', body: roleDelete } }, async (req) => {
+  route(app, calls.delete, async (req) => {
     const roleId = req.body.role_id;
     await db.transaction().execute(async (trx) => {
       const role = await lockRole(trx, ctx, roleId);
@@ -240,76 +227,67 @@ export async function roleRoutes(appInstance: FastifyInstance) {
     return ok(null, '删除成功！');
   });
 
-  app.post(
-    '/role/permission/bind',
-    { config: { permission: 'role:bindPerm', operation: '绑定权限' }, schema: { summary: '为角色绑定权限（替换为所给的权限，父子不联动）', body: rolePermissionBind } },
-    async (req) => {
-      const { roleId, permissionIds } = req.body;
-      await db.transaction().execute(async (trx) => {
-        const role = await lockRole(trx, ctx, roleId);
-        if (isBuiltinRole(role)) throw conflict(roleRules.adminPermissions);
-        // Else a holder of role:bindPerm alone binds the whole catalogue to the role they work with.
-        if (await holdsRole(trx, req.auth!, roleId)) throw new AppError(ErrorCode.FORBIDDEN, roleRules.ownRolePermissions);
-        if (permissionIds.length) {
-          // Shared locks: a permission deleted meanwhile cannot leave a binding behind.
-          const q = trx.selectFrom('sys_permission').select(['permission_id', 'code', 'name']).where('permission_id', 'in', permissionIds).where('deleted', '=', 0);
-          const found = await (ctx.dialect === 'postgres' ? q.forShare() : q).execute();
-          if (found.length !== permissionIds.length) throw ruleFailure([{ field: 'permissionIds', message: '所选权限不存在或已删除，请刷新后重试' }], roleLabels);
-          // Only what is added is granted: a role's codes the granter lacks may stay on it, or be taken off.
-          const bound = new Set((await trx.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id));
-          await assertGrantable(
-            trx,
-            req.auth!,
-            found.filter((p) => !bound.has(p.permission_id)),
-          );
-        }
-        await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
-        if (permissionIds.length) {
-          await trx
-            .insertInto('sys_role_permission')
-            .values(permissionIds.map((permission_id) => ({ role_id: roleId, permission_id })))
-            .onConflict((oc) => oc.columns(['role_id', 'permission_id']).doNothing())
-            .execute();
-        }
-      });
-      return ok(null, '绑定权限成功！');
-    },
-  );
+  route(app, roleApi.bindPermissions, async (req) => {
+    const { roleId, permissionIds } = req.body;
+    await db.transaction().execute(async (trx) => {
+      const role = await lockRole(trx, ctx, roleId);
+      if (isBuiltinRole(role)) throw conflict(roleRules.adminPermissions);
+      // Else a holder of role:bindPerm alone binds the whole catalogue to the role they work with.
+      if (await holdsRole(trx, req.auth!, roleId)) throw new AppError(ErrorCode.FORBIDDEN, roleRules.ownRolePermissions);
+      if (permissionIds.length) {
+        // Shared locks: a permission deleted meanwhile cannot leave a binding behind.
+        const q = trx.selectFrom('sys_permission').select(['permission_id', 'code', 'name']).where('permission_id', 'in', permissionIds).where('deleted', '=', 0);
+        const found = await (ctx.dialect === 'postgres' ? q.forShare() : q).execute();
+        if (found.length !== permissionIds.length) throw ruleFailure([{ field: 'permissionIds', message: '所选权限不存在或已删除，请刷新后重试' }], roleLabels);
+        // Only what is added is granted: a role's codes the granter lacks may stay on it, or be taken off.
+        const bound = new Set((await trx.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id));
+        await assertGrantable(
+          trx,
+          req.auth!,
+          found.filter((p) => !bound.has(p.permission_id)),
+        );
+      }
+      await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
+      if (permissionIds.length) {
+        await trx
+          .insertInto('sys_role_permission')
+          .values(permissionIds.map((permission_id) => ({ role_id: roleId, permission_id })))
+          .onConflict((oc) => oc.columns(['role_id', 'permission_id']).doNothing())
+          .execute();
+      }
+    });
+    return ok(null, '绑定权限成功！');
+  });
 
-  app.post(
-    '/role/user/bind',
-    // No spec code names this button ("always shown"); who may change who holds a role is the user screen's bind-role code.
-    { config: { permission: 'user:bindRole', operation: '绑定用户' }, schema: { summary: '为角色绑定用户（替换为所给的用户）', body: roleUserBind } },
-    async (req) => {
-      const { roleId, userIds } = req.body;
-      const auth = req.auth!;
-      await db.transaction().execute(async (trx) => {
-        const role = await lockRole(trx, ctx, roleId);
-        if (userIds.length) {
-          const found = await trx.selectFrom('sys_user').select('user_id').where('user_id', 'in', userIds).where('deleted', '=', 0).execute();
-          if (found.length !== userIds.length) throw ruleFailure([{ field: 'userIds', message: '所选用户不存在或已删除，请刷新后重试' }], roleLabels);
-        }
-        // The same rule as /user/bindRole: one's own roles are another administrator's to change.
-        if ((await holdsRole(trx, auth, roleId)) !== userIds.includes(auth.userId)) throw conflict(roleRules.ownRoles);
-        if (userIds.length) {
-          const bound = new Set((await trx.selectFrom('sys_user_role').select('user_id').where('role_id', '=', roleId).execute()).map((r) => r.user_id));
-          if (userIds.some((u) => !bound.has(u))) await assertRolesGrantable(trx, auth, [role]);
-        }
-        await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
-        if (userIds.length) {
-          await trx
-            .insertInto('sys_user_role')
-            .values(userIds.map((user_id) => ({ user_id, role_id: roleId })))
-            .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
-            .execute();
-        }
-        if (isBuiltinRole(role)) await assertAdministratorKept(trx, ctx);
-      });
-      return ok(null, '绑定用户成功！');
-    },
-  );
+  route(app, roleApi.bindUsers, async (req) => {
+    const { roleId, userIds } = req.body;
+    const auth = req.auth!;
+    await db.transaction().execute(async (trx) => {
+      const role = await lockRole(trx, ctx, roleId);
+      if (userIds.length) {
+        const found = await trx.selectFrom('sys_user').select('user_id').where('user_id', 'in', userIds).where('deleted', '=', 0).execute();
+        if (found.length !== userIds.length) throw ruleFailure([{ field: 'userIds', message: '所选用户不存在或已删除，请刷新后重试' }], roleLabels);
+      }
+      // The same rule as /user/bindRole: one's own roles are another administrator's to change.
+      if ((await holdsRole(trx, auth, roleId)) !== userIds.includes(auth.userId)) throw conflict(roleRules.ownRoles);
+      if (userIds.length) {
+        const bound = new Set((await trx.selectFrom('sys_user_role').select('user_id').where('role_id', '=', roleId).execute()).map((r) => r.user_id));
+        if (userIds.some((u) => !bound.has(u))) await assertRolesGrantable(trx, auth, [role]);
+      }
+      await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
+      if (userIds.length) {
+        await trx
+          .insertInto('sys_user_role')
+          .values(userIds.map((user_id) => ({ user_id, role_id: roleId })))
+          .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
+          .execute();
+      }
+      if (isBuiltinRole(role)) await assertAdministratorKept(trx, ctx);
+    });
+    return ok(null, '绑定用户成功！');
+  });
 
-  app.post('/user/findByRoleId', { config: { permission: 'role:list' }, schema: { summary: '角色的用户', body: roleIdBody } }, async (req) => {
+  route(app, roleApi.users, async (req) => {
     const { roleId } = req.body;
     if (!(await db.selectFrom('sys_role').select('role_id').where('role_id', '=', roleId).where('deleted', '=', 0).executeTakeFirst())) notFound('角色');
     return ok(
