@@ -34,7 +34,8 @@ export const roleUpdate = labelled(z.object({ ...fields, roleId: idField(roleLab
 export const roleDelete = labelled(
   z.preprocess(
     (v) => (v && typeof v === 'object' && !('role_id' in v) && 'roleId' in v ? { ...v, role_id: (v as { roleId: unknown }).roleId } : v),
-    z.object({ role_id: idField(roleLabels.role_id) }),
+    // Answered as both names: the register reads a role's key as `roleId`, as its edit names it.
+    z.object({ role_id: idField(roleLabels.role_id) }).transform((v) => ({ ...v, roleId: v.role_id })),
   ),
   roleLabels,
 );

@@ -14,7 +14,7 @@ import { parse } from '../core/validate';
 import { departmentBranch } from '../core/department-branch';
 import { afterCommit } from '../core/transactions';
 import { readRule } from './access';
-import { assertAdministratorKept, assertRolesGrantable, holdsAdministratorRole } from './roles';
+import { assertAdministratorKept, bindUserRoles, holdsAdministratorRole } from './role-rules';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
 export function userSummary(db: Kysely<DB>, userId: number) {
@@ -137,28 +137,7 @@ export async function userRoutes(app: FastifyInstance) {
   });
 
   route(app, userApi.bindRole, async (req) => {
-    const { userId, roleIds } = req.body;
-    // As with disabling or deleting: an administrator cannot take their own access away by mistake.
-    if (userId === req.auth!.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能修改当前登录账号自己的角色，请由其他管理员操作');
-    if (!(await db.selectFrom('sys_user').select('user_id').where('user_id', '=', userId).where('deleted', '=', 0).executeTakeFirst())) notFound('用户');
-    const unique = [...new Set(roleIds)];
-    if (unique.length) {
-      const found = await db.selectFrom('sys_role').select('role_id').where('role_id', 'in', unique).where('deleted', '=', 0).execute();
-      if (found.length !== unique.length) throw new AppError(ErrorCode.VALIDATION, '角色：所选角色不存在或已删除');
-    }
-    await db.transaction().execute(async (trx) => {
-      const current = new Set((await trx.selectFrom('sys_user_role').select('role_id').where('user_id', '=', userId).execute()).map((r) => r.role_id));
-      const added = unique.filter((id) => !current.has(id));
-      if (added.length) await assertRolesGrantable(trx, req.auth!, await trx.selectFrom('sys_role').select(['role_id', 'code']).where('role_id', 'in', added).execute());
-      const wasAdministrator = await holdsAdministratorRole(trx, userId);
-      await trx.deleteFrom('sys_user_role').where('user_id', '=', userId).execute();
-      if (unique.length)
-        await trx
-          .insertInto('sys_user_role')
-          .values(unique.map((role_id) => ({ user_id: userId, role_id })))
-          .execute();
-      if (wasAdministrator) await assertAdministratorKept(trx, app.ctx);
-    });
+    await bindUserRoles(app.ctx, req.auth!, req.body.userId, req.body.roleIds);
     return ok(null, '绑定角色成功！');
   });
 
