@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { col, defineCall, none, pageOf } from '../contract';
+import { col, defineCall, defineResourceContract, none } from '../contract';
 import { enums } from '../enums';
 import { idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText, stampLabels, choice01 } from './common';
 
@@ -237,30 +237,33 @@ export type ProcessDefinitionRow = z.infer<typeof processDefinitionRow>;
 // ---------------------------------------------------------------- on the wire
 
 /** 审批流程配置 on the wire (spec 002 §7): processes, process definitions and process nodes. */
-export const processConfigApi = {
-  process: {
-    page: defineCall({ method: 'POST', path: '/process/all', permission: 'menu:process', summary: '审批流程列表（分页）', input: processQuery, answer: pageOf(processRow) }),
-    save: defineCall({
-      method: 'POST',
-      path: '/process/save',
-      permission: 'process:add',
-      summary: '新增流程（每种类型只能有一个）',
-      operation: '新增流程',
-      input: processCreate,
-      answer: z.object({ process_id: col.id }),
-    }),
-    edit: defineCall({ method: 'POST', path: '/process/update', permission: 'process:edit', summary: '编辑流程（只影响此后提交的申请）', operation: '编辑流程', input: processUpdate, answer: none }),
+const processContract = defineResourceContract({
+  noun: '流程',
+  key: 'process_id',
+  idParam: 'processId',
+  labels: processLabels,
+  row: processRow,
+  paths: { list: '/process/all', save: '/process/save', edit: '/process/update', delete: '/process/delete' },
+  permissions: { list: 'menu:process', save: 'process:add', edit: 'process:edit', delete: 'process:delete' },
+  schemas: { list: processQuery, id: processId, create: processCreate, update: processUpdate },
+  operations: { save: '新增流程', edit: '编辑流程', delete: '删除流程' },
+  messages: { save: '创建流程成功！' },
+});
+
+/** 审批流程 on the wire: a declared register (one process in force per type). */
+export const processApi = {
+  ...processContract,
+  calls: {
+    list: { ...processContract.calls.list, summary: '审批流程列表（分页）' },
+    save: { ...processContract.calls.save, summary: '新增流程（每种类型只能有一个）' },
+    edit: { ...processContract.calls.edit, summary: '编辑流程（只影响此后提交的申请）' },
     // Instances keep their own chain, so a process may go while applications are under way; new submissions of its type are refused until another is configured.
-    delete: defineCall({
-      method: 'POST',
-      path: '/process/delete',
-      permission: 'process:delete',
-      summary: '删除流程（该类型此后无法提交，直到重新配置）',
-      operation: '删除流程',
-      input: processId,
-      answer: none,
-    }),
+    delete: { ...processContract.calls.delete, summary: '删除流程（该类型此后无法提交，直到重新配置）' },
   },
+};
+
+export const processConfigApi = {
+  process: { page: processApi.calls.list, save: processApi.calls.save, edit: processApi.calls.edit, delete: processApi.calls.delete },
   definition: {
     // Read by any role holder: the process form picks from it.
     all: defineCall({
