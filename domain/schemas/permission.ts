@@ -221,23 +221,35 @@ const permissionContract = defineResourceContract({
   idParam: 'permissionId',
   labels: permissionLabels,
   row: permissionRow,
-  paths: { all: '/permission/all', get: '/permission/get', save: '/permission/save', edit: '/permission/update', delete: '/permission/delete' },
-  // The tree is read with perm:list or role:bindPerm, which one guard code cannot say: the route checks it (server/modules/permissions.ts).
-  permissions: { list: 'role', get: 'perm:list', save: 'perm:add', edit: 'perm:edit', delete: 'perm:delete' },
-  schemas: { all: permissionQuery, id: permissionIdBody, create: permissionCreate, update: permissionUpdate },
+  paths: { get: '/permission/get', save: '/permission/save', edit: '/permission/update' },
+  permissions: { list: 'perm:list', get: 'perm:list', save: 'perm:add', edit: 'perm:edit' },
+  schemas: { id: permissionIdBody, create: permissionCreate, update: permissionUpdate },
   operations: { save: '新增权限', edit: '编辑权限', delete: '删除权限' },
 });
 
-/** 权限管理 on the wire (spec 002 §2, §5, §7; codes perm:*): the tree's register, and what a role holds. */
+/** 权限管理 on the wire (spec 002 §2, §5, §7; codes perm:*): the tree, the register's writes, and what a role holds. */
 export const permissionApi = {
   ...permissionContract,
-  calls: {
-    ...permissionContract.calls,
-    all: { ...permissionContract.calls.all, summary: '全部权限（树由 permission_id、pid 构建；perm:list 或 role:bindPerm）' },
-    edit: { ...permissionContract.calls.edit, summary: '编辑权限（内置权限只改备注）' },
-    // A delete answers how many role bindings went with it.
-    delete: { ...permissionContract.calls.delete, summary: '删除权限（同一事务内解除角色绑定；有下级或内置时拒绝）', answer: z.object({ removedBindings: col.int }) },
-  },
+  calls: { ...permissionContract.calls, edit: { ...permissionContract.calls.edit, summary: '编辑权限（内置权限只改备注）' } },
+  // The tree is read with perm:list or role:bindPerm, which one guard code cannot say: the route checks it (server/modules/permissions.ts).
+  tree: defineCall({
+    method: 'POST',
+    path: '/permission/all',
+    permission: 'role',
+    summary: '全部权限（树由 permission_id、pid 构建；perm:list 或 role:bindPerm）',
+    input: permissionQuery,
+    answer: z.array(permissionRow),
+  }),
+  // A delete answers how many role bindings went with it.
+  delete: defineCall({
+    method: 'POST',
+    path: '/permission/delete',
+    permission: 'perm:delete',
+    summary: '删除权限（同一事务内解除角色绑定；有下级或内置时拒绝）',
+    operation: '删除权限',
+    input: permissionIdBody,
+    answer: z.object({ removedBindings: col.int }),
+  }),
   byRole: defineCall({
     method: 'POST',
     path: '/permission/findByRoleId',

@@ -5,7 +5,7 @@ import { call } from '../../../lib/http';
 /** The whole tree (POST /permission/all), rows in the tree's order; searched here, so that a hit keeps its ancestors. */
 export const permissionsQuery = queryOptions({
   queryKey: ['permission', 'all'],
-  queryFn: () => call(permissionApi.calls.all, {}),
+  queryFn: () => call(permissionApi.tree, {}),
   staleTime: 30_000,
 });
 

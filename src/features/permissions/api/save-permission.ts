@@ -10,7 +10,7 @@ export type SavePermissionInput = { mode: 'create'; values: PermissionCreate } |
 export const savePermission = (input: SavePermissionInput) => (input.mode === 'create' ? call(calls.save, input.values) : call(calls.edit, input.values));
 
 /** Delete: the roles holding it lose it in the same transaction. */
-export const deletePermission = (permissionId: number) => call(calls.delete, { permissionId });
+export const deletePermission = (permissionId: number) => call(permissionApi.delete, { permissionId });
 
 /** After a change: the tree, and the signed-in person's menu (names, icons, routes come from it). */
 export function useRefreshPermissions() {
