@@ -7,8 +7,9 @@ import { labelled, optionalFilterText } from './schemas/common';
  * can show. Codes are antd-mobile-icons component names, the value the
  * permission table stores in `icon`; titles are what the gallery's search
  * box matches (the code matches too). The glyphs themselves live in the
- * PWA (src/components/icon-glyphs.tsx, loaded lazily); this file is data only,
- * so the server answers /icon/getList and validates a permission's icon from it.
+ * PWA (src/components/icon-glyphs.tsx, loaded lazily); this file is data and
+ * the gallery's call (iconApi below), so the server answers the gallery and
+ * validates a permission's icon from it.
  *
  * Brand marks of the icon package (Alipay, Koubei, Ant) are left out: they
  * mean nothing in a park's back office.

@@ -7,8 +7,6 @@ import { defineResource, registerResource } from '../core/resource';
 import { route } from '../core/route';
 import { bindRolePermissions, bindRoleUsers, checkRoleEdit, clearRoleForDelete } from './role-rules';
 
-export { assertAdministratorKept, assertRolesGrantable, holdsAdministratorRole } from './role-rules';
-
 /**
  * 角色管理 (spec 002 §2, §5, §7; codes role:*): a declared register whose
  * rules are its hooks (role-rules.ts): the code is unique, the built-in
