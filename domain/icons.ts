@@ -1,11 +1,15 @@
+import { z } from 'zod';
+import { defineCall } from './contract';
+import { labelled, optionalFilterText } from './schemas/common';
 /**
  * The one icon set of the product (spec 002 §2 icon gallery): what the
  * gallery lists, what the permission form lets a person pick and what a menu
  * can show. Codes are antd-mobile-icons component names, the value the
  * permission table stores in `icon`; titles are what the gallery's search
  * box matches (the code matches too). The glyphs themselves live in the
- * PWA (src/components/icon-glyphs.tsx, loaded lazily); this file is data only,
- * so the server answers /icon/getList and validates a permission's icon from it.
+ * PWA (src/components/icon-glyphs.tsx, loaded lazily); this file is data and
+ * the gallery's call (iconApi below), so the server answers the gallery and
+ * validates a permission's icon from it.
  *
  * Brand marks of the icon package (Alipay, Koubei, Ant) are left out: they
  * mean nothing in a park's back office.
@@ -160,10 +164,8 @@ export const iconSet = [
 ] as const satisfies ReadonlyArray<{ code: string; title: string }>;
 
 export type IconCode = (typeof iconSet)[number]['code'];
-export interface IconItem {
-  code: IconCode;
-  title: string;
-}
+export const iconItem = z.object({ code: z.enum(iconSet.map((i) => i.code) as [IconCode, ...IconCode[]]), title: z.string() });
+export type IconItem = z.infer<typeof iconItem>;
 
 /** The gallery's page size (spec 002 §9). */
 export const ICON_PAGE_SIZE = 72;
@@ -182,4 +184,41 @@ export function searchIcons(title: string | undefined, current = 1, pageSize = I
   const hits = q ? iconSet.filter((i) => i.title.toLowerCase().includes(q) || i.code.toLowerCase().includes(q)) : iconSet;
   const from = (Math.max(1, current) - 1) * pageSize;
   return { data: hits.slice(from, from + pageSize).map((i) => ({ code: i.code, title: i.title })), totalCount: hits.length };
+}
+
+/** GET /icon/getList (spec 002 §7 Icons): the gallery's page of the one icon set. */
+export const iconListLabels = { current: '页码', pageSize: '每页条数', title: '图标名称' };
+const pageNumber = (label: string, fallback: number, max: number) =>
+  z.preprocess(
+    (v) => (v === undefined || v === null || v === '' ? fallback : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
+    z
+      .number({ error: `${label}必须是整数` })
+      .int({ error: `${label}必须是整数` })
+      .min(1, { error: `${label}至少为1` })
+      .max(max, { error: `${label}不能超过${max}` }),
+  );
+export const iconListQuery = labelled(z.object({ current: pageNumber('页码', 1, 10_000), pageSize: pageNumber('每页条数', ICON_PAGE_SIZE, 200), title: optionalFilterText }), iconListLabels);
+
+/**
+ * 图标库 on the wire. The spec's client reads `data` (the page's icons) and
+ * `totalCount` beside it in the envelope: `totalCount` is declared as the
+ * envelope's extra field (server/modules/icons.ts answers it, the client's
+ * icons api folds it into the page).
+ */
+export const iconApi = {
+  list: defineCall({
+    method: 'GET',
+    path: '/icon/getList',
+    permission: 'sys:manage',
+    summary: '图标库（current、pageSize 默认72、title 按名称或编码搜索）',
+    input: iconListQuery,
+    answer: z.array(iconItem),
+  }),
+  /** Beside `data` in the envelope: how many icons match the search. */
+  envelopeExtra: { totalCount: z.number().int() },
+};
+/** A page as the gallery reads it: the envelope's data and its totalCount. */
+export interface IconPage {
+  data: IconItem[];
+  totalCount: number;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { col, defineResourceContract } from '../contract';
 import { CODE_PATTERN, CODE_PATTERN_MSG, idField, intField, labelled, optionalFilterText, optionalText, requiredText, stampLabels } from './common';
 
 /** 部门管理 (spec 002 §2 Department tree, §3, §5). */
@@ -31,15 +32,29 @@ export const departId = labelled(z.object({ departId: idField(departmentLabels.d
 
 export type DepartCreate = z.infer<typeof departCreate>;
 
-export interface DepartmentRow {
-  depart_id: number;
-  pid: number;
-  name: string;
-  code: string;
-  visit_area: number;
-  remark: string;
-  create_time: string;
-}
+export const departmentRow = z.object({
+  depart_id: col.id,
+  /** 0: a top-level department. */
+  pid: col.int,
+  name: col.text,
+  code: col.text,
+  visit_area: col.int,
+  remark: col.text,
+  create_time: col.time,
+});
+export type DepartmentRow = z.infer<typeof departmentRow>;
+
+/** 部门管理 on the wire (spec 002 §2 Department tree; codes dept:*): the tree answers as an array the client builds from depart_id and pid. */
+export const departmentApi = defineResourceContract({
+  noun: '部门',
+  key: 'depart_id',
+  idParam: 'departId',
+  labels: departmentLabels,
+  row: departmentRow,
+  paths: { all: '/depart/all', get: '/depart/get', save: '/depart/save', edit: '/depart/update', delete: '/depart/delete' },
+  permissions: { list: 'role', save: 'dept:add', edit: 'dept:edit', delete: 'dept:delete' },
+  schemas: { all: departQuery, id: departId, create: departCreate, update: departUpdate },
+});
 
 /** Builds the department tree client-side from depart_id and pid (spec 002 §2). */
 export interface TreeNode<T> {

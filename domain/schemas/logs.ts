@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { col, defineCall, pageOf } from '../contract';
 import { enums, type EnumName } from '../enums';
 import { addMinutes } from '../time';
 import { normaliseVisitTime, type FieldError } from '../visit-rules';
@@ -132,32 +133,42 @@ export function logWindow(q: { start_time?: string; end_time?: string }, now: st
 }
 
 /** A sign-in attempt as the list answers it. */
-export interface LoginLogRow {
-  id: number;
-  user_id: number | null;
-  user_name: string;
-  account: string;
-  depart_id: number | null;
-  depart_name: string | null;
-  ip: string;
-  result: number;
-  login_time: string;
-  remark: string;
-}
+export const loginLogRow = z.object({
+  id: col.id,
+  user_id: col.id.nullable(),
+  user_name: col.text,
+  account: col.text,
+  depart_id: col.id.nullable(),
+  depart_name: col.text.nullable(),
+  ip: col.text,
+  result: col.int,
+  login_time: col.time,
+  remark: col.text,
+});
+export type LoginLogRow = z.infer<typeof loginLogRow>;
 
 /** A recorded call as the list answers it; `params` is the redacted JSON of what was sent. */
-export interface OperationLogRow {
-  id: number;
-  user_id: number | null;
+export const operationLogRow = z.object({
+  id: col.id,
+  user_id: col.id.nullable(),
   /** The name when the row was written; null for a call made before sign-in. */
-  user_name: string | null;
-  account: string;
-  depart_id: number | null;
-  depart_name: string | null;
-  operation: string;
-  result: number;
-  operate_time: string;
-  api: string;
-  method: string;
-  params: string;
-}
+  user_name: col.text.nullable(),
+  account: col.text,
+  depart_id: col.id.nullable(),
+  depart_name: col.text.nullable(),
+  operation: col.text,
+  result: col.int,
+  operate_time: col.time,
+  api: col.text,
+  method: col.text,
+  params: col.text,
+});
+export type OperationLogRow = z.infer<typeof operationLogRow>;
+
+const windowNote = '列表（按时间，默认最近24小时）';
+
+/** 登录日志 and 操作日志 on the wire (spec 002 §7). */
+export const logApi = {
+  login: defineCall({ method: 'POST', path: '/log/login/page', permission: 'loginLog:list', summary: `登录日志${windowNote}`, input: loginLogQuery, answer: pageOf(loginLogRow) }),
+  operation: defineCall({ method: 'POST', path: '/log/user/page', permission: 'operationLog:list', summary: `操作日志${windowNote}`, input: operationLogQuery, answer: pageOf(operationLogRow) }),
+};

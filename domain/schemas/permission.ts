@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { ICON_PAGE_SIZE, isIconCode } from '../icons';
+import { col, defineCall, defineResourceContract } from '../contract';
+import { isIconCode } from '../icons';
 import { allPermissionCodes, type PermissionType } from '../permissions';
 import { builtScreenRoutes } from '../screens';
+import { roleIdBody } from './role';
 import { CODE_PATTERN, CODE_PATTERN_MSG, idField, intField, labelled, optionalFilterText, optionalText, requiredText, stampLabels } from './common';
 
 /** 权限管理 (spec 002 §2 Permission tree, §3 Permission, §5 Permission, §7 Permissions). */
@@ -62,24 +64,28 @@ export const permissionIdBody = labelled(z.object({ permissionId: idField(permis
 export type PermissionCreate = z.infer<typeof permissionCreate>;
 export type PermissionUpdate = z.infer<typeof permissionUpdate>;
 
-export interface PermissionRow {
-  permission_id: number;
-  pid: number;
-  name: string;
-  code: string;
-  type: PermissionType;
-  route: string | null;
-  icon: string | null;
-  status: number;
-  remark: string;
-  sort: number;
-  create_time: string;
-  update_time: string;
+export const permissionRow = z.object({
+  permission_id: col.id,
+  pid: col.int,
+  name: col.text,
+  code: col.text,
+  type: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  route: col.text.nullable(),
+  icon: col.text.nullable(),
+  status: col.flag,
+  remark: col.text,
+  sort: col.int,
+  create_time: col.time,
+  update_time: col.time,
   /** 1: a code of the product's catalogue (domain/permissions.ts). */
-  builtin: number;
+  builtin: col.flag,
   /** Roles holding it. */
-  role_count: number;
-}
+  role_count: col.int,
+});
+export type PermissionRow = z.infer<typeof permissionRow>;
+
+/** A permission a role holds (POST /permission/findByRoleId). */
+export const rolePermissionRow = z.object({ permission_id: col.id, pid: col.int, code: col.text, name: col.text, type: col.int });
 
 const builtinCodes: ReadonlySet<string> = new Set(allPermissionCodes);
 
@@ -134,19 +140,6 @@ export function permissionBranch(rows: ReadonlyArray<{ permission_id: number; pi
   }
   return out;
 }
-
-/** GET /icon/getList (spec 002 §7 Icons): the gallery's page of the one icon set (domain/icons.ts). */
-export const iconListLabels = { current: '页码', pageSize: '每页条数', title: '图标名称' };
-const pageNumber = (label: string, fallback: number, max: number) =>
-  z.preprocess(
-    (v) => (v === undefined || v === null || v === '' ? fallback : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
-    z
-      .number({ error: `${label}必须是整数` })
-      .int({ error: `${label}必须是整数` })
-      .min(1, { error: `${label}至少为1` })
-      .max(max, { error: `${label}不能超过${max}` }),
-  );
-export const iconListQuery = labelled(z.object({ current: pageNumber('页码', 1, 10_000), pageSize: pageNumber('每页条数', ICON_PAGE_SIZE, 200), title: optionalFilterText }), iconListLabels);
 
 /** A node of the permission tree as both screens show it (built client-side from permission_id and pid, spec 002 §2). */
 export interface PermissionTreeNode<T> {
@@ -221,3 +214,48 @@ export function unreleasedIds(rows: ReadonlyArray<Pick<PermissionRow, 'permissio
   for (const root of permissionTreeOf(rows)) walk(root, false);
   return out;
 }
+
+const permissionContract = defineResourceContract({
+  noun: '权限',
+  key: 'permission_id',
+  idParam: 'permissionId',
+  labels: permissionLabels,
+  row: permissionRow,
+  paths: { get: '/permission/get', save: '/permission/save', edit: '/permission/update' },
+  permissions: { list: 'perm:list', get: 'perm:list', save: 'perm:add', edit: 'perm:edit' },
+  schemas: { id: permissionIdBody, create: permissionCreate, update: permissionUpdate },
+  operations: { save: '新增权限', edit: '编辑权限', delete: '删除权限' },
+});
+
+/** 权限管理 on the wire (spec 002 §2, §5, §7; codes perm:*): the tree, the register's writes, and what a role holds. */
+export const permissionApi = {
+  ...permissionContract,
+  calls: { ...permissionContract.calls, edit: { ...permissionContract.calls.edit, summary: '编辑权限（内置权限只改备注）' } },
+  // The tree is read with perm:list or role:bindPerm, which one guard code cannot say: the route checks it (server/modules/permissions.ts).
+  tree: defineCall({
+    method: 'POST',
+    path: '/permission/all',
+    permission: 'role',
+    summary: '全部权限（树由 permission_id、pid 构建；perm:list 或 role:bindPerm）',
+    input: permissionQuery,
+    answer: z.array(permissionRow),
+  }),
+  // A delete answers how many role bindings went with it.
+  delete: defineCall({
+    method: 'POST',
+    path: '/permission/delete',
+    permission: 'perm:delete',
+    summary: '删除权限（同一事务内解除角色绑定；有下级或内置时拒绝）',
+    operation: '删除权限',
+    input: permissionIdBody,
+    answer: z.object({ removedBindings: col.int }),
+  }),
+  byRole: defineCall({
+    method: 'POST',
+    path: '/permission/findByRoleId',
+    permission: 'role:bindPerm',
+    summary: '角色已有的权限',
+    input: roleIdBody,
+    answer: z.array(rolePermissionRow),
+  }),
+};

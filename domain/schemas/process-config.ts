@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { col, defineCall, defineResourceContract, none } from '../contract';
 import { enums } from '../enums';
 import { idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText, stampLabels, choice01 } from './common';
 
@@ -71,28 +72,25 @@ export const processId = labelled(z.object({ processId: idField(processLabels.pr
 export type ProcessCreate = z.infer<typeof processCreate>;
 
 /** One node of a chain as lists show it. */
-export interface ChainNodeRow {
-  definitionNodeId: number;
-  processNodeId: number;
-  sort: number;
-  name: string;
-}
+export const chainNodeRow = z.object({ definitionNodeId: col.id, processNodeId: col.id, sort: col.int, name: col.text });
+export type ChainNodeRow = z.infer<typeof chainNodeRow>;
 
 /** A row of /process/all (spec 002 §3 Process, with the definition's chain for the line view). */
-export interface ProcessRow {
-  process_id: number;
-  uuid: string;
-  name: string;
-  type: number;
-  process_definition_id: number;
-  process_definition: { name: string; remark: string; create_time: string; definitionNodeList: ChainNodeRow[] } | null;
-  process_definition_name: string;
-  create_user_id: number | null;
-  create_user: { user_name: string } | null;
-  create_user_name: string;
-  create_time: string;
-  update_time: string;
-}
+export const processRow = z.object({
+  process_id: col.id,
+  uuid: col.text,
+  name: col.text,
+  type: col.int,
+  process_definition_id: col.id,
+  process_definition: z.object({ name: col.text, remark: col.text, create_time: col.time, definitionNodeList: z.array(chainNodeRow) }).nullable(),
+  process_definition_name: col.text,
+  create_user_id: col.id.nullable(),
+  create_user: z.object({ user_name: col.text }).nullable(),
+  create_user_name: col.text,
+  create_time: col.time,
+  update_time: col.time,
+});
+export type ProcessRow = z.infer<typeof processRow>;
 
 // ---------------------------------------------------------------- process nodes
 
@@ -160,25 +158,26 @@ export function nodeRule(v: Pick<ProcessNodeCreate, 'companyCheck' | 'countersig
 }
 
 /** A row of /processNode/all (spec 002 §3 Process node). */
-export interface ProcessNodeRow {
-  process_node_id: number;
-  name: string;
-  countersign: number;
-  company_check: number;
-  overtime_auto_check: number;
-  overtime_hours: number;
-  remark: string;
-  role_id: number;
-  role: { role_id: number; name: string } | null;
-  departList: Array<{ depart_id: number; name: string }>;
-  departIds: number[];
+export const processNodeRow = z.object({
+  process_node_id: col.id,
+  name: col.text,
+  countersign: col.flag,
+  company_check: col.flag,
+  overtime_auto_check: col.flag,
+  overtime_hours: col.int,
+  remark: col.text,
+  role_id: col.id,
+  role: z.object({ role_id: col.id, name: col.text }).nullable(),
+  departList: z.array(z.object({ depart_id: col.id, name: col.text })),
+  departIds: z.array(col.id),
   /** Live definitions whose chain holds the node. */
-  definitions: Array<{ process_definition_id: number; name: string }>;
-  create_user_id: number | null;
-  create_user_name: string;
-  create_time: string;
-  update_time: string;
-}
+  definitions: z.array(z.object({ process_definition_id: col.id, name: col.text })),
+  create_user_id: col.id.nullable(),
+  create_user_name: col.text,
+  create_time: col.time,
+  update_time: col.time,
+});
+export type ProcessNodeRow = z.infer<typeof processNodeRow>;
 
 // ---------------------------------------------------------------- process definitions
 
@@ -218,18 +217,120 @@ export const processDefinitionId = labelled(z.object({ processDefinitionId: idFi
 export type ProcessDefinitionCreate = z.infer<typeof processDefinitionCreate>;
 
 /** A row of /processDefinition/all (spec 002 §3 Process definition). */
-export interface ProcessDefinitionRow {
-  process_definition_id: number;
-  name: string;
-  remark: string;
+export const processDefinitionRow = z.object({
+  process_definition_id: col.id,
+  name: col.text,
+  remark: col.text,
   /** The chain's node ids, comma-joined in order (spec 002 §7). */
-  processNodeIds: string;
-  definitionNodeList: ChainNodeRow[];
+  processNodeIds: col.text,
+  definitionNodeList: z.array(chainNodeRow),
   /** Live processes that use the definition. */
-  processes: Array<{ process_id: number; name: string; type: number }>;
-  create_user_id: number | null;
-  createUser: { user_name: string } | null;
-  create_user_name: string;
-  create_time: string;
-  update_time: string;
-}
+  processes: z.array(z.object({ process_id: col.id, name: col.text, type: col.int })),
+  create_user_id: col.id.nullable(),
+  createUser: z.object({ user_name: col.text }).nullable(),
+  create_user_name: col.text,
+  create_time: col.time,
+  update_time: col.time,
+});
+export type ProcessDefinitionRow = z.infer<typeof processDefinitionRow>;
+
+// ---------------------------------------------------------------- on the wire
+
+/** 审批流程配置 on the wire (spec 002 §7): processes, process definitions and process nodes. */
+const processContract = defineResourceContract({
+  noun: '流程',
+  key: 'process_id',
+  idParam: 'processId',
+  labels: processLabels,
+  row: processRow,
+  paths: { list: '/process/all', save: '/process/save', edit: '/process/update', delete: '/process/delete' },
+  permissions: { list: 'menu:process', save: 'process:add', edit: 'process:edit', delete: 'process:delete' },
+  schemas: { list: processQuery, id: processId, create: processCreate, update: processUpdate },
+  operations: { save: '新增流程', edit: '编辑流程', delete: '删除流程' },
+  messages: { save: '创建流程成功！' },
+});
+
+/** 审批流程 on the wire: a declared register (one process in force per type). */
+export const processApi = {
+  ...processContract,
+  calls: {
+    list: { ...processContract.calls.list, summary: '审批流程列表（分页）' },
+    save: { ...processContract.calls.save, summary: '新增流程（每种类型只能有一个）' },
+    edit: { ...processContract.calls.edit, summary: '编辑流程（只影响此后提交的申请）' },
+    // Instances keep their own chain, so a process may go while applications are under way; new submissions of its type are refused until another is configured.
+    delete: { ...processContract.calls.delete, summary: '删除流程（该类型此后无法提交，直到重新配置）' },
+  },
+};
+
+export const processConfigApi = {
+  process: { page: processApi.calls.list, save: processApi.calls.save, edit: processApi.calls.edit, delete: processApi.calls.delete },
+  definition: {
+    // Read by any role holder: the process form picks from it.
+    all: defineCall({
+      method: 'POST',
+      path: '/processDefinition/all',
+      permission: 'role',
+      summary: '全部流程定义（可按名称筛选），含节点链',
+      input: processDefinitionQuery,
+      answer: z.array(processDefinitionRow),
+    }),
+    save: defineCall({
+      method: 'POST',
+      path: '/v2/processDefinition/save',
+      permission: 'menu:processDefinition',
+      summary: '新增流程定义（节点按所选顺序审批）',
+      operation: '新增流程定义',
+      input: processDefinitionCreate,
+      answer: z.object({ process_definition_id: col.id }),
+    }),
+    edit: defineCall({
+      method: 'POST',
+      path: '/processDefinition/update',
+      permission: 'menu:processDefinition',
+      summary: '编辑流程定义（节点只能在没有审核中的申请时修改）',
+      operation: '编辑流程定义',
+      input: processDefinitionUpdate,
+      answer: none,
+    }),
+    delete: defineCall({
+      method: 'POST',
+      path: '/processDefinition/delete',
+      permission: 'menu:processDefinition',
+      summary: '删除流程定义（被流程或审批中的申请使用时不能删除）',
+      operation: '删除流程定义',
+      input: processDefinitionId,
+      answer: none,
+    }),
+  },
+  node: {
+    // Read by any role holder, like departments and roles: the definition form picks from it, and it holds nothing secret.
+    all: defineCall({ method: 'POST', path: '/processNode/all', permission: 'role', summary: '全部流程节点（可按名称筛选）', input: processNodeQuery, answer: z.array(processNodeRow) }),
+    save: defineCall({
+      method: 'POST',
+      path: '/v2/processNode/save',
+      permission: 'processNode:add',
+      summary: '新增流程节点',
+      operation: '新增流程节点',
+      input: processNodeCreate,
+      answer: z.object({ process_node_id: col.id }),
+    }),
+    edit: defineCall({
+      method: 'POST',
+      path: '/v2/processNode/update',
+      permission: 'processNode:edit',
+      summary: '编辑流程节点（只影响此后提交的申请）',
+      operation: '编辑流程节点',
+      input: processNodeUpdate,
+      answer: none,
+    }),
+    delete: defineCall({
+      method: 'POST',
+      path: '/processNode/delete',
+      permission: 'processNode:delet',
+      summary: '删除流程节点（被流程定义或审批中的申请使用时不能删除）',
+      operation: '删除流程节点',
+      input: processNodeId,
+      answer: none,
+    }),
+  },
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { col, defineCall, defineResourceContract, none } from '../contract';
 import { choice01, CODE_PATTERN, CODE_PATTERN_MSG, idField, idNumber, labelled, optionalFilterInt, optionalFilterText, optionalText, requiredText, stampLabels } from './common';
 
 /** 角色管理 (spec 002 §2 Role management, §3 Role, §5 Role, §7 Roles). */
@@ -33,7 +34,8 @@ export const roleUpdate = labelled(z.object({ ...fields, roleId: idField(roleLab
 export const roleDelete = labelled(
   z.preprocess(
     (v) => (v && typeof v === 'object' && !('role_id' in v) && 'roleId' in v ? { ...v, role_id: (v as { roleId: unknown }).roleId } : v),
-    z.object({ role_id: idField(roleLabels.role_id) }),
+    // Answered as both names: the register reads a role's key as `roleId`, as its edit names it.
+    z.object({ role_id: idField(roleLabels.role_id) }).transform((v) => ({ ...v, roleId: v.role_id })),
   ),
   roleLabels,
 );
@@ -68,24 +70,21 @@ export const roleUserBind = labelled(z.object({ roleId: idField(roleLabels.roleI
 export type RoleCreate = z.infer<typeof roleCreate>;
 export type RoleUpdate = z.infer<typeof roleUpdate>;
 
-export interface RoleRow {
-  role_id: number;
-  name: string;
-  code: string;
-  remark: string;
-  status: number;
-  create_time: string;
+export const roleRow = z.object({
+  role_id: col.id,
+  name: col.text,
+  code: col.text,
+  remark: col.text,
+  status: col.flag,
+  create_time: col.time,
   /** Live users bound to the role. */
-  user_count: number;
-}
+  user_count: col.int,
+});
+export type RoleRow = z.infer<typeof roleRow>;
 
 /** A user bound to a role (POST /user/findByRoleId). */
-export interface RoleUserRow {
-  user_id: number;
-  user_name: string;
-  account: string;
-  status: number;
-}
+export const roleUserRow = z.object({ user_id: col.id, user_name: col.text, account: col.text, status: col.flag });
+export type RoleUserRow = z.infer<typeof roleUserRow>;
 
 /**
  * The built-in administrator role (the seed's `admin`, the spec's mock role):
@@ -109,4 +108,48 @@ export const roleRules = {
   grantLacking: '不能授予自己没有的权限：',
   usersHold: (n: number) => `该角色下还有${n}个用户，请先在“绑定用户”中移除这些用户后再删除`,
   nodesUse: (names: string) => `该角色已被流程节点“${names}”使用，请先修改这些节点后再删除`,
+};
+
+/** 角色管理 on the wire (spec 002 §2, §5, §7; codes role:*): the register and its two bindings. */
+const roleContract = defineResourceContract({
+  noun: '角色',
+  key: 'role_id',
+  idParam: 'roleId',
+  labels: roleLabels,
+  row: roleRow,
+  paths: { all: '/role/all', save: '/role/save', edit: '/role/update', delete: '/role/delete' },
+  // Readable by any role holder: it is also the preload of the user's bind-role form and the process node form.
+  permissions: { list: 'role', save: 'role:add', edit: 'role:edit', delete: 'role:delete' },
+  schemas: { all: roleQuery, id: roleDelete, create: roleCreate, update: roleUpdate },
+  operations: { save: '新增角色', edit: '编辑角色', delete: '删除角色' },
+});
+
+export const roleApi = {
+  ...roleContract,
+  // The list and delete say what they filter and refuse.
+  calls: {
+    ...roleContract.calls,
+    all: { ...roleContract.calls.all, summary: '全部角色（可按名称、状态筛选）' },
+    delete: { ...roleContract.calls.delete, summary: '删除角色（仍有用户或流程节点使用时拒绝）' },
+  },
+  bindPermissions: defineCall({
+    method: 'POST',
+    path: '/role/permission/bind',
+    permission: 'role:bindPerm',
+    summary: '为角色绑定权限（替换为所给的权限，父子不联动）',
+    operation: '绑定权限',
+    input: rolePermissionBind,
+    answer: none,
+  }),
+  // No spec code names this button ("always shown"); who may change who holds a role is the user screen's bind-role code.
+  bindUsers: defineCall({
+    method: 'POST',
+    path: '/role/user/bind',
+    permission: 'user:bindRole',
+    summary: '为角色绑定用户（替换为所给的用户）',
+    operation: '绑定用户',
+    input: roleUserBind,
+    answer: none,
+  }),
+  users: defineCall({ method: 'POST', path: '/user/findByRoleId', permission: 'role:list', summary: '角色的用户', input: roleIdBody, answer: z.array(roleUserRow) }),
 };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { col, defineCall, defineResourceContract, none } from '../contract';
+import { encryptedBody } from './auth';
 import { choice01, CODE_PATTERN, CODE_PATTERN_MSG, idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels, text } from './common';
 
 export const PHONE_PATTERN = /^1\d{10}$/;
@@ -96,17 +98,59 @@ export type UserCreate = z.infer<typeof userCreate>;
 export type UserUpdate = z.infer<typeof userUpdate>;
 export type ProfileUpdate = z.infer<typeof profileUpdate>;
 
-/** A user row as the API answers it. */
-export interface UserRow {
-  user_id: number;
-  user_name: string;
-  account: string;
-  gender: number;
-  phone: string;
-  depart_id: number;
-  depart_name: string | null;
-  status: number;
-  uuid: string;
-  create_time: string;
-  roleNames?: string[];
-}
+/** A user row as the list answers it: its department's name and its live roles' names joined in. */
+export const userRow = z.object({
+  user_id: col.id,
+  user_name: col.text,
+  account: col.text,
+  gender: col.int,
+  phone: col.text,
+  depart_id: col.id,
+  depart_name: col.text.nullable(),
+  status: col.flag,
+  uuid: col.text,
+  create_time: col.time,
+  roleNames: z.array(col.text),
+});
+export type UserRow = z.infer<typeof userRow>;
+
+/** A user as the pickers list them (every live user): account and department tell apart two people of one name. */
+export const userOption = z.object({ user_id: col.id, user_name: col.text, account: col.text, depart_name: col.text.nullable() });
+export type UserOption = z.infer<typeof userOption>;
+
+/** A role a user holds (POST /role/findByUserId). */
+export const userRoleRow = z.object({ role_id: col.id, name: col.text, code: col.text });
+export type UserRoleRow = z.infer<typeof userRoleRow>;
+
+/** The signed-in person as the profile shows them. */
+export const selfRow = z.object({
+  userId: col.id,
+  userName: col.text,
+  account: col.text,
+  roleNames: z.array(col.text),
+  departId: col.id,
+  departName: col.text.nullable(),
+  gender: col.int,
+  phone: col.text,
+});
+export type SelfRow = z.infer<typeof selfRow>;
+
+/** 用户管理 on the wire (spec 002 §2, §5, §7; codes user:*): a register whose writes arrive encrypted, its bindings and options, and the profile. */
+export const userApi = {
+  ...defineResourceContract({
+    noun: '用户',
+    key: 'user_id',
+    idParam: 'userId',
+    labels: userLabels,
+    row: userRow,
+    paths: { list: '/user/page', save: '/user/save', edit: '/user/update', delete: '/user/delete' },
+    permissions: { list: 'user:list', save: 'user:add', edit: 'user:edit', delete: 'user:delete' },
+    schemas: { list: userPageQuery, id: userDelete, create: userCreate, update: userUpdate, writeBody: encryptedBody },
+    operations: { save: '新增用户', edit: '编辑用户', delete: '删除用户' },
+  }),
+  options: defineCall({ method: 'POST', path: '/user/options', permission: 'role', summary: '用户全部选项', input: z.object({}), answer: z.array(userOption) }),
+  roles: defineCall({ method: 'POST', path: '/role/findByUserId', permission: 'user:bindRole', summary: '用户的角色', input: userRolesQuery, answer: z.array(userRoleRow) }),
+  bindRole: defineCall({ method: 'POST', path: '/user/bindRole', permission: 'user:bindRole', summary: '为用户绑定角色', operation: '绑定角色', input: userBindRole, answer: none }),
+  self: defineCall({ method: 'POST', path: '/user/self', permission: 'signed-in', summary: '个人信息', input: z.object({}), answer: selfRow }),
+  updateSelf: defineCall({ method: 'POST', path: '/user/updateSelf', permission: 'signed-in', summary: '修改个人信息（加密）', operation: '修改个人信息', input: encryptedBody, answer: none }),
+};

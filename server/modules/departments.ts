@@ -1,6 +1,5 @@
-import { defineResourceContract, undeclared } from '../../domain/contract';
 import { ErrorCode } from '../../domain/errors';
-import { branchOf, departCreate, departId, departmentLabels, departQuery, departUpdate, type DepartCreate } from '../../domain/schemas/department';
+import { branchOf, departmentApi, departmentLabels, type DepartCreate } from '../../domain/schemas/department';
 import { AppError } from '../core/errors';
 import type { Db } from '../core/repository';
 import { defineResource, resourceRoutes } from '../core/resource';
@@ -13,16 +12,7 @@ const refuse = (field: keyof typeof departmentLabels, message: string, code: typ
 
 /** 部门管理 (spec 002 §2 Department tree; codes dept:*): the tree answers as an array the client builds from depart_id and pid. */
 export const departments = defineResource({
-  contract: defineResourceContract({
-    noun: '部门',
-    key: 'depart_id',
-    idParam: 'departId',
-    labels: departmentLabels,
-    paths: { all: '/depart/all', get: '/depart/get', save: '/depart/save', edit: '/depart/update', delete: '/depart/delete' },
-    permissions: { list: 'role', save: 'dept:add', edit: 'dept:edit', delete: 'dept:delete' },
-    schemas: { all: departQuery, id: departId, create: departCreate, update: departUpdate },
-    row: undeclared,
-  }),
+  contract: departmentApi,
   table: 'sys_department',
   softDelete: 'deleted',
   columns: ['depart_id', 'pid', 'name', 'code', 'visit_area', 'remark', 'create_time'],

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { z } from 'zod';
-import type { PermissionCode } from '../../domain/permissions';
-import { logWindow, loginLogLabels, loginLogQuery, operationLogLabels, operationLogQuery } from '../../domain/schemas/logs';
+import type { Call } from '../../domain/contract';
+import { logApi, logWindow, loginLogLabels, operationLogLabels } from '../../domain/schemas/logs';
 import type { FieldLabels } from '../../domain/schemas/common';
 import { ok } from '../core/errors';
 import { containsText, pageOf } from '../core/paging';
 import { redactAuditText } from '../core/redact';
 import { tableRepository, type Db, type FilterMatch, type RowValues } from '../core/repository';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { ruleFailure } from '../core/validate';
 
 /**
@@ -22,11 +21,8 @@ import { ruleFailure } from '../core/validate';
  */
 
 interface LogList {
-  noun: string;
+  call: Call;
   table: 'sys_login_log' | 'sys_operation_log';
-  path: string;
-  permission: PermissionCode;
-  query: z.ZodType;
   labels: FieldLabels;
   time: string;
   columns: readonly string[];
@@ -48,11 +44,8 @@ const isWholeAccount = async (account: unknown, db: Db) =>
 
 const lists: LogList[] = [
   {
-    noun: '登录日志',
+    call: logApi.login,
     table: 'sys_login_log',
-    path: '/log/login/page',
-    permission: 'loginLog:list',
-    query: loginLogQuery,
     labels: loginLogLabels,
     time: 'login_time',
     columns: ['id', 'user_id', 'user_name', 'account', 'depart_id', 'ip', 'result', 'login_time', 'remark'],
@@ -67,11 +60,8 @@ const lists: LogList[] = [
     },
   },
   {
-    noun: '操作日志',
+    call: logApi.operation,
     table: 'sys_operation_log',
-    path: '/log/user/page',
-    permission: 'operationLog:list',
-    query: operationLogQuery,
     labels: operationLogLabels,
     time: 'operate_time',
     columns: ['id', 'user_id', 'user_name', 'account', 'depart_id', 'operation', 'result', 'operate_time', 'api', 'method', 'params'],
@@ -90,8 +80,7 @@ const lists: LogList[] = [
   },
 ];
 
-export async function logRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function logRoutes(app: FastifyInstance) {
   const { ctx } = app;
 
   for (const def of lists) {
@@ -104,7 +93,7 @@ export async function logRoutes(appInstance: FastifyInstance) {
         ['id', 'desc'],
       ],
     });
-    app.post(def.path, { config: { permission: def.permission }, schema: { summary: `${def.noun}列表（按时间，默认最近24小时）`, body: def.query } }, async (req) => {
+    route(app, def.call, async (req) => {
       const q = req.body as RowValues & { size: number; pn: number; start_time?: string; end_time?: string };
       const span = logWindow(q, ctx.time(), (await def.unbounded?.(q, ctx.db)) ?? false);
       if (span.errors.length) throw ruleFailure(span.errors, def.labels);
@@ -116,7 +105,7 @@ export async function logRoutes(appInstance: FastifyInstance) {
         async () => ({ total: await repo.count(filtered) }),
         async (limit, offset) => def.decorate(await repo.page(filtered, limit, offset), ctx.db),
       );
-      return ok(page);
+      return ok(page as never);
     });
   }
 }

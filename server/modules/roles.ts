@@ -1,315 +1,74 @@
 import type { FastifyInstance } from 'fastify';
-import { ErrorCode } from '../../domain/errors';
-import { openCodes } from '../../domain/permissions';
-import {
-  ADMIN_ROLE_CODE,
-  isBuiltinRole,
-  roleCreate,
-  roleDelete,
-  roleIdBody,
-  roleLabels,
-  rolePermissionBind,
-  roleQuery,
-  roleRules,
-  roleUpdate,
-  roleUserBind,
-  type RoleRow,
-} from '../../domain/schemas/role';
-import type { AppContext, AuthContext } from '../core/context';
-import { AppError, notFound, ok } from '../core/errors';
-import { containsText } from '../core/paging';
-import type { Db } from '../core/repository';
-import { duplicateError } from '../core/resource';
-import type { ZodTypeProvider } from '../core/route-schema';
-import { ruleFailure } from '../core/validate';
+import { roleApi, type RoleUpdate } from '../../domain/schemas/role';
+import type { AppContext } from '../core/context';
+import { notFound, ok } from '../core/errors';
+import type { Db, RowValues } from '../core/repository';
+import { defineResource, registerResource } from '../core/resource';
+import { route } from '../core/route';
+import { bindRolePermissions, bindRoleUsers, checkRoleEdit, clearRoleForDelete } from './role-rules';
 
 /**
- * 角色管理 (spec 002 §2, §5, §7; codes role:*). Not a declared register: a
- * role carries bindings (its permissions, its users) and the built-in
- * administrator's rules, so its routes are written here over the helpers the
- * registers use. Nothing caches what a role grants (core/auth.ts reads it on
- * every call), so a bind reaches its users' next call on every server.
+ * 角色管理 (spec 002 §2, §5, §7; codes role:*): a declared register whose
+ * rules are its hooks (role-rules.ts): the code is unique, the built-in
+ * administrator is locked, a role in use is not deleted, nobody changes their
+ * own access. Its two bindings (permissions, users) are declared calls over
+ * the binding services of role-rules.ts.
  */
 
-const conflict = (message: string) => new AppError(ErrorCode.STATE_CONFLICT, message);
-
-/** The live role, locked until the transaction ends on PostgreSQL (SQLite runs one transaction at a time). */
-async function lockRole(trx: Db, ctx: AppContext, roleId: number) {
-  const q = trx.selectFrom('sys_role').select(['role_id', 'name', 'code', 'status']).where('role_id', '=', roleId).where('deleted', '=', 0);
-  const row = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
-  if (!row) notFound('角色');
-  return row!;
-}
-
-const codeTaken = async (db: Db, code: string, exceptId?: number) => {
-  let q = db.selectFrom('sys_role').select('role_id').where('code', '=', code).where('deleted', '=', 0);
-  if (exceptId !== undefined) q = q.where('role_id', '!=', exceptId);
-  return !!(await q.executeTakeFirst());
-};
-
-/**
- * roleRules.adminLastUser, for every change that can leave the built-in
- * administrator role without an enabled user: binding the role's users,
- * binding the roles of, disabling or deleting a user who holds it (a park
- * whose role has no enabled user yet can still manage its other users).
- * Called inside the change's transaction after the change. The role's row lock comes first, so
- * of two administrators taking each other out at once the second waits,
- * then counts the first one's change (PostgreSQL reads committed rows at each
- * statement) and is refused; SQLite runs one write transaction at a time.
- */
-export async function assertAdministratorKept(trx: Db, ctx: Pick<AppContext, 'dialect'>): Promise<void> {
-  const q = trx.selectFrom('sys_role').select('role_id').where('code', '=', ADMIN_ROLE_CODE).where('deleted', '=', 0);
-  const role = await (ctx.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
-  if (!role) return;
-  const enabled = await trx
-    .selectFrom('sys_user_role as ur')
-    .innerJoin('sys_user as u', 'u.user_id', 'ur.user_id')
-    .select('u.user_id')
-    .where('ur.role_id', '=', role.role_id)
-    .where('u.deleted', '=', 0)
-    .where('u.status', '=', 1)
-    .executeTakeFirst();
-  if (!enabled) throw conflict(roleRules.adminLastUser);
-}
-
-/** Whether the user holds the built-in administrator role: only a change to such a user can need assertAdministratorKept. */
-export const holdsAdministratorRole = async (db: Db, userId: number) =>
-  !!(await db
-    .selectFrom('sys_user_role as ur')
-    .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
-    .select('ur.user_id')
-    .where('ur.user_id', '=', userId)
-    .where('r.code', '=', ADMIN_ROLE_CODE)
-    .where('r.deleted', '=', 0)
-    .executeTakeFirst());
-
-/** Does the caller hold this role now (enabled or not)? Their own membership is not theirs to change. */
-const holdsRole = async (db: Db, auth: AuthContext, roleId: number) =>
-  !!(await db.selectFrom('sys_user_role').select('role_id').where('user_id', '=', auth.userId).where('role_id', '=', roleId).executeTakeFirst());
-
-/**
- * The codes the caller may hand on (issue 23): those of their own enabled
- * roles, disabled permissions included (binding one would widen the role the
- * day it is enabled), and the open codes; null for a holder of the built-in
- * role, which holds every code. Read inside the change's transaction, not from
- * the session, so a role narrowed a moment ago narrows what its holder grants.
- */
-async function grantableCodes(db: Db, auth: AuthContext): Promise<Set<string> | null> {
-  const roles = await db
-    .selectFrom('sys_user_role as ur')
-    .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
-    .select(['r.role_id', 'r.code'])
-    .where('ur.user_id', '=', auth.userId)
-    .where('r.deleted', '=', 0)
-    .where('r.status', '=', 1)
-    .execute();
-  if (roles.some(isBuiltinRole)) return null;
-  const held = new Set(openCodes);
-  if (!roles.length) return held;
-  const rows = await db
-    .selectFrom('sys_role_permission as rp')
-    .innerJoin('sys_permission as p', 'p.permission_id', 'rp.permission_id')
-    .select('p.code')
-    .where(
-      'rp.role_id',
-      'in',
-      roles.map((r) => r.role_id),
-    )
-    .where('p.deleted', '=', 0)
-    .execute();
-  for (const r of rows) held.add(r.code);
-  return held;
-}
-
-/** What a role hands to whoever holds it: the built-in role every live code, another role its bound ones. */
-const codesOfRole = async (db: Db, role: { role_id: number; code: string }) => {
-  let q = db.selectFrom('sys_permission as p').select(['p.code', 'p.name']).where('p.deleted', '=', 0);
-  if (!isBuiltinRole(role)) q = q.where('p.permission_id', 'in', db.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', role.role_id));
-  return q.orderBy('p.sort').orderBy('p.permission_id').execute();
-};
-
-/**
- * A granter grants only codes the granter holds: binding permissions to a
- * role, users to a role, roles to a user or enabling a role all hand codes on,
- * and a delegated administrator must not pass on (or, through an accomplice,
- * get back) more than they have. Answers 403 naming the first few codes.
- */
-async function assertGrantable(db: Db, auth: AuthContext, granted: ReadonlyArray<{ code: string; name: string }>): Promise<void> {
-  if (!granted.length) return;
-  const held = await grantableCodes(db, auth);
-  if (!held) return;
-  const lacking = granted.filter((p) => !held.has(p.code));
-  if (!lacking.length) return;
-  const shown = lacking
-    .slice(0, 5)
-    .map((p) => `${p.name}（${p.code}）`)
-    .join('、');
-  throw new AppError(ErrorCode.FORBIDDEN, `${roleRules.grantLacking}${shown}${lacking.length > 5 ? `等${lacking.length}项` : ''}`);
-}
-
-/** assertGrantable for handing whole roles to someone (their users gain every code they grant). */
-export async function assertRolesGrantable(db: Db, auth: AuthContext, roles: ReadonlyArray<{ role_id: number; code: string }>): Promise<void> {
-  const codes = new Map<string, { code: string; name: string }>();
-  for (const role of roles) for (const p of await codesOfRole(db, role)) codes.set(p.code, p);
-  await assertGrantable(db, auth, [...codes.values()]);
-}
-
-export async function roleRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
-  const { ctx } = app;
-  const { db } = ctx;
-
-  // Readable by any role holder: it is also the preload of the user's bind-role form and the process node form.
-  app.post('/role/all', { config: { permission: 'role' }, schema: { summary: '全部角色（可按名称、状态筛选）', body: roleQuery } }, async (req) => {
-    const q = req.body;
-    let query = db
-      .selectFrom('sys_role as r')
-      .select(['r.role_id', 'r.name', 'r.code', 'r.remark', 'r.status', 'r.create_time'])
-      .select((eb) =>
-        eb
-          .selectFrom('sys_user_role as ur')
-          .innerJoin('sys_user as u', 'u.user_id', 'ur.user_id')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .whereRef('ur.role_id', '=', 'r.role_id')
-          .where('u.deleted', '=', 0)
-          .as('user_count'),
-      )
-      .where('r.deleted', '=', 0);
-    if (q.name) query = query.where(containsText('r.name', q.name));
-    if (q.status !== undefined) query = query.where('r.status', '=', q.status);
-    const rows = await query.orderBy('r.role_id').execute();
-    return ok(rows.map((r): RoleRow => ({ ...r, user_count: Number(r.user_count ?? 0) })));
-  });
-
-  app.post('/role/save', { config: { permission: 'role:add', operation: '新增角色' }, schema: { summary: '新增角色', body: roleCreate } }, async (req) => {
-    const v = req.body;
-    if (await codeTaken(db, v.code)) throw duplicateError(roleLabels.code, 'code', v.code);
-    const now = ctx.time();
-    const row = await db.insertInto('sys_role').values({ name: v.name, code: v.code, remark: v.remark, status: 1, create_time: now, update_time: now }).returning('role_id').executeTakeFirstOrThrow();
-    return ok({ role_id: row.role_id }, '创建成功！');
-  });
-
-  app.post('/role/update', { config: { permission: 'role:edit', operation: '编辑角色' }, schema: { summary: '编辑角色', body: roleUpdate } }, async (req) => {
-    const v = req.body;
-    const auth = req.auth!;
-    if (await codeTaken(db, v.code, v.roleId)) throw duplicateError(roleLabels.code, 'code', v.code);
-    await db.transaction().execute(async (trx) => {
-      const role = await lockRole(trx, ctx, v.roleId);
-      if (isBuiltinRole(role)) {
-        if (v.code !== role.code) throw ruleFailure([{ field: 'code', message: roleRules.adminCode }], roleLabels);
-        if (v.status === 0) throw conflict(roleRules.adminDisable);
-      }
-      // As with one's own account and one's own roles: nobody switches off their own access by mistake.
-      if (v.status === 0 && role.status === 1 && (await holdsRole(trx, auth, v.roleId))) throw conflict('不能停用当前登录账号自己的角色，请由其他管理员操作');
-      // Enabling hands the role's codes to its holders again: the same widening as binding them.
-      if (v.status === 1 && role.status === 0) {
-        if (await holdsRole(trx, auth, v.roleId)) throw new AppError(ErrorCode.FORBIDDEN, roleRules.ownRoleEnable);
-        await assertRolesGrantable(trx, auth, [role]);
-      }
-      await trx
-        .updateTable('sys_role')
-        .set({ name: v.name, code: v.code, remark: v.remark, ...(v.status !== undefined ? { status: v.status } : {}), update_time: ctx.time() })
-        .where('role_id', '=', v.roleId)
-        .execute();
-    });
-    return ok(null, '编辑成功！');
-  });
-
-  app.post('/role/delete', { config: { permission: 'role:delete', operation: '删除角色' }, schema: { summary: '删除角色（仍有用户或流程节点使用时拒绝）', body: roleDelete } }, async (req) => {
-    const roleId = req.body.role_id;
-    await db.transaction().execute(async (trx) => {
-      const role = await lockRole(trx, ctx, roleId);
-      if (isBuiltinRole(role)) throw conflict(roleRules.adminDelete);
-      const users = await trx
+/** Live users bound to each role. */
+async function withUserCounts(rows: RowValues[], db: Db): Promise<RowValues[]> {
+  const ids = rows.map((r) => Number(r.role_id));
+  const counts = ids.length
+    ? await db
         .selectFrom('sys_user_role as ur')
         .innerJoin('sys_user as u', 'u.user_id', 'ur.user_id')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('ur.role_id', '=', roleId)
+        .select(['ur.role_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('ur.role_id', 'in', ids)
         .where('u.deleted', '=', 0)
-        .executeTakeFirst();
-      const held = Number(users?.n ?? 0);
-      if (held > 0) throw new AppError(ErrorCode.IN_USE, roleRules.usersHold(held));
-      // An approval node finds its candidates by role: a deleted role would leave the node without reviewers.
-      const nodes = await trx.selectFrom('process_node').select('name').where('role_id', '=', roleId).where('deleted', '=', 0).orderBy('process_node_id').execute();
-      if (nodes.length) throw new AppError(ErrorCode.IN_USE, roleRules.nodesUse(nodes.map((n) => n.name).join('、')));
-      // Bindings of deleted users (kept for their history) and the role's permissions go with it.
-      await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
-      await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
-      await trx.updateTable('sys_role').set({ deleted: 1, update_time: ctx.time() }).where('role_id', '=', roleId).execute();
-    });
-    return ok(null, '删除成功！');
+        .groupBy('ur.role_id')
+        .execute()
+    : [];
+  const byRole = new Map(counts.map((c) => [c.role_id, Number(c.n)]));
+  return rows.map((r) => ({ ...r, user_count: byRole.get(Number(r.role_id)) ?? 0 }));
+}
+
+export const rolesDef = (ctx: AppContext) =>
+  defineResource({
+    contract: roleApi,
+    table: 'sys_role',
+    softDelete: 'deleted',
+    columns: ['role_id', 'name', 'code', 'remark', 'status', 'create_time'],
+    orderBy: [['role_id', 'asc']],
+    // Read by any role holder (the list's code): it is also the preload of the user's bind-role form and the process node form.
+    readable: async (_db, auth) => auth.roleIds.length > 0,
+    filters: { name: { column: 'name', match: 'contains' }, status: { column: 'status', match: 'equals' } },
+    unique: [{ field: 'code', column: 'code' }],
+    decorate: withUserCounts,
+    // A new role is enabled; an edit leaves the status as it is unless it names one.
+    toRow: (values, { mode }) => {
+      const v = values as Omit<RoleUpdate, 'roleId'>;
+      return { name: v.name, code: v.code, remark: v.remark, ...(mode === 'create' ? { status: 1 } : v.status !== undefined ? { status: v.status } : {}) };
+    },
+    beforeUpdate: async (trx, id, w) => checkRoleEdit(trx, ctx, w.auth, id, w.req.body as RoleUpdate),
+    beforeDelete: async (trx, id) => clearRoleForDelete(trx, ctx, id),
   });
 
-  app.post(
-    '/role/permission/bind',
-    { config: { permission: 'role:bindPerm', operation: '绑定权限' }, schema: { summary: '为角色绑定权限（替换为所给的权限，父子不联动）', body: rolePermissionBind } },
-    async (req) => {
-      const { roleId, permissionIds } = req.body;
-      await db.transaction().execute(async (trx) => {
-        const role = await lockRole(trx, ctx, roleId);
-        if (isBuiltinRole(role)) throw conflict(roleRules.adminPermissions);
-        // Else a holder of role:bindPerm alone binds the whole catalogue to the role they work with.
-        if (await holdsRole(trx, req.auth!, roleId)) throw new AppError(ErrorCode.FORBIDDEN, roleRules.ownRolePermissions);
-        if (permissionIds.length) {
-          // Shared locks: a permission deleted meanwhile cannot leave a binding behind.
-          const q = trx.selectFrom('sys_permission').select(['permission_id', 'code', 'name']).where('permission_id', 'in', permissionIds).where('deleted', '=', 0);
-          const found = await (ctx.dialect === 'postgres' ? q.forShare() : q).execute();
-          if (found.length !== permissionIds.length) throw ruleFailure([{ field: 'permissionIds', message: '所选权限不存在或已删除，请刷新后重试' }], roleLabels);
-          // Only what is added is granted: a role's codes the granter lacks may stay on it, or be taken off.
-          const bound = new Set((await trx.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', roleId).execute()).map((r) => r.permission_id));
-          await assertGrantable(
-            trx,
-            req.auth!,
-            found.filter((p) => !bound.has(p.permission_id)),
-          );
-        }
-        await trx.deleteFrom('sys_role_permission').where('role_id', '=', roleId).execute();
-        if (permissionIds.length) {
-          await trx
-            .insertInto('sys_role_permission')
-            .values(permissionIds.map((permission_id) => ({ role_id: roleId, permission_id })))
-            .onConflict((oc) => oc.columns(['role_id', 'permission_id']).doNothing())
-            .execute();
-        }
-      });
-      return ok(null, '绑定权限成功！');
-    },
-  );
+export async function roleRoutes(app: FastifyInstance) {
+  const { ctx } = app;
+  const { db } = ctx;
+  await registerResource(app, rolesDef(ctx));
 
-  app.post(
-    '/role/user/bind',
-    // No spec code names this button ("always shown"); who may change who holds a role is the user screen's bind-role code.
-    { config: { permission: 'user:bindRole', operation: '绑定用户' }, schema: { summary: '为角色绑定用户（替换为所给的用户）', body: roleUserBind } },
-    async (req) => {
-      const { roleId, userIds } = req.body;
-      const auth = req.auth!;
-      await db.transaction().execute(async (trx) => {
-        const role = await lockRole(trx, ctx, roleId);
-        if (userIds.length) {
-          const found = await trx.selectFrom('sys_user').select('user_id').where('user_id', 'in', userIds).where('deleted', '=', 0).execute();
-          if (found.length !== userIds.length) throw ruleFailure([{ field: 'userIds', message: '所选用户不存在或已删除，请刷新后重试' }], roleLabels);
-        }
-        // The same rule as /user/bindRole: one's own roles are another administrator's to change.
-        if ((await holdsRole(trx, auth, roleId)) !== userIds.includes(auth.userId)) throw conflict(roleRules.ownRoles);
-        if (userIds.length) {
-          const bound = new Set((await trx.selectFrom('sys_user_role').select('user_id').where('role_id', '=', roleId).execute()).map((r) => r.user_id));
-          if (userIds.some((u) => !bound.has(u))) await assertRolesGrantable(trx, auth, [role]);
-        }
-        await trx.deleteFrom('sys_user_role').where('role_id', '=', roleId).execute();
-        if (userIds.length) {
-          await trx
-            .insertInto('sys_user_role')
-            .values(userIds.map((user_id) => ({ user_id, role_id: roleId })))
-            .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
-            .execute();
-        }
-        if (isBuiltinRole(role)) await assertAdministratorKept(trx, ctx);
-      });
-      return ok(null, '绑定用户成功！');
-    },
-  );
+  route(app, roleApi.bindPermissions, async (req) => {
+    await bindRolePermissions(ctx, req.auth!, req.body.roleId, req.body.permissionIds);
+    return ok(null, '绑定权限成功！');
+  });
 
-  app.post('/user/findByRoleId', { config: { permission: 'role:list' }, schema: { summary: '角色的用户', body: roleIdBody } }, async (req) => {
+  route(app, roleApi.bindUsers, async (req) => {
+    await bindRoleUsers(ctx, req.auth!, req.body.roleId, req.body.userIds);
+    return ok(null, '绑定用户成功！');
+  });
+
+  route(app, roleApi.users, async (req) => {
     const { roleId } = req.body;
     if (!(await db.selectFrom('sys_role').select('role_id').where('role_id', '=', roleId).where('deleted', '=', 0).executeTakeFirst())) notFound('角色');
     return ok(

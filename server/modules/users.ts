@@ -1,23 +1,20 @@
-import { defineResourceContract, undeclared } from '../../domain/contract';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import type { DB } from '../db/schema';
-import { encryptedBody } from '../../domain/schemas/auth';
 import { ErrorCode } from '../../domain/errors';
-import { profileUpdate, userBindRole, userCreate, userDelete, userLabels, userPageQuery, userRolesQuery, userUpdate, type UserUpdate } from '../../domain/schemas/user';
+import { profileUpdate, userApi, userLabels, type UserUpdate } from '../../domain/schemas/user';
 import { decryptContent, hashPassword } from '../core/crypto';
 import { AppError, notFound, ok } from '../core/errors';
 import { rememberedTotal, tableChanged } from '../core/paging';
 import type { Db, FilterMatch, RowValues } from '../core/repository';
 import { defineResource, registerResource } from '../core/resource';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { parse } from '../core/validate';
 import { departmentBranch } from '../core/department-branch';
 import { afterCommit } from '../core/transactions';
 import { readRule } from './access';
-import { assertAdministratorKept, assertRolesGrantable, holdsAdministratorRole } from './roles';
+import { assertAdministratorKept, bindUserRoles, holdsAdministratorRole } from './role-rules';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
 export function userSummary(db: Kysely<DB>, userId: number) {
@@ -55,17 +52,7 @@ const filters: Record<string, { column: string; match: FilterMatch }> = {
 
 /** 用户管理 (spec 002 §2, §5; codes user:*): a declared register whose writes arrive encrypted. */
 export const users = defineResource({
-  contract: defineResourceContract({
-    noun: '用户',
-    key: 'user_id',
-    idParam: 'userId',
-    labels: userLabels,
-    paths: { list: '/user/page', save: '/user/save', edit: '/user/update', delete: '/user/delete' },
-    permissions: { list: 'user:list', save: 'user:add', edit: 'user:edit', delete: 'user:delete' },
-    schemas: { list: userPageQuery, id: userDelete, create: userCreate, update: userUpdate, writeBody: encryptedBody },
-    operations: { save: '新增用户', edit: '编辑用户', delete: '删除用户' },
-    row: undeclared,
-  }),
+  contract: userApi,
   table: 'sys_user',
   softDelete: 'deleted',
   columns: ['user_id', 'user_name', 'account', 'gender', 'phone', 'depart_id', 'status', 'uuid', 'create_time'],
@@ -116,14 +103,13 @@ export const users = defineResource({
   },
 });
 
-export async function userRoutes(appInstance: FastifyInstance) {
-  await registerResource(appInstance, users);
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function userRoutes(app: FastifyInstance) {
+  await registerResource(app, users);
   const { db } = app.ctx;
 
   const decrypted = async (req: FastifyRequest) => decryptContent(app.ctx.keys, (req.body as { content: string }).content);
 
-  app.post('/user/options', { config: { permission: 'role' }, schema: { summary: '用户全部选项', body: z.object({}) } }, async () =>
+  route(app, userApi.options, async () =>
     // Account and department tell apart two people of one name in 绑定用户 (issue 24), bound or not.
     ok(
       await db
@@ -136,7 +122,7 @@ export async function userRoutes(appInstance: FastifyInstance) {
     ),
   );
 
-  app.post('/role/findByUserId', { config: { permission: 'user:bindRole' }, schema: { summary: '用户的角色', body: userRolesQuery } }, async (req) => {
+  route(app, userApi.roles, async (req) => {
     const { userId } = req.body;
     return ok(
       await db
@@ -150,39 +136,18 @@ export async function userRoutes(appInstance: FastifyInstance) {
     );
   });
 
-  app.post('/user/bindRole', { config: { permission: 'user:bindRole', operation: '绑定角色' }, schema: { summary: '为用户绑定角色', body: userBindRole } }, async (req) => {
-    const { userId, roleIds } = req.body;
-    // As with disabling or deleting: an administrator cannot take their own access away by mistake.
-    if (userId === req.auth!.userId) throw new AppError(ErrorCode.STATE_CONFLICT, '不能修改当前登录账号自己的角色，请由其他管理员操作');
-    if (!(await db.selectFrom('sys_user').select('user_id').where('user_id', '=', userId).where('deleted', '=', 0).executeTakeFirst())) notFound('用户');
-    const unique = [...new Set(roleIds)];
-    if (unique.length) {
-      const found = await db.selectFrom('sys_role').select('role_id').where('role_id', 'in', unique).where('deleted', '=', 0).execute();
-      if (found.length !== unique.length) throw new AppError(ErrorCode.VALIDATION, '角色：所选角色不存在或已删除');
-    }
-    await db.transaction().execute(async (trx) => {
-      const current = new Set((await trx.selectFrom('sys_user_role').select('role_id').where('user_id', '=', userId).execute()).map((r) => r.role_id));
-      const added = unique.filter((id) => !current.has(id));
-      if (added.length) await assertRolesGrantable(trx, req.auth!, await trx.selectFrom('sys_role').select(['role_id', 'code']).where('role_id', 'in', added).execute());
-      const wasAdministrator = await holdsAdministratorRole(trx, userId);
-      await trx.deleteFrom('sys_user_role').where('user_id', '=', userId).execute();
-      if (unique.length)
-        await trx
-          .insertInto('sys_user_role')
-          .values(unique.map((role_id) => ({ user_id: userId, role_id })))
-          .execute();
-      if (wasAdministrator) await assertAdministratorKept(trx, app.ctx);
-    });
+  route(app, userApi.bindRole, async (req) => {
+    await bindUserRoles(app.ctx, req.auth!, req.body.userId, req.body.roleIds);
     return ok(null, '绑定角色成功！');
   });
 
-  app.post('/user/self', { config: { permission: 'signed-in' }, schema: { summary: '个人信息', body: z.object({}) } }, async (req) => {
+  route(app, userApi.self, async (req) => {
     const auth = req.auth!;
     const u = await userSummary(db, auth.userId);
     return ok({ userId: u.user_id, userName: u.user_name, account: u.account, roleNames: auth.roleNames, departId: u.depart_id, departName: u.depart_name, gender: u.gender, phone: u.phone });
   });
 
-  app.post('/user/updateSelf', { config: { permission: 'signed-in', operation: '修改个人信息' }, schema: { summary: '修改个人信息（加密）', body: encryptedBody } }, async (req) => {
+  route(app, userApi.updateSelf, async (req) => {
     const v = parse(profileUpdate, await decrypted(req));
     req.auditParams = withoutPassword(v);
     const auth = req.auth!;

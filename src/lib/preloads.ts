@@ -1,12 +1,13 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { DepartmentRow } from '../../domain/schemas/department';
+import { departmentApi } from '../../domain/schemas/department';
+import { userApi } from '../../domain/schemas/user';
 import { vehicleTypeApi } from '../../domain/schemas/vehicle-type';
-import { call, post } from './http';
+import { call } from './http';
 
 /** The preloads spec 002 §7 loads after login; screens read them from the cache. */
 export const departmentsQuery = queryOptions({
   queryKey: ['preload', 'departments'],
-  queryFn: () => post<DepartmentRow[]>('/depart/all', {}),
+  queryFn: () => call(departmentApi.calls.all, {}),
   staleTime: 10 * 60_000,
 });
 
@@ -19,7 +20,7 @@ export const vehicleTypesQuery = queryOptions({
 
 export const userOptionsQuery = queryOptions({
   queryKey: ['preload', 'users'],
-  queryFn: () => post<Array<{ user_id: number; user_name: string; account: string; depart_name: string | null }>>('/user/options', {}),
+  queryFn: () => call(userApi.options, {}),
   staleTime: 10 * 60_000,
 });
 

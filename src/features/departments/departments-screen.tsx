@@ -1,7 +1,9 @@
-import { departCreate, departmentLabels, departUpdate, type DepartmentRow } from '../../../domain/schemas/department';
-import { post } from '../../lib/http';
+import { departCreate, departmentApi, departmentLabels, departUpdate, type DepartmentRow } from '../../../domain/schemas/department';
+import { call } from '../../lib/http';
 import { departmentsQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
+
+const { calls } = departmentApi;
 
 type TreeRow = DepartmentRow & { depth?: number };
 
@@ -35,7 +37,7 @@ export const departmentsScreen = defineScreen<TreeRow>({
   key: 'system.departments',
   title: '部门管理',
   labels: departmentLabels,
-  list: { path: '/depart/all', answer: 'array', arrange: treeOrder, paged: false },
+  list: { path: calls.all, answer: 'array', arrange: treeOrder, paged: false },
   rowKey: 'depart_id',
   // Users, appointment forms and filters read departments from this preload: a change shows there at once.
   invalidates: [departmentsQuery.queryKey],
@@ -63,13 +65,13 @@ export const departmentsScreen = defineScreen<TreeRow>({
   rowActions: [
     { key: 'child', label: '新增下级', type: 'createFrom', permission: 'dept:add' },
     { key: 'edit', label: '编辑', type: 'edit', permission: 'dept:edit' },
-    { key: 'delete', label: '删除', type: 'delete', permission: 'dept:delete', path: '/depart/delete', body: (r) => ({ departId: r.depart_id }) },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'dept:delete', path: calls.delete, body: (r) => ({ departId: r.depart_id }) },
   ],
   form: {
     schema: { create: departCreate, edit: departUpdate },
-    create: { path: '/depart/save', title: '新增部门' },
-    edit: { path: '/depart/update', title: '编辑部门', idParam: 'departId' },
+    create: { path: calls.save, title: '新增部门' },
+    edit: { path: calls.edit, title: '编辑部门', idParam: 'departId' },
     childOf: (r) => ({ pid: r.depart_id, visit_area: r.visit_area }),
   },
-  detail: { title: '部门详情', fetch: (r) => post<TreeRow>('/depart/get', { departId: r.depart_id }) },
+  detail: { title: '部门详情', fetch: (r) => call(calls.get, { departId: r.depart_id }) },
 });

@@ -1,7 +1,7 @@
 import { ALL } from '../../../domain/enums';
 import { addMinutes, formatInZone } from '../../../domain/time';
 import { dateOf } from '../../../domain/visit-rules';
-import { DEFAULT_LOG_WINDOW_MINUTES, loginLogLabels, operationLogLabels, type LoginLogRow, type OperationLogRow } from '../../../domain/schemas/logs';
+import { DEFAULT_LOG_WINDOW_MINUTES, logApi, loginLogLabels, operationLogLabels, type LoginLogRow, type OperationLogRow } from '../../../domain/schemas/logs';
 import { defineScreen, type DeclaredField, type Row } from '../../list-screen';
 import './log-screens.css';
 
@@ -60,7 +60,7 @@ export const loginLogScreen = defineScreen<LoginLogRow>({
   key: 'logs.login',
   title: '登录日志',
   labels: loginLogLabels,
-  list: { path: '/log/login/page', permission: 'loginLog:list' },
+  list: { path: logApi.login, permission: 'loginLog:list' },
   rowKey: 'id',
   card: { title: 'account', extra: 'result' },
   detail: { title: '登录日志详情' },
@@ -82,7 +82,7 @@ export const operationLogScreen = defineScreen<OperationLogRow>({
   key: 'logs.operation',
   title: '操作日志',
   labels: operationLogLabels,
-  list: { path: '/log/user/page', permission: 'operationLog:list' },
+  list: { path: logApi.operation, permission: 'operationLog:list' },
   rowKey: 'id',
   card: { title: 'operation', extra: 'result' },
   detail: { title: '操作日志详情', width: 720 },

@@ -1,6 +1,7 @@
 import { Tag } from 'antd-mobile';
 import { enums } from '../../../domain/enums';
 import {
+  processConfigApi,
   processCreate,
   processDefinitionCreate,
   processDefinitionLabels,
@@ -20,6 +21,8 @@ import { ChainLine } from './components/chain-line';
 import { DefinitionSelect } from './components/definition-select';
 import { NodeChainPicker } from './components/node-chain-picker';
 import { CompanyCheckInput, CountersignInput, DepartmentsInput, OvertimeAutoInput, OvertimeHoursInput, RoleSelect, reviewersText } from './components/node-inputs';
+
+const { process: processCalls, definition: definitionCalls, node: nodeCalls } = processConfigApi;
 
 /**
  * 审批流程配置 (spec 002 §2 Approval process configuration, §3, §5, §6):
@@ -59,7 +62,7 @@ export const processesScreen = defineScreen<ProcessRow>({
   title: '审批流程',
   description: '为每种申请类型指定按哪个流程定义审批，每种类型一个流程。',
   labels: processLabels,
-  list: { path: '/process/all', permission: 'menu:process' },
+  list: { path: processCalls.page, permission: 'menu:process' },
   rowKey: 'process_id',
   invalidates: [processDefinitionsQuery.queryKey, listKey(SCREENS.definitions)],
   card: { title: 'name', extra: 'type' },
@@ -96,15 +99,15 @@ export const processesScreen = defineScreen<ProcessRow>({
       label: '删除',
       type: 'delete',
       permission: 'process:delete',
-      path: '/process/delete',
+      path: processCalls.delete,
       body: (r) => ({ processId: r.process_id }),
       confirm: (r) => `删除后，“${enums.processType.find((o) => o.value === r.type)?.label ?? ''}”类型的申请将无法提交，直到重新配置流程（审批中的申请不受影响）。确认删除？`,
     },
   ],
   form: {
     schema: { create: processCreate, edit: processUpdate },
-    create: { path: '/process/save', title: '新增流程', success: '创建流程成功！' },
-    edit: { path: '/process/update', title: '编辑流程', idParam: 'processId' },
+    create: { path: processCalls.save, title: '新增流程', success: '创建流程成功！' },
+    edit: { path: processCalls.edit, title: '编辑流程', idParam: 'processId' },
     width: 620,
   },
   detail: { title: '流程详情', render: (r) => <ProcessDetail row={r} />, width: 680 },
@@ -124,7 +127,7 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
   title: '流程节点',
   description: '审批链中的一步：由哪些部门的哪个角色审核，是否会签、超时自动通过。',
   labels: processNodeLabels,
-  list: { path: '/processNode/all', answer: 'array' },
+  list: { path: nodeCalls.all, answer: 'array' },
   rowKey: 'process_node_id',
   invalidates: [processNodesQuery.queryKey, processDefinitionsQuery.queryKey, listKey(SCREENS.definitions), listKey(SCREENS.processes)],
   card: { title: 'name' },
@@ -204,12 +207,12 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
   toolbar: [{ key: 'add', label: '新增节点', type: 'create', permission: 'processNode:add' }],
   rowActions: [
     { key: 'edit', label: '编辑', type: 'edit', permission: 'processNode:edit' },
-    { key: 'delete', label: '删除', type: 'delete', permission: 'processNode:delet', path: '/processNode/delete', body: (r) => ({ processNodeId: r.process_node_id }) },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'processNode:delet', path: nodeCalls.delete, body: (r) => ({ processNodeId: r.process_node_id }) },
   ],
   form: {
     schema: { create: processNodeCreate, edit: processNodeUpdate },
-    create: { path: '/v2/processNode/save', title: '新增流程节点' },
-    edit: { path: '/v2/processNode/update', title: '编辑流程节点', idParam: 'processNodeId' },
+    create: { path: nodeCalls.save, title: '新增流程节点' },
+    edit: { path: nodeCalls.edit, title: '编辑流程节点', idParam: 'processNodeId' },
     initialValues: { companyCheck: 0, countersign: 0, overtimeAutoCheck: 0, overtimeHours: 24, departIds: [] },
     toPayload: (v) => nodePayload(v),
     width: 640,
@@ -244,7 +247,7 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
   title: '流程定义',
   description: '由流程节点按顺序组成的审批链，供审批流程选用；没有审核中的申请时可修改节点。',
   labels: processDefinitionLabels,
-  list: { path: '/processDefinition/all', answer: 'array' },
+  list: { path: definitionCalls.all, answer: 'array' },
   rowKey: 'process_definition_id',
   invalidates: [processDefinitionsQuery.queryKey, processNodesQuery.queryKey, listKey(SCREENS.nodes), listKey(SCREENS.processes)],
   card: { title: 'name' },
@@ -284,14 +287,14 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
       label: '删除',
       type: 'delete',
       permission: 'menu:processDefinition',
-      path: '/processDefinition/delete',
+      path: definitionCalls.delete,
       body: (r) => ({ processDefinitionId: r.process_definition_id }),
     },
   ],
   form: {
     schema: { create: processDefinitionCreate, edit: processDefinitionUpdate },
-    create: { path: '/v2/processDefinition/save', title: '新增流程定义' },
-    edit: { path: '/processDefinition/update', title: '编辑流程定义', idParam: 'processDefinitionId' },
+    create: { path: definitionCalls.save, title: '新增流程定义' },
+    edit: { path: definitionCalls.edit, title: '编辑流程定义', idParam: 'processDefinitionId' },
     initialValues: { processNodeIds: [] },
     width: 860,
   },

@@ -1,7 +1,9 @@
-import { isBuiltinRole, roleCreate, roleLabels, roleUpdate, type RoleRow } from '../../../domain/schemas/role';
+import { isBuiltinRole, roleApi, roleCreate, roleLabels, roleUpdate, type RoleRow } from '../../../domain/schemas/role';
 import { defineScreen } from '../../list-screen';
 import { RolePermissionsModal } from './components/role-permissions-modal';
 import { RoleUsersModal } from './components/role-users-modal';
+
+const { calls } = roleApi;
 
 /** 角色管理 (spec 002 §2 Role management, §5 Role, §6 role:*). */
 export const rolesScreen = defineScreen<RoleRow>({
@@ -9,7 +11,7 @@ export const rolesScreen = defineScreen<RoleRow>({
   title: '角色列表',
   labels: roleLabels,
   // The whole list at once (a park has tens of roles), paged here.
-  list: { path: '/role/all', answer: 'array', permission: 'role:list' },
+  list: { path: calls.all, answer: 'array', permission: 'role:list' },
   rowKey: 'role_id',
   // The user screen's bind-role form lists roles; the signed-in person's own menu may change with a role.
   invalidates: [['users', 'roles'], ['me']],
@@ -28,12 +30,12 @@ export const rolesScreen = defineScreen<RoleRow>({
     { key: 'permissions', label: '权限', type: 'modal', permission: 'role:bindPerm', component: RolePermissionsModal },
     // Spec 002 §2: the bind-users button is always shown (the server still asks for user:bindRole).
     { key: 'users', label: '绑定用户', type: 'modal', component: RoleUsersModal },
-    { key: 'delete', label: '删除', type: 'delete', permission: 'role:delete', path: '/role/delete', body: (r) => ({ role_id: r.role_id }), visible: (r) => !isBuiltinRole(r) },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'role:delete', path: calls.delete, body: (r) => ({ role_id: r.role_id }), visible: (r) => !isBuiltinRole(r) },
   ],
   form: {
     schema: { create: roleCreate, edit: roleUpdate },
-    create: { path: '/role/save', title: '新增角色', failure: '创建角色错误：' },
-    edit: { path: '/role/update', title: '编辑角色', failure: '编辑角色错误：', idParam: 'roleId' },
+    create: { path: calls.save, title: '新增角色', failure: '创建角色错误：' },
+    edit: { path: calls.edit, title: '编辑角色', failure: '编辑角色错误：', idParam: 'roleId' },
   },
   detail: { title: '角色详情' },
 });

@@ -1,14 +1,16 @@
-import { PASSWORD_RULE, userCreate, userLabels, userUpdate, type UserRow } from '../../../domain/schemas/user';
+import { PASSWORD_RULE, userApi, userCreate, userLabels, userUpdate, type UserRow } from '../../../domain/schemas/user';
 import { userOptionsQuery } from '../../lib/preloads';
 import { defineScreen } from '../../list-screen';
 import { BindRoleModal } from './components/bind-role-modal';
+
+const { calls } = userApi;
 
 /** 用户管理 (spec 002 §2 User management, §5 User, §6 user:*). */
 export const usersScreen = defineScreen<UserRow>({
   key: 'system.users',
   title: '用户列表',
   labels: userLabels,
-  list: { path: '/user/page', permission: 'user:list' },
+  list: { path: calls.list, permission: 'user:list' },
   rowKey: 'user_id',
   // The forms' user pickers read this preload: a new or renamed user shows there at once.
   invalidates: [userOptionsQuery.queryKey],
@@ -35,13 +37,13 @@ export const usersScreen = defineScreen<UserRow>({
   rowActions: [
     { key: 'edit', label: '编辑', type: 'edit', permission: 'user:edit' },
     { key: 'bindRole', label: '绑定角色', type: 'modal', permission: 'user:bindRole', component: BindRoleModal },
-    { key: 'delete', label: '删除', type: 'delete', permission: 'user:delete', path: '/user/delete', body: (r) => ({ userId: r.user_id }) },
+    { key: 'delete', label: '删除', type: 'delete', permission: 'user:delete', path: calls.delete, body: (r) => ({ userId: r.user_id }) },
   ],
   form: {
     schema: { create: userCreate, edit: userUpdate },
     encrypt: true,
-    create: { path: '/user/save', title: '新增用户' },
-    edit: { path: '/user/update', title: '编辑用户', idParam: 'userId' },
+    create: { path: calls.save, title: '新增用户' },
+    edit: { path: calls.edit, title: '编辑用户', idParam: 'userId' },
     // The edit schema makes the password optional; an empty field must travel as '' (unchanged), not be dropped.
     toPayload: (v) => ({ ...v, password: typeof v.password === 'string' ? v.password : '' }),
   },

@@ -1,12 +1,9 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import type { AxiosResponseTransformer } from 'axios';
-import { ICON_PAGE_SIZE, type IconItem } from '../../../../domain/icons';
-import { api, http } from '../../../lib/http';
+import { ICON_PAGE_SIZE, iconApi, type IconPage } from '../../../../domain/icons';
+import { call, http } from '../../../lib/http';
 
-export interface IconPage {
-  data: IconItem[];
-  totalCount: number;
-}
+export type { IconPage };
 
 const defaults = [http.defaults.transformResponse ?? []].flat() as AxiosResponseTransformer[];
 /** The spec's reply carries `totalCount` beside `data` (spec 002 §7): folded into `data`, so the shared client's unwrapping keeps it. */
@@ -15,9 +12,9 @@ const foldTotal: AxiosResponseTransformer = (body: unknown) => {
   return b && b.success ? { ...b, data: { data: b.data, totalCount: b.totalCount ?? 0 } } : b;
 };
 
-/** GET /icon/getList: a page of the one icon set (current, pageSize 72, title). */
-export const getIconList = (title: string, current: number) =>
-  api<IconPage>({ method: 'GET', url: '/icon/getList', params: { current, pageSize: ICON_PAGE_SIZE, ...(title ? { title } : {}) }, transformResponse: [...defaults, foldTotal] });
+/** A page of the one icon set (current, pageSize 72, title); the page is the envelope's data with its totalCount folded in. */
+export const getIconList = (title: string, current: number): Promise<IconPage> =>
+  call(iconApi.list, { current, pageSize: ICON_PAGE_SIZE, ...(title ? { title } : {}) }, { transformResponse: [...defaults, foldTotal] }) as unknown as Promise<IconPage>;
 
 export const iconListQuery = (title: string, current: number) =>
   queryOptions({ queryKey: ['icons', 'list', title, current], queryFn: () => getIconList(title, current), staleTime: 10 * 60_000, placeholderData: keepPreviousData });

@@ -1,14 +1,16 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { PermissionCreate, PermissionUpdate } from '../../../../domain/schemas/permission';
-import { post } from '../../../lib/http';
+import { permissionApi, type PermissionCreate, type PermissionUpdate } from '../../../../domain/schemas/permission';
+import { call } from '../../../lib/http';
+
+const { calls } = permissionApi;
 
 export type SavePermissionInput = { mode: 'create'; values: PermissionCreate } | { mode: 'edit'; values: PermissionUpdate };
 
-/** POST /permission/save or /permission/update. */
-export const savePermission = (input: SavePermissionInput) => post<unknown>(input.mode === 'create' ? '/permission/save' : '/permission/update', input.values);
+/** Save or update. */
+export const savePermission = (input: SavePermissionInput) => (input.mode === 'create' ? call(calls.save, input.values) : call(calls.edit, input.values));
 
-/** POST /permission/delete: the roles holding it lose it in the same transaction. */
-export const deletePermission = (permissionId: number) => post<{ removedBindings: number }>('/permission/delete', { permissionId });
+/** Delete: the roles holding it lose it in the same transaction. */
+export const deletePermission = (permissionId: number) => call(permissionApi.delete, { permissionId });
 
 /** After a change: the tree, and the signed-in person's menu (names, icons, routes come from it). */
 export function useRefreshPermissions() {

@@ -1,13 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { post } from '../../../lib/http';
+import { roleApi } from '../../../../domain/schemas/role';
+import { call } from '../../../lib/http';
 
 export interface BindPermissionsInput {
   roleId: number;
   permissionIds: number[];
 }
 
-/** POST /role/permission/bind: the role holds exactly these from now on (a comma list, as the spec sends it). */
-export const bindPermissions = ({ roleId, permissionIds }: BindPermissionsInput) => post<null>('/role/permission/bind', { roleId, permissionIds: permissionIds.join(',') });
+/** The role holds exactly these from now on (a comma list, as the spec sends it). */
+export const bindPermissions = ({ roleId, permissionIds }: BindPermissionsInput) => call(roleApi.bindPermissions, { roleId, permissionIds: permissionIds.join(',') });
 
 export function useBindPermissions() {
   const qc = useQueryClient();

@@ -1,13 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { post } from '../../../lib/http';
+import { roleApi } from '../../../../domain/schemas/role';
+import { call } from '../../../lib/http';
 
 export interface BindUsersInput {
   roleId: number;
   userIds: number[];
 }
 
-/** POST /role/user/bind: exactly these users hold the role from now on (a comma list, as the spec sends it). */
-export const bindUsers = ({ roleId, userIds }: BindUsersInput) => post<null>('/role/user/bind', { roleId, userIds: userIds.join(',') });
+/** Exactly these users hold the role from now on (a comma list, as the spec sends it). */
+export const bindUsers = ({ roleId, userIds }: BindUsersInput) => call(roleApi.bindUsers, { roleId, userIds: userIds.join(',') });
 
 export function useBindUsers() {
   const qc = useQueryClient();

@@ -1,11 +1,11 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { PermissionRow } from '../../../../domain/schemas/permission';
-import { post } from '../../../lib/http';
+import { permissionApi } from '../../../../domain/schemas/permission';
+import { call } from '../../../lib/http';
 
-/** The whole permission tree (POST /permission/all), rows in the tree's order. The permission screen reads the same key. */
+/** The whole permission tree, rows in the tree's order. The permission screen reads the same key. */
 export const permissionTreeQuery = queryOptions({
   queryKey: ['permission', 'all'],
-  queryFn: () => post<PermissionRow[]>('/permission/all', {}),
+  queryFn: () => call(permissionApi.tree, {}),
   staleTime: 30_000,
 });
 

@@ -1,11 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { post } from '../../../lib/http';
+import { permissionApi } from '../../../../domain/schemas/permission';
+import { call } from '../../../lib/http';
 
-/** What a role holds now (POST /permission/findByRoleId); never cached: the tree must start from the truth. */
+/** What a role holds now ; never cached: the tree must start from the truth. */
 export const rolePermissionsQuery = (roleId: number) =>
   queryOptions({
     queryKey: ['roles', 'permissions', roleId],
-    queryFn: () => post<Array<{ permission_id: number; code: string }>>('/permission/findByRoleId', { roleId }),
+    queryFn: () => call(permissionApi.byRole, { roleId }),
     staleTime: 0,
     gcTime: 0,
   });

@@ -1,12 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { RoleUserRow } from '../../../../domain/schemas/role';
-import { post } from '../../../lib/http';
+import { roleApi } from '../../../../domain/schemas/role';
+import { call } from '../../../lib/http';
 
-/** The users holding a role now (POST /user/findByRoleId); never cached: the form must start from the truth. */
+/** The users holding a role now; never cached: the form must start from the truth. */
 export const roleUsersQuery = (roleId: number) =>
   queryOptions({
     queryKey: ['roles', 'users', roleId],
-    queryFn: () => post<RoleUserRow[]>('/user/findByRoleId', { roleId }),
+    queryFn: () => call(roleApi.users, { roleId }),
     staleTime: 0,
     gcTime: 0,
   });

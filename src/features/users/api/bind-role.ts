@@ -1,12 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { post } from '../../../lib/http';
+import type { InputOf } from '../../../../domain/contract';
+import { userApi } from '../../../../domain/schemas/user';
+import { call } from '../../../lib/http';
 
-export interface BindRoleInput {
-  userId: number;
-  roleIds: number[];
-}
+export type BindRoleInput = InputOf<typeof userApi.bindRole>;
 
-export const bindRole = (input: BindRoleInput) => post<null>('/user/bindRole', input);
+export const bindRole = (input: BindRoleInput) => call(userApi.bindRole, input);
 
 export function useBindRole() {
   const qc = useQueryClient();

@@ -1,18 +1,11 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { post } from '../../../lib/http';
+import { roleApi } from '../../../../domain/schemas/role';
+import { call } from '../../../lib/http';
 
-export interface RoleOption {
-  role_id: number;
-  name: string;
-  code: string;
-  remark?: string | null;
-  status?: number;
-}
-
-/** Every role the user could be bound to (POST /role/all). */
+/** Every role the user could be bound to . */
 export const rolesQuery = queryOptions({
   queryKey: ['users', 'roles'],
-  queryFn: () => post<RoleOption[]>('/role/all', {}),
+  queryFn: () => call(roleApi.calls.all, {}),
   staleTime: 60_000,
 });
 

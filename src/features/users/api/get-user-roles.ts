@@ -1,12 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { post } from '../../../lib/http';
-import type { RoleOption } from './get-roles';
+import { userApi } from '../../../../domain/schemas/user';
+import { call } from '../../../lib/http';
 
-/** The roles a user holds now (POST /role/findByUserId); never cached, the form must start from the truth. */
+/** The roles a user holds now; never cached, the form must start from the truth. */
 export const userRolesQuery = (userId: number) =>
   queryOptions({
     queryKey: ['users', 'user-roles', userId],
-    queryFn: () => post<RoleOption[]>('/role/findByUserId', { userId }),
+    queryFn: () => call(userApi.roles, { userId }),
     staleTime: 0,
     gcTime: 0,
   });
