@@ -1,14 +1,13 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { ErrorCode } from '../../domain/errors';
 import { buildMenuTree } from '../../domain/permissions';
-import { CAPTCHA_TTL_SECONDS, captchaPayload, encryptedBody, loginPayload } from '../../domain/schemas/auth';
+import { authApi, CAPTCHA_TTL_SECONDS, captchaPayload, loginPayload } from '../../domain/schemas/auth';
 import { bearerToken } from '../core/auth';
 import { decryptContent, newToken, sha256, verifyPassword } from '../core/crypto';
 import { AppError, ok } from '../core/errors';
 import { clear, hit, limitHits, minutesUntil, peek } from '../core/rate-limit';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { parse } from '../core/validate';
 import { userSummary } from './users';
 
@@ -44,17 +43,16 @@ const bucket = {
  */
 const UNKNOWN_ACCOUNT_REMARK = '账号不存在';
 
-export async function authRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function authRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;
   const limits = config.rateLimits;
 
   // The route checks the envelope (encryptedBody); what it carries is parsed once decrypted.
   const decrypt = async (body: { content: string }) => decryptContent(app.ctx.keys, body.content);
 
-  app.get('/user/publicKey', { config: { permission: 'public' }, schema: { summary: '登录加密公钥', querystring: z.object({}) } }, async () => ok({ publicKey: app.ctx.keys.publicKeyPem }));
+  route(app, authApi.publicKey, async () => ok({ publicKey: app.ctx.keys.publicKeyPem }));
 
-  app.post('/user/captcha', { config: { permission: 'public' }, schema: { summary: '获取短信验证码（加密）', body: encryptedBody } }, async (req) => {
+  route(app, authApi.captcha, async (req) => {
     const { account } = parse(captchaPayload, await decrypt(req.body));
     const now = Date.now();
     await limitHits(db, bucket.captchaIp(req.ip), limits.captchaPerIp, HOUR_MS, '获取验证码', now);
@@ -92,7 +90,7 @@ export async function authRoutes(appInstance: FastifyInstance) {
     return ok({ expireOfSeconds: cooldownSeconds }, '验证码发送成功');
   });
 
-  app.post('/user/v2login', { config: { permission: 'public' }, schema: { summary: '登录（加密）', body: encryptedBody } }, async (req) => {
+  route(app, authApi.login, async (req) => {
     const payload = parse(loginPayload, await decrypt(req.body));
     const { account, password, captcha } = payload;
     const user = await db.selectFrom('sys_user').select(['user_id', 'user_name', 'depart_id', 'password_hash', 'status']).where('account', '=', account).where('deleted', '=', 0).executeTakeFirst();
@@ -175,13 +173,13 @@ export async function authRoutes(appInstance: FastifyInstance) {
     return ok({ token }, '登录成功');
   });
 
-  app.post('/user/logout', { config: { permission: 'signed-in', operation: '退出登录' }, schema: { summary: '退出登录', body: z.object({}) } }, async (req) => {
+  route(app, authApi.logout, async (req) => {
     const token = bearerToken(req);
     if (token) await db.deleteFrom('sys_session').where('token_hash', '=', sha256(token)).execute();
     return ok(null, '已退出登录');
   });
 
-  app.get('/user/info', { config: { permission: 'signed-in' }, schema: { summary: '当前用户、权限与菜单', querystring: z.object({}) } }, async (req) => {
+  route(app, authApi.info, async (req) => {
     const auth = req.auth!;
     const user = await userSummary(db, auth.userId);
     const rows = await db

@@ -1,6 +1,7 @@
 import Dexie from 'dexie';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
 import { ErrorCode } from '../../../domain/errors';
+import { fileApi } from '../../../domain/schemas/files';
 import type { OutboxDb } from './db';
 import { OUTBOX_KINDS, type EnqueueInput, type OutboxItem } from './types';
 
@@ -202,7 +203,7 @@ export function createOutboxEngine(deps: OutboxDeps) {
         const form = new FormData();
         const blob = blobs[i]!;
         form.append('file', blob, (blob as File).name || `${field}-${i + 1}.${(blob.type.split('/')[1] ?? 'jpg').replace('jpeg', 'jpg')}`);
-        const reply = await request('/file/upload', form, photoKey(item.id, field, i), token, UPLOAD_TIMEOUT_MS);
+        const reply = await request(fileApi.upload.path, form, photoKey(item.id, field, i), token, UPLOAD_TIMEOUT_MS);
         if (reply.type !== 'ok') return settle({ ...item, uploaded }, reply, '照片上传失败：');
         const name = (reply.data as { name?: unknown } | null)?.name;
         if (typeof name !== 'string' || !name) return settle({ ...item, uploaded }, { type: 'transient', message: '照片上传后未返回文件名', status: 200 }, '照片上传失败：');
