@@ -4,6 +4,7 @@ import { ErrorCode } from '../../domain/errors';
 import { buildMenuTree } from '../../domain/permissions';
 import { authApi, CAPTCHA_TTL_SECONDS, captchaPayload, loginPayload } from '../../domain/schemas/auth';
 import { bearerToken } from '../core/auth';
+import { deliverSms, enqueueSms } from '../core/sms-outbox';
 import { decryptContent, newToken, sha256, verifyPassword } from '../core/crypto';
 import { AppError, ok } from '../core/errors';
 import { clear, hit, limitHits, minutesUntil, peek } from '../core/rate-limit';
@@ -70,18 +71,22 @@ export async function authRoutes(app: FastifyInstance) {
     // An unknown or disabled account gets the same answer, so the endpoint does not reveal which accounts exist.
     if (user && user.status === 1) {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await db.updateTable('sys_captcha').set({ used: 1 }).where('account', '=', account).where('used', '=', 0).execute();
-      await db
-        .insertInto('sys_captcha')
-        .values({ account, code_hash: sha256(`${account}:${code}`), created_at: now, expires_at: now + CAPTCHA_TTL_SECONDS * 1000 })
-        .execute();
-      await app.ctx.sms.send({
-        phone: user.phone,
-        account,
-        code,
-        text: `【园区出入管理】您的登录验证码为${code}，${CAPTCHA_TTL_SECONDS / 60}分钟内有效，请勿泄露给他人。`,
-        time: app.ctx.time(),
+      // The code and its text are written together; the text leaves only after the commit, through the outbox (core/sms-outbox.ts).
+      const messageId = await db.transaction().execute(async (trx) => {
+        await trx.updateTable('sys_captcha').set({ used: 1 }).where('account', '=', account).where('used', '=', 0).execute();
+        await trx
+          .insertInto('sys_captcha')
+          .values({ account, code_hash: sha256(`${account}:${code}`), created_at: now, expires_at: now + CAPTCHA_TTL_SECONDS * 1000 })
+          .execute();
+        const text = `【园区出入管理】您的登录验证码为${code}，${CAPTCHA_TTL_SECONDS / 60}分钟内有效，请勿泄露给他人。`;
+        return enqueueSms(trx, 'captcha', null, [{ phone: user.phone, account, code, text, time: app.ctx.time() }], now);
       });
+      // Sent now, with no transaction open and bounded by the outbox's timeout: the answer says whether the code went out.
+      const outcome = await deliverSms(app.ctx, messageId);
+      if (outcome && !outcome.sent) {
+        req.log.error({ account, phone: maskPhone(user.phone), sms: outcome.errors.map((e) => e.replace(user.phone, maskPhone(user.phone))) }, 'captcha sms failed');
+        throw new AppError(ErrorCode.INTERNAL);
+      }
       req.log.info({ account, phone: maskPhone(user.phone) }, 'captcha sent');
     } else {
       // The same write as for a known account, so the answer's timing does not tell; the typed text is not kept.
