@@ -14,36 +14,12 @@ export interface PushPayload {
   tag: string;
 }
 
-/** One row of the notification centre as the API answers it. */
-export interface NotificationItem extends PushPayload {
-  notification_id: number;
-  kind: NotificationKindValue;
-  create_time: string;
-  read_at: string | null;
-}
-
-/** One device that receives Web Push for the caller. */
-export interface PushDevice {
-  push_subscription_id: number;
-  endpoint: string;
-  device_label: string;
-  create_time: string;
-  update_time: string;
-  last_push_time: string | null;
-  last_push_error: string | null;
-  /** Subscribed from the session making the call. */
-  current: boolean;
-}
-
 /** Events of GET /api/notifications/stream (text/event-stream). */
 export const StreamEvent = { UNREAD: 'unread', NOTIFICATION: 'notification' } as const;
 export interface UnreadEvent {
   count: number;
 }
-export interface NotificationEvent extends NotificationItem {
-  /** The recipient's unread count right after this notification. */
-  unread: number;
-}
+// A row of the centre (NotificationItem), the stream's NotificationEvent and a push device (PushDevice) are declared in schemas/notifications.ts.
 
 /**
  * A notification opens the record it is about, not only its screen: the list

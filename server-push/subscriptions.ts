@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { PushDevice } from '../domain/notifications';
-import type { PushSubscribeBody } from '../domain/schemas/notifications';
+import type { PushDevice, PushSubscribeBody } from '../domain/schemas/notifications';
 import type { DB } from '../server/db/schema';
 
 export interface Subscriber {

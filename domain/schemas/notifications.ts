@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { binary, col, defineCall, pageOf } from '../contract';
 import { NotificationKind, type NotificationKindValue } from '../notifications';
 import { idNumber, labelled, pageQuery } from './common';
 
@@ -94,3 +95,82 @@ export const notificationReadBody = labelled(
   }),
   notificationLabels,
 );
+
+/** One row of the notification centre as the API answers it. */
+export const notificationItemRow = z.object({
+  notification_id: col.id,
+  kind: z.enum(kinds),
+  title: col.text,
+  body: col.text,
+  url: col.text,
+  tag: col.text,
+  create_time: col.time,
+  read_at: col.time.nullable(),
+});
+
+/** One device that receives Web Push for the caller. */
+export const pushDeviceRow = z.object({
+  push_subscription_id: col.id,
+  endpoint: col.text,
+  device_label: col.text,
+  create_time: col.time,
+  update_time: col.time,
+  last_push_time: col.time.nullable(),
+  last_push_error: col.text.nullable(),
+  /** Subscribed from the session making the call. */
+  current: z.boolean(),
+});
+
+const unread = z.object({ count: col.int });
+
+/** The notification centre (DESIGN.md §5): each person's own rows. */
+export const notificationApi = {
+  page: defineCall({ method: 'POST', path: '/notifications/page', permission: 'signed-in', summary: '我的消息（分页）', input: notificationPageQuery, answer: pageOf(notificationItemRow) }),
+  unreadCount: defineCall({ method: 'GET', path: '/notifications/unreadCount', permission: 'signed-in', summary: '未读消息数', input: z.object({}), answer: unread }),
+  read: defineCall({ method: 'POST', path: '/notifications/read', permission: 'signed-in', summary: '消息标为已读', operation: '消息标为已读', input: notificationReadBody, answer: unread }),
+  readAll: defineCall({ method: 'POST', path: '/notifications/readAll', permission: 'signed-in', summary: '消息全部标为已读', operation: '消息全部已读', input: z.object({}), answer: unread }),
+  /** Read with fetch() and the Bearer header (src/features/notifications/live.ts); events: domain/notifications.ts StreamEvent. */
+  stream: defineCall({
+    method: 'GET',
+    path: '/notifications/stream',
+    permission: 'signed-in',
+    summary: '消息实时推送流（text/event-stream）',
+    input: z.object({}),
+    answer: binary('text/event-stream'),
+  }),
+};
+
+/** Web Push (DESIGN.md §2 server-push/): the key and each person's devices. */
+export const pushApi = {
+  vapidPublicKey: defineCall({
+    method: 'GET',
+    path: '/push/vapidPublicKey',
+    permission: 'signed-in',
+    summary: '推送服务公钥（VAPID）',
+    input: z.object({}),
+    answer: z.object({ publicKey: col.text }),
+  }),
+  subscriptions: defineCall({ method: 'GET', path: '/push/subscriptions', permission: 'signed-in', summary: '我已开启推送的设备', input: z.object({}), answer: pageOf(pushDeviceRow) }),
+  subscribe: defineCall({
+    method: 'POST',
+    path: '/push/subscribe',
+    permission: 'signed-in',
+    summary: '开启本机推送通知',
+    operation: '开启推送通知',
+    input: pushSubscribeBody,
+    answer: z.object({ push_subscription_id: col.id }),
+  }),
+  unsubscribe: defineCall({
+    method: 'POST',
+    path: '/push/unsubscribe',
+    permission: 'signed-in',
+    summary: '关闭一台设备的推送通知',
+    operation: '关闭推送通知',
+    input: pushUnsubscribeBody,
+    answer: z.object({ removed: col.int }),
+  }),
+};
+export type NotificationItem = z.infer<typeof notificationItemRow>;
+export type PushDevice = z.infer<typeof pushDeviceRow>;
+/** The `notification` event of the stream: a row and the recipient's unread count right after it. */
+export type NotificationEvent = NotificationItem & { unread: number };

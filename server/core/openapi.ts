@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { binaryType } from '../../domain/contract';
+import { commonApi } from '../../domain/schemas/common-api';
 import { errorTable } from '../../domain/errors';
 import { flattenPermissions } from '../../domain/permissions';
 import type { RouteInfo } from './context';
+import { route } from './route';
 import { labelsOf } from './validate';
 
 /**
@@ -153,8 +155,6 @@ export async function openApiRoutes(app: FastifyInstance, opts: { version: strin
   let doc: Json | undefined;
   // Built once, on first ask: by then every route is registered.
   const document = () => (doc ??= openApiDocument(app.ctx.routes, opts.version));
-  app.get('/openapi.json', { config: { permission: 'public' }, schema: { summary: 'OpenAPI 3 描述', querystring: z.object({}) } }, async () => document());
-  app.get('/docs', { config: { permission: 'public' }, schema: { summary: '接口文档页面', querystring: z.object({}) } }, async (_req, reply) =>
-    reply.type('text/html; charset=utf-8').send(docsPage(document())),
-  );
+  route(app, commonApi.openapi, async (_req, reply) => reply.send(document()));
+  route(app, commonApi.docs, async (_req, reply) => reply.type('text/html; charset=utf-8').send(docsPage(document())));
 }

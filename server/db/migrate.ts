@@ -21,6 +21,7 @@ import { presenceOrder } from './migrations/018-presence-order';
 import { operationLogName } from './migrations/019-operation-log-name';
 import { openAlarms } from './migrations/020-open-alarms';
 import { taskSubmitTime } from './migrations/021-task-submit-time';
+import { outbox } from './migrations/022-outbox';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -46,6 +47,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '019-operation-log-name': operationLogName(),
     '020-open-alarms': openAlarms(),
     '021-task-submit-time': taskSubmitTime(),
+    '022-outbox': outbox(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -402,6 +402,19 @@ export interface NotificationTable {
   push_lease: D<number>;
   push_attempts: D<number>;
 }
+/** What leaves the process besides Web Push (migration 022, server/core/sms-outbox.ts). */
+export interface OutboxMessageTable {
+  message_id: Generated<number>;
+  channel: string;
+  origin: string;
+  origin_id: number | null;
+  payload: string;
+  /** 0 waiting, 1 claimed by a server sending it, 2 sent, 3 failed. */
+  state: D<number>;
+  created_at: number;
+  settled_at: number | null;
+  error: string | null;
+}
 export interface PushSubscriptionTable {
   push_subscription_id: Generated<number>;
   user_id: number;
@@ -530,7 +543,7 @@ export interface StrandedAlarmTable {
   sms_send: D<number>;
   sms_content: D<string>;
   sms_error_response: string | null;
-  /** 1 waiting to be sent after commit, 2 claimed by a server sending it, 0 settled (migration 020). */
+  /** 1 while its SMS waits in the outbox (outbox_message, migration 022) or is being sent, 0 settled or nothing to send (migration 020); 2 only on rows claimed before 022. */
   sms_state: D<number>;
   create_time: string;
 }
@@ -571,6 +584,7 @@ export interface DB {
   vehicle_mark: VehicleMarkTable;
   notification: NotificationTable;
   push_subscription: PushSubscriptionTable;
+  outbox_message: OutboxMessageTable;
 }
 
 // ---------------------------------------------------------------- file access (migration 007)

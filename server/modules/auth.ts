@@ -1,14 +1,14 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { ErrorCode } from '../../domain/errors';
 import { buildMenuTree } from '../../domain/permissions';
-import { CAPTCHA_TTL_SECONDS, captchaPayload, encryptedBody, loginPayload } from '../../domain/schemas/auth';
+import { authApi, CAPTCHA_TTL_SECONDS, captchaPayload, loginPayload } from '../../domain/schemas/auth';
 import { bearerToken } from '../core/auth';
+import { deliverSms, enqueueSms } from '../core/sms-outbox';
 import { decryptContent, newToken, sha256, verifyPassword } from '../core/crypto';
 import { AppError, ok } from '../core/errors';
 import { clear, hit, limitHits, minutesUntil, peek } from '../core/rate-limit';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { parse } from '../core/validate';
 import { userSummary } from './users';
 
@@ -44,17 +44,16 @@ const bucket = {
  */
 const UNKNOWN_ACCOUNT_REMARK = '账号不存在';
 
-export async function authRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function authRoutes(app: FastifyInstance) {
   const { db, config } = app.ctx;
   const limits = config.rateLimits;
 
   // The route checks the envelope (encryptedBody); what it carries is parsed once decrypted.
   const decrypt = async (body: { content: string }) => decryptContent(app.ctx.keys, body.content);
 
-  app.get('/user/publicKey', { config: { permission: 'public' }, schema: { summary: '登录加密公钥', querystring: z.object({}) } }, async () => ok({ publicKey: app.ctx.keys.publicKeyPem }));
+  route(app, authApi.publicKey, async () => ok({ publicKey: app.ctx.keys.publicKeyPem }));
 
-  app.post('/user/captcha', { config: { permission: 'public' }, schema: { summary: '获取短信验证码（加密）', body: encryptedBody } }, async (req) => {
+  route(app, authApi.captcha, async (req) => {
     const { account } = parse(captchaPayload, await decrypt(req.body));
     const now = Date.now();
     await limitHits(db, bucket.captchaIp(req.ip), limits.captchaPerIp, HOUR_MS, '获取验证码', now);
@@ -72,18 +71,22 @@ export async function authRoutes(appInstance: FastifyInstance) {
     // An unknown or disabled account gets the same answer, so the endpoint does not reveal which accounts exist.
     if (user && user.status === 1) {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await db.updateTable('sys_captcha').set({ used: 1 }).where('account', '=', account).where('used', '=', 0).execute();
-      await db
-        .insertInto('sys_captcha')
-        .values({ account, code_hash: sha256(`${account}:${code}`), created_at: now, expires_at: now + CAPTCHA_TTL_SECONDS * 1000 })
-        .execute();
-      await app.ctx.sms.send({
-        phone: user.phone,
-        account,
-        code,
-        text: `【园区出入管理】您的登录验证码为${code}，${CAPTCHA_TTL_SECONDS / 60}分钟内有效，请勿泄露给他人。`,
-        time: app.ctx.time(),
+      // The code and its text are written together; the text leaves only after the commit, through the outbox (core/sms-outbox.ts).
+      const messageId = await db.transaction().execute(async (trx) => {
+        await trx.updateTable('sys_captcha').set({ used: 1 }).where('account', '=', account).where('used', '=', 0).execute();
+        await trx
+          .insertInto('sys_captcha')
+          .values({ account, code_hash: sha256(`${account}:${code}`), created_at: now, expires_at: now + CAPTCHA_TTL_SECONDS * 1000 })
+          .execute();
+        const text = `【园区出入管理】您的登录验证码为${code}，${CAPTCHA_TTL_SECONDS / 60}分钟内有效，请勿泄露给他人。`;
+        return enqueueSms(trx, 'captcha', null, [{ phone: user.phone, account, code, text, time: app.ctx.time() }], now);
       });
+      // Sent now, with no transaction open and bounded by the outbox's timeout: the answer says whether the code went out.
+      const outcome = await deliverSms(app.ctx, messageId);
+      if (outcome && !outcome.sent) {
+        req.log.error({ account, phone: maskPhone(user.phone), sms: outcome.errors.map((e) => e.replace(user.phone, maskPhone(user.phone))) }, 'captcha sms failed');
+        throw new AppError(ErrorCode.INTERNAL);
+      }
       req.log.info({ account, phone: maskPhone(user.phone) }, 'captcha sent');
     } else {
       // The same write as for a known account, so the answer's timing does not tell; the typed text is not kept.
@@ -92,7 +95,7 @@ export async function authRoutes(appInstance: FastifyInstance) {
     return ok({ expireOfSeconds: cooldownSeconds }, '验证码发送成功');
   });
 
-  app.post('/user/v2login', { config: { permission: 'public' }, schema: { summary: '登录（加密）', body: encryptedBody } }, async (req) => {
+  route(app, authApi.login, async (req) => {
     const payload = parse(loginPayload, await decrypt(req.body));
     const { account, password, captcha } = payload;
     const user = await db.selectFrom('sys_user').select(['user_id', 'user_name', 'depart_id', 'password_hash', 'status']).where('account', '=', account).where('deleted', '=', 0).executeTakeFirst();
@@ -175,13 +178,13 @@ export async function authRoutes(appInstance: FastifyInstance) {
     return ok({ token }, '登录成功');
   });
 
-  app.post('/user/logout', { config: { permission: 'signed-in', operation: '退出登录' }, schema: { summary: '退出登录', body: z.object({}) } }, async (req) => {
+  route(app, authApi.logout, async (req) => {
     const token = bearerToken(req);
     if (token) await db.deleteFrom('sys_session').where('token_hash', '=', sha256(token)).execute();
     return ok(null, '已退出登录');
   });
 
-  app.get('/user/info', { config: { permission: 'signed-in' }, schema: { summary: '当前用户、权限与菜单', querystring: z.object({}) } }, async (req) => {
+  route(app, authApi.info, async (req) => {
     const auth = req.auth!;
     const user = await userSummary(db, auth.userId);
     const rows = await db

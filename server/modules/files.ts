@@ -2,15 +2,15 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import { ErrorCode } from '../../domain/errors';
+import { fileApi, fileParams } from '../../domain/schemas/files';
 import { authenticate, authenticateSession, bearerToken } from '../core/auth';
 import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
 import { recordFileObject } from '../core/file-refs';
 import { detectFileType, FILE_TYPES, type FileType } from '../core/file-type';
 import { withoutUrlQuery } from '../core/idempotency';
-import type { RouteSchema, ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { fileStoreOf, isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
 import { mayReadFile } from './access';
@@ -112,11 +112,6 @@ export function fileHeaders(name: string, size: number): Record<string, string |
   };
 }
 
-/** The upload reads one file part, whatever its field name. */
-const uploadSchema: RouteSchema = { summary: '上传文件', multipart: { file: '图片（JPG、PNG、WEBP、GIF，≤10MB）或文档（PDF、XLSX，≤20MB），一次一个' } };
-/** `?access=` of a file read: any value is taken as given, and anything but a good token answers 401 (fileReader). */
-const fileQuery = z.object({ access: z.unknown().optional().describe('文件访问令牌（/file/accessToken 或上传答复中的 url 所带）') });
-
 /**
  * Reads the one file part of a multipart request, checks its type from its
  * content and its size, stores it and records its uploader (in a
@@ -163,8 +158,7 @@ export async function receiveUpload(req: FastifyRequest, o: { uploaderUserId: nu
 /** One file per request, at most a document's size: what every upload route's multipart registration allows. */
 export const multipartLimits = { fileSize: DOCUMENT_MAX_BYTES, files: 1, fields: 10, parts: 20 };
 
-export async function fileRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function fileRoutes(app: FastifyInstance) {
   const store = fileStoreOf(app.ctx.config.dataDir);
   const secret = await loadFileAccessSecret(app.ctx.db);
   // Scoped to this plugin: only the upload route parses multipart bodies.
@@ -176,24 +170,32 @@ export async function fileRoutes(appInstance: FastifyInstance) {
     return { access, expiresAt, expiresIn: Math.round((expiresAt - Date.now()) / 1000) };
   };
 
-  app.post('/file/accessToken', { config: { permission: 'signed-in', secretAnswer: 'refuse' }, schema: { summary: '签发文件访问令牌（供 <img> 使用）', body: z.object({}) } }, async (req) =>
-    ok(issueAccess(req)),
-  );
+  route(app, fileApi.accessToken, async (req) => ok(issueAccess(req)), { config: { secretAnswer: 'refuse' } });
 
-  // A role, as for every other write: a signed-in account without one only sees the 403 page.
-  app.post('/file/upload', { config: { permission: 'role', operation: '上传文件', secretAnswer: withoutUrlQuery }, schema: uploadSchema }, async (req) => {
-    const file = await receiveUpload(req, { uploaderUserId: req.auth!.userId });
-    return ok({ name: file.name, url: `/api/file/${file.name}?access=${encodeURIComponent(issueAccess(req).access)}`, size: file.size, type: file.type }, '上传成功');
-  });
+  // The answer's url carries an access token: a replay gets it without (withoutUrlQuery).
+  route(
+    app,
+    fileApi.upload,
+    async (req) => {
+      const file = await receiveUpload(req, { uploaderUserId: req.auth!.userId });
+      return ok({ name: file.name, url: `/api/file/${file.name}?access=${encodeURIComponent(issueAccess(req).access)}`, size: file.size, type: file.type }, '上传成功');
+    },
+    { config: { secretAnswer: withoutUrlQuery } },
+  );
 
   // 'public' to the guard because an <img> cannot send a header; fileReader is this route's own check.
   // Its request lines stay out of the info log: the URL carries the access token.
-  app.get('/file/:name', { config: { permission: 'public' }, logLevel: 'warn', schema: { summary: '读取文件（Bearer 或 ?access= 令牌）', querystring: fileQuery } }, async (req, reply) => {
-    const auth = await fileReader(appInstance, req, secret);
-    const name = (req.params as { name: string }).name;
-    // One answer for absent and not allowed: whether a name exists is itself not for everyone.
-    const opened = isFileName(name) && (await mayReadFile(app.ctx.db, auth, name)) ? await store.open(name) : null;
-    if (!opened) throw new AppError(ErrorCode.NOT_FOUND, MSG_NOT_FOUND);
-    return reply.headers(fileHeaders(name, opened.size)).send(opened.stream);
-  });
+  route(
+    app,
+    fileApi.read,
+    async (req, reply) => {
+      const auth = await fileReader(app, req, secret);
+      const name = (req.params as { name: string }).name;
+      // One answer for absent and not allowed: whether a name exists is itself not for everyone.
+      const opened = isFileName(name) && (await mayReadFile(app.ctx.db, auth, name)) ? await store.open(name) : null;
+      if (!opened) throw new AppError(ErrorCode.NOT_FOUND, MSG_NOT_FOUND);
+      return reply.headers(fileHeaders(name, opened.size)).send(opened.stream);
+    },
+    { logLevel: 'warn', params: fileParams },
+  );
 }

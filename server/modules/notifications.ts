@@ -1,14 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { z } from 'zod';
-import { StreamEvent, type NotificationItem } from '../../domain/notifications';
+import { StreamEvent } from '../../domain/notifications';
 import { INT_MAX } from '../../domain/schemas/common';
-import { notificationPageQuery, notificationReadBody } from '../../domain/schemas/notifications';
+import { notificationApi, type NotificationItem } from '../../domain/schemas/notifications';
 import { ok } from '../core/errors';
 import { onNotified, signalNotified } from '../core/notify';
 import { pageOf } from '../core/paging';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import type { DB, NotificationTable } from '../db/schema';
 
 /**
@@ -208,8 +207,7 @@ class StreamHub {
   }
 }
 
-export async function notificationRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function notificationRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const db = ctx.db;
   const hub = new StreamHub(
@@ -228,7 +226,7 @@ export async function notificationRoutes(appInstance: FastifyInstance) {
     hub.closeAll();
   });
 
-  app.post('/notifications/page', { config: { permission: 'signed-in' }, schema: { summary: '我的消息（分页）', body: notificationPageQuery } }, async (req) => {
+  route(app, notificationApi.page, async (req) => {
     const q = req.body;
     const userId = req.auth!.userId;
     const base = () => {
@@ -248,11 +246,9 @@ export async function notificationRoutes(appInstance: FastifyInstance) {
     return ok({ list: page.list.map(toItem), total: page.total });
   });
 
-  app.get('/notifications/unreadCount', { config: { permission: 'signed-in' }, schema: { summary: '未读消息数', querystring: z.object({}) } }, async (req) =>
-    ok({ count: await unreadCount(db, req.auth!.userId) }),
-  );
+  route(app, notificationApi.unreadCount, async (req) => ok({ count: await unreadCount(db, req.auth!.userId) }));
 
-  app.post('/notifications/read', { config: { permission: 'signed-in', operation: '消息标为已读' }, schema: { summary: '消息标为已读', body: notificationReadBody } }, async (req) => {
+  route(app, notificationApi.read, async (req) => {
     const body = req.body;
     const userId = req.auth!.userId;
     // Another person's ids match nothing: the update is bound to the caller.
@@ -261,14 +257,14 @@ export async function notificationRoutes(appInstance: FastifyInstance) {
     return ok({ count: await unreadCount(db, userId) });
   });
 
-  app.post('/notifications/readAll', { config: { permission: 'signed-in', operation: '消息全部已读' }, schema: { summary: '消息全部标为已读', body: z.object({}) } }, async (req) => {
+  route(app, notificationApi.readAll, async (req) => {
     const userId = req.auth!.userId;
     await db.updateTable('notification').set({ read_at: ctx.time() }).where('user_id', '=', userId).where('read_at', 'is', null).execute();
     signalNotified(db, [userId]);
     return ok({ count: 0 }, '已全部标为已读');
   });
 
-  app.get('/notifications/stream', { config: { permission: 'signed-in' }, schema: { summary: '消息实时推送流（text/event-stream）', querystring: z.object({}) } }, async (req, reply) => {
+  route(app, notificationApi.stream, async (req, reply) => {
     const auth = req.auth!;
     const last = Number(req.headers['last-event-id']);
     reply.hijack();

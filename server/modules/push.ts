@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { pushSubscribeBody, pushUnsubscribeBody } from '../../domain/schemas/notifications';
+import { pushApi } from '../../domain/schemas/notifications';
 import { startDispatcher } from '../../server-push/dispatch';
 import { listSubscriptions, removeSubscription, upsertSubscription } from '../../server-push/subscriptions';
 import { loadVapidKeys } from '../../server-push/vapid';
 import { ok } from '../core/errors';
 import { onNotified } from '../core/notify';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 
 /**
  * An endpoint and its keys are a capability to reach and read one device's
@@ -30,8 +29,7 @@ const auditRawBody = async (req: FastifyRequest) => {
 };
 
 /** Web Push (DESIGN.md §2 server-push/): the key, each person's devices, and the dispatcher that sends. */
-export async function pushRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function pushRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const keys = await loadVapidKeys(ctx.db);
   const dispatcher = startDispatcher({ db: ctx.db, dialect: ctx.dialect, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log });
@@ -43,32 +41,34 @@ export async function pushRoutes(appInstance: FastifyInstance) {
   });
 
   // Subscribing a device needs the application server key; any signed-in user may opt in.
-  app.get('/push/vapidPublicKey', { config: { permission: 'signed-in' }, schema: { summary: '推送服务公钥（VAPID）', querystring: z.object({}) } }, async () => ok({ publicKey: keys.publicKey }));
+  route(app, pushApi.vapidPublicKey, async () => ok({ publicKey: keys.publicKey }));
 
-  app.get('/push/subscriptions', { config: { permission: 'signed-in' }, schema: { summary: '我已开启推送的设备', querystring: z.object({}) } }, async (req) => {
+  route(app, pushApi.subscriptions, async (req) => {
     const auth = req.auth!;
     const list = await listSubscriptions(ctx.db, auth);
     return ok({ list, total: list.length });
   });
 
-  app.post(
-    '/push/subscribe',
-    { config: { permission: 'signed-in', operation: '开启推送通知' }, schema: { summary: '开启本机推送通知', body: pushSubscribeBody }, preValidation: auditRawBody },
+  route(
+    app,
+    pushApi.subscribe,
     async (req) => {
       const body = req.body;
       const id = await upsertSubscription(ctx.db, req.auth!, body, String(req.headers['user-agent'] ?? ''), ctx.time());
       return ok({ push_subscription_id: id }, '已开启本机推送');
     },
+    { preValidation: auditRawBody },
   );
 
-  app.post(
-    '/push/unsubscribe',
-    { config: { permission: 'signed-in', operation: '关闭推送通知' }, schema: { summary: '关闭一台设备的推送通知', body: pushUnsubscribeBody }, preValidation: auditRawBody },
+  route(
+    app,
+    pushApi.unsubscribe,
     async (req) => {
       const body = req.body;
       // Removing a device that is already gone is what the caller wanted: answer success either way.
       const removed = await removeSubscription(ctx.db, req.auth!.userId, body);
       return ok({ removed }, '已关闭推送');
     },
+    { preValidation: auditRawBody },
   );
 }

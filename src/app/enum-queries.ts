@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { enums, type EnumName, type EnumOption } from '../../domain/enums';
-import { get } from '../lib/http';
+import { commonApi } from '../../domain/schemas/common-api';
+import { call } from '../lib/http';
 
 /**
  * Code tables from GET /common/enum/{name}. The static copy in domain/ paints
@@ -10,7 +11,7 @@ import { get } from '../lib/http';
 export const enumQuery = (name: EnumName) =>
   queryOptions({
     queryKey: ['enum', name],
-    queryFn: () => get<EnumOption[]>(`/common/enum/${name}`),
+    queryFn: (): Promise<EnumOption[]> => call(commonApi.enum, {}, { params: { name } }),
     initialData: enums[name] as EnumOption[],
     initialDataUpdatedAt: 0,
     staleTime: 60 * 60_000,

@@ -1,4 +1,5 @@
-import { post } from '../lib/http';
+import { authApi } from '../../domain/schemas/auth';
+import { call } from '../lib/http';
 import { session } from '../lib/session';
 
 /**
@@ -8,7 +9,7 @@ import { session } from '../lib/session';
  */
 export async function logout(): Promise<void> {
   try {
-    await post('/user/logout');
+    await call(authApi.logout);
   } catch {
     // nothing to do: the token is dropped below either way
   }

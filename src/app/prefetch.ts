@@ -2,7 +2,8 @@ import { notifyManager, type QueryClient } from '@tanstack/react-query';
 import { enumNames, type EnumName, type EnumOption } from '../../domain/enums';
 import { SCAN_PERMISSION } from '../../domain/permissions';
 import { afterFirstScreen } from '../lib/after-first-screen';
-import { get } from '../lib/http';
+import { commonApi } from '../../domain/schemas/common-api';
+import { call } from '../lib/http';
 import { meQuery } from '../lib/me';
 import { departmentsQuery, userOptionsQuery, vehicleTypesQuery } from '../lib/preloads';
 import { enumQuery } from './enum-queries';
@@ -19,7 +20,7 @@ export function prefetchAfterSignIn(client: QueryClient): () => void {
     void client.prefetchQuery(vehicleTypesQuery);
     void client.prefetchQuery(userOptionsQuery);
     // One call for all code tables, written into each table's own query.
-    void get<Record<EnumName, EnumOption[]>>('/common/enums')
+    void call(commonApi.enums)
       // One batch: each table written alone would wake every cache listener (banner, persister) once per table.
       .then((all) => notifyManager.batch(() => enumNames.forEach((name) => all[name] && client.setQueryData(enumQuery(name).queryKey, all[name]))))
       .catch(() => undefined);

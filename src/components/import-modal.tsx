@@ -1,6 +1,7 @@
 import { Button, Selector } from 'antd-mobile';
 import { DownlandOutline, FileOutline, UploadOutline } from 'antd-mobile-icons';
 import { useRef, useState, type ComponentType } from 'react';
+import type { Call } from '../../domain/contract';
 import type { PermissionCode } from '../../domain/permissions';
 import { downloadFile } from '../lib/download';
 import { ApiError, api } from '../lib/http';
@@ -21,8 +22,8 @@ export interface ImportKind {
   code: PermissionCode;
   /** GET: the template workbook. */
   template: string;
-  /** POST multipart (part `file`): the import. */
-  upload: string;
+  /** POST multipart (part `file`): the import, as declared in domain/ (defineUpload), or (older) its path. */
+  upload: Call | string;
   /** The template's file name when the server sends none. */
   file: string;
   hint: string;
@@ -87,7 +88,7 @@ function ImportModal({ open, onClose, onDone, title, kinds, reloadAfterMs }: Scr
     try {
       const form = new FormData();
       form.append('file', file, file.name);
-      const r = await api<{ count?: number; ids?: number[] }>({ method: 'POST', url: current.upload, data: form, timeout: 5 * 60_000 });
+      const r = await api<{ count?: number; ids?: number[] }>({ method: 'POST', url: typeof current.upload === 'string' ? current.upload : current.upload.path, data: form, timeout: 5 * 60_000 });
       showToast({ icon: 'success', content: `导入成功，共${r?.count ?? 0}条` });
       // Stay open to offer 全部提交 when the caller may submit what was imported; the list shows the drafts meanwhile.
       if (current.submit && can(current.submit.code) && r?.ids?.length) {

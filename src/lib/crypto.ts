@@ -1,12 +1,13 @@
 import { CompactEncrypt, importSPKI } from 'jose';
-import { get } from './http';
+import { authApi } from '../../domain/schemas/auth';
+import { call } from './http';
 
 let cached: { pem: string; key: CryptoKey } | null = null;
 
 /** Encrypts a JSON payload as JWE (RSA-OAEP-256 / A256GCM) with the server's public key, as every `content` field requires. */
 export async function encryptContent(payload: unknown): Promise<string> {
   if (!cached) {
-    const { publicKey } = await get<{ publicKey: string }>('/user/publicKey');
+    const { publicKey } = await call(authApi.publicKey);
     cached = { pem: publicKey, key: (await importSPKI(publicKey, 'RSA-OAEP-256')) as CryptoKey };
   }
   const plaintext = new TextEncoder().encode(JSON.stringify(payload));

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
 import { isLocalPhoto } from '../../domain/schemas/car-application';
-import { ApiError, api, post } from './http';
+import type { AnswerOf } from '../../domain/contract';
+import { fileApi } from '../../domain/schemas/files';
+import { ApiError, api, call } from './http';
 import { session } from './session';
 
 export { isLocalPhoto, PHOTOS_NOT_UPLOADED } from '../../domain/schemas/car-application';
@@ -203,10 +205,10 @@ export function cachedFileAccess(): string | null {
 export async function getFileAccess(): Promise<string> {
   const cached = cachedFileAccess();
   if (cached) return cached;
-  inflight ??= post<{ access: string; expiresAt: number; expiresIn?: number }>('/file/accessToken')
+  inflight ??= call(fileApi.accessToken)
     .then((r) => {
       // expiresIn is relative, so a phone whose clock is off still refreshes in time.
-      const ttl = r.expiresIn !== undefined ? r.expiresIn * 1000 : r.expiresAt - Date.now();
+      const ttl = r.expiresIn * 1000;
       const a: Access = { access: r.access, useUntil: Date.now() + Math.max(ttl - REFRESH_MARGIN_MS, 60_000), owner: ownerTag() };
       current = a;
       try {
@@ -267,12 +269,7 @@ export function useFileAccess(): string | undefined {
 /** A name for a Blob without one (a photo kept offline), with the extension of its type. */
 export const uploadNameFor = (type: string): string => `photo.${({ 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'image/gif': 'gif' } as Record<string, string>)[type] ?? 'bin'}`;
 
-export interface UploadedFile {
-  name: string;
-  url: string;
-  size: number;
-  type: string;
-}
+export type { UploadedFile } from '../../domain/schemas/files';
 
 /**
  * Uploads one file (multipart field `file`) and answers its stored name.
@@ -282,9 +279,9 @@ export interface UploadedFile {
 export async function uploadFile(file: Blob, onProgress?: (percent: number) => void, signal?: AbortSignal, idempotencyKey?: string): Promise<string> {
   const form = new FormData();
   form.append('file', file, (file as File).name || uploadNameFor(file.type));
-  const r = await api<UploadedFile>({
-    method: 'POST',
-    url: '/file/upload',
+  const r = await api<AnswerOf<typeof fileApi.upload>>({
+    method: fileApi.upload.method,
+    url: fileApi.upload.path,
     data: form,
     signal,
     headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,

@@ -1,17 +1,13 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { MenuNode, PermissionCode } from '../../domain/permissions';
-import { get } from './http';
+import type { PermissionCode } from '../../domain/permissions';
+import { authApi } from '../../domain/schemas/auth';
+import { call } from './http';
 
-export interface Me {
-  user: { user_id: number; user_name: string; account: string; gender: number; phone: string; depart_id: number; depart_name: string | null };
-  roleNames: string[];
-  permissions: string[];
-  menus: MenuNode[];
-}
+export type { Me } from '../../domain/schemas/auth';
 
 export const meQuery = queryOptions({
   queryKey: ['me'],
-  queryFn: () => get<Me>('/user/info'),
+  queryFn: () => call(authApi.info),
   staleTime: 5 * 60_000,
 });
 

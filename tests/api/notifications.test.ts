@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NotificationEvent, NotificationItem } from '../../domain/notifications';
+import type { NotificationEvent, NotificationItem } from '../../domain/schemas/notifications';
 import { buildApp } from '../../server/app';
 import { raiseStrandedAlarmNotifications, sendAlarmSms, sendWaitingAlarmSms } from '../../server/modules/stranded/notification';
 import { carApplicationBody } from './fixtures';

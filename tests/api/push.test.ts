@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PushDevice, PushPayload } from '../../domain/notifications';
+import type { PushPayload } from '../../domain/notifications';
+import type { PushDevice } from '../../domain/schemas/notifications';
 import { notify } from '../../server/core/notify';
 import { claimBatch } from '../../server-push/dispatch';
 import { pruneSubscriptions } from '../../server-push/subscriptions';

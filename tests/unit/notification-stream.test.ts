@@ -1,6 +1,6 @@
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { NotificationEvent } from '../../domain/notifications';
+import type { NotificationEvent } from '../../domain/schemas/notifications';
 
 /**
  * The notification stream's client (src/features/notifications/live.ts) over

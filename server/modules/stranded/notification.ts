@@ -4,6 +4,7 @@ import { NotificationKind, recordLink } from '../../../domain/notifications';
 import { formatInZone } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
 import { notify } from '../../core/notify';
+import { deliverSms, enqueueSms, waitingSmsOf } from '../../core/sms-outbox';
 import type { DB } from '../../db/schema';
 
 /** A stranded-vehicle or stranded-person alarm as the alarm job raises it (spec 001 §3, "Stranded alarm"). */
@@ -29,14 +30,12 @@ export interface AlarmSmsFields {
   sms_send: number;
   sms_content: string;
   sms_error_response: string | null;
-  /** 1: the SMS waits for the commit (sendAlarmSms); 0: nothing to send. */
+  /** 1: the SMS waits in the outbox for the commit (sendAlarmSms); 0: nothing to send, or settled. */
   sms_state: number;
 }
 
 const dealCode = { car: 'strandedManagementCar:deal', person: 'strandedManagementPerson:deal' } as const;
 const screen = { car: '/security/stranded-car', person: '/security/stranded-person' } as const;
-/** A provider that does not answer must not hold the alarm job for long. */
-const SMS_TIMEOUT_MS = 10_000;
 
 /** Enabled users who may handle this kind of alarm through a live, enabled role. */
 async function holdersOf(trx: Kysely<DB>, code: string) {
@@ -57,11 +56,6 @@ async function holdersOf(trx: Kysely<DB>, code: string) {
     .where('u.status', '=', 1)
     .orderBy('u.user_id')
     .execute();
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`短信服务${ms / 1000}秒内未响应`)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -107,10 +101,11 @@ function fitSms(text: (gate: string) => string, gate: string): string {
  * centre (and by Web Push) in the caller's transaction, and the SMS to each
  * holder's phone composed for sending after commit, because the security
  * lead must learn of it within seconds even where Web Push cannot reach
- * (DESIGN.md §5). Answers the SMS fields for the caller to store on the alarm
- * row in the same transaction: that row is the SMS's outbox entry
- * (sms_state 1), which sendAlarmSms sends once the transaction has
- * committed. Nothing leaves the process here (DESIGN.md §11).
+ * (DESIGN.md §5). The SMS is written into the outbox (core/sms-outbox.ts)
+ * in the same transaction, and sendAlarmSms sends it once the transaction
+ * has committed. Answers the SMS fields for the caller to store on the alarm
+ * row in that transaction (sms_state 1 until the outbox settles it). Nothing
+ * leaves the process here (DESIGN.md §11).
  */
 export async function raiseStrandedAlarmNotifications(trx: Kysely<DB>, ctx: AppContext, alarm: StrandedAlarm): Promise<AlarmSmsFields> {
   const holders = await holdersOf(trx, dealCode[alarm.kind]);
@@ -130,44 +125,40 @@ export async function raiseStrandedAlarmNotifications(trx: Kysely<DB>, ctx: AppC
   );
   const phones = [...new Set(holders.map((h) => h.phone.trim()).filter((p) => PHONE.test(p)))];
   if (phones.length === 0) return { phones: '', sms_send: 0, sms_content: texts.sms, sms_error_response: '没有可接收短信的告警处理人（无人持有处理权限或未登记手机号）', sms_state: 0 };
+  // The account only labels the message in the provider's log; a phone shared by two holders goes once.
+  const accounts = new Map(
+    (await trx.selectFrom('sys_user').select(['account', 'phone']).where('phone', 'in', phones).where('deleted', '=', 0).orderBy('user_id').execute())
+      .reverse()
+      .map((u) => [u.phone.trim(), u.account]),
+  );
+  const time = ctx.time();
+  await enqueueSms(
+    trx,
+    'stranded_alarm',
+    alarm.alarmId,
+    phones.map((phone) => ({ phone, account: accounts.get(phone) ?? '', text: texts.sms, time })),
+    ctx.now(),
+  );
   return { phones: phones.join(','), sms_send: 0, sms_content: texts.sms, sms_error_response: null, sms_state: 1 };
 }
 
 const PHONE = /^1\d{10}$/;
 
 /**
- * Sends a committed alarm's SMS, once: the server whose conditional update
- * moves the row from waiting (1) to sending (2) sends it, and records the
- * outcome (sms_send, sms_error_response) as it settles the row (0). Another
- * server, or a second call, finds nothing to claim. A server that stops
- * between the claim and the outcome leaves the row at 2, unsent rather than
- * sent twice. Answers whether this call sent it.
+ * Sends a committed alarm's SMS from the outbox, once (core/sms-outbox.ts:
+ * the server whose claim succeeds sends it, after commit, bounded by a
+ * timeout), and records the outcome on the alarm (sms_send,
+ * sms_error_response, sms_state 0). Another server, or a second call, finds
+ * nothing to claim. Answers whether this call sent it.
  */
 export async function sendAlarmSms(ctx: AppContext, alarmId: number): Promise<boolean> {
-  const claimed = await ctx.db.updateTable('stranded_alarm').set({ sms_state: 2 }).where('id', '=', alarmId).where('sms_state', '=', 1).executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) return false;
-  const row = await ctx.db.selectFrom('stranded_alarm').select(['phones', 'sms_content']).where('id', '=', alarmId).executeTakeFirstOrThrow();
-  const phones = row.phones.split(',').filter(Boolean);
-  // The account only labels the message in the provider's log; a phone shared by two holders goes once.
-  const accounts = new Map(
-    (await ctx.db.selectFrom('sys_user').select(['account', 'phone']).where('phone', 'in', phones).where('deleted', '=', 0).orderBy('user_id').execute())
-      .reverse()
-      .map((u) => [u.phone.trim(), u.account]),
-  );
-  const time = ctx.time();
-  const errors: string[] = [];
-  await Promise.all(
-    phones.map(async (phone) => {
-      try {
-        await withTimeout(ctx.sms.send({ phone, account: accounts.get(phone) ?? '', text: row.sms_content, time }), SMS_TIMEOUT_MS);
-      } catch (err) {
-        errors.push(`${phone}：${err instanceof Error ? err.message : String(err)}`);
-      }
-    }),
-  );
+  const messageId = await waitingSmsOf(ctx.db, 'stranded_alarm', alarmId);
+  if (messageId === null) return false;
+  const outcome = await deliverSms(ctx, messageId);
+  if (!outcome) return false;
   await ctx.db
     .updateTable('stranded_alarm')
-    .set({ sms_state: 0, sms_send: errors.length === 0 ? 1 : 0, sms_error_response: errors.length ? errors.sort().join('；').slice(0, 500) : null })
+    .set({ sms_state: 0, sms_send: outcome.sent ? 1 : 0, sms_error_response: outcome.errors.length ? outcome.errors.join('；').slice(0, 500) : null })
     .where('id', '=', alarmId)
     .execute();
   return true;

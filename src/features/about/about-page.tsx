@@ -1,18 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, List, Skeleton } from 'antd-mobile';
 import { formatInZone } from '../../../domain/time';
-import { get } from '../../lib/http';
+import { commonApi } from '../../../domain/schemas/common-api';
+import { call } from '../../lib/http';
 import './about.css';
 
-interface ServerVersion {
-  version: string;
-  deployTime?: string;
-  startedAt: string;
-  database: string;
-  node: string;
-}
-
-const versionQuery = { queryKey: ['system', 'version'], queryFn: () => get<ServerVersion>('/system/version'), staleTime: 60_000 };
+const versionQuery = { queryKey: ['system', 'version'], queryFn: () => call(commonApi.version), staleTime: 60_000 };
 
 /** Spec 002 version card: what runs on this device and on the server, and since when. */
 export default function AboutPage() {
@@ -53,7 +46,6 @@ export default function AboutPage() {
         ) : (
           <>
             <List.Item extra={`v${server.data.version}`}>服务端版本</List.Item>
-            {server.data.deployTime && <List.Item extra={server.data.deployTime}>服务端部署时间</List.Item>}
             <List.Item extra={server.data.startedAt}>启动时间</List.Item>
             <List.Item extra={server.data.database}>数据库</List.Item>
             <List.Item extra={server.data.node}>运行环境</List.Item>

@@ -2,7 +2,8 @@ import type { QueryClient } from '@tanstack/react-query';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
-import { StreamEvent, type NotificationEvent, type UnreadEvent } from '../../../domain/notifications';
+import { StreamEvent, type UnreadEvent } from '../../../domain/notifications';
+import { notificationApi, type NotificationEvent } from '../../../domain/schemas/notifications';
 import { session } from '../../lib/session';
 import { alarmBannerKey, pageKey, unreadKey } from './api';
 
@@ -77,7 +78,7 @@ function run(client: QueryClient): () => void {
     controller = new AbortController();
     setState('connecting');
     try {
-      const res = await fetch('/api/notifications/stream', {
+      const res = await fetch(`/api${notificationApi.stream.path}`, {
         headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
         signal: controller.signal,
         cache: 'no-store',

@@ -4,7 +4,8 @@ import { BellOutline, CheckShieldOutline, ExclamationCircleOutline, FileOutline,
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { Page } from '../../../domain/envelope';
-import { NotificationKind, type NotificationItem, type NotificationKindValue } from '../../../domain/notifications';
+import { NotificationKind, type NotificationKindValue } from '../../../domain/notifications';
+import type { NotificationItem } from '../../../domain/schemas/notifications';
 import { alarmBannerKey, fetchPage, markAllRead, markRead, PAGE_SIZE, pageKey, unreadKey, unreadQuery } from './api';
 import './notifications.css';
 import { showToast } from '../../lib/feedback';

@@ -1,4 +1,5 @@
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
+import { fileApi } from '../../../domain/schemas/files';
 import type { OutboxDb } from './db';
 import { itemsOfUser, outboxItems } from './items';
 import { postOnce, type Reply } from './transport';
@@ -152,7 +153,7 @@ export function createOutboxEngine(deps: OutboxDeps) {
         const form = new FormData();
         const blob = blobs[i]!;
         form.append('file', blob, (blob as File).name || `${field}-${i + 1}.${(blob.type.split('/')[1] ?? 'jpg').replace('jpeg', 'jpg')}`);
-        const reply = await request('/file/upload', form, photoKey(item.id, field, i), token, UPLOAD_TIMEOUT_MS);
+        const reply = await request(fileApi.upload.path, form, photoKey(item.id, field, i), token, UPLOAD_TIMEOUT_MS);
         if (reply.type !== 'ok') return settle({ ...item, uploaded }, reply, '照片上传失败：');
         const name = (reply.data as { name?: unknown } | null)?.name;
         if (typeof name !== 'string' || !name) return settle({ ...item, uploaded }, { type: 'transient', message: '照片上传后未返回文件名', status: 200 }, '照片上传失败：');
