@@ -3,25 +3,14 @@ import { Button, Form, Input, List, Radio, Skeleton, Space } from 'antd-mobile';
 import { useNavigate } from 'react-router-dom';
 import type { z } from 'zod';
 import { enums } from '../../../domain/enums';
-import { profileUpdate } from '../../../domain/schemas/user';
+import { profileUpdate, userApi } from '../../../domain/schemas/user';
 import { confirmLogout } from '../../app/logout';
 import { encryptContent } from '../../lib/crypto';
-import { ApiError, post } from '../../lib/http';
+import { ApiError, call } from '../../lib/http';
 import { meQuery } from '../../lib/me';
 import { useIsDesktop } from '../../lib/use-media';
 import './profile.css';
 import { showToast } from '../../lib/feedback';
-
-interface Self {
-  userId: number;
-  userName: string;
-  account: string;
-  roleNames: string[];
-  departId: number | null;
-  departName: string | null;
-  gender: number;
-  phone: string;
-}
 
 interface ProfileForm {
   userName: string;
@@ -30,7 +19,7 @@ interface ProfileForm {
   password: string;
 }
 
-const selfQuery = { queryKey: ['user', 'self'], queryFn: () => post<Self>('/user/self') };
+const selfQuery = { queryKey: ['user', 'self'], queryFn: () => call(userApi.self, {}) };
 
 /** Inline messages come from the same zod schema the server validates with. */
 const rule = (schema: z.ZodType) => ({
@@ -52,7 +41,7 @@ export default function ProfilePage() {
   const save = useMutation({
     mutationFn: async (values: ProfileForm) => {
       const payload = profileUpdate.parse(values);
-      await post<null>('/user/updateSelf', { content: await encryptContent(payload) });
+      await call(userApi.updateSelf, { content: await encryptContent(payload) });
     },
     onSuccess: () => {
       showToast({ icon: 'success', content: '编辑成功！' });
