@@ -68,6 +68,7 @@ export async function deviceRoutes(app: FastifyInstance) {
     }
     const current = found.application;
     let missing = false;
+    // A genuinely vehicle-only rule (DESIGN.md §7): a vehicle model may need a registration covering the visit; a person has no model.
     if (current?.kind === 'car' && current.state === 2 && current.validity === 'valid') {
       const row = await db
         .selectFrom('car_application')
