@@ -3,7 +3,6 @@ import { outboxStore, type OutboxItem, type OutboxSnapshot } from '../../lib/out
 
 /** What differs between the person and the vehicle alarms: their declaration in domain/schemas/stranded.ts, which the server reads too. */
 export const alarmKinds = strandedKinds;
-export type { StrandedKindDecl as AlarmKind } from '../../../domain/schemas/stranded';
 
 /** The handling of this alarm that waits in the outbox (made offline, or still being sent), if any. */
 export function waitingDeal(kind: StrandedKind, id: number, s: OutboxSnapshot = outboxStore.get()): OutboxItem | undefined {
