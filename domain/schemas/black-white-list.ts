@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { binary, col, defineCall, defineUpload } from '../contract';
+import { defineRegister, standardPaths } from '../registers';
 import { PLATE_PATTERN } from '../identity';
 import { dateOf } from '../visit-rules';
 import { always, codeField, idNumberCheck, idNumberField, imagesField, optionalField, reqText } from './car-application';
@@ -81,31 +83,93 @@ export function listDateErrors(v: { start_time?: string | null; end_time?: strin
   return errors;
 }
 
-interface ListRowBase {
-  id: number;
-  type: number;
-  start_time: string | null;
-  end_time: string | null;
-  status: number;
-  in_reason: string;
-  revoke_reason: string;
-  process_instance_id: number | null;
-  create_user_id: number | null;
-  create_user_name?: string | null;
-  create_time: string;
-  update_time: string;
-}
+/** The columns both lists answer, and the filer's name beside them (modules/registers/lists.ts withNames). */
+const listRowBase = {
+  id: col.id,
+  type: col.int,
+  start_time: col.time.nullable(),
+  end_time: col.time.nullable(),
+  status: col.int,
+  in_reason: col.text,
+  revoke_reason: col.text,
+  process_instance_id: col.id.nullable(),
+  create_user_id: col.id.nullable(),
+  update_user_id: col.id.nullable(),
+  create_user_name: col.text.nullable(),
+  create_time: col.time,
+  update_time: col.time,
+};
 
-export interface CarListRow extends ListRowBase {
-  license_plate: string;
-  vehicle_type_id: number | null;
-  vehicle_type_name?: string | null;
-}
+/** A vehicle list entry as answered, with its model's name. */
+export const carListRow = z.object({ ...listRowBase, license_plate: col.text, vehicle_type_id: col.id.nullable(), vehicle_type_name: col.text.nullable() });
+export type CarListRow = z.infer<typeof carListRow>;
 
-export interface PersonListRow extends ListRowBase {
-  name: string;
-  gender: number | null;
-  idcard_type: number | null;
-  idcard: string;
-  face_photo: string;
-}
+/** A person list entry as answered. */
+export const personListRow = z.object({ ...listRowBase, name: col.text, gender: col.int.nullable(), idcard_type: col.int.nullable(), idcard: col.text, face_photo: col.text });
+export type PersonListRow = z.infer<typeof personListRow>;
+
+const LIST_CODES = (prefix: 'carList' | 'personList') =>
+  ({
+    // "list always allowed" (spec 001 §6): whoever has the screen lists it.
+    list: `menu:${prefix}`,
+    add: `${prefix}:add`,
+    edit: `${prefix}:edit`,
+    delete: `${prefix}:delete`,
+    commit: `${prefix}:commit`,
+    revoke: `${prefix}:revoke`,
+  }) as const;
+
+/** 车辆黑白名单 on the wire (spec 001 §2, §7). */
+export const carListApi = defineRegister({
+  noun: '车辆黑白名单',
+  labels: carListLabels,
+  row: carListRow,
+  queue: 'car_list',
+  wrapper: 'carBlackWhiteList',
+  paths: standardPaths('/carBlackWhiteList'),
+  codes: LIST_CODES('carList'),
+  schemas: { list: carListQuery, create: carListCreate, update: carListUpdate },
+  taskFilters: ['license_plate'],
+});
+
+/** 人员黑白名单 on the wire (spec 001 §2, §7). */
+export const personListApi = defineRegister({
+  noun: '人员黑白名单',
+  labels: personListLabels,
+  row: personListRow,
+  queue: 'person_list',
+  wrapper: 'personBlackWhiteList',
+  paths: standardPaths('/personBlackWhiteList'),
+  codes: LIST_CODES('personList'),
+  schemas: { list: personListQuery, create: personListCreate, update: personListUpdate },
+  taskFilters: ['name', 'idcard'],
+});
+
+/** Vehicle list import (spec 001 §2 "batch Excel import", §7): limits of the upload. */
+export const carListImportLimits = { maxBytes: 5 * 1024 * 1024, maxRows: 500 } as const;
+/** What the xlsx reader unpacks at most (server/core/xlsx-reader.ts MAX_UNZIPPED_BYTES), said in the upload's description. */
+const UNZIPPED_MB = 30;
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** The import's template and upload; imported rows are the caller's drafts, whose ids the dialog can submit at once (全部提交). */
+export const carListImportApi = {
+  template: defineCall({
+    method: 'GET',
+    path: '/carBlackWhiteList/excelTemplate',
+    permission: carListApi.codes.add,
+    summary: '下载车辆黑白名单导入模板（.xlsx）',
+    input: z.object({}),
+    answer: binary(XLSX),
+  }),
+  upload: defineUpload({
+    method: 'POST',
+    path: '/carBlackWhiteList/excelImport',
+    permission: carListApi.codes.add,
+    summary: '车辆黑白名单导入',
+    operation: '车辆黑白名单导入',
+    multipart: {
+      file: `按导入模板填写的 .xlsx 文件（≤${carListImportLimits.maxBytes / 1024 / 1024}MB，解压后≤${UNZIPPED_MB}MB，≤${carListImportLimits.maxRows}行；每人同时一个导入）`,
+    },
+    answer: z.object({ count: col.int, ids: z.array(col.id) }),
+  }),
+};

@@ -4,6 +4,7 @@
  * demo seed, which all feed the same ingestion code.
  */
 import { z } from 'zod';
+import { col, defineCall, defineUpload } from '../contract';
 import { isDocumentNumber, PLATE_PATTERN } from '../identity';
 import { isValidDateTime } from '../visit-rules';
 import { labelled, type FieldLabels } from './common';
@@ -164,3 +165,36 @@ export function eventProblem(event: unknown): string | null {
   const label = deviceEventLabels[field];
   return label && !issue.message.includes(label) ? `${label}：${issue.message}` : issue.message;
 }
+
+/** What a batch of events answers (DESIGN.md §8): how many were stored, how many were replays, and each refused event with why. */
+export const ingestAnswer = z.object({ accepted: col.int, duplicates: col.int, rejected: z.array(z.object({ event_id: col.text, msg: col.text })) });
+
+/** The gate's decision (domain/gate.ts GateDecision): the optional fields are there only when an appointment or a list entry decided. */
+export const gateDecisionAnswer = z.object({
+  allow: z.boolean(),
+  /** Why, in Chinese, as the gate's display and the record show it. */
+  reason: col.text,
+  application_number: col.text.optional(),
+  /** Until when the allowing appointment or list entry holds (park time). */
+  valid_until: col.time.optional(),
+  /** The list entry that decided: 1 black, 2 white. */
+  list_type: col.int.optional(),
+});
+
+/**
+ * The device API (DESIGN.md §8, docs/api.md for gate vendors): a device's
+ * key, never a user's session. Its paths, bodies and answers are the
+ * contract integrators rely on.
+ */
+export const deviceApi = {
+  events: defineCall({ method: 'POST', path: '/device/events', permission: 'device', summary: '设备上报事件（批量，按 event_id 去重）', input: eventsBody, answer: ingestAnswer }),
+  files: defineUpload({
+    method: 'POST',
+    path: '/device/files',
+    permission: 'device',
+    summary: '设备上传图片（multipart，返回文件名供事件引用）',
+    multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个；每台设备每个园区自然日有上传数量上限（默认5000个，超出答复429）' },
+    answer: z.object({ name: col.text, size: col.int, type: col.text }),
+  }),
+  access: defineCall({ method: 'POST', path: '/device/access', permission: 'device', summary: '闸机放行判定（车牌、证件号码或通行码）', input: accessBody, answer: gateDecisionAnswer }),
+};

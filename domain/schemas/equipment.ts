@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { col, defineCall, defineResourceContract } from '../contract';
+import { idBody } from './car-application';
 import { choice01, idField, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText } from './common';
 import type { CrudPrefix } from '../permissions';
 
@@ -122,23 +124,89 @@ export function equipmentSchemas(def: EquipmentKindDef) {
   };
 }
 
-/** A device row as the API answers it: the kind's fields plus state from the device API (issue 12). */
-export interface EquipmentRow {
-  id: number;
-  name: string;
-  number: string;
-  type: number | null;
-  entrances_type: number | null;
-  is_security_check: number | null;
-  temporary_reservation: number | null;
-  lane_number: string | null;
-  plate: string | null;
-  longitude: number | null;
-  latitude: number | null;
-  state: number;
-  state_update_time: string | null;
+/** Answer-side columns of the kinds' own fields; a kind answers only its own (EquipmentKindDef.fields). */
+const kindColumns = {
+  type: col.int.nullable(),
+  entrances_type: col.int.nullable(),
+  is_security_check: col.flag.nullable(),
+  temporary_reservation: col.flag.nullable(),
+  lane_number: col.text.nullable(),
+  plate: col.text.nullable(),
+  longitude: col.num.nullable(),
+  latitude: col.num.nullable(),
+};
+type KindColumn = keyof typeof kindColumns;
+
+/** Every kind answers these: its name and number, and the state the device API sets (DESIGN.md §8). */
+const baseColumns = {
+  id: col.id,
+  name: col.text,
+  number: col.text,
+  state: col.int,
+  state_update_time: col.time.nullable(),
   /** When the device's key (DESIGN.md §8) was last issued; null while it has none. The key and its hash never leave the server. */
-  key_issued_time: string | null;
-  create_time: string;
-  update_time: string;
+  key_issued_time: col.time.nullable(),
+  create_time: col.time,
+  update_time: col.time,
+};
+
+/** The columns a kind's rows are read with (key_hash and last_seen_at stay on the server). */
+export const equipmentColumns = (def: EquipmentKindDef): string[] => [
+  'id',
+  'name',
+  'number',
+  ...def.fields.filter((f) => f !== 'name' && f !== 'number'),
+  'state',
+  'state_update_time',
+  'key_issued_time',
+  'create_time',
+  'update_time',
+];
+
+/** A device row of one kind as the API answers it: the kind's own fields plus the device API's state. */
+export const equipmentRowOf = (def: EquipmentKindDef) =>
+  z.object({
+    ...baseColumns,
+    ...pick(
+      kindColumns,
+      def.fields.filter((f): f is KindColumn => f in kindColumns),
+    ),
+  }) as unknown as z.ZodType<EquipmentRow>;
+
+/** A device row of any kind: the base columns, and the kind's own fields where the kind has them. */
+export type EquipmentRow = z.infer<z.ZodObject<typeof baseColumns>> & Partial<z.infer<z.ZodObject<typeof kindColumns>>>;
+
+/**
+ * One kind on the wire (spec 001 §7): /equipment/{kind}/list, GET detail,
+ * save, edit, delete under its codes, and issueKey (DESIGN.md §8), which
+ * changes the device and is its edit code's.
+ */
+export function equipmentApiOf(def: EquipmentKindDef) {
+  const base = `/equipment/${def.kind}`;
+  const schemas = equipmentSchemas(def);
+  return {
+    ...defineResourceContract({
+      noun: def.title,
+      key: 'id',
+      labels: equipmentLabels,
+      row: equipmentRowOf(def),
+      paths: { list: `${base}/list`, detail: { url: `${base}/detail`, method: 'GET' }, save: `${base}/save`, edit: `${base}/edit`, delete: `${base}/delete` },
+      permissions: { list: `${def.codes}:list`, save: `${def.codes}:add`, edit: `${def.codes}:edit`, delete: `${def.codes}:delete` },
+      schemas,
+    }),
+    kind: def,
+    issueKey: defineCall({
+      method: 'POST',
+      path: `${base}/issueKey`,
+      permission: `${def.codes}:edit`,
+      summary: `签发${def.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`,
+      operation: `签发${def.title}密钥`,
+      input: idBody,
+      answer: z.object({ key: col.text }),
+    }),
+  };
 }
+export type EquipmentApi = ReturnType<typeof equipmentApiOf>;
+
+/** Each kind's calls, by kind: the server registers them, the screens call them. */
+export const equipmentApi = Object.fromEntries(Object.entries(equipmentKinds).map(([kind, def]) => [kind, equipmentApiOf(def)])) as Record<EquipmentKind, EquipmentApi>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { col, defineCall, pageOf } from '../contract';
 import { enums, type EnumName } from '../enums';
 import { isMainlandIdNumber } from '../identity';
 import { diffDays, isValidDate, type FieldError } from '../visit-rules';
@@ -111,43 +112,61 @@ export function recordRangeErrors(q: { idCard?: string; startDate?: string; endD
   return [{ field: q.startDate ? 'startDate' : 'endDate', message: `日期范围不能超过${MAX_RECORD_DAYS}天（按完整证件号码查询时不限）` }];
 }
 
-/** A vehicle crossing as the list answers it. */
-export interface GateRecordCarRow {
-  id: number;
-  device_id: number;
-  device_name: string | null;
-  event_id: string;
-  license_plate: string;
-  license_plate_color: number | null;
-  direction: number;
-  open_result: number;
-  plate_image: string;
-  vehicle_image: string;
-  vehicle_brand: string;
-  vehicle_type: string;
-  vehicle_color: number | null;
-  vehicle_compare_result: number | null;
-  face_compare_result: number | null;
-  capture_time: string;
-  create_time: string;
-}
+/** Both lists' own columns, and the device's name (deleted devices keep theirs). */
+const sharedColumns = {
+  id: col.id,
+  device_id: col.id,
+  device_name: col.text.nullable(),
+  event_id: col.text,
+  direction: col.int,
+  open_result: col.int,
+  capture_time: col.time,
+  create_time: col.time,
+};
 
-/** A person crossing as the list answers it: idcard also as the spec's paper_number, direction as person_event_type. */
-export interface GateRecordPersonRow {
-  id: number;
-  device_id: number;
-  device_name: string | null;
-  event_id: string;
-  idcard: string;
-  paper_number: string;
-  person_name: string;
-  card_number: string;
-  card_status: number | null;
-  image_type: number | null;
-  direction: number;
-  person_event_type: number;
-  open_result: number;
-  snapshot: string;
-  capture_time: string;
-  create_time: string;
-}
+/** A vehicle crossing as the list answers it. */
+export const gateRecordCarRow = z.object({
+  ...sharedColumns,
+  license_plate: col.text,
+  license_plate_color: col.int.nullable(),
+  plate_image: col.text,
+  vehicle_image: col.text,
+  vehicle_brand: col.text,
+  vehicle_type: col.text,
+  vehicle_color: col.int.nullable(),
+  vehicle_compare_result: col.int.nullable(),
+  face_compare_result: col.int.nullable(),
+});
+export type GateRecordCarRow = z.infer<typeof gateRecordCarRow>;
+
+/** A person crossing as the list answers it: idcard (masked unless the reader may see it whole) also as the spec's paper_number, direction as person_event_type. */
+export const gateRecordPersonRow = z.object({
+  ...sharedColumns,
+  idcard: col.text,
+  paper_number: col.text,
+  person_name: col.text,
+  card_number: col.text,
+  card_status: col.int.nullable(),
+  image_type: col.int.nullable(),
+  person_event_type: col.int,
+  snapshot: col.text,
+});
+export type GateRecordPersonRow = z.infer<typeof gateRecordPersonRow>;
+
+/** A vehicle barrier as the gate filter offers it. */
+export const gateOption = z.object({ id: col.id, name: col.text, number: col.text });
+export type GateOption = z.infer<typeof gateOption>;
+
+/** Who reads each list (spec 001 §6). */
+export const GATE_RECORD_CODES = { car: 'vehicleGateCrosRecords:list', person: 'personGateCrosRecords:list' } as const;
+
+const recordPage = <Q extends z.ZodType, R extends z.ZodType>(noun: string, path: string, permission: (typeof GATE_RECORD_CODES)[keyof typeof GATE_RECORD_CODES], input: Q, row: R) =>
+  defineCall({ method: 'POST', path, permission, summary: `${noun}列表（按抓拍日期，默认当天）`, input, answer: pageOf(row) });
+
+/** 过闸记录 on the wire (spec 001 §7): each kind's page, and the vehicle list's gate filter choices. */
+export const gateRecordApi = {
+  car: recordPage('车辆过闸记录', '/device/record/car/page', GATE_RECORD_CODES.car, gateRecordCarQuery, gateRecordCarRow),
+  person: recordPage('人员过闸记录', '/device/record/person/page', GATE_RECORD_CODES.person, gateRecordPersonQuery, gateRecordPersonRow),
+  // The park's vehicle barriers, for whoever reads the vehicle records (the equipment list is another code's).
+  gates: defineCall({ method: 'POST', path: '/device/record/car/gates', permission: GATE_RECORD_CODES.car, summary: '车辆过闸记录的闸机筛选项', input: z.object({}), answer: z.array(gateOption) }),
+};

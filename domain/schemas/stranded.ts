@@ -4,11 +4,14 @@
  * and the server.
  */
 import { z } from 'zod';
+import { binary, col, defineCall, defineResourceContract, none, pageOf } from '../contract';
 import type { EnumOption } from '../enums';
+import type { PermissionCode } from '../permissions';
 import { choice01, labelled, optionalFilterInt, optionalFilterText, pageQuery, text, type FieldLabels } from './common';
 import { filterTimeField } from './car-application';
 
-export type StrandedKind = 'car' | 'person';
+export const STRANDED_KINDS = ['car', 'person'] as const;
+export type StrandedKind = (typeof STRANDED_KINDS)[number];
 
 export const strandedLabels: FieldLabels = {
   id: '告警ID',
@@ -79,15 +82,16 @@ export const strandedHandlingOptions: EnumOption[] = [
 export const handlingStateOf = (row: { handle_time?: string | null; false_alarm?: number | null }): number => (!row.handle_time ? 0 : row.false_alarm === 1 ? 1 : 2);
 
 /** 滞留统计's answer: the alarms in the range counted per park day (by kind), per kind and level, per handling state, per entry gate. */
-export interface StrandedStats {
-  begin_time: string;
-  end_time: string;
-  total: number;
-  days: Array<{ date: string; car: number; person: number }>;
-  kinds: Array<{ kind: StrandedKind; level_type: number; total: number }>;
-  states: Array<{ state: number; total: number }>;
-  gates: Array<{ gate: string | null; total: number }>;
-}
+export const strandedStats = z.object({
+  begin_time: col.time,
+  end_time: col.time,
+  total: col.int,
+  days: z.array(z.object({ date: col.text, car: col.int, person: col.int })),
+  kinds: z.array(z.object({ kind: z.enum(STRANDED_KINDS), level_type: col.int, total: col.int })),
+  states: z.array(z.object({ state: col.int, total: col.int })),
+  gates: z.array(z.object({ gate: col.text.nullable(), total: col.int })),
+});
+export type StrandedStats = z.infer<typeof strandedStats>;
 
 export const alarmDealBody = labelled(
   z.object({
@@ -117,62 +121,183 @@ export const smsSendOptions: EnumOption[] = [
  * server/modules/stranded/detection.ts): a vehicle appointment's or a person
  * appointment's fields; empty when the subject came in without an approved visit.
  */
-export interface StrandedApplicationInfo {
-  application_number?: string | null;
-  license_plate?: string | null;
-  applicant_name?: string | null;
-  applicant_phone?: string | null;
-  visitor_name?: string | null;
-  visitor_phone?: string | null;
-  visitor_company?: string | null;
-  visitor_begin_time?: string | null;
-  visitor_end_time?: string | null;
-  visit_begin_time?: string | null;
-  visit_end_time?: string | null;
-  interviewee_name?: string | null;
-  interviewee_phone?: string | null;
-  interviewee_depart_name?: string | null;
-  vehicle_type_name?: string | null;
-  cargo_type?: number | null;
-  cargo_name?: string | null;
-}
+const infoText = col.text.nullable().optional();
+export const strandedApplicationInfo = z.object({
+  application_number: infoText,
+  license_plate: infoText,
+  applicant_name: infoText,
+  applicant_phone: infoText,
+  visitor_name: infoText,
+  visitor_phone: infoText,
+  visitor_company: infoText,
+  visitor_begin_time: infoText,
+  visitor_end_time: infoText,
+  visit_begin_time: infoText,
+  visit_end_time: infoText,
+  interviewee_name: infoText,
+  interviewee_phone: infoText,
+  interviewee_depart_name: infoText,
+  vehicle_type_name: infoText,
+  cargo_type: col.int.nullable().optional(),
+  cargo_name: infoText,
+});
+export type StrandedApplicationInfo = z.infer<typeof strandedApplicationInfo>;
 
 /** A stranded alarm as the lists and the detail answer it (spec 001 §3). */
-export interface StrandedAlarmRow {
-  id: number;
-  kind: StrandedKind;
-  application_id: number | null;
-  application_info: StrandedApplicationInfo;
-  license_plate: string;
-  idcard: string;
-  person_name: string;
-  visit_area: number | null;
-  level_type: number;
-  is_black: number;
-  entry_time: string;
-  entry_gate_name: string | null;
-  alarm_time: string;
-  exit_time: string | null;
-  handle_user_id: number | null;
-  handle_user_name: string | null;
-  handled_remark: string | null;
-  false_alarm: number | null;
-  handle_time: string | null;
-  phones: string | null;
-  sms_send: number | null;
-  sms_content: string | null;
-  sms_error_response: string | null;
-  create_time: string;
-}
+export const strandedAlarmRow = z.object({
+  id: col.id,
+  kind: z.enum(STRANDED_KINDS),
+  application_id: col.id.nullable(),
+  application_info: strandedApplicationInfo,
+  license_plate: col.text,
+  idcard: col.text,
+  person_name: col.text,
+  visit_area: col.int.nullable(),
+  level_type: col.int,
+  is_black: col.flag,
+  entry_time: col.time,
+  /** The gate the subject came in by (the stay's entry device); null when that device is unknown. */
+  entry_gate_name: col.text.nullable(),
+  alarm_time: col.time,
+  exit_time: col.time.nullable(),
+  handle_user_id: col.id.nullable(),
+  handle_user_name: col.text.nullable(),
+  handled_remark: col.text,
+  false_alarm: col.int.nullable(),
+  handle_time: col.time.nullable(),
+  phones: col.text,
+  sms_send: col.int,
+  sms_content: col.text,
+  sms_error_response: col.text.nullable(),
+  create_time: col.time,
+});
+export type StrandedAlarmRow = z.infer<typeof strandedAlarmRow>;
 
-/** One alarm nobody has handled yet, as GET /stranded/open lists them for the home. */
-export type OpenAlarm = Pick<StrandedAlarmRow, 'id' | 'kind' | 'license_plate' | 'person_name' | 'idcard' | 'is_black' | 'level_type' | 'visit_area' | 'entry_time' | 'alarm_time' | 'entry_gate_name'>;
+/** One alarm nobody has handled yet, as the home's 待处理告警 lists them. */
+export const openAlarm = strandedAlarmRow.pick({
+  id: true,
+  kind: true,
+  license_plate: true,
+  person_name: true,
+  idcard: true,
+  is_black: true,
+  level_type: true,
+  visit_area: true,
+  entry_time: true,
+  alarm_time: true,
+  entry_gate_name: true,
+});
+export type OpenAlarm = z.infer<typeof openAlarm>;
 
 /** One row of 车辆滞留统计 (spec 001 §3 "Stranded row"). */
-export interface StrandedStatRow {
-  id: number;
-  stat_date: string;
-  visit_area: number | null;
-  license_plate: string;
-  create_time: string;
+export const strandedStatRow = z.object({ id: col.id, stat_date: col.text, visit_area: col.int.nullable(), license_plate: col.text, create_time: col.time });
+export type StrandedStatRow = z.infer<typeof strandedStatRow>;
+
+/** What an alarm shows of its subject: the stored columns that name it. */
+type Subject = Pick<StrandedAlarmRow, 'license_plate' | 'person_name' | 'idcard'>;
+
+/**
+ * What differs between the vehicle and the person alarms, declared once for
+ * the server (routes, detection, notification) and the screens: paths, codes,
+ * nouns, the column the stay's subject is stored in, and how an alarm names it.
+ */
+export interface StrandedKindDecl {
+  kind: StrandedKind;
+  /** '车辆滞留告警': the screen's title, messages and operation names. */
+  noun: string;
+  /** '车辆' / '人员': the subject's word in texts (黑名单车辆入园, 人员滞留超时). */
+  word: string;
+  base: string;
+  list: PermissionCode;
+  deal: PermissionCode;
+  /** The client's alarm screen (src/app/screens.tsx): notifications and the home link an alarm there (?open=<id>). */
+  screen: string;
+  /** The alarm column a stay's subject (plate or ID number) is stored in; the other stays ''. */
+  subjectColumn: 'license_plate' | 'idcard';
+  /** How an alarm names its subject: the plate, or the person's name (the ID number when the gate read no name). */
+  subject: (row: Subject) => string;
 }
+
+export const strandedKinds: Record<StrandedKind, StrandedKindDecl> = {
+  car: {
+    kind: 'car',
+    noun: '车辆滞留告警',
+    word: '车辆',
+    base: '/car/stranded',
+    list: 'strandedManagementCar:list',
+    deal: 'strandedManagementCar:deal',
+    screen: '/security/stranded-car',
+    subjectColumn: 'license_plate',
+    subject: (r) => r.license_plate,
+  },
+  person: {
+    kind: 'person',
+    noun: '人员滞留告警',
+    word: '人员',
+    base: '/person/stranded',
+    list: 'strandedManagementPerson:list',
+    deal: 'strandedManagementPerson:deal',
+    screen: '/security/stranded-person',
+    subjectColumn: 'idcard',
+    subject: (r) => r.person_name || r.idcard,
+  },
+};
+
+/** One kind's calls (spec 001 §7): its list and GET detail (read only: detection raises alarms), and the lead's handling. */
+export function strandedApiOf(k: StrandedKindDecl) {
+  return {
+    ...defineResourceContract({
+      noun: k.noun,
+      key: 'id',
+      labels: strandedLabels,
+      row: strandedAlarmRow,
+      paths: { list: `${k.base}/list`, detail: { url: `${k.base}/detail`, method: 'GET' } },
+      permissions: { list: k.list, detail: k.list },
+      schemas: { list: strandedListQuery },
+    }),
+    // Handling is the security lead's (spec 001 §2), offline too: the outbox sends it with an Idempotency-Key.
+    alarmDeal: defineCall({
+      method: 'POST',
+      path: `${k.base}/alarmDeal`,
+      permission: k.deal,
+      summary: `处理${k.noun}（是否误判、处理说明）`,
+      operation: `处理${k.noun}`,
+      input: alarmDealBody,
+      answer: none,
+    }),
+  };
+}
+
+export const strandedApi = { car: strandedApiOf(strandedKinds.car), person: strandedApiOf(strandedKinds.person) };
+
+/** 车辆滞留统计 (spec 001 §2, §7) and 滞留统计 (issue 24 item 6); the vehicle list's holders export it. */
+export const strandedStatApi = {
+  list: defineCall({ method: 'POST', path: '/stat_car_stranded/list', permission: strandedKinds.car.list, summary: '车辆滞留统计（分页）', input: strandedListQuery, answer: pageOf(strandedStatRow) }),
+  export: defineCall({
+    method: 'POST',
+    path: '/stat_car_stranded/export',
+    permission: strandedKinds.car.list,
+    summary: '导出车辆滞留统计（.xlsx，筛选同列表）',
+    operation: '导出车辆滞留统计',
+    input: strandedListQuery,
+    answer: binary('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'),
+  }),
+  // 'role' at the guard: either kind's list code is enough, and the counts cover the kinds the caller may list.
+  summary: defineCall({
+    method: 'POST',
+    path: '/stat_car_stranded/summary',
+    permission: 'role',
+    summary: '滞留统计（按日、类型、处理状态、入园闸口计数）',
+    input: strandedStatQuery,
+    answer: strandedStats,
+  }),
+  // The alarms nobody has handled yet, of the kinds the caller may list: the home's 待处理告警 (issue 24 item 4).
+  open: defineCall({
+    method: 'GET',
+    path: '/stranded/open',
+    permission: 'role',
+    summary: '待处理滞留告警（最新5条与总数）',
+    input: z.object({}),
+    answer: z.object({ total: col.int, list: z.array(openAlarm) }),
+  }),
+};

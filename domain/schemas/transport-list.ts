@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { col, defineCall } from '../contract';
+import { defineRegister } from '../registers';
 import { enumLabel } from '../enums';
 import { MOBILE_PATTERN, PLATE_PATTERN } from '../identity';
 import { isValidDate } from '../visit-rules';
@@ -170,50 +172,53 @@ export const transportListQuery = labelled(
 
 export type TransportListCreate = z.infer<typeof transportListCreate>;
 
-export interface TransportListRow {
-  id: number;
-  application_number: string | null;
-  transport_type: number;
-  list_number: string;
-  cargo_name: string;
-  cargo_quantity: number;
-  cargo_unit: string;
-  enterprise: string;
-  unified_social_credit_code: string;
-  business_license_number: string;
-  contact_phone: string;
-  license_plate: string;
-  license_plate_color: number;
-  vehicle_transport_license: string;
-  trailer_license: string;
-  trailer_transport_license: string;
-  tank_volume: number | null;
-  driver: string;
-  driver_qualification_certificate: string;
-  driver_phone: string;
-  supercargo: string;
-  supercargo_qualification_certificate: string;
-  supercargo_phone: string;
-  shipper: string;
-  shipper_phone: string;
-  recipient: string;
-  recipient_phone: string;
-  carrier: string;
-  carrier_phone: string;
-  loader: string;
-  loader_phone: string;
-  shipment_date: string;
-  shipment_addr: string;
-  destination: string;
-  annex: string;
-  state: number;
-  revoke_reason: string;
-  process_instance_id: number | null;
-  create_user_id: number | null;
-  create_user_name?: string | null;
-  create_time: string;
-  update_time: string;
-}
+/** A waybill as answered: its columns and the filer's name. */
+export const transportListRow = z.object({
+  id: col.id,
+  application_number: col.text.nullable(),
+  transport_type: col.int,
+  list_number: col.text,
+  cargo_name: col.text,
+  cargo_quantity: col.num,
+  cargo_unit: col.text,
+  enterprise: col.text,
+  unified_social_credit_code: col.text,
+  business_license_number: col.text,
+  contact_phone: col.text,
+  license_plate: col.text,
+  license_plate_color: col.int,
+  vehicle_transport_license: col.text,
+  trailer_license: col.text,
+  trailer_transport_license: col.text,
+  tank_volume: col.num.nullable(),
+  driver: col.text,
+  driver_qualification_certificate: col.text,
+  driver_phone: col.text,
+  supercargo: col.text,
+  supercargo_qualification_certificate: col.text,
+  supercargo_phone: col.text,
+  shipper: col.text,
+  shipper_phone: col.text,
+  recipient: col.text,
+  recipient_phone: col.text,
+  carrier: col.text,
+  carrier_phone: col.text,
+  loader: col.text,
+  loader_phone: col.text,
+  shipment_date: col.text,
+  shipment_addr: col.text,
+  destination: col.text,
+  annex: col.text,
+  state: col.int,
+  revoke_reason: col.text,
+  process_instance_id: col.id.nullable(),
+  create_user_id: col.id.nullable(),
+  update_user_id: col.id.nullable(),
+  create_user_name: col.text.nullable(),
+  create_time: col.time,
+  update_time: col.time,
+});
+export type TransportListRow = z.infer<typeof transportListRow>;
 
 /**
  * The cargo_info of a hazardous-goods appointment (car-application.ts) that
@@ -254,12 +259,68 @@ export function waybillCargoInfo(r: TransportListRow): Record<string, string | n
   };
 }
 
-/** What /transportList/approvedOptions answers: an approved waybill, and the cargo_info a hazardous-goods appointment takes from it. */
-export interface WaybillOption {
-  id: number;
-  application_number: string;
-  license_plate: string;
-  cargo_name: string;
-  shipment_date: string;
-  cargo_info: Record<string, string | number | null>;
-}
+/** A cargo_info as a waybill fills it: text, the amounts as numbers, the tank volume null when there is none. */
+const cargoInfo = z.record(z.string(), z.union([col.text, col.num]).nullable());
+
+/** An approved waybill as the appointment form offers it, and the cargo_info a hazardous-goods appointment takes from it. */
+export const waybillOption = z.object({
+  id: col.id,
+  application_number: col.text,
+  license_plate: col.text,
+  cargo_name: col.text,
+  shipment_date: col.text,
+  cargo_info: cargoInfo,
+});
+export type WaybillOption = z.infer<typeof waybillOption>;
+
+const waybillOptionsQuery = labelled(z.object({ license_plate: optionalFilterText }), transportListLabels);
+
+/**
+ * 运单 on the wire (spec 001 §2, §7): the filer's own list is the history
+ * (运单记录); get, save, edit, push and delete are ours (the spec names
+ * none). Its all-history (运单总记录) lists and revokes with its own codes.
+ */
+export const transportListApi = {
+  ...defineRegister({
+    noun: '运单',
+    labels: transportListLabels,
+    row: transportListRow,
+    queue: 'transport',
+    wrapper: 'transportList',
+    paths: {
+      list: '/transportList/history',
+      get: '/transportList/get',
+      detail: '/transportList/detail',
+      save: '/transportList/save',
+      edit: '/transportList/edit',
+      push: '/transportList/push',
+      delete: '/transportList/delete',
+      revoke: '/transportList/revoke',
+      processInfo: '/transportList/checkProcessInfo',
+      taskPage: '/transportList/taskPage',
+      taskCheck: '/transportList/check',
+    },
+    codes: {
+      list: 'menu:transportListHis',
+      add: 'transportListHis:add',
+      edit: 'transportListHis:edit',
+      delete: 'transportListHis:delete',
+      commit: 'transportListHis:commit',
+      revoke: 'transportListHis:revoke',
+    },
+    schemas: { list: transportListQuery, create: transportListCreate, update: transportListUpdate },
+    taskFilters: ['application_number', 'license_plate', 'enterprise'],
+    histories: {
+      all: { summary: '运单总记录', list: '/transportList/list', permission: 'menu:allTransportListHis', revoke: { path: '/transportList/revokeForHis', permission: 'allTransportListHis:revoke' } },
+    },
+  }),
+  // Only the caller's own rows, so any role may ask: the appointment form fills cargo_info from one (DESIGN.md §7).
+  approvedOptions: defineCall({
+    method: 'POST',
+    path: '/transportList/approvedOptions',
+    permission: 'role',
+    summary: '本人已通过的运单（供危险货物预约填写货物信息）',
+    input: waybillOptionsQuery,
+    answer: z.array(waybillOption),
+  }),
+};

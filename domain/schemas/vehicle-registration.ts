@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { col, defineCall, none } from '../contract';
+import { defineRegister, registerQueues, standardPaths } from '../registers';
 import { PLATE_PATTERN } from '../identity';
 import { addMonths, dateOf, isValidDate, type FieldError } from '../visit-rules';
 import { always, codeField, filterTimeField, imagesField, mobileField, optionalField, optText, reqText, visitTimeField } from './car-application';
@@ -205,48 +207,84 @@ export const registrationAmendBody = labelled(
   vehicleRegistrationLabels,
 );
 
-export interface VehicleRegistrationRow {
-  id: number;
-  application_number: string | null;
-  visit_area: number;
-  visitor_company: string;
-  license_plate: string;
-  license_plate_color: number | null;
-  total_mass: number | null;
-  phone: string;
-  begin_time: string;
-  end_time: string;
-  registry_img: string;
-  business_license_img: string;
-  company_road_transport_img: string;
-  legal_person_idcard_img: string;
-  driver_info_img: string;
-  supercargo_info_img: string;
-  driving_permit_img: string;
-  road_transport_img: string;
-  compulsory_insurance_img: string;
-  commercial_insurance_img: string;
-  carrier_liability_insurance_img: string;
-  report_instruction_img: string;
-  commitment_letter_img: string;
-  gps_instruction_img: string;
-  company_road_transport_number: string;
-  company_road_transport_begin: string | null;
-  company_road_transport_end: string | null;
-  road_transport_number: string;
-  road_transport_begin: string | null;
-  road_transport_end: string | null;
-  tank_number: string;
-  tank_volume: number | null;
-  tank_medium_range: string;
-  tank_report_begin: string | null;
-  tank_report_end: string | null;
-  state: number;
-  revoke_reason: string;
-  process_instance_id: number | null;
-  create_user_id: number | null;
-  create_user_name?: string | null;
-  createUser?: { user_name: string } | null;
-  create_time: string;
-  update_time: string;
-}
+/** A registration as answered: its columns, and the filer's name both flat and as spec 001 §3 names it (createUser.user_name). */
+export const vehicleRegistrationRow = z.object({
+  id: col.id,
+  application_number: col.text.nullable(),
+  visit_area: col.int,
+  visitor_company: col.text,
+  license_plate: col.text,
+  license_plate_color: col.int.nullable(),
+  total_mass: col.num.nullable(),
+  phone: col.text,
+  begin_time: col.time,
+  end_time: col.time,
+  ...(Object.fromEntries(registrationDocuments.map(([k]) => [k, col.text])) as Record<RegistrationDocument, typeof col.text>),
+  company_road_transport_number: col.text,
+  company_road_transport_begin: col.text.nullable(),
+  company_road_transport_end: col.text.nullable(),
+  road_transport_number: col.text,
+  road_transport_begin: col.text.nullable(),
+  road_transport_end: col.text.nullable(),
+  tank_number: col.text,
+  tank_volume: col.num.nullable(),
+  tank_medium_range: col.text,
+  tank_report_begin: col.text.nullable(),
+  tank_report_end: col.text.nullable(),
+  state: col.int,
+  revoke_reason: col.text,
+  process_instance_id: col.id.nullable(),
+  create_user_id: col.id.nullable(),
+  update_user_id: col.id.nullable(),
+  create_user_name: col.text.nullable(),
+  createUser: z.object({ user_name: col.text }).nullable(),
+  create_time: col.time,
+  update_time: col.time,
+});
+export type VehicleRegistrationRow = z.infer<typeof vehicleRegistrationRow>;
+
+/** The registration queue: the approver's date amend is its check code's (spec 001 §2, §4). */
+const QUEUE = 'registration';
+
+/** 车辆备案 on the wire (spec 001 §2, §7): the filer's own register, its history (车辆备案记录) and its queue. */
+export const vehicleRegistrationApi = {
+  ...defineRegister({
+    noun: '车辆备案',
+    labels: vehicleRegistrationLabels,
+    row: vehicleRegistrationRow,
+    queue: QUEUE,
+    wrapper: 'vehicleRegistration',
+    paths: standardPaths('/vehicleRegistration'),
+    codes: {
+      list: 'carRegistration:list',
+      add: 'carRegistration:add',
+      edit: 'carRegistration:edit',
+      delete: 'carRegistration:delete',
+      commit: 'carRegistration:commit',
+      revoke: 'carRegistration:revoke',
+    },
+    schemas: { list: vehicleRegistrationQuery, create: vehicleRegistrationCreate, update: vehicleRegistrationUpdate },
+    taskFilters: ['application_number', 'license_plate', 'visitor_company'],
+    taskShape: registrationTaskFilters,
+    histories: {
+      history: {
+        summary: '车辆备案记录',
+        list: '/vehicleRegistration/history/list',
+        detail: '/vehicleRegistration/history/detail',
+        permission: 'carRegistrationHistory:list',
+        revoke: { path: '/vehicleRegistration/history/revoke', permission: 'carRegistrationHistory:revoke' },
+      },
+    },
+  }),
+  // 'role': the answer is a boolean for anyone, false without the queue's check code.
+  canAmend: defineCall({ method: 'POST', path: '/vehicleRegistration/canAmend', permission: 'role', summary: '能否修改车辆备案的有效期', input: registrationCanAmendBody, answer: z.boolean() }),
+  amend: defineCall({
+    method: 'POST',
+    path: '/vehicleRegistration/amend',
+    permission: registerQueues[QUEUE].check,
+    summary: '审批中修改车辆备案的有效期',
+    operation: '修改车辆备案有效期',
+    input: registrationAmendBody,
+    answer: none,
+  }),
+};

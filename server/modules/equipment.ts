@@ -1,29 +1,21 @@
-import { defineResourceContract, undeclared } from '../../domain/contract';
-import { equipmentKindList, equipmentLabels, equipmentSchemas, type EquipmentKindDef } from '../../domain/schemas/equipment';
+import { equipmentApi, equipmentColumns, type EquipmentApi } from '../../domain/schemas/equipment';
 import { defineResource, resourceRoutes } from '../core/resource';
 import { readRule } from './access';
 
 /**
- * 设备管理 (spec 001): each of the seven kinds is the same declaration over the shared equipment table.
+ * 设备管理 (spec 001): each of the seven kinds is the same declaration over the shared equipment table,
+ * its wire side (paths, codes, schemas, row) the kind's in domain/schemas/equipment.ts.
  * State and key time are the device API's (DESIGN.md §8), answered but never taken from a form;
  * key_hash and last_seen_at stay on the server.
  */
-const equipmentResource = (k: EquipmentKindDef) => {
-  const base = `/equipment/${k.kind}`;
+const equipmentResource = (api: EquipmentApi) => {
+  const k = api.kind;
   return defineResource({
-    contract: defineResourceContract({
-      noun: k.title,
-      key: 'id',
-      labels: equipmentLabels,
-      paths: { list: `${base}/list`, detail: { url: `${base}/detail`, method: 'GET' }, save: `${base}/save`, edit: `${base}/edit`, delete: `${base}/delete` },
-      permissions: { list: `${k.codes}:list`, save: `${k.codes}:add`, edit: `${k.codes}:edit`, delete: `${k.codes}:delete` },
-      schemas: equipmentSchemas(k),
-      row: undeclared,
-    }),
+    contract: api,
     table: 'equipment',
     softDelete: 'deleted',
     scope: { kind: k.kind },
-    columns: ['id', 'name', 'number', ...k.fields.filter((f) => f !== 'name' && f !== 'number'), 'state', 'state_update_time', 'key_issued_time', 'create_time', 'update_time'],
+    columns: equipmentColumns(k),
     readable: readRule('equipment'),
     filters: Object.fromEntries(k.filters.map((f) => [f, { column: f, match: f === 'name' || f === 'number' || f === 'plate' ? 'contains' : 'equals' }])),
     unique: [{ field: 'number', column: 'number', acrossScope: true }],
@@ -31,5 +23,5 @@ const equipmentResource = (k: EquipmentKindDef) => {
   });
 };
 
-export const equipmentResources = equipmentKindList.map(equipmentResource);
+export const equipmentResources = Object.values(equipmentApi).map(equipmentResource);
 export const equipmentRoutes = resourceRoutes(...equipmentResources);

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import type { Call } from '../../domain/contract';
 import { isMainlandIdNumber, PLATE_PATTERN } from '../../domain/identity';
 import { maskIdNumber } from '../../domain/pass';
-import { gateRecordCarQuery, gateRecordLabels, gateRecordPersonQuery, recordDays, recordRangeErrors } from '../../domain/schemas/gate-record';
+import { gateRecordApi, gateRecordLabels, recordDays, recordRangeErrors } from '../../domain/schemas/gate-record';
 import { dateOf } from '../../domain/visit-rules';
 import { ok } from '../core/errors';
 import { containsText, pageOf } from '../core/paging';
 import { tableRepository, type Db, type FilterMatch, type RowValues } from '../core/repository';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { ruleFailure } from '../core/validate';
-import { holds, registerReadCodes } from './access';
+import { holds, type registerReadCodes } from './access';
 
 /**
  * 车辆过闸记录 and 人员过闸记录 (spec 001 §2, §7): read-only lists of the
@@ -31,10 +31,9 @@ const wholeOrPart =
 const equals = (column: string) => ({ column, match: 'equals' as const });
 
 interface RecordList {
-  noun: string;
   table: keyof typeof registerReadCodes & `gate_record_${string}`;
-  path: string;
-  query: z.ZodType;
+  /** The page's declaration: path, code, query and row. */
+  call: Call;
   columns: readonly string[];
   filters: Record<string, { column: string; match: FilterMatch }>;
   /** The spec's column names answered beside ours (the person list's paper_number). */
@@ -58,10 +57,8 @@ const shared = ['id', 'device_id', 'event_id', 'direction', 'open_result', 'capt
 
 const lists: RecordList[] = [
   {
-    noun: '车辆过闸记录',
     table: 'gate_record_car',
-    path: '/device/record/car/page',
-    query: gateRecordCarQuery,
+    call: gateRecordApi.car,
     columns: [...shared, 'license_plate', 'license_plate_color', 'plate_image', 'vehicle_image', 'vehicle_brand', 'vehicle_type', 'vehicle_color', 'vehicle_compare_result', 'face_compare_result'],
     filters: {
       licensePlate: { column: 'license_plate', match: wholeOrPart('license_plate', (v) => PLATE_PATTERN.test(v)) },
@@ -72,10 +69,8 @@ const lists: RecordList[] = [
     },
   },
   {
-    noun: '人员过闸记录',
     table: 'gate_record_person',
-    path: '/device/record/person/page',
-    query: gateRecordPersonQuery,
+    call: gateRecordApi.person,
     columns: [...shared, 'idcard', 'person_name', 'card_number', 'card_status', 'image_type', 'snapshot'],
     filters: {
       idCard: { column: 'idcard', match: wholeOrPart('idcard', isMainlandIdNumber) },
@@ -99,8 +94,7 @@ async function decorate(rows: RowValues[], db: Db, def: RecordList, whole: boole
   });
 }
 
-export async function gateRecordRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function gateRecordRoutes(app: FastifyInstance) {
   const { ctx } = app;
 
   for (const def of lists) {
@@ -113,7 +107,7 @@ export async function gateRecordRoutes(appInstance: FastifyInstance) {
         ['id', 'desc'],
       ],
     });
-    app.post(def.path, { config: { permission: registerReadCodes[def.table] }, schema: { summary: `${def.noun}列表（按抓拍日期，默认当天）`, body: def.query } }, async (req) => {
+    route(app, def.call, async (req) => {
       const q = req.body as RowValues & { size: number; pn: number; date?: string; idCard?: string; startDate?: string; endDate?: string };
       const today = dateOf(ctx.time());
       const errors = recordRangeErrors(q, today);
@@ -126,12 +120,12 @@ export async function gateRecordRoutes(appInstance: FastifyInstance) {
         async () => ({ total: await repo.count(filtered) }),
         async (limit, offset) => decorate(await repo.page(filtered, limit, offset), ctx.db, def, holds(req.auth!, FULL_ID_CODE)),
       );
-      return ok(page);
+      return ok(page as never);
     });
   }
 
-  // The gate filter's choices: the park's vehicle barriers (道闸类型 车辆道闸; a 人行闸机 records no vehicle), for whoever reads the vehicle records (the equipment list is another code's).
-  app.post('/device/record/car/gates', { config: { permission: registerReadCodes.gate_record_car }, schema: { summary: '车辆过闸记录的闸机筛选项', body: z.object({}) } }, async () =>
+  // The gate filter's choices: the park's vehicle barriers (道闸类型 车辆道闸; a 人行闸机 records no vehicle).
+  route(app, gateRecordApi.gates, async () =>
     ok(await ctx.db.selectFrom('equipment').select(['id', 'name', 'number']).where('kind', '=', 'gate').where('type', '=', VEHICLE_BARRIER).where('deleted', '=', 0).orderBy('id').execute()),
   );
 }

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppState } from '../../../domain/appointments';
 import { Direction } from '../../../domain/gate';
 import { addMinutes } from '../../../domain/time';
@@ -29,16 +29,29 @@ export interface Crossing {
   device_id: number;
 }
 
-/** Where each kind's approved visits are, and which column names the subject at the gate. */
-const visits = {
-  car: { table: 'car_application', key: 'car_application_id', subject: 'license_plate', begin: 'visitor_begin_time', end: 'visitor_end_time' },
+type VisitQuery = SelectQueryBuilder<any, any, any>;
+
+/**
+ * Where each kind's approved visits are, which column names the subject at the
+ * gate, and what else a stay reads with the visit: a vehicle its model's
+ * dwell limit (a person has no model, so the visit's end alone decides).
+ */
+const visits: Record<Crossing['kind'], { table: string; key: string; subject: string; begin: string; end: string; withDwell?: (q: VisitQuery) => VisitQuery }> = {
+  car: {
+    table: 'car_application',
+    key: 'car_application_id',
+    subject: 'license_plate',
+    begin: 'visitor_begin_time',
+    end: 'visitor_end_time',
+    withDwell: (q) => q.leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id').select('m.dwell_limit_minutes as dwell'),
+  },
   person: { table: 'person_application', key: 'person_application_id', subject: 'visitor_idcard', begin: 'visit_begin_time', end: 'visit_end_time' },
-} as const;
+};
 
 /** The approved visit of the subject that covers `at`, with what a stay and its alarm need (a vehicle's model's dwell limit). */
 async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: string): Promise<{ id: number; visit_area: number; end: string; dwell: number | null } | undefined> {
   const v = visits[kind];
-  let q = (db as unknown as Kysely<any>)
+  const q = (db as unknown as Kysely<any>)
     .selectFrom(`${v.table} as a`)
     .select([`a.${v.key} as id`, 'a.visit_area', `a.${v.end} as end`])
     .where(`a.${v.subject}`, '=', subject)
@@ -46,8 +59,7 @@ async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: stri
     .where('a.is_deleted', '=', 0)
     .where(`a.${v.begin}`, '<=', at)
     .where(`a.${v.end}`, '>=', at);
-  if (kind === 'car') q = q.leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id').select('m.dwell_limit_minutes as dwell');
-  const row = await q.orderBy(`a.${v.key}`, 'desc').limit(1).executeTakeFirst();
+  const row = await (v.withDwell?.(q) ?? q).orderBy(`a.${v.key}`, 'desc').limit(1).executeTakeFirst();
   return row ? { dwell: null, ...row } : undefined;
 }
 

@@ -2,42 +2,33 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../../domain/errors';
 import { gateDecision } from '../../../domain/gate';
-import { idBody } from '../../../domain/schemas/car-application';
-import { accessBody, eventsBody } from '../../../domain/schemas/device-event';
-import { equipmentKindList } from '../../../domain/schemas/equipment';
+import { deviceApi } from '../../../domain/schemas/device-event';
+import { equipmentApi } from '../../../domain/schemas/equipment';
 import { newDeviceKey } from '../../core/device-auth';
 import { AppError, notFound, ok } from '../../core/errors';
-import type { RouteSchema, ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import { multipartLimits, receiveUpload } from '../files';
 import { registrationMissing } from '../park-rules';
 import { loadPassKeys, lookup } from '../passes';
 import { countDeviceUpload, DEVICE_UPLOADER } from './device-files';
 import { ingestEvents, markSeen } from './ingest';
 
-const deviceUploadSchema: RouteSchema = {
-  summary: '设备上传图片（multipart，返回文件名供事件引用）',
-  multipart: { file: '抓拍图片（JPG、PNG、WEBP、GIF，≤10MB），一次一个；每台设备每个园区自然日有上传数量上限（默认5000个，超出答复429）' },
-};
-
 /**
  * The device API of DESIGN.md §8 (documented for gate vendors in
  * docs/api.md), and the equipment screens' key issuing.
  */
-export async function deviceRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function deviceRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const { db } = ctx;
   const passKeys = await loadPassKeys(db);
   // Scoped to this plugin, as in files.ts: only /device/files takes multipart bodies here.
   await app.register(multipart, { limits: multipartLimits });
 
-  for (const k of equipmentKindList) {
-    app.post(
-      `/equipment/${k.kind}/issueKey`,
-      {
-        config: { permission: `${k.codes}:edit`, operation: `签发${k.title}密钥`, secretAnswer: 'refuse' },
-        schema: { summary: `签发${k.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`, body: idBody },
-      },
+  for (const api of Object.values(equipmentApi)) {
+    const k = api.kind;
+    route(
+      app,
+      api.issueKey,
       async (req) => {
         const { key, hash } = newDeviceKey();
         const r = await db
@@ -51,14 +42,13 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
         // Only this answer carries the key: the operation log keeps request bodies, the table only its hash, and an Idempotency-Key replay gets a 409 (secretAnswer).
         return ok({ key }, '密钥已签发，请立即复制保存，关闭后将无法再次查看');
       },
+      { config: { secretAnswer: 'refuse' } },
     );
   }
 
-  app.post('/device/events', { config: { permission: 'device' }, schema: { summary: '设备上报事件（批量，按 event_id 去重）', body: eventsBody } }, async (req) =>
-    ok(await ingestEvents(ctx, req.device!, req.body.events)),
-  );
+  route(app, deviceApi.events, async (req) => ok(await ingestEvents(ctx, req.device!, req.body.events)));
 
-  app.post('/device/files', { config: { permission: 'device' }, schema: deviceUploadSchema }, async (req) => {
+  route(app, deviceApi.files, async (req) => {
     // Counted before the body is read: a device past its quota costs no parsing and no disk.
     await countDeviceUpload(ctx, req.device!.id);
     const file = await receiveUpload(req, { imagesOnly: true, uploaderUserId: DEVICE_UPLOADER, uploaderDeviceId: req.device!.id });
@@ -66,7 +56,7 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
     return ok({ name: file.name, size: file.size, type: file.type }, '上传成功');
   });
 
-  app.post('/device/access', { config: { permission: 'device' }, schema: { summary: '闸机放行判定（车牌、证件号码或通行码）', body: accessBody } }, async (req) => {
+  route(app, deviceApi.access, async (req) => {
     const b = req.body;
     let found;
     try {
@@ -78,6 +68,7 @@ export async function deviceRoutes(appInstance: FastifyInstance) {
     }
     const current = found.application;
     let missing = false;
+    // A genuinely vehicle-only rule (DESIGN.md §7): a vehicle model may need a registration covering the visit; a person has no model.
     if (current?.kind === 'car' && current.state === 2 && current.validity === 'valid') {
       const row = await db
         .selectFrom('car_application')

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { AppState } from '../../../domain/appointments';
-import { carListCreate, carListLabels } from '../../../domain/schemas/black-white-list';
+import { carListCreate, carListImportApi, carListImportLimits, carListLabels } from '../../../domain/schemas/black-white-list';
 import { addDays, dateOf } from '../../../domain/visit-rules';
 import { ok } from '../../core/errors';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import { parseWithRules } from '../../core/validate';
-import { acceptXlsxUploads, buildTemplate, convertRow, defineColumns, importSchema, LookupIndex, readImport, RowErrors, sendXlsx, type ImportLimits, type LookupRows } from '../../core/xlsx-import';
+import { acceptXlsxUploads, buildTemplate, convertRow, defineColumns, LookupIndex, readImport, RowErrors, sendXlsx, type ImportLimits, type LookupRows } from '../../core/xlsx-import';
 import { carListDef } from './lists';
 
 /**
@@ -16,9 +15,7 @@ import { carListDef } from './lists';
  * drafts, all or none.
  */
 
-const limits: ImportLimits = { maxBytes: 5 * 1024 * 1024, maxRows: 500 };
-const PERMISSION = 'carList:add';
-const OPERATION = '车辆黑白名单导入';
+const limits: ImportLimits = carListImportLimits;
 /** The example row's reason; a row that still carries it is skipped, so a template filled below the example imports cleanly. */
 export const EXAMPLE_REASON = '示例行，导入时自动忽略，可删除';
 
@@ -62,20 +59,17 @@ async function template(app: FastifyInstance): Promise<Buffer> {
   });
 }
 
-export async function carListImportRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function carListImportRoutes(app: FastifyInstance) {
   const { ctx } = app;
   await acceptXlsxUploads(app, limits);
   // The form's rules beyond the schema (dates from today on, a live vehicle model), shared with /save.
   const rules = carListDef(ctx).rules!;
 
-  app.get('/carBlackWhiteList/excelTemplate', { config: { permission: PERMISSION }, schema: { summary: '下载车辆黑白名单导入模板（.xlsx）', querystring: z.object({}) } }, async (_req, reply) =>
-    sendXlsx(reply, '车辆黑白名单导入模板.xlsx', await template(appInstance)),
-  );
+  route(app, carListImportApi.template, async (_req, reply) => sendXlsx(reply, '车辆黑白名单导入模板.xlsx', await template(app)));
 
-  app.post('/carBlackWhiteList/excelImport', { config: { permission: PERMISSION, operation: OPERATION }, schema: importSchema(OPERATION, limits) }, async (req) => {
+  route(app, carListImportApi.upload, async (req) => {
     const rows = await readImport(req, columns, limits, (cells) => cells.in_reason === EXAMPLE_REASON);
-    const lookups = new LookupIndex({ vehicleType: await vehicleTypes(appInstance) });
+    const lookups = new LookupIndex({ vehicleType: await vehicleTypes(app) });
     const errors = new RowErrors(columns, carListLabels);
     const today = ctx.time();
 

@@ -1,23 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ProcessType } from '../../../domain/appointments';
-import {
-  carListCreate,
-  carListLabels,
-  carListQuery,
-  carListUpdate,
-  listDateErrors,
-  personListCreate,
-  personListLabels,
-  personListQuery,
-  personListUpdate,
-  Validity,
-} from '../../../domain/schemas/black-white-list';
+import { carListApi, listDateErrors, personListApi, Validity } from '../../../domain/schemas/black-white-list';
 import { dateOf } from '../../../domain/visit-rules';
 import type { AppContext } from '../../core/context';
 import type { AnySelect, Db, RowValues } from '../../core/repository';
-import { standardPaths } from '../../../domain/registers';
-import { approvableRoutes, type ApprovableDef } from './approvable';
+import { approvableRoutes, defineApprovable, type ApprovableDef } from './approvable';
 
 /** Vehicle and person black/white lists (spec 001 §2, §3, §7): two declarations of a register under approval. */
 
@@ -53,58 +41,45 @@ export const withNames = (models: boolean) => async (rows: RowValues[], db: Db) 
 
 const dateRules = (values: RowValues, today: string) => listDateErrors(values as { start_time?: string; end_time?: string }, today);
 
-export const carListDef = (ctx: AppContext): ApprovableDef => ({
-  noun: '车辆黑白名单',
-  table: 'car_black_white_list',
-  processType: ProcessType.CAR_LIST,
-  queue: 'car_list',
-  paths: standardPaths('/carBlackWhiteList'),
-  // "list always allowed" (spec 001 §6): whoever has the screen lists it.
-  codes: { list: 'menu:carList', add: 'carList:add', edit: 'carList:edit', delete: 'carList:delete', commit: 'carList:commit', revoke: 'carList:revoke' },
-  labels: carListLabels,
-  schemas: { list: carListQuery, create: carListCreate, update: carListUpdate },
-  columns: [...shared, 'license_plate', 'vehicle_type_id'],
-  filters: {
-    license_plate: { column: 'license_plate', match: 'contains' },
-    type: { column: 'type', match: 'equals' },
-    status: { column: 'status', match: 'equals' },
-    validity: { column: 'end_time', match: byValidity(ctx) },
-  },
-  wrapper: 'carBlackWhiteList',
-  taskFilters: ['license_plate'],
-  rules: async (values, today, db) => {
-    const errors = dateRules(values, today);
-    if (typeof values.vehicle_type_id === 'number' && !(await db.selectFrom('vehicle_type').select('id').where('id', '=', values.vehicle_type_id).where('deleted', '=', 0).executeTakeFirst())) {
-      errors.push({ field: 'vehicle_type_id', message: '所选车型不存在或已被删除' });
-    }
-    return errors;
-  },
-  decorate: withNames(true),
-});
+export const carListDef = (ctx: AppContext): ApprovableDef =>
+  defineApprovable({
+    contract: carListApi,
+    table: 'car_black_white_list',
+    processType: ProcessType.CAR_LIST,
+    columns: [...shared, 'license_plate', 'vehicle_type_id'],
+    filters: {
+      license_plate: { column: 'license_plate', match: 'contains' },
+      type: { column: 'type', match: 'equals' },
+      status: { column: 'status', match: 'equals' },
+      validity: { column: 'end_time', match: byValidity(ctx) },
+    },
+    rules: async (values, today, db) => {
+      const errors = dateRules(values, today);
+      if (typeof values.vehicle_type_id === 'number' && !(await db.selectFrom('vehicle_type').select('id').where('id', '=', values.vehicle_type_id).where('deleted', '=', 0).executeTakeFirst())) {
+        errors.push({ field: 'vehicle_type_id', message: '所选车型不存在或已被删除' });
+      }
+      return errors;
+    },
+    decorate: withNames(true),
+  });
 
-export const personListDef = (ctx: AppContext): ApprovableDef => ({
-  noun: '人员黑白名单',
-  table: 'person_black_white_list',
-  processType: ProcessType.PERSON_LIST,
-  queue: 'person_list',
-  paths: standardPaths('/personBlackWhiteList'),
-  codes: { list: 'menu:personList', add: 'personList:add', edit: 'personList:edit', delete: 'personList:delete', commit: 'personList:commit', revoke: 'personList:revoke' },
-  labels: personListLabels,
-  schemas: { list: personListQuery, create: personListCreate, update: personListUpdate },
-  columns: [...shared, 'name', 'gender', 'idcard_type', 'idcard', 'face_photo'],
-  filters: {
-    name: { column: 'name', match: 'contains' },
-    idcard: { column: 'idcard', match: 'contains' },
-    type: { column: 'type', match: 'equals' },
-    status: { column: 'status', match: 'equals' },
-    validity: { column: 'end_time', match: byValidity(ctx) },
-  },
-  wrapper: 'personBlackWhiteList',
-  taskFilters: ['name', 'idcard'],
-  rules: dateRules,
-  holdsFiles: true,
-  decorate: withNames(false),
-});
+export const personListDef = (ctx: AppContext): ApprovableDef =>
+  defineApprovable({
+    contract: personListApi,
+    table: 'person_black_white_list',
+    processType: ProcessType.PERSON_LIST,
+    columns: [...shared, 'name', 'gender', 'idcard_type', 'idcard', 'face_photo'],
+    filters: {
+      name: { column: 'name', match: 'contains' },
+      idcard: { column: 'idcard', match: 'contains' },
+      type: { column: 'type', match: 'equals' },
+      status: { column: 'status', match: 'equals' },
+      validity: { column: 'end_time', match: byValidity(ctx) },
+    },
+    rules: dateRules,
+    holdsFiles: true,
+    decorate: withNames(false),
+  });
 
 export async function listRoutes(app: FastifyInstance) {
   await approvableRoutes(carListDef(app.ctx))(app);

@@ -1,32 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { AppState, ProcessType } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
-import { registerQueues, standardPaths } from '../../../domain/registers';
-import {
-  REGISTRATION_AREA_ALL,
-  registrationAmendBody,
-  registrationCanAmendBody,
-  registrationDateErrors,
-  registrationDocuments,
-  registrationTaskFilters,
-  vehicleRegistrationCreate,
-  vehicleRegistrationLabels,
-  vehicleRegistrationQuery,
-  vehicleRegistrationUpdate,
-} from '../../../domain/schemas/vehicle-registration';
+import { REGISTRATION_AREA_ALL, registrationDateErrors, registrationDocuments, vehicleRegistrationApi, vehicleRegistrationLabels } from '../../../domain/schemas/vehicle-registration';
 import type { AuthContext } from '../../core/context';
 import { fail, ok } from '../../core/errors';
 import type { AnySelect, Db, RowValues } from '../../core/repository';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import { lockSubjectRow } from '../../workflow/engine';
 import { ruleFailure } from '../../core/validate';
 import { pendingTaskOn } from '../../workflow/subject-actions';
-import { approvableRoutes, type ApprovableDef } from './approvable';
+import { approvableRoutes, defineApprovable } from './approvable';
 import { withNames } from './lists';
 
 /** Vehicle registrations (车辆备案, spec 001 §2, §3, §7): one declaration of a register under approval, plus the approver's date amend. */
 
-const QUEUE = 'registration';
+const api = vehicleRegistrationApi;
 
 const columns = [
   'id',
@@ -66,34 +54,13 @@ const byArea = (column: string) => (q: AnySelect, value: unknown) => (value === 
 /** The filer as spec 001 §3 names it (createUser.user_name), beside the flat name the other registers answer. */
 const decorate = async (rows: RowValues[], db: Db) => (await withNames(false)(rows, db)).map((r) => ({ ...r, createUser: r.create_user_name ? { user_name: r.create_user_name } : null }));
 
-export const registrationDef: ApprovableDef = {
-  noun: '车辆备案',
+export const registrationDef = defineApprovable({
+  contract: api,
   table: 'vehicle_registration',
   processType: ProcessType.REGISTRATION,
-  queue: QUEUE,
-  paths: standardPaths('/vehicleRegistration'),
   own: true,
   numberPrefix: 'VR',
   holdsFiles: true,
-  codes: {
-    list: 'carRegistration:list',
-    add: 'carRegistration:add',
-    edit: 'carRegistration:edit',
-    delete: 'carRegistration:delete',
-    commit: 'carRegistration:commit',
-    revoke: 'carRegistration:revoke',
-  },
-  histories: [
-    {
-      list: '/vehicleRegistration/history/list',
-      detail: '/vehicleRegistration/history/detail',
-      permission: 'carRegistrationHistory:list',
-      summary: '车辆备案记录',
-      revoke: { path: '/vehicleRegistration/history/revoke', permission: 'carRegistrationHistory:revoke' },
-    },
-  ],
-  labels: vehicleRegistrationLabels,
-  schemas: { list: vehicleRegistrationQuery, create: vehicleRegistrationCreate, update: vehicleRegistrationUpdate },
   columns,
   filters: {
     application_number: { column: 'application_number', match: 'contains' },
@@ -105,15 +72,10 @@ export const registrationDef: ApprovableDef = {
     begin_time: { column: 'end_time', match: (q, v) => q.where('end_time', '>=', v) },
     end_time: { column: 'begin_time', match: (q, v) => q.where('begin_time', '<=', v) },
   },
-  wrapper: 'vehicleRegistration',
-  taskFilters: ['application_number', 'license_plate', 'visitor_company'],
-  taskWhere: {
-    shape: registrationTaskFilters,
-    apply: (q, values) => (values.visit_area === undefined ? q : byArea('a.visit_area')(q, values.visit_area)),
-  },
+  taskWhere: (q, values) => (values.visit_area === undefined ? q : byArea('a.visit_area')(q, values.visit_area)),
   rules: (values, today) => registrationDateErrors(values as { begin_time: string; end_time: string }, today),
   decorate,
-};
+});
 
 /**
  * The approver may change the validity dates (spec 001 §2, §4 "edit visit
@@ -121,41 +83,31 @@ export const registrationDef: ApprovableDef = {
  * registration queue, hold the queue's check code, and it is under review.
  */
 async function amendAllowed(db: Db, auth: AuthContext, id: number, instanceId: number): Promise<boolean> {
-  if (!auth.permissions.has(registerQueues[QUEUE].check)) return false;
-  return (await pendingTaskOn(db, 'vehicle_registration', id, instanceId, auth.userId, [QUEUE]))?.status === AppState.REVIEW;
+  if (!auth.permissions.has(api.amend.permission)) return false;
+  return (await pendingTaskOn(db, 'vehicle_registration', id, instanceId, auth.userId, [api.queue]))?.status === AppState.REVIEW;
 }
 
-async function amendRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+async function amendRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const { db } = ctx;
 
-  // 'role' at the guard: the answer is a boolean for anyone, false without the check code.
-  app.post('/vehicleRegistration/canAmend', { config: { permission: 'role' }, schema: { summary: '能否修改车辆备案的有效期', body: registrationCanAmendBody } }, async (req) => {
+  route(app, api.canAmend, async (req) => {
     const b = req.body;
     return ok(await amendAllowed(db, req.auth!, b.id, b.process_instance_id));
   });
 
-  app.post(
-    '/vehicleRegistration/amend',
-    { config: { permission: registerQueues[QUEUE].check, operation: '修改车辆备案有效期' }, schema: { summary: '审批中修改车辆备案的有效期', body: registrationAmendBody } },
-    async (req) => {
-      const b = req.body;
-      await db.transaction().execute(async (trx) => {
-        // The lock order of engine.ts: the row before its tasks are read, so a decision cannot settle the task in between.
-        await lockSubjectRow(trx, ctx, 'vehicle_registration', b.id);
-        if (!(await amendAllowed(trx, req.auth!, b.id, b.process_instance_id))) fail(ErrorCode.STATE_CONFLICT, '只有待您审核且处于“审核中”的车辆备案可以修改有效期');
-        const errors = registrationDateErrors(b, ctx.time());
-        if (errors.length) throw ruleFailure(errors, vehicleRegistrationLabels);
-        await trx
-          .updateTable('vehicle_registration')
-          .set({ begin_time: b.begin_time, end_time: b.end_time, update_user_id: req.auth!.userId, update_time: ctx.time() })
-          .where('id', '=', b.id)
-          .execute();
-      });
-      return ok(null, '编辑成功！');
-    },
-  );
+  route(app, api.amend, async (req) => {
+    const b = req.body;
+    await db.transaction().execute(async (trx) => {
+      // The lock order of engine.ts: the row before its tasks are read, so a decision cannot settle the task in between.
+      await lockSubjectRow(trx, ctx, 'vehicle_registration', b.id);
+      if (!(await amendAllowed(trx, req.auth!, b.id, b.process_instance_id))) fail(ErrorCode.STATE_CONFLICT, '只有待您审核且处于“审核中”的车辆备案可以修改有效期');
+      const errors = registrationDateErrors(b, ctx.time());
+      if (errors.length) throw ruleFailure(errors, vehicleRegistrationLabels);
+      await trx.updateTable('vehicle_registration').set({ begin_time: b.begin_time, end_time: b.end_time, update_user_id: req.auth!.userId, update_time: ctx.time() }).where('id', '=', b.id).execute();
+    });
+    return ok(null, '编辑成功！');
+  });
 }
 
 export async function registrationRoutes(app: FastifyInstance) {

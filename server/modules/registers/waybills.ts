@@ -1,13 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { AppState, ProcessType } from '../../../domain/appointments';
-import { waybillAllHistoryPaths, waybillPaths } from '../../../domain/registers';
-import { labelled, optionalFilterText } from '../../../domain/schemas/common';
-import { transportListCreate, transportListLabels, transportListQuery, transportListUpdate, waybillCargoInfo, type TransportListRow, type WaybillOption } from '../../../domain/schemas/transport-list';
+import { transportListApi, waybillCargoInfo, type TransportListRow, type WaybillOption } from '../../../domain/schemas/transport-list';
 import { ok } from '../../core/errors';
 import type { AnySelect } from '../../core/repository';
-import type { ZodTypeProvider } from '../../core/route-schema';
-import { approvableRoutes, type ApprovableDef } from './approvable';
+import { route } from '../../core/route';
+import { approvableRoutes, defineApprovable } from './approvable';
 import { withNames } from './lists';
 
 /** Transport waybills (运单, spec 001 §2, §3, §7): one declaration of a register under approval, filed by its carrier. */
@@ -60,28 +57,13 @@ const columns = [
 /** How many approved waybills the appointment form offers: the newest; older ones are rarely still on the road. */
 export const WAYBILL_OPTIONS_LIMIT = 50;
 
-export const waybillDef: ApprovableDef = {
-  noun: '运单',
+export const waybillDef = defineApprovable({
+  contract: transportListApi,
   table: 'transport_list',
   processType: ProcessType.WAYBILL,
-  queue: 'transport',
-  paths: waybillPaths,
   own: true,
   numberPrefix: 'TL',
   holdsFiles: true,
-  codes: {
-    list: 'menu:transportListHis',
-    add: 'transportListHis:add',
-    edit: 'transportListHis:edit',
-    delete: 'transportListHis:delete',
-    commit: 'transportListHis:commit',
-    revoke: 'transportListHis:revoke',
-  },
-  histories: [
-    { list: waybillAllHistoryPaths.list, permission: 'menu:allTransportListHis', summary: '运单总记录', revoke: { path: waybillAllHistoryPaths.revoke, permission: 'allTransportListHis:revoke' } },
-  ],
-  labels: transportListLabels,
-  schemas: { list: transportListQuery, create: transportListCreate, update: transportListUpdate },
   columns,
   filters: {
     application_number: { column: 'application_number', match: 'contains' },
@@ -92,20 +74,14 @@ export const waybillDef: ApprovableDef = {
     shipment_begin: { column: 'shipment_date', match: (q: AnySelect, v) => q.where('shipment_date', '>=', v) },
     shipment_end: { column: 'shipment_date', match: (q: AnySelect, v) => q.where('shipment_date', '<=', v) },
   },
-  wrapper: 'transportList',
-  taskFilters: ['application_number', 'license_plate', 'enterprise'],
   decorate: withNames(false),
-};
+});
 
-const optionsQuery = labelled(z.object({ license_plate: optionalFilterText }), transportListLabels);
-
-export async function waybillRoutes(appInstance: FastifyInstance) {
-  await approvableRoutes(waybillDef)(appInstance);
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function waybillRoutes(app: FastifyInstance) {
+  await approvableRoutes(waybillDef)(app);
   const { db } = app.ctx;
 
-  // Only the caller's own rows, so any role may ask: the appointment form fills cargo_info from one (DESIGN.md §7).
-  app.post('/transportList/approvedOptions', { config: { permission: 'role' }, schema: { summary: '本人已通过的运单（供危险货物预约填写货物信息）', body: optionsQuery } }, async (req) => {
+  route(app, transportListApi.approvedOptions, async (req) => {
     let q = db.selectFrom('transport_list').selectAll().where('create_user_id', '=', req.auth!.userId).where('state', '=', AppState.APPROVED).where('deleted', '=', 0);
     if (req.body.license_plate) q = q.where('license_plate', '=', req.body.license_plate.toUpperCase());
     const rows = (await q.orderBy('id', 'desc').limit(WAYBILL_OPTIONS_LIMIT).execute()) as unknown as TransportListRow[];

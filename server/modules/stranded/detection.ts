@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { strandedKinds, type StrandedKind } from '../../../domain/schemas/stranded';
 import type { AppContext } from '../../core/context';
 import type { Db } from '../../core/repository';
 import type { DB } from '../../db/schema';
@@ -14,51 +15,67 @@ import { raiseStrandedAlarmNotifications, sendAlarmSms } from './notification';
 /** Why the stay became stranded (stranded_alarm.level_type). */
 export const AlarmLevel = { VISIT_END: 1, DWELL_LIMIT: 2, BLACK_LISTED: 3 } as const;
 
-/** What an alarm keeps about the visit, as it was when raised (application_info). */
-async function applicationInfo(db: Db, kind: 'car' | 'person', id: number | null): Promise<Record<string, unknown>> {
+/**
+ * What each kind's alarm keeps about its visit, as it was when raised
+ * (application_info): a vehicle appointment's or a person appointment's
+ * fields, from its own table; and the person's name, which a vehicle alarm
+ * has none of (the visitor's, or the name the gate last read for the ID number).
+ */
+const alarmSubjects: Record<
+  StrandedKind,
+  { info: (t: Kysely<DB>, id: number) => Promise<Record<string, unknown> | undefined>; personName: (db: Db, subject: string, info: Record<string, unknown>) => Promise<string> }
+> = {
+  car: {
+    info: (t, id) =>
+      t
+        .selectFrom('car_application as a')
+        .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
+        .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+        .select([
+          'a.application_number',
+          'a.license_plate',
+          'a.applicant_name',
+          'a.applicant_phone',
+          'a.visitor_company',
+          'a.visitor_begin_time',
+          'a.visitor_end_time',
+          'a.interviewee_name',
+          'a.interviewee_phone',
+          'd.name as interviewee_depart_name',
+          'm.name as vehicle_type_name',
+          'a.cargo_type',
+          'a.cargo_name',
+        ])
+        .where('a.car_application_id', '=', id)
+        .executeTakeFirst(),
+    personName: async () => '',
+  },
+  person: {
+    info: (t, id) =>
+      t
+        .selectFrom('person_application as a')
+        .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
+        .select([
+          'a.application_number',
+          'a.visitor_name',
+          'a.visitor_phone',
+          'a.visitor_company',
+          'a.visit_begin_time',
+          'a.visit_end_time',
+          'a.interviewee_name',
+          'a.interviewee_phone',
+          'd.name as interviewee_depart_name',
+        ])
+        .where('a.person_application_id', '=', id)
+        .executeTakeFirst(),
+    personName: async (db, subject, info) => String(info.visitor_name ?? (await lastName(db, subject))),
+  },
+};
+
+/** What an alarm keeps about the visit, as it was when raised (application_info); nothing without one. */
+async function applicationInfo(db: Db, kind: StrandedKind, id: number | null): Promise<Record<string, unknown>> {
   if (id == null) return {};
-  const t = db as unknown as Kysely<DB>;
-  if (kind === 'car') {
-    const a = await t
-      .selectFrom('car_application as a')
-      .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
-      .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
-      .select([
-        'a.application_number',
-        'a.license_plate',
-        'a.applicant_name',
-        'a.applicant_phone',
-        'a.visitor_company',
-        'a.visitor_begin_time',
-        'a.visitor_end_time',
-        'a.interviewee_name',
-        'a.interviewee_phone',
-        'd.name as interviewee_depart_name',
-        'm.name as vehicle_type_name',
-        'a.cargo_type',
-        'a.cargo_name',
-      ])
-      .where('a.car_application_id', '=', id)
-      .executeTakeFirst();
-    return a ?? {};
-  }
-  const a = await t
-    .selectFrom('person_application as a')
-    .leftJoin('sys_department as d', 'd.depart_id', 'a.interviewee_depart_id')
-    .select([
-      'a.application_number',
-      'a.visitor_name',
-      'a.visitor_phone',
-      'a.visitor_company',
-      'a.visit_begin_time',
-      'a.visit_end_time',
-      'a.interviewee_name',
-      'a.interviewee_phone',
-      'd.name as interviewee_depart_name',
-    ])
-    .where('a.person_application_id', '=', id)
-    .executeTakeFirst();
-  return a ?? {};
+  return (await alarmSubjects[kind].info(db as unknown as Kysely<DB>, id)) ?? {};
 }
 
 /**
@@ -78,14 +95,16 @@ export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<numb
       const claimed = await trx.updateTable('presence').set({ alarmed: 1 }).where('id', '=', id).where('alarmed', '=', 0).where('exit_time', 'is', null).executeTakeFirst();
       if (Number(claimed.numUpdatedRows) === 0) return false;
       const stay = await trx.selectFrom('presence').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      const kind = stay.kind as 'car' | 'person';
+      const kind = stay.kind as StrandedKind;
+      const k = strandedKinds[kind];
       const info = await applicationInfo(trx, kind, stay.application_id);
       const level = stay.black
         ? AlarmLevel.BLACK_LISTED
         : stay.application_id != null && stay.deadline !== (info.visitor_end_time ?? info.visit_end_time)
           ? AlarmLevel.DWELL_LIMIT
           : AlarmLevel.VISIT_END;
-      const personName = kind === 'person' ? String(info.visitor_name ?? (await lastName(trx, stay.subject))) : '';
+      const personName = await alarmSubjects[kind].personName(trx, stay.subject, info);
+      const subject = { license_plate: '', idcard: '', [k.subjectColumn]: stay.subject };
       const alarm = await trx
         .insertInto('stranded_alarm')
         .values({
@@ -93,8 +112,7 @@ export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<numb
           presence_id: id,
           application_id: stay.application_id,
           application_info: JSON.stringify(info),
-          license_plate: kind === 'car' ? stay.subject : '',
-          idcard: kind === 'person' ? stay.subject : '',
+          ...subject,
           person_name: personName,
           visit_area: stay.visit_area,
           level_type: level,
@@ -109,7 +127,7 @@ export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<numb
       const sms = await raiseStrandedAlarmNotifications(trx as unknown as Kysely<DB>, ctx, {
         kind,
         alarmId: alarm.id,
-        subject: kind === 'car' ? stay.subject : personName || stay.subject,
+        subject: k.subject({ ...subject, person_name: personName }),
         visitArea: stay.visit_area,
         alarmTime: now,
         black: Boolean(stay.black),

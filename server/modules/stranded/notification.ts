@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { enumLabel } from '../../../domain/enums';
+import { strandedKinds, type StrandedKind } from '../../../domain/schemas/stranded';
 import { NotificationKind, recordLink } from '../../../domain/notifications';
 import { formatInZone } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
@@ -9,7 +10,7 @@ import type { DB } from '../../db/schema';
 
 /** A stranded-vehicle or stranded-person alarm as the alarm job raises it (spec 001 §3, "Stranded alarm"). */
 export interface StrandedAlarm {
-  kind: 'car' | 'person';
+  kind: StrandedKind;
   /** The alarm row's id: the notification's tag, so a repeated push replaces rather than repeats. */
   alarmId: number;
   /** The plate of a vehicle, the name of a person. */
@@ -33,9 +34,6 @@ export interface AlarmSmsFields {
   /** 1: the SMS waits in the outbox for the commit (sendAlarmSms); 0: nothing to send, or settled. */
   sms_state: number;
 }
-
-const dealCode = { car: 'strandedManagementCar:deal', person: 'strandedManagementPerson:deal' } as const;
-const screen = { car: '/security/stranded-car', person: '/security/stranded-person' } as const;
 
 /** Enabled users who may handle this kind of alarm through a live, enabled role. */
 async function holdersOf(trx: Kysely<DB>, code: string) {
@@ -73,7 +71,7 @@ export function smsTime(time: string): string {
 
 /** The notification's and the SMS's words for what happened (spec 001 §3, issue 24 item 4). */
 export function alarmTexts(alarm: Omit<StrandedAlarm, 'alarmId'>): { title: string; body: string; sms: string } {
-  const noun = alarm.kind === 'car' ? '车辆' : '人员';
+  const noun = strandedKinds[alarm.kind].word;
   const gate = alarm.gate || '未知道闸';
   const area = alarm.visitArea ? enumLabel('visitArea', alarm.visitArea) : '园区';
   if (alarm.black) {
@@ -108,7 +106,7 @@ function fitSms(text: (gate: string) => string, gate: string): string {
  * leaves the process here (DESIGN.md §11).
  */
 export async function raiseStrandedAlarmNotifications(trx: Kysely<DB>, ctx: AppContext, alarm: StrandedAlarm): Promise<AlarmSmsFields> {
-  const holders = await holdersOf(trx, dealCode[alarm.kind]);
+  const holders = await holdersOf(trx, strandedKinds[alarm.kind].deal);
   const texts = alarmTexts(alarm);
   await notify(
     trx,
@@ -119,7 +117,7 @@ export async function raiseStrandedAlarmNotifications(trx: Kysely<DB>, ctx: AppC
       title: texts.title,
       body: texts.body,
       // Opens the alarm itself on its screen (the list screen reads ?open=<id>).
-      url: recordLink(screen[alarm.kind], alarm.alarmId),
+      url: recordLink(strandedKinds[alarm.kind].screen, alarm.alarmId),
       tag: `stranded-${alarm.kind}-${alarm.alarmId}`,
     })),
   );

@@ -1,16 +1,15 @@
-import { defineResourceContract, undeclared } from '../../../domain/contract';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { z } from 'zod';
 import { enumLabel } from '../../../domain/enums';
 import { ErrorCode } from '../../../domain/errors';
-import type { PermissionCode } from '../../../domain/permissions';
 import {
-  alarmDealBody,
   handlingStateOf,
+  STRANDED_KINDS,
+  strandedApi,
   strandedHandlingOptions,
+  strandedKinds,
   strandedLabels,
-  strandedListQuery,
+  strandedStatApi,
   strandedStatQuery,
   type AlarmDeal,
   type StrandedAlarmRow,
@@ -22,7 +21,7 @@ import type { AppContext } from '../../core/context';
 import { fail, notFound, ok } from '../../core/errors';
 import type { AnySelect, Db, FilterMatch, RowValues } from '../../core/repository';
 import { defineResource, registerResource } from '../../core/resource';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import { xlsxExports } from '../../core/xlsx-export';
 import { readRule } from '../access';
 
@@ -33,10 +32,7 @@ import { readRule } from '../access';
  * read and handle them.
  */
 
-const kinds: Record<StrandedKind, { base: string; noun: string; list: PermissionCode; deal: PermissionCode }> = {
-  person: { base: '/person/stranded', noun: '人员滞留告警', list: 'strandedManagementPerson:list', deal: 'strandedManagementPerson:deal' },
-  car: { base: '/car/stranded', noun: '车辆滞留告警', list: 'strandedManagementCar:list', deal: 'strandedManagementCar:deal' },
-};
+const kinds = strandedKinds;
 
 const columns = [
   'id',
@@ -101,18 +97,9 @@ const strandedFilters: Record<string, { column: string; match: FilterMatch }> = 
   end_time: { column: 'alarm_time', match: (q: AnySelect, v: unknown) => q.where('alarm_time', '<=', v) },
 };
 
-const strandedResource = (kind: StrandedKind) => {
-  const k = kinds[kind];
-  return defineResource({
-    contract: defineResourceContract({
-      noun: k.noun,
-      key: 'id',
-      labels: strandedLabels,
-      paths: { list: `${k.base}/list`, detail: { url: `${k.base}/detail`, method: 'GET' } },
-      permissions: { list: k.list, detail: k.list },
-      schemas: { list: strandedListQuery },
-      row: undeclared,
-    }),
+const strandedResource = (kind: StrandedKind) =>
+  defineResource({
+    contract: strandedApi[kind],
     table: 'stranded_alarm',
     scope: { kind },
     columns,
@@ -120,11 +107,10 @@ const strandedResource = (kind: StrandedKind) => {
     filters: strandedFilters,
     decorate,
   });
-};
 
 /** The kinds of alarm the caller may list (either code is enough for the home and the statistics). */
 function listableKinds(held: ReadonlySet<string>): StrandedKind[] {
-  const allowed = (['car', 'person'] as const).filter((kind) => held.has(kinds[kind].list));
+  const allowed = STRANDED_KINDS.filter((kind) => held.has(kinds[kind].list));
   if (!allowed.length) fail(ErrorCode.FORBIDDEN, `没有操作权限：缺少权限 ${kinds.car.list}（车辆滞留告警）或 ${kinds.person.list}（人员滞留告警）`);
   return allowed;
 }
@@ -167,10 +153,9 @@ export async function dealAlarm(ctx: AppContext, kind: StrandedKind, userId: num
   });
 }
 
-export async function strandedRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function strandedRoutes(app: FastifyInstance) {
   const { ctx } = app;
-  const sendXlsx = xlsxExports(appInstance);
+  const sendXlsx = xlsxExports(app);
   const repos = {} as Record<StrandedKind, Awaited<ReturnType<typeof registerResource>>>;
   for (const kind of ['person', 'car'] as const) repos[kind] = await registerResource(app, strandedResource(kind));
   const carAlarms = (f: RowValues) => repos.car.applyFilters(repos.car.live(), strandedFilters, f);
@@ -189,30 +174,26 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
   }
 
   // 车辆滞留统计 (spec 001 §2, §7): the vehicle alarms by day; its export is always allowed to the list's holders.
-  app.post('/stat_car_stranded/list', { config: { permission: kinds.car.list }, schema: { summary: '车辆滞留统计（分页）', body: strandedListQuery } }, async (req) => {
+  route(app, strandedStatApi.list, async (req) => {
     const q = req.body as RowValues & { size: number; pn: number };
     const matching = await carAlarms(q);
     const [total, rows] = await Promise.all([repos.car.count(matching), repos.car.page(matching, q.size, (q.pn - 1) * q.size)]);
-    return ok({ list: rows.map(statRow), total });
+    return ok({ list: rows.map(statRow) as never, total });
   });
-  app.post(
-    '/stat_car_stranded/export',
-    { config: { permission: kinds.car.list, operation: '导出车辆滞留统计' }, schema: { summary: '导出车辆滞留统计（.xlsx，筛选同列表）', body: strandedListQuery } },
-    async (req, reply) => {
-      const f = req.body as RowValues;
-      return sendXlsx(req, reply, {
-        fileName: '车辆滞留导出.xlsx',
-        fallback: 'stranded-vehicles.xlsx',
-        sheet: '车辆滞留统计',
-        columns: exportColumns,
-        pages: () => carAlarmPages(f),
-      });
-    },
-  );
+  route(app, strandedStatApi.export, async (req, reply) => {
+    const f = req.body as RowValues;
+    return sendXlsx(req, reply, {
+      fileName: '车辆滞留导出.xlsx',
+      fallback: 'stranded-vehicles.xlsx',
+      sheet: '车辆滞留统计',
+      columns: exportColumns,
+      pages: () => carAlarmPages(f),
+    });
+  });
 
   // 滞留统计 (issue 24 item 6): counts in SQL, each a GROUP BY over the range of the (kind, alarm_time, id)
   // index stranded_alarm_kind_time; the answer is at most a year of days, 2×3 kinds, 3 states and the gates.
-  app.post('/stat_car_stranded/summary', { config: { permission: 'role' }, schema: { summary: '滞留统计（按日、类型、处理状态、入园闸口计数）', body: strandedStatQuery } }, async (req) => {
+  route(app, strandedStatApi.summary, async (req) => {
     const allowed = listableKinds(req.auth!.permissions);
     const today = dateOf(ctx.time());
     const begin = req.body.begin_time ?? `${addDays(today, -7)} 00:00:00`;
@@ -272,8 +253,7 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
     return ok(stats);
   });
 
-  // The alarms nobody has handled yet, of the kinds the caller may list: the home's 待处理告警 (issue 24 item 4).
-  app.get('/stranded/open', { config: { permission: 'role' }, schema: { summary: '待处理滞留告警（最新5条与总数）', querystring: z.object({}) } }, async (req) => {
+  route(app, strandedStatApi.open, async (req) => {
     const allowed = listableKinds(req.auth!.permissions);
     const open = () => ctx.db.selectFrom('stranded_alarm').where('handle_time', 'is', null).where('kind', 'in', allowed);
     const [count, rows] = await Promise.all([
@@ -283,14 +263,11 @@ export async function strandedRoutes(appInstance: FastifyInstance) {
       open().select(['id', 'kind', 'license_plate', 'person_name', 'idcard', 'is_black', 'level_type', 'visit_area', 'entry_time', 'alarm_time']).orderBy('id', 'desc').limit(5).execute(),
     ]);
     const list = (await decorate(rows as RowValues[], ctx.db)).map(({ application_info: _info, handle_user_name: _h, ...r }) => r);
-    return ok({ total: Number(count?.total ?? 0), list });
+    return ok({ total: Number(count?.total ?? 0), list: list as never });
   });
 
   for (const kind of ['person', 'car'] as const) {
-    const k = kinds[kind];
-
-    // Handling is the security lead's (spec 001 §2), offline too: the outbox sends it with an Idempotency-Key.
-    app.post(`${k.base}/alarmDeal`, { config: { permission: k.deal, operation: `处理${k.noun}` }, schema: { summary: `处理${k.noun}（是否误判、处理说明）`, body: alarmDealBody } }, async (req) => {
+    route(app, strandedApi[kind].alarmDeal, async (req) => {
       await dealAlarm(ctx, kind, req.auth!.userId, req.body);
       return ok(null, '处理告警成功！');
     });

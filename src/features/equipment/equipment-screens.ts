@@ -1,5 +1,5 @@
-import { equipmentKinds, equipmentLabels, equipmentSchemas, type EquipmentKind, type EquipmentKindDef, type EquipmentRow } from '../../../domain/schemas/equipment';
-import { get } from '../../lib/http';
+import { equipmentApi, equipmentLabels, type EquipmentApi, type EquipmentKind, type EquipmentRow } from '../../../domain/schemas/equipment';
+import { call } from '../../lib/http';
 import { defineScreen, type DeclaredField, type ScreenDef } from '../../list-screen';
 import { issueKeyConfirm, issueKeyModal } from './issue-key-modal';
 
@@ -28,16 +28,15 @@ const deviceFields: DeclaredField<EquipmentRow>[] = [
   { name: 'key_issued_time', kind: 'text', hideInSearch: true, hideInForm: true, width: 170, render: (r) => r.key_issued_time ?? '未签发' },
 ];
 
-function equipmentScreen(k: EquipmentKindDef): ScreenDef<EquipmentRow> {
-  const base = `/equipment/${k.kind}`;
-  const schemas = equipmentSchemas(k);
+function equipmentScreen(api: EquipmentApi): ScreenDef<EquipmentRow> {
+  const { kind: k, calls, schemas } = api;
   const shown = (name: string) => k.filters.includes(name as never);
   const fields = [...k.fields.map((f) => fieldDefs[f]!), ...deviceFields].map((f) => ({ ...f, hideInSearch: f.hideInSearch || !shown(f.name) }));
   return defineScreen<EquipmentRow>({
     key: `equipment.${k.kind}`,
     title: k.title,
     labels: equipmentLabels,
-    list: { path: `${base}/list`, permission: `${k.codes}:list` },
+    list: { path: calls.list, permission: `${k.codes}:list` },
     rowKey: 'id',
     card: { title: 'name', extra: 'state' },
     fields,
@@ -47,16 +46,16 @@ function equipmentScreen(k: EquipmentKindDef): ScreenDef<EquipmentRow> {
       { key: 'detail', label: '详情', type: 'detail' },
       { key: 'edit', label: '编辑', type: 'edit', permission: `${k.codes}:edit` },
       // Issuing a key changes the device: its edit code's, as the server's issueKey route says.
-      { key: 'issueKey', label: '接入密钥', type: 'modal', permission: `${k.codes}:edit`, confirm: issueKeyConfirm, component: issueKeyModal(base) },
-      { key: 'delete', label: '删除', type: 'delete', permission: `${k.codes}:delete`, path: `${base}/delete`, body: (r) => ({ id: r.id }) },
+      { key: 'issueKey', label: '接入密钥', type: 'modal', permission: `${k.codes}:edit`, confirm: issueKeyConfirm, component: issueKeyModal(api.issueKey) },
+      { key: 'delete', label: '删除', type: 'delete', permission: `${k.codes}:delete`, path: calls.delete, body: (r) => ({ id: r.id }) },
     ],
     form: {
-      schema: { create: schemas.create, edit: schemas.update },
-      create: { path: `${base}/save`, title: `新增${k.title}` },
-      edit: { path: `${base}/edit`, title: `编辑${k.title}`, idParam: 'id' },
+      schema: { create: schemas.create!, edit: schemas.update! },
+      create: { path: calls.save, title: `新增${k.title}` },
+      edit: { path: calls.edit, title: `编辑${k.title}`, idParam: 'id' },
     },
-    detail: { title: `${k.title}详情`, fetch: (r) => get<EquipmentRow>(`${base}/detail`, { id: r.id }) },
+    detail: { title: `${k.title}详情`, fetch: (r) => call(calls.detail, { id: r.id }) },
   });
 }
 
-export const equipmentScreens = Object.fromEntries(Object.entries(equipmentKinds).map(([kind, k]) => [kind, equipmentScreen(k)])) as Record<EquipmentKind, ScreenDef<EquipmentRow>>;
+export const equipmentScreens = Object.fromEntries(Object.entries(equipmentApi).map(([kind, api]) => [kind, equipmentScreen(api)])) as Record<EquipmentKind, ScreenDef<EquipmentRow>>;

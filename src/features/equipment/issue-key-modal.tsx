@@ -1,10 +1,10 @@
 import { SpinLoading } from 'antd-mobile';
 import { useEffect, useRef, useState, type ComponentType } from 'react';
-import type { EquipmentRow } from '../../../domain/schemas/equipment';
+import type { EquipmentApi, EquipmentRow } from '../../../domain/schemas/equipment';
 import { CopyField } from '../../components/copy-field';
 // The action modals' subject and notice boxes.
 import '../../components/reason-modal.css';
-import { post } from '../../lib/http';
+import { call } from '../../lib/http';
 import { ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
 import './issue-key-modal.css';
 import { showToast } from '../../lib/feedback';
@@ -21,7 +21,7 @@ export const issueKeyConfirm = (r: EquipmentRow) =>
  * Closing reloads the list, whose 密钥签发时间 then shows the new time; the
  * mask does not close it while the key is on its way.
  */
-export function issueKeyModal(base: string): ComponentType<ScreenModalProps<EquipmentRow>> {
+export function issueKeyModal(issueKey: EquipmentApi['issueKey']): ComponentType<ScreenModalProps<EquipmentRow>> {
   return function IssueKeyModal({ open, row, onClose, onDone }: ScreenModalProps<EquipmentRow>) {
     const [key, setKey] = useState<string>();
     // One issue per opening: a second call (StrictMode's repeated effect) would void the key shown.
@@ -29,7 +29,7 @@ export function issueKeyModal(base: string): ComponentType<ScreenModalProps<Equi
     useEffect(() => {
       if (!open || !row || started.current) return;
       started.current = true;
-      post<{ key: string }>(`${base}/issueKey`, { id: row.id }).then(
+      call(issueKey, { id: row.id }).then(
         (d) => setKey(d.key),
         (e: unknown) => {
           showToast({ icon: 'fail', content: failureText('签发失败：', e instanceof Error ? e.message : String(e)), duration: 3000 });

@@ -1,5 +1,6 @@
 import { ALL } from '../../../domain/enums';
-import { gateRecordLabels, type GateRecordCarRow, type GateRecordPersonRow } from '../../../domain/schemas/gate-record';
+import { GATE_RECORD_CODES, gateRecordApi, gateRecordLabels, type GateRecordCarRow, type GateRecordPersonRow } from '../../../domain/schemas/gate-record';
+import type { Call } from '../../../domain/contract';
 import { formatInZone } from '../../../domain/time';
 import { dateOf } from '../../../domain/visit-rules';
 import type { PermissionCode } from '../../../domain/permissions';
@@ -31,12 +32,12 @@ const openResult = <R extends Shared>(): DeclaredField<R> => ({
 const captureTime = <R extends Shared>(): DeclaredField<R> => ({ name: 'capture_time', kind: 'text', hideInSearch: true, width: 166 });
 
 /** A records list: read only, a row opens as its detail (the images as thumbnails): a phone card by a tap, a desktop row by its 详情 button. */
-const recordsScreen = <R extends Shared>(s: { key: string; title: string; path: string; permission: PermissionCode; card: { title: string; extra: string }; fields: DeclaredField<R>[] }) =>
+const recordsScreen = <R extends Shared>(s: { key: string; title: string; call: Call; permission: PermissionCode; card: { title: string; extra: string }; fields: DeclaredField<R>[] }) =>
   defineScreen<R>({
     key: `gate-records.${s.key}`,
     title: s.title,
     labels: gateRecordLabels,
-    list: { path: s.path, permission: s.permission },
+    list: { path: s.call, permission: s.permission },
     rowKey: 'id',
     card: s.card,
     fields: s.fields,
@@ -47,8 +48,8 @@ const recordsScreen = <R extends Shared>(s: { key: string; title: string; path: 
 export const vehicleGateRecordsScreen = recordsScreen<GateRecordCarRow>({
   key: 'vehicle',
   title: '车辆过闸记录',
-  path: '/device/record/car/page',
-  permission: 'vehicleGateCrosRecords:list',
+  call: gateRecordApi.car,
+  permission: GATE_RECORD_CODES.car,
   card: { title: 'license_plate', extra: 'direction' },
   fields: [
     { name: 'licensePlate', dataIndex: 'license_plate', kind: 'text', width: 100, fixed: 'left', search: { placeholder: '完整车牌或其中几位' } },
@@ -84,8 +85,8 @@ export const vehicleGateRecordsScreen = recordsScreen<GateRecordCarRow>({
 export const personGateRecordsScreen = recordsScreen<GateRecordPersonRow>({
   key: 'person',
   title: '人员过闸记录',
-  path: '/device/record/person/page',
-  permission: 'personGateCrosRecords:list',
+  call: gateRecordApi.person,
+  permission: GATE_RECORD_CODES.person,
   card: { title: 'person_name', extra: 'person_event_type' },
   fields: [
     { name: 'date', kind: 'text', dataIndex: 'capture_time', hideInSearch: true, hideInCard: true, hideInDetail: true, width: 110, render: (r) => dateOf(r.capture_time) },

@@ -1,16 +1,13 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { post } from '../../lib/http';
+import { gateRecordApi } from '../../../domain/schemas/gate-record';
+import { call } from '../../lib/http';
 
-export interface GateOption {
-  id: number;
-  name: string;
-  number: string;
-}
+export type { GateOption } from '../../../domain/schemas/gate-record';
 
-/** The park's vehicle barriers, the vehicle records' gate filter (POST /device/record/car/gates). */
+/** The park's vehicle barriers, the vehicle records' gate filter. */
 export const gatesQuery = queryOptions({
   queryKey: ['gateRecords', 'gates'],
-  queryFn: () => post<GateOption[]>('/device/record/car/gates', {}),
+  queryFn: () => call(gateRecordApi.gates, {}),
   staleTime: 10 * 60_000,
 });
 

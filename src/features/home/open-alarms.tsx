@@ -2,37 +2,31 @@ import { useQuery } from '@tanstack/react-query';
 import { ExclamationCircleOutline, RightOutline } from 'antd-mobile-icons';
 import { Link } from 'react-router-dom';
 import { recordLink } from '../../../domain/notifications';
-import type { OpenAlarm } from '../../../domain/schemas/stranded';
-import { get } from '../../lib/http';
+import { STRANDED_KINDS, strandedKinds, strandedStatApi, type OpenAlarm } from '../../../domain/schemas/stranded';
+import { call } from '../../lib/http';
 import { useCan } from '../../lib/me';
 import './open-alarms.css';
 
-/** The alarm screens (src/app/screens.tsx): a row opens its alarm there (?open=<id>). */
-const screens = { car: '/security/stranded-car', person: '/security/stranded-person' } as const;
-
 const openAlarmsQuery = {
   queryKey: ['home', 'open-alarms'],
-  queryFn: () => get<{ total: number; list: OpenAlarm[] }>('/stranded/open'),
+  queryFn: () => call(strandedStatApi.open, {}),
   // Alarms are why a lead opens the app: ask again on every visit and on focus.
   staleTime: 0,
   refetchOnMount: 'always' as const,
   refetchOnWindowFocus: 'always' as const,
 };
 
-const subjectOf = (a: OpenAlarm) => (a.kind === 'car' ? a.license_plate : a.person_name || a.idcard);
-const whatOf = (a: OpenAlarm) => (a.is_black ? `黑名单${a.kind === 'car' ? '车辆' : '人员'}入园` : `${a.kind === 'car' ? '车辆' : '人员'}滞留超时`);
+const subjectOf = (a: OpenAlarm) => strandedKinds[a.kind].subject(a);
+const whatOf = (a: OpenAlarm) => (a.is_black ? `黑名单${strandedKinds[a.kind].word}入园` : `${strandedKinds[a.kind].word}滞留超时`);
 
 /** 待处理告警 (issue 24 item 4): the alarms nobody has handled, counted, newest first, before the menus; for whoever may list them. */
 export function OpenAlarms() {
   const can = useCan();
-  const mayList = can('strandedManagementCar:list') || can('strandedManagementPerson:list');
+  const mayList = can(strandedKinds.car.list) || can(strandedKinds.person.list);
   const { data } = useQuery({ ...openAlarmsQuery, enabled: mayList });
   if (!mayList || !data) return null;
   // The rest of the open alarms are on the two alarm screens.
-  const more = [
-    ...(can('strandedManagementCar:list') ? [{ to: screens.car, label: '全部车辆滞留告警' }] : []),
-    ...(can('strandedManagementPerson:list') ? [{ to: screens.person, label: '全部人员滞留告警' }] : []),
-  ];
+  const more = [...STRANDED_KINDS.filter((kind) => can(strandedKinds[kind].list)).map((kind) => ({ to: strandedKinds[kind].screen, label: `全部${strandedKinds[kind].noun}` }))];
   return (
     <section className="oa" aria-label="待处理告警" data-testid="open-alarms">
       <h3 className="section-title oa-title">
@@ -44,7 +38,7 @@ export function OpenAlarms() {
       {data.total > 0 && (
         <div className="card oa-card">
           {data.list.map((a) => (
-            <Link key={a.id} to={recordLink(screens[a.kind], a.id)} className="oa-row" aria-label={`${whatOf(a)}，${subjectOf(a)}`}>
+            <Link key={a.id} to={recordLink(strandedKinds[a.kind].screen, a.id)} className="oa-row" aria-label={`${whatOf(a)}，${subjectOf(a)}`}>
               <span className={`oa-icon${a.is_black ? ' oa-icon--black' : ''}`} aria-hidden>
                 <ExclamationCircleOutline />
               </span>

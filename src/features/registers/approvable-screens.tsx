@@ -1,13 +1,12 @@
 import type { ComponentType, ReactNode } from 'react';
-import type { z } from 'zod';
+import type { Call } from '../../../domain/contract';
 import type { PermissionCode } from '../../../domain/permissions';
-import { registerAllows, registerQueues, type ApprovablePaths, type RegisterAction, type RegisterQueueName } from '../../../domain/registers';
+import { registerAllows, registerQueues, type RegisterAction, type RegisterContract } from '../../../domain/registers';
 import { revokeBody } from '../../../domain/schemas/car-application';
-import type { FieldLabels } from '../../../domain/schemas/common';
 import { batchReviewModalFor, reviewModalFor, type ReviewKind, type ReviewTask } from '../../components/approval/review-modal';
 import { processDrawerFor, type ProcessSubject } from '../../components/process/process-drawer';
 import { ReasonModal } from '../../components/reason-modal';
-import { ApiError, get, post } from '../../lib/http';
+import { ApiError, call } from '../../lib/http';
 import { defineScreen, DetailLines, failureText, type DeclaredField, type Row, type RowAction, type ScreenDef, type ScreenModalProps, type ToolbarAction } from '../../list-screen';
 import { showToast } from '../../lib/feedback';
 
@@ -27,19 +26,13 @@ export interface ApprovableRow extends Row {
 type StateKey = 'status' | 'state';
 
 export interface RegisterScreens<R extends ApprovableRow> {
-  /** Screen key prefix and the register's noun ('车辆黑白名单'). */
+  /** Screen key prefix. */
   key: string;
-  noun: string;
   title: string;
-  paths: ApprovablePaths;
-  codes: { list: PermissionCode; add: PermissionCode; edit: PermissionCode; delete: PermissionCode; commit: PermissionCode; revoke: PermissionCode };
-  queue: RegisterQueueName;
-  /** The row's key inside a task of the queue (the server's wrapper). */
-  wrapper: string;
-  labels: FieldLabels;
+  /** The register on the wire (domain/registers.ts defineRegister): its noun, labels, codes, schemas, calls, queue and wrapper. */
+  contract: RegisterContract;
   fields: DeclaredField<R>[];
   card: { title: string; extra?: string };
-  schemas: { create: z.ZodType; update: z.ZodType };
   /** What a revoke undoes besides the approval, said in the revoke modal ('已生效的名单随之失效'). */
   revokeEffect?: string;
   /** Toolbar buttons beside 新增 (an import). */
@@ -58,7 +51,7 @@ const when =
   (r: ApprovableRow) =>
     registerAllows(action, r[key] ?? -1);
 
-function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.paths.revoke): ComponentType<ScreenModalProps<R>> {
+function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, revoke: Call<typeof revokeBody> = s.contract.revoke): ComponentType<ScreenModalProps<R>> {
   return function RegisterRevokeModal({ open, row, onClose, onDone }: ScreenModalProps<R>) {
     return (
       <ReasonModal
@@ -76,7 +69,7 @@ function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.pa
         title="撤销审核"
         label="撤销理由"
         placeholder="请输入撤销理由"
-        notice={`撤销后，该${s.noun}的审批将终止${s.revokeEffect ? `，${s.revokeEffect}` : ''}。`}
+        notice={`撤销后，该${s.contract.noun}的审批将终止${s.revokeEffect ? `，${s.revokeEffect}` : ''}。`}
         danger
         errorKey="reason"
         onClose={onClose}
@@ -84,7 +77,7 @@ function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, path = s.pa
           const parsed = revokeBody.safeParse({ id: row?.id, reason });
           if (!parsed.success) return Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? ''), i.message]));
           try {
-            await post(path, parsed.data);
+            await call(revoke, parsed.data);
             showToast({ icon: 'success', content: '撤销审核成功！' });
             onDone();
           } catch (e) {
@@ -102,7 +95,7 @@ function processSubject<R extends ApprovableRow>(s: RegisterScreens<R>): Process
   let p = processSubjects.get(s);
   if (!p) {
     p = {
-      path: s.paths.processInfo,
+      path: s.contract.processInfo.path,
       idOf: (row) => {
         const r = row as Record<string, unknown> | undefined;
         const v = r?.ref_id ?? r?.id;
@@ -117,43 +110,45 @@ function processSubject<R extends ApprovableRow>(s: RegisterScreens<R>): Process
 
 /** The register's own list: add, edit, detail, process, submit, revoke, delete, each shown by the state table. */
 export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R>): ScreenDef<R> {
+  const { contract: c } = s;
+  const { codes, calls } = c;
   const rowActions: RowAction<R>[] = [
     { key: 'detail', label: '详情', type: 'detail' },
-    { key: 'edit', label: '编辑', type: 'edit', permission: s.codes.edit, visible: when('edit', s.stateKey) },
+    { key: 'edit', label: '编辑', type: 'edit', permission: codes.edit, visible: when('edit', s.stateKey) },
     { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process', s.stateKey) },
     {
       key: 'submit',
       label: '提交',
       type: 'call',
-      permission: s.codes.commit,
+      permission: codes.commit,
       visible: when('submit', s.stateKey),
       confirm: (r) => `确认提交“${s.name(r)}”？提交后将进入审批流程。`,
-      path: s.paths.push,
+      path: c.push,
       body: (r) => ({ id: r.id }),
       success: '提交成功！',
       failure: '提交失败',
     },
-    { key: 'revoke', label: '撤销', type: 'modal', component: revokeModal(s), permission: s.codes.revoke, visible: when('revoke', s.stateKey), danger: true },
-    { key: 'delete', label: '删除', type: 'delete', permission: s.codes.delete, visible: when('delete', s.stateKey), path: s.paths.delete, body: (r) => ({ id: r.id }) },
+    { key: 'revoke', label: '撤销', type: 'modal', component: revokeModal(s), permission: codes.revoke, visible: when('revoke', s.stateKey), danger: true },
+    { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete', s.stateKey), path: calls.delete, body: (r) => ({ id: r.id }) },
   ];
   return defineScreen<R>({
     key: s.key,
     title: s.title,
-    labels: s.labels,
-    list: { path: s.paths.list, permission: s.codes.list },
+    labels: c.labels,
+    list: { path: calls.list, permission: codes.list },
     rowKey: 'id' as keyof R & string,
     card: s.card,
     fields: s.fields,
-    toolbar: [{ key: 'add', label: `新增${s.noun}`, type: 'create', permission: s.codes.add }, ...(s.toolbar ?? [])],
+    toolbar: [{ key: 'add', label: `新增${c.noun}`, type: 'create', permission: codes.add }, ...(s.toolbar ?? [])],
     rowActions,
     form: {
-      schema: { create: s.schemas.create, edit: s.schemas.update },
-      create: { path: s.paths.save, title: `新增${s.noun}` },
-      edit: { path: s.paths.edit, title: `编辑${s.noun}`, idParam: 'id' },
-      submit: { path: s.paths.push, permission: s.codes.commit },
+      schema: { create: c.schemas.create!, edit: c.schemas.update! },
+      create: { path: calls.save!, title: `新增${c.noun}` },
+      edit: { path: calls.edit!, title: `编辑${c.noun}`, idParam: 'id' },
+      submit: { path: c.push, permission: codes.commit },
       width: 640,
     },
-    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(s.paths.detail, { id: r.id }), ...(s.detail ? { render: s.detail, width: 760 } : {}) },
+    detail: { title: `${c.noun}详情`, fetch: async (r) => (await call(calls.detail, { id: r.id })) as unknown as R, ...(s.detail ? { render: s.detail, width: 760 } : {}) },
   });
 }
 
@@ -164,10 +159,10 @@ const reviewKinds = new WeakMap<object, ReviewKind<never>>();
 function reviewKind<R extends ApprovableRow>(s: RegisterScreens<R>, screen: ScreenDef<R>): ReviewKind<RegisterTask<R>> {
   let k = reviewKinds.get(s) as ReviewKind<RegisterTask<R>> | undefined;
   if (!k) {
-    const q = registerQueues[s.queue];
+    const q = registerQueues[s.contract.queue];
     k = {
-      name: s.queue,
-      checkPath: s.paths.taskCheck,
+      name: s.contract.queue,
+      checkPath: s.contract.task.check.path,
       check: q.check,
       processPath: processSubject(s).path,
       // Spec 001 §4: approving pre-fills the opinion '审批通过。'.
@@ -186,18 +181,18 @@ function reviewKind<R extends ApprovableRow>(s: RegisterScreens<R>, screen: Scre
 /** The register's approval queue: the caller's pending tasks, review (single or batch), 60 s refresh. */
 export function registerQueueScreen<R extends ApprovableRow>(s: RegisterScreens<R>): ScreenDef<RegisterTask<R>> {
   const listScreen = registerListScreen(s);
-  const q = registerQueues[s.queue];
+  const q = registerQueues[s.contract.queue];
   const kind = reviewKind(s, listScreen);
   const Review = reviewModalFor(kind);
   type T = RegisterTask<R>;
   return defineScreen<T>({
     key: `${s.key}.queue`,
     title: q.title,
-    labels: s.labels,
+    labels: s.contract.labels,
     list: {
-      path: s.paths.taskPage,
+      path: s.contract.task.page,
       permission: q.list,
-      arrange: (rows) => rows.map((t) => ({ ...((t as unknown as Record<string, unknown>)[s.wrapper] as R), ...t, id: (t as ReviewTask).ref_id }) as T),
+      arrange: (rows) => rows.map((t) => ({ ...((t as unknown as Record<string, unknown>)[s.contract.wrapper] as R), ...t, id: (t as ReviewTask).ref_id }) as T),
     },
     rowKey: 'process_task_id',
     card: s.card,
@@ -217,22 +212,15 @@ export function registerQueueScreen<R extends ApprovableRow>(s: RegisterScreens<
 }
 
 /** A history screen of a register (spec 001: 车辆备案记录, 运单记录, 运单总记录): every row it may list, detail, process and revoke with its own code. */
-export interface RegisterHistory {
-  key: string;
-  title: string;
-  list: string;
-  /** GET; the register's own detail call when absent. */
-  detail?: string;
-  permission: PermissionCode;
-  revoke?: { path: string; permission: PermissionCode };
-}
-
-export function registerHistoryScreen<R extends ApprovableRow>(s: RegisterScreens<R>, h: RegisterHistory): ScreenDef<R> {
+export function registerHistoryScreen<R extends ApprovableRow>(s: RegisterScreens<R>, key: string): ScreenDef<R> {
+  const c = s.contract;
+  const h = c.histories[key]!;
+  const detail = h.detail ?? c.calls.detail;
   return defineScreen<R>({
-    key: `${s.key}.${h.key}`,
+    key: `${s.key}.${key}`,
     title: h.title,
-    labels: s.labels,
-    list: { path: h.list, permission: h.permission },
+    labels: c.labels,
+    list: { path: h.list, permission: h.list.permission as PermissionCode },
     rowKey: 'id' as keyof R & string,
     card: s.card,
     fields: s.fields,
@@ -240,9 +228,19 @@ export function registerHistoryScreen<R extends ApprovableRow>(s: RegisterScreen
       { key: 'detail', label: '详情', type: 'detail' },
       { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>(processSubject(s)), visible: when('process', s.stateKey) },
       ...(h.revoke
-        ? [{ key: 'revoke', label: '撤销', type: 'modal' as const, component: revokeModal(s, h.revoke.path), permission: h.revoke.permission, visible: when('revoke', s.stateKey), danger: true }]
+        ? [
+            {
+              key: 'revoke',
+              label: '撤销',
+              type: 'modal' as const,
+              component: revokeModal(s, h.revoke),
+              permission: h.revoke.permission as PermissionCode,
+              visible: when('revoke', s.stateKey),
+              danger: true,
+            },
+          ]
         : []),
     ],
-    detail: { title: `${s.noun}详情`, fetch: (r) => get<R>(h.detail ?? s.paths.detail, { id: r.id }), ...(s.detail ? { render: s.detail, width: 760 } : {}) },
+    detail: { title: `${c.noun}详情`, fetch: async (r) => (await call(detail, { id: r.id })) as unknown as R, ...(s.detail ? { render: s.detail, width: 760 } : {}) },
   });
 }

@@ -1,6 +1,5 @@
-import { carListCreate, carListLabels, carListUpdate, personListCreate, personListLabels, personListUpdate, type CarListRow, type PersonListRow } from '../../../domain/schemas/black-white-list';
+import { carListApi, carListImportApi, personListApi, type CarListRow, type PersonListRow } from '../../../domain/schemas/black-white-list';
 import { enumLabel } from '../../../domain/enums';
-import { standardPaths } from '../../../domain/registers';
 import { UploadOutline } from 'antd-mobile-icons';
 import { importModalFor } from '../../components/import-modal';
 import { VehicleTypeSelect } from '../../components/vehicle-type-select';
@@ -35,27 +34,21 @@ function listFields<R extends CarListRow | PersonListRow>(): DeclaredField<R>[] 
 
 export const carList: RegisterScreens<CarListRow> = {
   key: 'registers.car-list',
-  noun: '车辆黑白名单',
   title: '车辆黑白名单',
-  paths: standardPaths('/carBlackWhiteList'),
-  codes: { list: 'menu:carList', add: 'carList:add', edit: 'carList:edit', delete: 'carList:delete', commit: 'carList:commit', revoke: 'carList:revoke' },
-  queue: 'car_list',
+  contract: carListApi,
   revokeEffect: '已生效的名单随之失效',
-  wrapper: 'carBlackWhiteList',
-  labels: carListLabels,
   fields: [
     { name: 'license_plate', kind: 'text', width: 110 },
     { name: 'vehicle_type_id', kind: 'custom', input: VehicleTypeSelect, hideInSearch: true, width: 130, render: (r) => r.vehicle_type_name ?? '-', form: { placeholder: '请选择车型' } },
     ...listFields<CarListRow>(),
   ],
   card: { title: 'license_plate', extra: 'status' },
-  schemas: { create: carListCreate, update: carListUpdate },
   toolbar: [
     {
       key: 'import',
       label: '导入',
       type: 'modal',
-      permission: 'carList:add',
+      permission: carListApi.codes.add,
       icon: <UploadOutline />,
       component: importModalFor<CarListRow>({
         title: '车辆黑白名单导入',
@@ -63,12 +56,12 @@ export const carList: RegisterScreens<CarListRow> = {
           {
             key: 'carList',
             label: '车辆黑白名单导入',
-            code: 'carList:add',
-            template: '/carBlackWhiteList/excelTemplate',
-            upload: '/carBlackWhiteList/excelImport',
+            code: carListApi.codes.add,
+            template: carListImportApi.template.path,
+            upload: carListImportApi.upload.path,
             file: '车辆黑白名单导入模板.xlsx',
             hint: '导入后为您名下的草稿，可全部提交审核。',
-            submit: { path: '/carBlackWhiteList/push', code: 'carList:commit' },
+            submit: { path: carListApi.push.path, code: carListApi.codes.commit },
           },
         ],
         // Spec 001 §7: the list reloads one second after an import.
@@ -82,14 +75,9 @@ export const carList: RegisterScreens<CarListRow> = {
 
 export const personList: RegisterScreens<PersonListRow> = {
   key: 'registers.person-list',
-  noun: '人员黑白名单',
   title: '人员黑白名单',
-  paths: standardPaths('/personBlackWhiteList'),
-  codes: { list: 'menu:personList', add: 'personList:add', edit: 'personList:edit', delete: 'personList:delete', commit: 'personList:commit', revoke: 'personList:revoke' },
-  queue: 'person_list',
+  contract: personListApi,
   revokeEffect: '已生效的名单随之失效',
-  wrapper: 'personBlackWhiteList',
-  labels: personListLabels,
   fields: [
     { name: 'name', kind: 'text', width: 96 },
     { name: 'gender', kind: 'enum', options: 'gender', hideInSearch: true, hideInCard: true, width: 64 },
@@ -99,7 +87,6 @@ export const personList: RegisterScreens<PersonListRow> = {
     ...listFields<PersonListRow>(),
   ],
   card: { title: 'name', extra: 'status' },
-  schemas: { create: personListCreate, update: personListUpdate },
   name: (r) => r.name,
   subtitle: (r) => `${enumLabel('blackWhiteType', r.type)} · ${r.idcard}`,
 };

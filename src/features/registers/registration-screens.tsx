@@ -2,18 +2,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
 import { useEffect, useState } from 'react';
 import { enumLabel } from '../../../domain/enums';
-import { registerQueues, standardPaths } from '../../../domain/registers';
-import {
-  REGISTRATION_AREA_ALL,
-  registrationAmendBody,
-  registrationDocuments,
-  vehicleRegistrationCreate,
-  vehicleRegistrationLabels,
-  vehicleRegistrationUpdate,
-  type VehicleRegistrationRow,
-} from '../../../domain/schemas/vehicle-registration';
+import { registerQueues } from '../../../domain/registers';
+import { REGISTRATION_AREA_ALL, registrationAmendBody, registrationDocuments, vehicleRegistrationApi, type VehicleRegistrationRow } from '../../../domain/schemas/vehicle-registration';
 import { DateRangeInput } from '../../components/date-inputs';
-import { ApiError, get, post } from '../../lib/http';
+import { ApiError, call } from '../../lib/http';
 import { useIsDesktop } from '../../lib/use-media';
 import { failureText, FormItem, ScreenModal, type DeclaredField, type RowAction, type ScreenDef, type ScreenModalProps } from '../../list-screen';
 import { registerHistoryScreen, registerListScreen, registerQueueScreen, type RegisterScreens, type RegisterTask } from './approvable-screens';
@@ -25,8 +17,8 @@ import { showToast } from '../../lib/feedback';
 type R = VehicleRegistrationRow;
 type T = RegisterTask<R>;
 
-const paths = standardPaths('/vehicleRegistration');
-const queue = registerQueues.registration;
+const api = vehicleRegistrationApi;
+const queue = registerQueues[api.queue];
 
 /** Lines only the form and the detail show. */
 const formOnly = { hideInSearch: true, hideInTable: true, hideInCard: true } as const;
@@ -91,7 +83,7 @@ function Sections({ row }: { row: R }) {
 
 /** The review loads the registration itself (the queue's row carries the task's state over it); spec 001 §8 names its failure. */
 function ReviewedRegistration({ task }: { task: T }) {
-  const q = useQuery({ queryKey: ['detail', 'registers.registration', task.ref_id], queryFn: () => get<R>(paths.detail, { id: task.ref_id }), retry: false });
+  const q = useQuery({ queryKey: ['detail', 'registers.registration', task.ref_id], queryFn: () => call(api.calls.detail, { id: task.ref_id }), retry: false });
   if (q.isLoading) return <Skeleton.Paragraph lineCount={6} animated />;
   if (q.isError || !q.data)
     return (
@@ -106,24 +98,11 @@ function ReviewedRegistration({ task }: { task: T }) {
 
 export const registration: RegisterScreens<R> = {
   key: 'registers.registration',
-  noun: '车辆备案',
   title: '车辆备案',
-  paths,
-  codes: {
-    list: 'carRegistration:list',
-    add: 'carRegistration:add',
-    edit: 'carRegistration:edit',
-    delete: 'carRegistration:delete',
-    commit: 'carRegistration:commit',
-    revoke: 'carRegistration:revoke',
-  },
-  queue: 'registration',
+  contract: api,
   revokeEffect: '已通过的备案随之失效',
-  wrapper: 'vehicleRegistration',
-  labels: vehicleRegistrationLabels,
   fields,
   card: { title: 'license_plate', extra: 'state' },
-  schemas: { create: vehicleRegistrationCreate, update: vehicleRegistrationUpdate },
   stateKey: 'state',
   detail: (row) => (isTask(row) ? <ReviewedRegistration task={row} /> : <Sections row={row} />),
   name: (r) => r.license_plate,
@@ -144,7 +123,7 @@ function AmendModal({ open, row, onClose, onDone }: ScreenModalProps<T>) {
   const ids = { id: task.ref_id, process_instance_id: task.process_instance_id };
   const allowed = useQuery({
     queryKey: ['registration', 'canAmend', task.ref_id, task.process_instance_id],
-    queryFn: () => post<boolean>('/vehicleRegistration/canAmend', ids),
+    queryFn: () => call(api.canAmend, ids),
     enabled: open,
     retry: false,
     staleTime: 0,
@@ -166,7 +145,7 @@ function AmendModal({ open, row, onClose, onDone }: ScreenModalProps<T>) {
     if (!parsed.success) return setError(parsed.error.issues[0]?.message);
     setSaving(true);
     try {
-      await post('/vehicleRegistration/amend', parsed.data);
+      await call(api.amend, parsed.data);
       showToast({ icon: 'success', content: '编辑成功！' });
       void qc.invalidateQueries({ queryKey: ['detail', 'registers.registration', task.ref_id] });
       onDone();
@@ -215,14 +194,7 @@ const amendAction: RowAction<T> = {
 };
 
 export const registrationScreen = registerListScreen(registration);
-export const registrationHistoryScreen = registerHistoryScreen(registration, {
-  key: 'history',
-  title: '车辆备案记录',
-  list: '/vehicleRegistration/history/list',
-  detail: '/vehicleRegistration/history/detail',
-  permission: 'carRegistrationHistory:list',
-  revoke: { path: '/vehicleRegistration/history/revoke', permission: 'carRegistrationHistory:revoke' },
-});
+export const registrationHistoryScreen = registerHistoryScreen(registration, 'history');
 const queueScreen = registerQueueScreen(registration);
 /** The queue's filters of spec 001 §2 beside its text ones: the registered park (default 3) and when the task came in. */
 export const registrationQueueScreen: ScreenDef<T> = {

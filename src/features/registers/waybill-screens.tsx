@@ -1,6 +1,5 @@
 import { enumLabel } from '../../../domain/enums';
-import { waybillAllHistoryPaths, waybillPaths } from '../../../domain/registers';
-import { DEFAULT_CARGO_UNIT, transportListCreate, transportListLabels, transportListUpdate, waybillPlaceLabels, TransportType, type TransportListRow } from '../../../domain/schemas/transport-list';
+import { DEFAULT_CARGO_UNIT, transportListApi, waybillPlaceLabels, TransportType, type TransportListRow } from '../../../domain/schemas/transport-list';
 import type { DeclaredField } from '../../list-screen';
 import { registerHistoryScreen, registerListScreen, registerQueueScreen, type RegisterScreens } from './approvable-screens';
 import { DetailSections, type DetailSection } from './register-detail';
@@ -122,23 +121,10 @@ function WaybillDetail({ row }: { row: R }) {
 
 export const waybill: RegisterScreens<R> = {
   key: 'registers.waybill',
-  noun: '运单',
   title: '运单记录',
-  paths: waybillPaths,
-  codes: {
-    list: 'menu:transportListHis',
-    add: 'transportListHis:add',
-    edit: 'transportListHis:edit',
-    delete: 'transportListHis:delete',
-    commit: 'transportListHis:commit',
-    revoke: 'transportListHis:revoke',
-  },
-  queue: 'transport',
-  wrapper: 'transportList',
-  labels: transportListLabels,
+  contract: transportListApi,
   fields,
   card: { title: 'license_plate', extra: 'state' },
-  schemas: { create: transportListCreate, update: transportListUpdate },
   stateKey: 'state',
   detail: (row) => <WaybillDetail row={row} />,
   name: (r) => r.license_plate,
@@ -147,11 +133,5 @@ export const waybill: RegisterScreens<R> = {
 };
 
 export const waybillHistoryScreen = registerListScreen(waybill);
-export const allWaybillHistoryScreen = registerHistoryScreen(waybill, {
-  key: 'all',
-  title: '运单总记录',
-  list: waybillAllHistoryPaths.list,
-  permission: 'menu:allTransportListHis',
-  revoke: { path: waybillAllHistoryPaths.revoke, permission: 'allTransportListHis:revoke' },
-});
+export const allWaybillHistoryScreen = registerHistoryScreen(waybill, 'all');
 export const waybillQueueScreen = registerQueueScreen(waybill);

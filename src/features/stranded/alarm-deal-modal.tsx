@@ -1,7 +1,7 @@
 import { TextArea } from 'antd-mobile';
 import { useState, type ComponentType } from 'react';
 import { enumLabel, enums } from '../../../domain/enums';
-import { alarmDealBody, handledRemarkFor, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
+import { alarmDealBody, handledRemarkFor, strandedApi, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
 import { ChoiceRadio } from '../../components/choice-radio';
 import { ModalForm } from '../../components/reason-modal';
 import { FormItem, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
@@ -58,7 +58,7 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
     const parsed = alarmDealBody.safeParse({ id: row.id, false_alarm: falseAlarm, handled_remark: remark });
     if (!parsed.success) return setErrors(fieldErrorMap(parsed.error.issues));
     setBusy(true);
-    const url = `${k.base}/alarmDeal`;
+    const url = strandedApi[kind].alarmDeal.path;
     const refused = (message: string | undefined, status: number | undefined) => {
       fail(failureText(FAIL_PREFIX, message?.replace(FAIL_PREFIX, '')));
       // Handled by someone else meanwhile (or gone): the list shows it; anything else stays open to be corrected.

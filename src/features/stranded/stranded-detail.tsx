@@ -5,9 +5,9 @@ import { useState, type ComponentType, type ReactNode } from 'react';
 import { enumLabel, type EnumName } from '../../../domain/enums';
 import { carApplicationLabels } from '../../../domain/schemas/car-application';
 import { personApplicationLabels } from '../../../domain/schemas/person-application';
-import { isAlarmHandled, smsSendOptions, strandedHandledOptions, strandedLabels, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
+import { isAlarmHandled, smsSendOptions, strandedApi, strandedHandledOptions, strandedLabels, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
 import { isNetworkFailure } from '../../lib/files';
-import { get } from '../../lib/http';
+import { call } from '../../lib/http';
 import { useCan } from '../../lib/me';
 import { stateLabels, useOutbox } from '../../lib/outbox';
 import { ScreenModal, type ScreenModalProps } from '../../list-screen';
@@ -67,6 +67,80 @@ function Section({ title, lines }: { title: string; lines: Line[] }) {
   );
 }
 
+type Info = StrandedAlarmRow['application_info'];
+
+/** How each kind's alarm names its subject in the detail: the plate, or the person's name and ID number. */
+const subjectLines: Record<StrandedKind, (row: StrandedAlarmRow) => Line[]> = {
+  car: (row) => [{ label: strandedLabels.license_plate!, value: row.license_plate }],
+  person: (row) => [
+    { label: strandedLabels.person_name!, value: row.person_name },
+    { label: strandedLabels.idcard!, value: row.idcard },
+  ],
+};
+
+/** The visit as each kind's appointment kept it (application_info): a person's visitor and visit, a vehicle's applicant, vehicle and visit. */
+const visitSections: Record<StrandedKind, (row: StrandedAlarmRow, info: Info) => ReactNode> = {
+  person: (_row, info) => {
+    const P = personApplicationLabels;
+    return (
+      <>
+        <Section
+          title="申请人信息"
+          lines={[
+            { label: P.visitor_name!, value: info.visitor_name },
+            { label: P.visitor_phone!, value: info.visitor_phone },
+            { label: P.visitor_company!, value: info.visitor_company },
+          ]}
+        />
+        <Section
+          title="来访信息"
+          lines={[
+            { label: P.application_number!, value: info.application_number },
+            { label: '来访时间', value: range(info.visit_begin_time, info.visit_end_time) },
+            { label: P.interviewee_name!, value: info.interviewee_name },
+            { label: P.interviewee_phone!, value: info.interviewee_phone },
+            { label: P.interviewee_depart_id!, value: info.interviewee_depart_name },
+          ]}
+        />
+      </>
+    );
+  },
+  car: (row, info) => {
+    const C = carApplicationLabels;
+    return (
+      <>
+        <Section
+          title="申请人信息"
+          lines={[
+            { label: C.applicant_name!, value: info.applicant_name },
+            { label: C.applicant_phone!, value: info.applicant_phone },
+            { label: C.visitor_company!, value: info.visitor_company },
+          ]}
+        />
+        <Section
+          title="车辆信息"
+          lines={[
+            { label: C.license_plate!, value: info.license_plate || row.license_plate },
+            { label: C.vehicle_type_name!, value: info.vehicle_type_name },
+            { label: C.cargo_type!, value: blank(info.cargo_type) ? null : info.cargo_type === 1 ? '危险货物' : '普通货物' },
+            { label: C.cargo_name!, value: info.cargo_name },
+          ]}
+        />
+        <Section
+          title="来访信息"
+          lines={[
+            { label: C.application_number!, value: info.application_number },
+            { label: '来访时间', value: range(info.visitor_begin_time, info.visitor_end_time) },
+            { label: C.interviewee_name!, value: info.interviewee_name },
+            { label: C.interviewee_phone!, value: info.interviewee_phone },
+            { label: C.interviewee_depart_id!, value: info.interviewee_depart_name },
+          ]}
+        />
+      </>
+    );
+  },
+};
+
 /**
  * The read-only detail of an alarm (spec 001 §2): alarm information (with its
  * SMS and its handling), then the applicant, the vehicle and the visit as they
@@ -78,12 +152,7 @@ export function StrandedDetail({ kind, row }: { kind: StrandedKind; row: Strande
   const info = row.application_info ?? {};
   const handled = isAlarmHandled(row);
   const alarm: Line[] = [
-    ...(kind === 'car'
-      ? [{ label: L.license_plate!, value: row.license_plate }]
-      : [
-          { label: L.person_name!, value: row.person_name },
-          { label: L.idcard!, value: row.idcard },
-        ]),
+    ...subjectLines[kind](row),
     { label: L.visit_area!, value: code('visitArea', row.visit_area) },
     { label: L.level_type!, value: code('strandedLevel', row.level_type) },
     { label: L.is_black!, value: code('yesNo', row.is_black) },
@@ -110,70 +179,17 @@ export function StrandedDetail({ kind, row }: { kind: StrandedKind; row: Strande
       </div>
     );
   }
-  if (kind === 'person') {
-    const P = personApplicationLabels;
-    return (
-      <div className="sd">
-        <Section title="告警信息" lines={alarm} />
-        <Section
-          title="申请人信息"
-          lines={[
-            { label: P.visitor_name!, value: info.visitor_name },
-            { label: P.visitor_phone!, value: info.visitor_phone },
-            { label: P.visitor_company!, value: info.visitor_company },
-          ]}
-        />
-        <Section
-          title="来访信息"
-          lines={[
-            { label: P.application_number!, value: info.application_number },
-            { label: '来访时间', value: range(info.visit_begin_time, info.visit_end_time) },
-            { label: P.interviewee_name!, value: info.interviewee_name },
-            { label: P.interviewee_phone!, value: info.interviewee_phone },
-            { label: P.interviewee_depart_id!, value: info.interviewee_depart_name },
-          ]}
-        />
-      </div>
-    );
-  }
-  const C = carApplicationLabels;
   return (
     <div className="sd">
       <Section title="告警信息" lines={alarm} />
-      <Section
-        title="申请人信息"
-        lines={[
-          { label: C.applicant_name!, value: info.applicant_name },
-          { label: C.applicant_phone!, value: info.applicant_phone },
-          { label: C.visitor_company!, value: info.visitor_company },
-        ]}
-      />
-      <Section
-        title="车辆信息"
-        lines={[
-          { label: C.license_plate!, value: info.license_plate || row.license_plate },
-          { label: C.vehicle_type_name!, value: info.vehicle_type_name },
-          { label: C.cargo_type!, value: blank(info.cargo_type) ? null : info.cargo_type === 1 ? '危险货物' : '普通货物' },
-          { label: C.cargo_name!, value: info.cargo_name },
-        ]}
-      />
-      <Section
-        title="来访信息"
-        lines={[
-          { label: C.application_number!, value: info.application_number },
-          { label: '来访时间', value: range(info.visitor_begin_time, info.visitor_end_time) },
-          { label: C.interviewee_name!, value: info.interviewee_name },
-          { label: C.interviewee_phone!, value: info.interviewee_phone },
-          { label: C.interviewee_depart_id!, value: info.interviewee_depart_name },
-        ]}
-      />
+      {visitSections[kind](row, info)}
     </div>
   );
 }
 
 /** GET detail (spec 001 §7); without a signal the list's own row (it carries every field) stands in. */
 export const fetchAlarm = (kind: StrandedKind) => (row: StrandedAlarmRow) =>
-  get<StrandedAlarmRow>(`${alarmKinds[kind].base}/detail`, { id: row.id }).catch((e: unknown) => (isNetworkFailure(e) ? row : Promise.reject(e)));
+  call(strandedApi[kind].calls.detail, { id: row.id }).catch((e: unknown) => (isNetworkFailure(e) ? row : Promise.reject(e)));
 
 const detailModals = new Map<StrandedKind, ComponentType<ScreenModalProps<StrandedAlarmRow>>>();
 

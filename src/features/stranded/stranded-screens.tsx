@@ -1,5 +1,5 @@
 import { ALL } from '../../../domain/enums';
-import { isAlarmHandled, strandedLabels, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
+import { isAlarmHandled, strandedApi, strandedLabels, strandedStatApi, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
 import { formatInZone } from '../../../domain/time';
 import { addDays, dateOf } from '../../../domain/visit-rules';
 import { downloadFile } from '../../lib/download';
@@ -48,7 +48,7 @@ const visitArea = <R extends Row>(search: boolean): DeclaredField<R> => ({
 /** POSTs the list's filters to the export and saves '车辆滞留导出.xlsx' (the appointment exports' way). */
 async function exportStranded<R extends Row>(filters: Values, fields: FieldDef<R>[]): Promise<void> {
   const { size: _size, pn: _pn, ...body } = buildListParams(filters, fields, { pn: 1, size: 10 });
-  await downloadFile({ method: 'post', path: '/stat_car_stranded/export', body, fallbackName: EXPORT_FILE, loadingText: '正在导出…' });
+  await downloadFile({ method: 'post', path: strandedStatApi.export.path, body, fallbackName: EXPORT_FILE, loadingText: '正在导出…' });
 }
 
 /** The columns both alarm lists share, after who or what is stranded. */
@@ -73,7 +73,7 @@ function alarmScreen(kind: StrandedKind, s: { title: string; lead: DeclaredField
     key,
     title: s.title,
     labels: strandedLabels,
-    list: { path: `${k.base}/list`, permission: k.list },
+    list: { path: strandedApi[kind].calls.list, permission: k.list },
     rowKey: 'id',
     card: s.card,
     fields,

@@ -2,17 +2,16 @@ import { useQuery } from '@tanstack/react-query';
 import { Button } from 'antd-mobile';
 import { lazy, Suspense, useState } from 'react';
 import { enumLabel } from '../../../domain/enums';
-import { strandedHandlingOptions, strandedLabels, type StrandedStats } from '../../../domain/schemas/stranded';
+import { strandedHandlingOptions, strandedKinds, strandedLabels, strandedStatApi } from '../../../domain/schemas/stranded';
 import { formatInZone } from '../../../domain/time';
 import { addDays, dateOf } from '../../../domain/visit-rules';
 import { DateRangeInput } from '../../components/date-inputs';
 import { downloadFile } from '../../lib/download';
-import { post } from '../../lib/http';
+import { call } from '../../lib/http';
 
 const StrandedChart = lazy(() => import('./stranded-chart'));
 
 const EXPORT_FILE = '车辆滞留导出.xlsx';
-const kindNoun = { car: '车辆', person: '人员' } as const;
 /** The lists' default range (spec 001 §9): from 7 days ago to tomorrow, read when the screen opens. */
 const defaultRange = (): [string, string] => {
   const today = dateOf(formatInZone(new Date()));
@@ -49,7 +48,7 @@ export function StrandedStatsScreen() {
   const [begin_time, end_time] = range;
   const { data, error, isFetching } = useQuery({
     queryKey: ['stranded', 'stats', begin_time, end_time],
-    queryFn: () => post<StrandedStats>('/stat_car_stranded/summary', { begin_time, end_time }),
+    queryFn: () => call(strandedStatApi.summary, { begin_time, end_time }),
     placeholderData: (prev) => prev,
   });
   const pick = (v: unknown) => {
@@ -57,7 +56,7 @@ export function StrandedStatsScreen() {
     const fallback = defaultRange();
     setRange([typeof pair[0] === 'string' ? pair[0] : fallback[0], typeof pair[1] === 'string' ? pair[1] : fallback[1]]);
   };
-  const exportFile = () => downloadFile({ method: 'post', path: '/stat_car_stranded/export', body: { begin_time, end_time }, fallbackName: EXPORT_FILE, loadingText: '正在导出…' });
+  const exportFile = () => downloadFile({ method: 'post', path: strandedStatApi.export.path, body: { begin_time, end_time }, fallbackName: EXPORT_FILE, loadingText: '正在导出…' });
   const stateTotal = (v: number) => data?.states.find((s) => s.state === v)?.total ?? 0;
   return (
     <div className="ss" data-testid="stranded-stats">
@@ -90,7 +89,7 @@ export function StrandedStatsScreen() {
         </div>
       </section>
       <div className="ss-grid">
-        <CountList title="按告警类型" rows={(data?.kinds ?? []).map((k) => ({ label: `${kindNoun[k.kind]}·${enumLabel('strandedLevel', k.level_type)}`, total: k.total }))} />
+        <CountList title="按告警类型" rows={(data?.kinds ?? []).map((k) => ({ label: `${strandedKinds[k.kind].word}·${enumLabel('strandedLevel', k.level_type)}`, total: k.total }))} />
         <CountList title="按处理状态" rows={(data?.states ?? []).map((s) => ({ label: strandedHandlingOptions.find((o) => o.value === s.state)?.label ?? String(s.state), total: s.total }))} />
         <CountList title="按入园闸口" rows={(data?.gates ?? []).map((g) => ({ label: g.gate ?? '未知闸口', total: g.total }))} />
       </div>
