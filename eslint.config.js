@@ -112,6 +112,12 @@ export default defineConfig([
               from: './server/modules',
               message: 'server/core and server/db import nothing from server/modules: let the module hand it in (as a declaration hands in its read rule), or move the pure piece into server/core.',
             },
+            {
+              // The server uses server-push; server-push's storage is the PushStore the server implements (server/modules/push-store.ts).
+              target: './server-push',
+              from: './server',
+              message: 'server-push imports nothing from server/: ask for what it needs through its PushStore (server-push/store.ts), which the server implements.',
+            },
           ],
         },
       ],

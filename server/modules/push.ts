@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pushApi } from '../../domain/schemas/notifications';
 import { startDispatcher } from '../../server-push/dispatch';
-import { listSubscriptions, removeSubscription, upsertSubscription } from '../../server-push/subscriptions';
 import { loadVapidKeys } from '../../server-push/vapid';
 import { ok } from '../core/errors';
 import { onNotified } from '../core/notify';
 import { route } from '../core/route';
+import { listSubscriptions, pushStore, removeSubscription, upsertSubscription } from './push-store';
 
 /**
  * An endpoint and its keys are a capability to reach and read one device's
@@ -31,8 +31,9 @@ const auditRawBody = async (req: FastifyRequest) => {
 /** Web Push (DESIGN.md §2 server-push/): the key, each person's devices, and the dispatcher that sends. */
 export async function pushRoutes(app: FastifyInstance) {
   const { ctx } = app;
-  const keys = await loadVapidKeys(ctx.db);
-  const dispatcher = startDispatcher({ db: ctx.db, dialect: ctx.dialect, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log });
+  const store = pushStore(ctx.db, ctx.dialect);
+  const keys = await loadVapidKeys(store);
+  const dispatcher = startDispatcher({ store, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log });
   const unlisten = onNotified(ctx.db, () => dispatcher.kick());
   app.addHook('preClose', async () => {
     unlisten();

@@ -229,7 +229,8 @@ for (const dialect of await dialects()) {
         const first = await c.get<{ publicKey: string }>('/push/vapidPublicKey');
         expect(first.body.data.publicKey).toMatch(/^[A-Za-z0-9_-]{80,}$/);
         const { loadVapidKeys } = await import('../../server-push/vapid');
-        expect((await loadVapidKeys(server.app.ctx.db)).publicKey).toBe(first.body.data.publicKey);
+        const { pushStore } = await import('../../server/modules/push-store');
+        expect((await loadVapidKeys(pushStore(server.app.ctx.db, server.app.ctx.dialect))).publicKey).toBe(first.body.data.publicKey);
       } finally {
         await server.close();
       }

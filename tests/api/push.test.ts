@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PushPayload } from '../../domain/notifications';
 import type { PushDevice } from '../../domain/schemas/notifications';
 import { notify } from '../../server/core/notify';
-import { claimBatch } from '../../server-push/dispatch';
-import { pruneSubscriptions } from '../../server-push/subscriptions';
+import { pruneSubscriptions, pushStore } from '../../server/modules/push-store';
 import { buildApp } from '../../server/app';
 import { carApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
@@ -242,7 +241,7 @@ for (const dialect of await dialects()) {
               .returning('notification_id')
               .execute()
           ).map((r) => r.notification_id);
-          const claim = (app: typeof other) => claimBatch(app.ctx.db, 'postgres', later, 15);
+          const claim = (app: typeof other) => pushStore(app.ctx.db, 'postgres').claim(later, later + 2 * 60_000, 15);
           const claims = await Promise.all([claim(server.app), claim(other), claim(server.app), claim(other)]);
           // (The 503 row of an earlier test is due by then too.)
           const claimed = claims

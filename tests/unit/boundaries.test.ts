@@ -63,6 +63,12 @@ describe('module boundaries (bulletproof-react style, DESIGN.md §7)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('server-push imports nothing from server/: its storage is the PushStore the server implements (issue 25)', () => {
+    const offenders: string[] = [];
+    for (const f of files('server-push')) for (const s of imports(f)) if (resolveIn(f, s).split(path.sep).join('/').startsWith('server/')) offenders.push(`${path.relative(root, f)} -> ${s}`);
+    expect(offenders).toEqual([]);
+  });
+
   it('the server never imports UI code, and the UI never imports server code', () => {
     const offenders: string[] = [];
     for (const f of [...files('server'), ...files('server-push')])
