@@ -162,7 +162,9 @@ export function vehicleProcessType(modelName: string | null | undefined, cargoTy
 }
 
 /**
- * The approval queues. Every pending task is in exactly one: the last node of
+ * The approval queues, with their spec 000 §7 page and check paths (the final
+ * queues spell theirs differently); appointment-kinds.ts declares their calls
+ * from these. Every pending task is in exactly one: the last node of
  * a vehicle or person process is the squad's final review; earlier nodes show
  * in the queue of the process type.
  */
@@ -175,6 +177,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'carApplyApproval:showDept',
     route: '/approval/car',
+    paths: { page: '/carApplications/task/page', check: '/carApplications/task/check' },
   },
   car_zxzxc: {
     kind: 'car',
@@ -184,6 +187,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'heavytipperApproval:showDept',
     route: '/approval/heavy-tipper',
+    paths: { page: '/carApplications/zxzxc_task/page', check: '/carApplications/zxzxc_task/check' },
   },
   car_bus: {
     kind: 'car',
@@ -193,6 +197,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'mediumlargeApproval:showDept',
     route: '/approval/medium-large',
+    paths: { page: '/carApplications/bus_task/page', check: '/carApplications/bus_task/check' },
   },
   car_chemicals: {
     kind: 'car',
@@ -202,6 +207,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'chemicalsCarApproval:showDept',
     route: '/approval/chemicals',
+    paths: { page: '/carApplications/chemicals_task/page', check: '/carApplications/chemicals_task/check' },
   },
   car_final: {
     kind: 'car',
@@ -211,6 +217,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'carApplyApproval:showDept',
     route: '/approval/car-final',
+    paths: { page: '/carApplications/shdd_final/taskPage', check: '/carApplications/shdd_final/taskCheck' },
   },
   person_task: {
     kind: 'person',
@@ -220,6 +227,7 @@ export const queues = {
     batch: 'personAppyApproval:batch',
     showDept: 'personApplyApproval:ShowDept',
     route: '/approval/person',
+    paths: { page: '/personApplications/task/page', check: '/personApplications/task/check' },
   },
   person_final: {
     kind: 'person',
@@ -229,6 +237,7 @@ export const queues = {
     batch: 'personAppyApproval:batch',
     showDept: 'personApplyApproval:ShowDept',
     route: '/approval/person-final',
+    paths: { page: '/personApplications/shdd_final/taskPage', check: '/personApplications/shdd_final/taskCheck' },
   },
 } as const;
 

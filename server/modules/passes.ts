@@ -1,7 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import { AppState, stateLabel, type AppointmentKind } from '../../domain/appointments';
 import { ErrorCode } from '../../domain/errors';
 import {
@@ -14,7 +13,9 @@ import {
   toBase64Url,
   validityAt,
   verifyPass,
+  passApi,
   type IssuedPass,
+  type LookupQuery,
   type LookupApplication,
   type LookupFlag,
   type LookupListEntry,
@@ -24,14 +25,12 @@ import {
   type PassPayload,
   type PassPublicKey,
 } from '../../domain/pass';
-import { PLATE_PATTERN, idBody } from '../../domain/schemas/car-application';
-import { isDocumentNumber } from '../../domain/identity';
-import { labelled } from '../../domain/schemas/common';
 import { dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
 import { fail, notFound, ok } from '../core/errors';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import type { DB } from '../db/schema';
+import { kindCalls } from '../../domain/appointment-kinds';
 import { kindList, kinds, type KindDef } from './appointments/kinds';
 import { answersFor, loadApplication, type Db } from './appointments/service';
 
@@ -111,27 +110,6 @@ export async function issuePass(ctx: AppContext, keys: PassKeys, auth: AuthConte
 }
 
 // ---------------------------------------------------------------- lookup
-
-const blankToUndefined = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined));
-
-const lookupLabels = { pass: '通行码', license_plate: '车牌号', idcard: '证件号码' };
-const lookupQuery = labelled(
-  z
-    .object({
-      pass: z.preprocess(blankToUndefined, z.string().max(2000, { error: '通行码内容过长' }).optional()),
-      license_plate: z.preprocess(
-        (v) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() || undefined : (v ?? undefined)),
-        z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional(),
-      ),
-      idcard: z.preprocess(
-        (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)),
-        z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional(),
-      ),
-    })
-    .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供通行码、车牌号或证件号码中的一项', path: ['pass'] }),
-  lookupLabels,
-);
-export type LookupQuery = z.output<typeof lookupQuery>;
 
 /** Applications the scan screen shows: submitted ones (drafts say nothing at a gate), newest first. */
 async function applicationsOf(db: Db, k: KindDef, column: string, value: string, now: string): Promise<LookupApplication[]> {
@@ -275,23 +253,17 @@ export async function lookup(ctx: AppContext, keys: PassKeys, q: LookupQuery): P
 
 // ---------------------------------------------------------------- routes
 
-export async function passRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function passRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const keys = await loadPassKeys(ctx.db);
   const publicKey: PassPublicKey = { alg: 'ES256', kid: keys.kid, publicKey: keys.publicKey };
 
-  // Every signed-in phone caches it, so that the scan screen verifies with no network.
-  app.get('/pass/publicKey', { config: { permission: 'signed-in' }, schema: { summary: '通行码验签公钥', querystring: z.object({}) } }, async () => ok(publicKey));
+  route(app, passApi.publicKey, async () => ok(publicKey));
 
   // The guard asks for a role only: the row rule (answersFor) decides, and answers 404 for rows the caller may not read.
   for (const k of kindList) {
-    app.get(`${k.path}/pass`, { config: { permission: 'role' }, schema: { summary: `${k.noun}通行码`, querystring: idBody } }, async (req) =>
-      ok(await issuePass(ctx, keys, req.auth!, k.kind, req.query.id)),
-    );
+    route(app, kindCalls[k.kind].pass, async (req) => ok(await issuePass(ctx, keys, req.auth!, k.kind, req.query.id)));
   }
 
-  app.get('/pass/lookup', { config: { permission: SCAN_PERMISSION }, schema: { summary: '扫码查验（通行码、车牌号或身份证号）', querystring: lookupQuery } }, async (req) =>
-    ok(await lookup(ctx, keys, req.query)),
-  );
+  route(app, passApi.lookup, async (req) => ok(await lookup(ctx, keys, req.query)));
 }

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
-import { z } from 'zod';
 import { AppState, ProcessType, vehicleProcessType, type AppointmentAction, type AppointmentKind } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
-import { idField, labelled } from '../../../domain/schemas/common';
 import { carApplicationRuleErrors, stripHiddenCargo, type CarApplicationRow, type CarPersonRow, type VehicleModelFlags } from '../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../domain/schemas/person-application';
 import { registrationMissingMessage } from '../../../domain/schemas/vehicle-registration';
@@ -334,7 +332,7 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
   if (current) assertAllows('edit', current.state);
 
   let model: VehicleModelFlags | null = null;
-  const parsed = (await parseWithRules(k.save, values, k.labels, async (v) => {
+  const parsed = (await parseWithRules(k.schemas.save, values, k.labels, async (v) => {
     const checked = await ruleErrors(trx, ctx, k, v);
     model = checked.model;
     return checked.errors;
@@ -530,7 +528,7 @@ export async function resumeApplication(trx: Db, ctx: AppContext, auth: AuthCont
  */
 export async function delayApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, body: unknown): Promise<void> {
   const k = kinds[kind];
-  await applyDelay(trx, ctx, auth, kind, parse(k.delayBody, body, k.labels) as Record<string, any>);
+  await applyDelay(trx, ctx, auth, kind, parse(k.schemas.delay, body, k.labels) as Record<string, any>);
 }
 
 /** delayApplication with the body already parsed by the kind's delayBody (the route's schema). */
@@ -562,26 +560,4 @@ export async function applyDelay(trx: Db, ctx: AppContext, auth: AuthContext, ki
 export async function applicationProcess(db: Db, auth: AuthContext, kind: AppointmentKind, id: number) {
   const row = (await loadReadable(db, auth, kind, id)) as unknown as ApplicationRecord;
   return approvalProcess(db, { ...row, status: row.state });
-}
-
-/**
- * The edit route's body: the save form with the application's id as `<key>` (or `id`). Only the id is checked
- * here, and comes out as `<key>`; the form passes through untouched and is parsed by saveApplication after the
- * state check, so that a forbidden edit answers 409 whatever the form holds.
- */
-export function editBody(kind: AppointmentKind) {
-  const k = kinds[kind];
-  const fields = (b: unknown) => (b !== null && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
-  return labelled(
-    z
-      .preprocess(
-        (b) => {
-          const o = fields(b);
-          return { ...o, [k.key]: o[k.key] ?? o.id };
-        },
-        z.looseObject({ [k.key]: idField(k.labels[k.key] ?? '申请ID') }),
-      )
-      .describe(`${k.noun}的表单（同新增），另带 ${k.key}（或 id）指明要编辑的申请`),
-    k.labels,
-  );
 }

@@ -7,7 +7,7 @@ import { optionLabel } from '../../../components/enum-options';
 import { defineScreen, type FieldDef, type ScreenDef } from '../../../list-screen';
 import { stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds } from '../../../lib/outbox';
 import { AmendVisitModal } from './amend-visit-modal';
-import { queueOf, type Queue } from './queue-paths';
+import { queueOf, type Queue } from './queue-of';
 import { BatchReviewModal, ReviewModal } from './review-modal';
 import { carOf, personOf, reviewable, visitRange, type TaskRow } from './task-row';
 
@@ -118,7 +118,7 @@ const lists = new Map<QueueName, ScreenDef<TaskRow>['list']>();
 /** One list object per queue, so a rebuilt screen description keeps the same query params. */
 function listOf(queue: Queue): ScreenDef<TaskRow>['list'] {
   let l = lists.get(queue.name);
-  if (!l) lists.set(queue.name, (l = { path: queue.listPath, permission: queue.list }));
+  if (!l) lists.set(queue.name, (l = { path: queue.calls.page, permission: queue.list }));
   return l;
 }
 

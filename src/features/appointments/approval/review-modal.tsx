@@ -2,11 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import type { ComponentType } from 'react';
 import { APPROVED_TEXT, type QueueName } from '../../../../domain/appointments';
 import { batchReviewModalFor, reviewModalFor, type ReviewKind } from '../../../components/approval/review-modal';
-import { get } from '../../../lib/http';
+import { call } from '../../../lib/http';
 import type { ScreenModalProps } from '../../../list-screen';
 import { CarApplicationDetail, PersonApplicationDetail } from '../shared/application-detail';
-import { processInfoPath } from '../shared/process-drawer';
-import { queueOf, type Queue } from './queue-paths';
+import { queueOf, type Queue } from './queue-of';
 import { reviewable, taskSubtitle, taskTitle, type TaskRow } from './task-row';
 import './approval.css';
 
@@ -15,7 +14,7 @@ function summaryOf(queue: Queue): ComponentType<{ row: TaskRow }> {
   return function ApplicationSummary({ row: listRow }) {
     const detail = useQuery({
       queryKey: ['approval', 'task-detail', queue.kind, listRow.process_task_id],
-      queryFn: () => get<TaskRow>(`${queue.prefix}/task/detail`, { id: listRow.process_task_id }),
+      queryFn: () => call(queue.kindCalls.taskDetail, { id: listRow.process_task_id }) as Promise<TaskRow>,
       staleTime: 30_000,
       retry: false,
     });
@@ -34,9 +33,9 @@ function reviewKindOf(name: QueueName): ReviewKind<TaskRow> {
     const queue = queueOf(name);
     k = {
       name,
-      checkPath: queue.checkPath,
+      checkPath: queue.calls.check.path,
       check: queue.check,
-      processPath: processInfoPath(queue.kind),
+      processPath: queue.kindCalls.process.path,
       approvedText: APPROVED_TEXT,
       title: (r) => taskTitle(queue.kind, r),
       subtitle: (r) => taskSubtitle(queue.kind, r),

@@ -9,8 +9,8 @@ import { splitFileNames } from '../../../lib/files';
 import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
 import { PassCard } from './pass-card';
 import { ProcessTimeline } from '../../../components/process/process-timeline';
-import { processInfoPath } from './process-drawer';
-import { rowId, visitRange } from './kinds';
+import { kindCalls, rowId } from '../../../../domain/appointment-kinds';
+import { visitRange } from './visit-time';
 import './application-detail.css';
 import { PlateBadge } from '../../../components/plate-badge';
 
@@ -352,7 +352,7 @@ export function ApplicationDetailWithProcess({ kind, row }: { kind: AppointmentK
           <h4 className="ad-title">
             <span>审批流程</span>
           </h4>
-          <ProcessTimeline path={processInfoPath(kind)} id={rowId(kind, row)} />
+          <ProcessTimeline path={kindCalls[kind].process.path} id={rowId(kind, row)} />
         </section>
       )}
     </>

@@ -1,12 +1,13 @@
 import { Button, Tag } from 'antd-mobile';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { kindCalls } from '../../../../domain/appointment-kinds';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { validityAt, type IssuedPass } from '../../../../domain/pass';
-import { ApiError, get } from '../../../lib/http';
+import { ApiError, call } from '../../../lib/http';
 import { useMe } from '../../../lib/me';
 import { dropSavedPass, savePass, savedPass } from '../../../lib/pass-key';
-import { kinds, parkNow, visitRange } from './kinds';
+import { parkNow, visitRange } from './visit-time';
 import './pass-card.css';
 
 /** Renders the pass text as a PNG data URL; qrcode is loaded only when a pass is shown. */
@@ -22,7 +23,7 @@ type ShownPass = IssuedPass & { offline: boolean };
 /** The pass from the server; with no network, the copy kept on this device while it is still valid. */
 async function fetchPass(userId: number, kind: AppointmentKind, id: number): Promise<ShownPass> {
   try {
-    const pass = await get<IssuedPass>(`${kinds[kind].prefix}/pass`, { id });
+    const pass = await call(kindCalls[kind].pass, { id });
     savePass(userId, kind, id, pass);
     return { ...pass, offline: false };
   } catch (e) {
