@@ -7,7 +7,8 @@
  * this; neither writes its own copy.
  */
 import { z } from 'zod';
-import { appointmentCodes, queues, type AppointmentKind, type QueueName } from './appointments';
+import { appointmentCodes, ProcessType, queues, type AppointmentKind, type QueueName } from './appointments';
+import { visitRulesOf } from './visit-rules';
 import { binary, col, defineCall, defineUpload, none, pageOf } from './contract';
 import { issuedPass } from './pass';
 import { processInfoAnswer, queueCalls, taskRowOf } from './schemas/approval-task';
@@ -65,6 +66,26 @@ export const appointmentKinds = {
     who: 'license_plate',
     /** What a modal shows under it: who applied and from where. */
     whoDetails: ['applicant_name', 'visitor_company'],
+    /** How screens and the scan result name things of this kind. */
+    words: {
+      numberLabel: '预约单号',
+      whoLabel: '申请人',
+      subject: '车辆',
+      blackListed: '此车辆在黑名单中，禁止入园',
+      noApplication: '园区没有这辆车的已提交预约',
+      missing: '未能获取车辆预约信息',
+    },
+    /** Vehicles can be flagged (spec 000 §3 "flag request"); persons cannot. */
+    flaggable: true,
+    /**
+     * Spec 000 §4: what a queue row's review waits for. Vehicle queues gate on the task being pending; person
+     * queues also on the application being under review.
+     */
+    reviewNeedsRowInReview: false,
+    /** The visit rules (span, earliest start, type hint): a vehicle's also read its model. */
+    visitRules: visitRulesOf.car,
+    /** The approval processes (enums.processType) an application of this kind goes through. */
+    processTypes: [ProcessType.CAR, ProcessType.HEAVY_DUMP, ProcessType.BUS, ProcessType.CHEMICALS],
     /** Visit-time fields (delay body, amend body, form): visitor_… for cars, visit_… for persons. */
     begin: 'visitor_begin_time',
     end: 'visitor_end_time',
@@ -97,6 +118,18 @@ export const appointmentKinds = {
     returnKey: 'personApplicationId',
     who: 'visitor_name',
     whoDetails: ['visitor_company', 'visitor_phone'],
+    words: {
+      numberLabel: '申请单号',
+      whoLabel: '访客',
+      subject: '人员',
+      blackListed: '此人在黑名单中，禁止入园',
+      noApplication: '园区没有此人的已提交预约',
+      missing: '未能获取人员预约信息',
+    },
+    flaggable: false,
+    reviewNeedsRowInReview: true,
+    visitRules: visitRulesOf.person,
+    processTypes: [ProcessType.PERSON],
     begin: 'visit_begin_time',
     end: 'visit_end_time',
     codes: appointmentCodes.person,

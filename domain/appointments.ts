@@ -29,6 +29,8 @@ export const appointmentCodes = {
     allExport: 'allCarApplyHistory:export',
     allRevoke: 'carApplyAllHis:revoke',
     label: 'allCarApplyHistory:label',
+    /** The stranded alarms of this kind (spec 000 §2 滞留告警). */
+    strandedList: 'strandedManagementCar:list',
   },
   person: {
     list: 'personApply:list',
@@ -43,6 +45,7 @@ export const appointmentCodes = {
     allExport: 'allPersonApplyHistory:export',
     allRevoke: 'personApplyAllHis:revoke',
     label: undefined,
+    strandedList: 'strandedManagementPerson:list',
   },
 } as const satisfies Record<AppointmentKind, Record<string, PermissionCode | undefined>>;
 

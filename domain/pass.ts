@@ -119,6 +119,11 @@ export function maskIdNumber(id: string): string {
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const text = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
+/** Whom each kind's pass must name: a vehicle its plate, a person the name and masked ID number. */
+const holderValid: Record<AppointmentKind, (p: Record<string, unknown>) => boolean> = {
+  car: (p) => text(p.plate, 16),
+  person: (p) => text(p.name, 60) && text(p.idMasked, 40),
+};
 
 /** The payload's JSON as the wire carries it. */
 export function payloadToJson(p: PassPayload): string {
@@ -142,11 +147,10 @@ export function payloadFromJson(json: string): PassPayload | null {
   const w = wire as Record<string, unknown>;
   const p: Record<string, unknown> = {};
   for (const [field, key] of Object.entries(wireKeys)) if (w[key] !== undefined) p[field] = w[key];
-  const base = text(p.number, 32) && (p.kind === 'car' || p.kind === 'person') && text(p.kid, 64) && [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
+  const base = text(p.number, 32) && Object.hasOwn(holderValid, p.kind as string) && text(p.kid, 64) && [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
   if (!base) return null;
-  if (p.kind === 'car' && !text(p.plate, 16)) return null;
+  if (!holderValid[p.kind as AppointmentKind](p)) return null;
   if (p.plateColor !== undefined && !(Number.isInteger(p.plateColor) && (p.plateColor as number) > 0 && (p.plateColor as number) < 100)) return null;
-  if (p.kind === 'person' && !(text(p.name, 60) && text(p.idMasked, 40))) return null;
   return p as unknown as PassPayload;
 }
 

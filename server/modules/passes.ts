@@ -102,10 +102,7 @@ export async function issuePass(ctx: AppContext, keys: PassKeys, auth: AuthConte
   const begin = row[k.begin] as string;
   const end = row[k.end] as string;
   if (now > end) fail(ErrorCode.STATE_CONFLICT, `该预约已于${end}过期，不再签发通行码`);
-  const payload: PassPayload =
-    kind === 'car'
-      ? { number: row.application_number, kind, plate: row.license_plate, plateColor: row.license_plate_color, begin, end, issuedAt: now, kid: keys.kid }
-      : { number: row.application_number, kind, name: row.visitor_name, idMasked: maskIdNumber(row.visitor_idcard), begin, end, issuedAt: now, kid: keys.kid };
+  const payload: PassPayload = { number: row.application_number, kind, ...passKinds[kind].holder(row), begin, end, issuedAt: now, kid: keys.kid };
   return { pass: await signPass(payload, keys.privateKey), payload, validity: validityAt(begin, end, now) };
 }
 
@@ -116,7 +113,7 @@ async function applicationsOf(db: Db, k: KindDef, column: string, value: string,
   const rows = await (db as unknown as Kysely<any>)
     .selectFrom(`${k.table} as a`)
     .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
-    .$if(k.kind === 'car', (q) => q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name'))
+    .$call(k.joinNames)
     .selectAll('a')
     .select('dep.name as interviewee_depart_name')
     .where(`a.${column}`, '=', value)
@@ -145,19 +142,7 @@ function summary(k: KindDef, r: Record<string, any>, now: string): LookupApplica
     is_delayed: r.is_delayed as number,
     in_black_list: r.in_black_list as number,
   };
-  if (k.kind === 'car') {
-    return {
-      ...common,
-      name: r.applicant_name,
-      idcard_masked: maskIdNumber(r.applicant_idcard ?? ''),
-      license_plate: r.license_plate,
-      license_plate_color: r.license_plate_color,
-      vehicle_type_name: r.vehicle_type_name ?? null,
-      label_status: r.label_status,
-      label_remark: r.label_remark,
-    };
-  }
-  return { ...common, name: r.visitor_name, idcard_masked: maskIdNumber(r.visitor_idcard ?? '') };
+  return { ...common, ...passKinds[k.kind].lookupFields(r) };
 }
 
 /** The application that matters at the gate: approved and in force, else approved and upcoming, else the newest. */
@@ -223,6 +208,43 @@ async function personLookup(db: Db, idcard: string, now: string, pinned?: Lookup
 
 const emptyLookup = (pass: PassCheck, now: string): PassLookup => ({ pass, subject: null, application: null, applications: [], lists: [], flags: [], checkedAt: now });
 
+/**
+ * What a pass and a lookup say of each kind: a vehicle's pass names its plate,
+ * and it is looked up by plate even when its application is gone; a person's
+ * names the visitor with a masked ID number, which cannot be looked up.
+ */
+const passKinds: Record<
+  AppointmentKind,
+  {
+    holder: (row: Record<string, any>) => Pick<PassPayload, 'plate' | 'plateColor' | 'name' | 'idMasked'>;
+    lookupFields: (r: Record<string, any>) => Pick<LookupApplication, 'name' | 'idcard_masked' | 'license_plate' | 'license_plate_color' | 'vehicle_type_name' | 'label_status' | 'label_remark'>;
+    lookupByPass: (db: Db, check: PassCheck, row: Record<string, any> | undefined, pinned: LookupApplication | null, now: string) => Promise<PassLookup>;
+  }
+> = {
+  car: {
+    holder: (row) => ({ plate: row.license_plate, plateColor: row.license_plate_color }),
+    lookupFields: (r) => ({
+      name: r.applicant_name,
+      idcard_masked: maskIdNumber(r.applicant_idcard ?? ''),
+      license_plate: r.license_plate,
+      license_plate_color: r.license_plate_color,
+      vehicle_type_name: r.vehicle_type_name ?? null,
+      label_status: r.label_status,
+      label_remark: r.label_remark,
+    }),
+    lookupByPass: async (db, check, row, pinned, now) => ({ pass: check, ...(await vehicleLookup(db, row?.license_plate ?? check.payload!.plate!, now, pinned)) }),
+  },
+  person: {
+    holder: (row) => ({ name: row.visitor_name, idMasked: maskIdNumber(row.visitor_idcard) }),
+    lookupFields: (r) => ({ name: r.visitor_name, idcard_masked: maskIdNumber(r.visitor_idcard ?? '') }),
+    lookupByPass: async (db, check, row, pinned, now) => {
+      // A deleted person application leaves only the masked number of the pass: no ID to look the lists up by.
+      if (!row) return { ...emptyLookup(check, now), subject: { kind: 'person', idcard_masked: check.payload!.idMasked!, name: check.payload!.name ?? null } };
+      return { pass: check, ...(await personLookup(db, row.visitor_idcard, now, pinned)) };
+    },
+  },
+};
+
 /** The scan screen's answer for one query, as the route's schema parsed it. */
 export async function lookup(ctx: AppContext, keys: PassKeys, q: LookupQuery): Promise<PassLookup> {
   const { db } = ctx;
@@ -238,17 +260,14 @@ export async function lookup(ctx: AppContext, keys: PassKeys, q: LookupQuery): P
   const row = (await (db as unknown as Kysely<any>)
     .selectFrom(`${k.table} as a`)
     .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
-    .$if(k.kind === 'car', (qb) => qb.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name'))
+    .$call(k.joinNames)
     .selectAll('a')
     .select('dep.name as interviewee_depart_name')
     .where('a.application_number', '=', check.payload.number)
     .where('a.is_deleted', '=', 0)
     .executeTakeFirst()) as Record<string, any> | undefined;
   const pinned = row ? summary(k, row, now) : null;
-  if (k.kind === 'car') return { pass: check, ...(await vehicleLookup(db, row?.license_plate ?? check.payload.plate!, now, pinned)) };
-  // A deleted person application leaves only the masked number of the pass: no ID to look the lists up by.
-  if (!row) return { ...emptyLookup(check, now), subject: { kind: 'person', idcard_masked: check.payload.idMasked!, name: check.payload.name ?? null } };
-  return { pass: check, ...(await personLookup(db, row.visitor_idcard, now, pinned)) };
+  return passKinds[k.kind].lookupByPass(db, check, row, pinned, now);
 }
 
 // ---------------------------------------------------------------- routes

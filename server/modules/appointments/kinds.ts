@@ -1,6 +1,7 @@
 import { appointmentKinds, exportTitleOf, type AppointmentKindDecl } from '../../../domain/appointment-kinds';
 import type { AppointmentKind } from '../../../domain/appointments';
 import type { EnumName } from '../../../domain/enums';
+import type { AnySelect } from '../../core/repository';
 import type { UnderApproval } from '../../workflow/subject-actions';
 
 /** A column's header is its field's label in the kind's catalogue, unless the spec's export names it otherwise. */
@@ -24,6 +25,10 @@ export type KindDef = AppointmentKindDecl &
     intFilters: string[];
     /** JSON text columns, read back as objects. */
     jsonColumns: readonly string[];
+    /** Joins the names a row shows beside its ids that only this kind has (a vehicle's model name). */
+    joinNames: (q: AnySelect) => AnySelect;
+    /** Whether the detail carries the drivers and passengers (carPersonList). */
+    detailPersons: boolean;
     /** The all-history export: file title and columns. */
     exportTitle: string;
     exportColumns: ExportColumn[];
@@ -41,6 +46,8 @@ export const kinds: Record<AppointmentKind, KindDef> = {
     ...appointmentKinds.car,
     table: 'car_application',
     jsonColumns: ['dump_truck_file', 'cargo_info'],
+    joinNames: (q) => q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name'),
+    detailPersons: true,
     textFilters: [
       { field: 'application_number', upper: true },
       { field: 'license_plate', upper: true },
@@ -89,6 +96,8 @@ export const kinds: Record<AppointmentKind, KindDef> = {
     ...appointmentKinds.person,
     table: 'person_application',
     jsonColumns: [],
+    joinNames: (q) => q,
+    detailPersons: false,
     textFilters: [
       { field: 'application_number', upper: true },
       { field: 'visitor_name' },

@@ -3,7 +3,7 @@ import { type Kysely, type Transaction } from 'kysely';
 import { appointmentQueueCalls, kindCalls } from '../../../domain/appointment-kinds';
 import { AppState, queueNames, queues, type AppointmentKind, type QueueName } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
-import { carVisitErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
+import type { FieldError } from '../../../domain/visit-rules';
 import type { AuthContext } from '../../core/context';
 import { fail, ok } from '../../core/errors';
 import type { AnySelect, Db } from '../../core/repository';
@@ -14,7 +14,7 @@ import { lockSubjectRow, processInfo } from '../../workflow/engine';
 import { pendingTaskOn } from '../../workflow/subject-actions';
 import { missingCode, queueRoutes as approvalQueueRoutes, taskColumns, textFilterConditions, wrapTask, type TaskFields } from '../../workflow/queue-routes';
 import { kinds } from './kinds';
-import { assertRegistered, loadApplication, type ApplicationRecord } from './service';
+import { assertRegistered, loadApplication, visitModelOf, type ApplicationRecord } from './service';
 
 /**
  * The seven approval queues of spec 000 §2 (pages, checks, task detail) and
@@ -52,7 +52,7 @@ async function applicationsById(db: AnyDb, kind: AppointmentKind, ids: number[])
     .selectAll('a')
     .select('dep.name as interviewee_depart_name')
     .where(`a.${k.key}`, 'in', ids);
-  if (kind === 'car') q = q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name');
+  q = k.joinNames(q);
   const rows = await q.execute();
   return new Map(rows.map((r: Record<string, unknown>) => [r[k.key] as number, parseJsonColumns(r, k.jsonColumns)]));
 }
@@ -162,13 +162,7 @@ export async function queueRoutes(app: FastifyInstance) {
  * approver may shorten a visit that is already close.
  */
 async function amendErrors(trx: Transaction<DB>, kind: AppointmentKind, current: Record<string, unknown>, begin: string, end: string, now: string): Promise<FieldError[]> {
-  if (kind === 'car') {
-    const model = await trx
-      .selectFrom('vehicle_type')
-      .select('name')
-      .where('id', '=', current.vehicle_type_id as number)
-      .executeTakeFirst();
-    return carVisitErrors({ visitor_type: current.visitor_type as number, visitor_begin_time: begin, visitor_end_time: end }, model ?? null, now).filter((e) => e.field !== 'visitor_begin_time');
-  }
-  return personVisitErrors({ visitor_type: current.visitor_type as number, visit_begin_time: begin, visit_end_time: end }, now).filter((e) => e.field !== 'visit_begin_time');
+  const k = kinds[kind];
+  const errors = k.visitRules.errors({ visitor_type: current.visitor_type as number, begin, end }, await visitModelOf(trx, kind, current), now);
+  return errors.filter((e) => e.field !== k.begin);
 }

@@ -2,7 +2,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ComponentType } from 'react';
 import type { QueueName } from '../../../../domain/appointments';
 import { appointmentKinds } from '../../../../domain/appointment-kinds';
-import { carVisitTypeHint, personVisitTypeHint } from '../../../../domain/visit-rules';
 import { DateRangeInput } from '../../../components/date-inputs';
 import { ApiError, call } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
@@ -29,8 +28,9 @@ function AmendVisit({ queue, row, open, onClose, onDone }: { queue: Queue; row: 
   const [range, setRange] = useState<[unknown, unknown]>(current);
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);
-  const type = queue.kind === 'car' ? row.carApplication?.visitor_type : row.personApplication?.visitor_type;
-  const hint = queue.kind === 'car' ? carVisitTypeHint(type) : personVisitTypeHint(type);
+  const k = appointmentKinds[queue.kind];
+  const type = (row[k.wrapper] as { visitor_type?: number } | undefined)?.visitor_type;
+  const hint = k.visitRules.hint(type);
 
   const submit = async () => {
     if (saving) return;

@@ -110,8 +110,11 @@ function personFields(showDept: boolean): F[] {
   ];
 }
 
+/** Each kind's queue columns and filters, and the column a phone card is titled by. */
+const fieldsOf = { car: { fields: carFields, cardTitle: 'plate' }, person: { fields: personFields, cardTitle: 'visitor' } } as const;
+
 export function queueFields(queue: Queue, showDept: boolean): F[] {
-  return queue.kind === 'car' ? carFields(showDept) : personFields(showDept);
+  return fieldsOf[queue.kind].fields(showDept);
 }
 
 const lists = new Map<QueueName, ScreenDef<TaskRow>['list']>();
@@ -136,7 +139,7 @@ export function queueScreen(name: QueueName, { fields, amendable }: QueueScreenO
     title: queue.title,
     list: listOf(queue),
     rowKey: 'process_task_id',
-    card: { title: queue.kind === 'car' ? 'plate' : 'visitor', extra: 'state' },
+    card: { title: fieldsOf[queue.kind].cardTitle, extra: 'state' },
     fields,
     rowActions: [
       { key: 'review', label: '审核', type: 'modal', permission: queue.check, visible: (r) => reviewable(queue.kind, r) && !waitingTaskIds().has(r.process_task_id), component: ReviewModal(name) },

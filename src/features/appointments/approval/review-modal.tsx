@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ComponentType } from 'react';
+import { appointmentKinds } from '../../../../domain/appointment-kinds';
 import { APPROVED_TEXT, type QueueName } from '../../../../domain/appointments';
 import { batchReviewModalFor, reviewModalFor, type ReviewKind } from '../../../components/approval/review-modal';
 import { call } from '../../../lib/http';
 import type { ScreenModalProps } from '../../../list-screen';
-import { CarApplicationDetail, PersonApplicationDetail } from '../shared/application-detail';
+import { applicationDetails } from '../shared/application-detail';
 import { queueOf, type Queue } from './queue-of';
 import { reviewable, taskSubtitle, taskTitle, type TaskRow } from './task-row';
 import './approval.css';
@@ -19,8 +20,10 @@ function summaryOf(queue: Queue): ComponentType<{ row: TaskRow }> {
       retry: false,
     });
     const row = detail.data ?? listRow;
-    if (queue.kind === 'car') return row.carApplication ? <CarApplicationDetail row={row.carApplication} /> : <div className="rv-missing">未能获取车辆预约信息</div>;
-    return row.personApplication ? <PersonApplicationDetail row={row.personApplication} /> : <div className="rv-missing">未能获取人员预约信息</div>;
+    const k = appointmentKinds[queue.kind];
+    const Detail = applicationDetails[queue.kind] as ComponentType<{ row: object }>;
+    const application = row[k.wrapper] as object | undefined;
+    return application ? <Detail row={application} /> : <div className="rv-missing">{k.words.missing}</div>;
   };
 }
 

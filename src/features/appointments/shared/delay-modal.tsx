@@ -2,7 +2,7 @@ import { TextArea } from 'antd-mobile';
 import { useState } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { appointmentKinds, kindCalls, rowId } from '../../../../domain/appointment-kinds';
-import { carVisitErrors, carVisitTypeHint, dateOf, delayErrors, personVisitErrors, personVisitTypeHint, type FieldError } from '../../../../domain/visit-rules';
+import { dateOf, delayErrors, type FieldError } from '../../../../domain/visit-rules';
 import { DateRangeInput } from '../../../components/date-inputs';
 import { ApiError, call } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
@@ -36,13 +36,10 @@ function DelayModal({ kind, open, row, onClose, onDone }: ScreenModalProps<Row> 
   const rangeErrors = (begin: string | undefined, end: string | undefined): FieldError[] => {
     const base = delayErrors({ begin, end }, today, { begin: info.begin, end: info.end });
     if (base.length || !begin || !end) return base;
-    const span =
-      kind === 'car'
-        ? carVisitErrors({ visitor_type: type, visitor_begin_time: begin, visitor_end_time: end }, typeof r.vehicle_type_name === 'string' ? { name: r.vehicle_type_name } : null, today)
-        : personVisitErrors({ visitor_type: type, visit_begin_time: begin, visit_end_time: end }, today);
+    const span = info.visitRules.errors({ visitor_type: type, begin, end }, typeof r.vehicle_type_name === 'string' ? { name: r.vehicle_type_name } : null, today);
     return span.filter((e) => e.field === info.end);
   };
-  const hint = kind === 'car' ? carVisitTypeHint(type) : personVisitTypeHint(type);
+  const hint = info.visitRules.hint(type);
 
   const submit = async () => {
     if (busy) return;

@@ -1,7 +1,7 @@
 import { Button, Tag } from 'antd-mobile';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { kindCalls } from '../../../../domain/appointment-kinds';
+import { appointmentKinds, kindCalls } from '../../../../domain/appointment-kinds';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { validityAt, type IssuedPass } from '../../../../domain/pass';
 import { ApiError, call } from '../../../lib/http';
@@ -101,10 +101,10 @@ export function PassCard({ kind, id }: { kind: AppointmentKind; id: number }) {
             {query.data.offline && <div className="pc-offline">当前无网络，显示的是本机保存的通行码</div>}
             <dl className="pc-lines">
               <div>
-                <dt>{kind === 'car' ? '预约单号' : '申请单号'}</dt>
+                <dt>{appointmentKinds[kind].words.numberLabel}</dt>
                 <dd>{query.data.payload.number}</dd>
               </div>
-              {kind === 'car' ? (
+              {query.data.payload.plate !== undefined ? (
                 <div>
                   <dt>车牌号</dt>
                   <dd className="pc-strong">{query.data.payload.plate}</dd>
