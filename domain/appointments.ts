@@ -29,6 +29,8 @@ export const appointmentCodes = {
     allExport: 'allCarApplyHistory:export',
     allRevoke: 'carApplyAllHis:revoke',
     label: 'allCarApplyHistory:label',
+    /** The stranded alarms of this kind (spec 000 §2 滞留告警). */
+    strandedList: 'strandedManagementCar:list',
   },
   person: {
     list: 'personApply:list',
@@ -43,6 +45,7 @@ export const appointmentCodes = {
     allExport: 'allPersonApplyHistory:export',
     allRevoke: 'personApplyAllHis:revoke',
     label: undefined,
+    strandedList: 'strandedManagementPerson:list',
   },
 } as const satisfies Record<AppointmentKind, Record<string, PermissionCode | undefined>>;
 
@@ -162,7 +165,9 @@ export function vehicleProcessType(modelName: string | null | undefined, cargoTy
 }
 
 /**
- * The approval queues. Every pending task is in exactly one: the last node of
+ * The approval queues, with their spec 000 §7 page and check paths (the final
+ * queues spell theirs differently); appointment-kinds.ts declares their calls
+ * from these. Every pending task is in exactly one: the last node of
  * a vehicle or person process is the squad's final review; earlier nodes show
  * in the queue of the process type.
  */
@@ -175,6 +180,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'carApplyApproval:showDept',
     route: '/approval/car',
+    paths: { page: '/carApplications/task/page', check: '/carApplications/task/check' },
   },
   car_zxzxc: {
     kind: 'car',
@@ -184,6 +190,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'heavytipperApproval:showDept',
     route: '/approval/heavy-tipper',
+    paths: { page: '/carApplications/zxzxc_task/page', check: '/carApplications/zxzxc_task/check' },
   },
   car_bus: {
     kind: 'car',
@@ -193,6 +200,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'mediumlargeApproval:showDept',
     route: '/approval/medium-large',
+    paths: { page: '/carApplications/bus_task/page', check: '/carApplications/bus_task/check' },
   },
   car_chemicals: {
     kind: 'car',
@@ -202,6 +210,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'chemicalsCarApproval:showDept',
     route: '/approval/chemicals',
+    paths: { page: '/carApplications/chemicals_task/page', check: '/carApplications/chemicals_task/check' },
   },
   car_final: {
     kind: 'car',
@@ -211,6 +220,7 @@ export const queues = {
     batch: 'carApplyApproval:batch',
     showDept: 'carApplyApproval:showDept',
     route: '/approval/car-final',
+    paths: { page: '/carApplications/shdd_final/taskPage', check: '/carApplications/shdd_final/taskCheck' },
   },
   person_task: {
     kind: 'person',
@@ -220,6 +230,7 @@ export const queues = {
     batch: 'personAppyApproval:batch',
     showDept: 'personApplyApproval:ShowDept',
     route: '/approval/person',
+    paths: { page: '/personApplications/task/page', check: '/personApplications/task/check' },
   },
   person_final: {
     kind: 'person',
@@ -229,6 +240,7 @@ export const queues = {
     batch: 'personAppyApproval:batch',
     showDept: 'personApplyApproval:ShowDept',
     route: '/approval/person-final',
+    paths: { page: '/personApplications/shdd_final/taskPage', check: '/personApplications/shdd_final/taskCheck' },
   },
 } as const;
 

@@ -4,6 +4,7 @@
  * (domain/pass.ts PassLookup), so that the device API and any screen that
  * shows a verdict say the same thing, in the same words.
  */
+import { appointmentKinds } from './appointment-kinds';
 import { AppState } from './appointments';
 import type { LookupApplication, PassLookup } from './pass';
 import { ListType } from './registers';
@@ -24,7 +25,7 @@ export interface GateDecision {
   list_type?: number;
 }
 
-const subjectWord = (l: PassLookup) => (l.subject?.kind === 'person' ? '人员' : '车辆');
+const subjectWord = (l: PassLookup) => appointmentKinds[l.subject?.kind ?? 'car'].words.subject;
 
 /**
  * The rule, in order: an exit is never held (a vehicle inside must be able

@@ -9,11 +9,15 @@
  * online. WebCrypto (`crypto.subtle`) exists in Node ≥ 20 and browsers, so
  * one implementation serves both; this module does no I/O.
  */
+import { z } from 'zod';
 import type { AppointmentKind } from './appointments';
-import { PLATE_PATTERN, isMainlandIdNumber } from './identity';
+import { defineCall } from './contract';
+import { PLATE_PATTERN, isDocumentNumber, isMainlandIdNumber } from './identity';
+import { SCAN_PERMISSION } from './permissions';
+import { labelled } from './schemas/common';
 
 export const PASS_PREFIX = 'PK1.';
-export { SCAN_PERMISSION } from './permissions';
+export { SCAN_PERMISSION };
 export const PASS_KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNATURE_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' } as const;
 /** The signature of P-256 in P1363 form: r and s, 32 bytes each. */
@@ -115,6 +119,11 @@ export function maskIdNumber(id: string): string {
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const text = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
+/** Whom each kind's pass must name: a vehicle its plate, a person the name and masked ID number. */
+const holderValid: Record<AppointmentKind, (p: Record<string, unknown>) => boolean> = {
+  car: (p) => text(p.plate, 16),
+  person: (p) => text(p.name, 60) && text(p.idMasked, 40),
+};
 
 /** The payload's JSON as the wire carries it. */
 export function payloadToJson(p: PassPayload): string {
@@ -138,11 +147,10 @@ export function payloadFromJson(json: string): PassPayload | null {
   const w = wire as Record<string, unknown>;
   const p: Record<string, unknown> = {};
   for (const [field, key] of Object.entries(wireKeys)) if (w[key] !== undefined) p[field] = w[key];
-  const base = text(p.number, 32) && (p.kind === 'car' || p.kind === 'person') && text(p.kid, 64) && [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
+  const base = text(p.number, 32) && Object.hasOwn(holderValid, p.kind as string) && text(p.kid, 64) && [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
   if (!base) return null;
-  if (p.kind === 'car' && !text(p.plate, 16)) return null;
+  if (!holderValid[p.kind as AppointmentKind](p)) return null;
   if (p.plateColor !== undefined && !(Number.isInteger(p.plateColor) && (p.plateColor as number) > 0 && (p.plateColor as number) < 100)) return null;
-  if (p.kind === 'person' && !(text(p.name, 60) && text(p.idMasked, 40))) return null;
   return p as unknown as PassPayload;
 }
 
@@ -262,77 +270,124 @@ export function classifyScan(raw: string): ScanTarget {
 
 // ---------------------------------------------------------------- the API's answers
 
+const validity = z.enum(['valid', 'not-yet', 'expired']);
+
 /** GET /api/pass/publicKey */
-export interface PassPublicKey {
-  alg: 'ES256';
-  kid: string;
+export const passPublicKey = z.object({
+  alg: z.literal('ES256'),
+  kid: z.string(),
   /** SPKI DER, base64url. */
-  publicKey: string;
-}
+  publicKey: z.string(),
+});
+export type PassPublicKey = z.infer<typeof passPublicKey>;
+
+/** What a pass states, as the issue and the lookup answer it (PassPayload). */
+export const passPayloadRow = z.object({
+  number: z.string(),
+  kind: z.enum(['car', 'person']),
+  plate: z.string().optional(),
+  plateColor: z.number().int().optional(),
+  name: z.string().optional(),
+  idMasked: z.string().optional(),
+  begin: z.string(),
+  end: z.string(),
+  issuedAt: z.string(),
+  kid: z.string(),
+});
 
 /** GET /api/carApplications/pass, /api/personApplications/pass */
-export interface IssuedPass {
-  pass: string;
-  payload: PassPayload;
-  validity: Validity;
-}
+export const issuedPass = z.object({ pass: z.string(), payload: passPayloadRow, validity });
+export type IssuedPass = z.infer<typeof issuedPass>;
 
-/** One application as the scan screen shows it; person ID numbers masked. */
-export interface LookupApplication {
-  kind: AppointmentKind;
-  id: number;
-  application_number: string;
-  state: number;
-  begin: string;
-  end: string;
-  validity: Validity;
+/** One application as the scan screen shows it; person ID numbers masked. The vehicle fields are absent on a person's. */
+export const lookupApplication = z.object({
+  kind: z.enum(['car', 'person']),
+  id: z.number().int(),
+  application_number: z.string(),
+  state: z.number().int(),
+  begin: z.string(),
+  end: z.string(),
+  validity,
   /** Applicant (vehicle) or visitor (person). */
-  name: string;
-  idcard_masked: string;
-  visitor_company: string;
-  interviewee_name: string;
-  interviewee_depart_name: string | null;
-  is_delayed: number;
-  in_black_list: number;
-  license_plate?: string;
-  license_plate_color?: number;
-  vehicle_type_name?: string | null;
-  label_status?: number;
-  label_remark?: string;
-}
+  name: z.string(),
+  idcard_masked: z.string(),
+  visitor_company: z.string(),
+  interviewee_name: z.string(),
+  interviewee_depart_name: z.string().nullable(),
+  is_delayed: z.number().int(),
+  in_black_list: z.number().int(),
+  license_plate: z.string().optional(),
+  license_plate_color: z.number().int().optional(),
+  vehicle_type_name: z.string().nullable().optional(),
+  label_status: z.number().int().optional(),
+  label_remark: z.string().optional(),
+});
+export type LookupApplication = z.infer<typeof lookupApplication>;
 
 /** A black (type 1) or white (type 2) list entry in force today. */
-export interface LookupListEntry {
-  id: number;
-  type: number;
-  in_reason: string;
-  start_time: string | null;
-  end_time: string | null;
-}
+export const lookupListEntry = z.object({
+  id: z.number().int(),
+  type: z.number().int(),
+  in_reason: z.string(),
+  start_time: z.string().nullable(),
+  end_time: z.string().nullable(),
+});
+export type LookupListEntry = z.infer<typeof lookupListEntry>;
 
 /** A live vehicle flag (vehicle_mark, status 1). */
-export interface LookupFlag {
-  id: number;
-  car_application_id: number | null;
-  remark: string;
-  color_id: number;
-  label_type_id: number;
-  alarm_id: number;
-  photo: string;
-  create_time: string;
-  create_user_name: string | null;
-}
+export const lookupFlag = z.object({
+  id: z.number().int(),
+  car_application_id: z.number().int().nullable(),
+  remark: z.string(),
+  color_id: z.number().int(),
+  label_type_id: z.number().int(),
+  alarm_id: z.number().int(),
+  photo: z.string(),
+  create_time: z.string(),
+  create_user_name: z.string().nullable(),
+});
+export type LookupFlag = z.infer<typeof lookupFlag>;
 
 /** GET /api/pass/lookup: what the park knows about a scanned pass, plate or ID number. */
-export interface PassLookup {
+export const passLookup = z.object({
   /** Only for a pass: the server's own verdict on it. */
-  pass?: PassCheck;
-  subject: { kind: 'car'; license_plate: string } | { kind: 'person'; idcard_masked: string; name: string | null } | null;
+  pass: z.object({ status: z.enum(['valid', 'not-yet', 'expired', 'forged', 'unknown-key', 'malformed']), payload: passPayloadRow.optional() }).optional(),
+  subject: z.union([z.object({ kind: z.literal('car'), license_plate: z.string() }), z.object({ kind: z.literal('person'), idcard_masked: z.string(), name: z.string().nullable() }), z.null()]),
   /** The pass's application; for a plate or ID, the one in force, else the next, else the newest. */
-  application: LookupApplication | null;
+  application: lookupApplication.nullable(),
   /** Submitted applications of the subject, newest first (at most 5). */
-  applications: LookupApplication[];
-  lists: LookupListEntry[];
-  flags: LookupFlag[];
-  checkedAt: string;
-}
+  applications: z.array(lookupApplication),
+  lists: z.array(lookupListEntry),
+  flags: z.array(lookupFlag),
+  checkedAt: z.string(),
+});
+export type PassLookup = z.infer<typeof passLookup>;
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined));
+
+const lookupLabels = { pass: '通行码', license_plate: '车牌号', idcard: '证件号码' };
+/** What the scan screen asks: exactly one of a pass, a plate or an ID number. */
+export const lookupQuery = labelled(
+  z
+    .object({
+      pass: z.preprocess(blankToUndefined, z.string().max(2000, { error: '通行码内容过长' }).optional()),
+      license_plate: z.preprocess(
+        (v) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() || undefined : (v ?? undefined)),
+        z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional(),
+      ),
+      idcard: z.preprocess(
+        (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)),
+        z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional(),
+      ),
+    })
+    .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供通行码、车牌号或证件号码中的一项', path: ['pass'] }),
+  lookupLabels,
+);
+export type LookupQuery = z.output<typeof lookupQuery>;
+
+/** The pass calls beside each kind's own (appointment-kinds.ts kindCalls.pass). */
+export const passApi = {
+  // Every signed-in phone caches it, so that the scan screen verifies with no network.
+  publicKey: defineCall({ method: 'GET', path: '/pass/publicKey', permission: 'signed-in', summary: '通行码验签公钥', input: z.object({}), answer: passPublicKey }),
+  lookup: defineCall({ method: 'GET', path: '/pass/lookup', permission: SCAN_PERMISSION, summary: '扫码查验（通行码、车牌号或身份证号）', input: lookupQuery, answer: passLookup }),
+};

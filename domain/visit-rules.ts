@@ -211,3 +211,26 @@ export const earliestCarVisitDate = (today: string): string => addDays(dateOf(to
 
 /** Last selectable person visit start: one month from today. */
 export const latestPersonVisitStart = (today: string): string => addMonths(dateOf(today), 1);
+
+/** A visit's type and window, whatever the kind names its fields. */
+export interface VisitWindow {
+  visitor_type: number | null | undefined;
+  begin: string | undefined;
+  end: string | undefined;
+}
+
+/**
+ * Each kind's visit rules, asked by kind (domain/appointment-kinds.ts): the
+ * errors of a window (named by the kind's own fields) and the type's hint.
+ * A vehicle's rules also read its model; a person's have none.
+ */
+export const visitRulesOf = {
+  car: {
+    errors: (v: VisitWindow, model: { name: string } | null, today: string) => carVisitErrors({ visitor_type: v.visitor_type, visitor_begin_time: v.begin, visitor_end_time: v.end }, model, today),
+    hint: (visitorType: number | null | undefined) => carVisitTypeHint(visitorType),
+  },
+  person: {
+    errors: (v: VisitWindow, _model: { name: string } | null, today: string) => personVisitErrors({ visitor_type: v.visitor_type, visit_begin_time: v.begin, visit_end_time: v.end }, today),
+    hint: (visitorType: number | null | undefined) => personVisitTypeHint(visitorType),
+  },
+};

@@ -6,6 +6,7 @@
  * phones, visit times, image lists, the approval bodies).
  */
 import { z } from 'zod';
+import { col } from '../contract';
 import { APPROVED_TEXT, TaskResult, isDumpTruckModel } from '../appointments';
 import { MAX_PAGE_SIZE } from '../envelope';
 import { enums, type EnumName } from '../enums';
@@ -498,71 +499,87 @@ labelled(labelBody, carLabelLabels);
 
 // ---------------------------------------------------------------- rows as the API answers them
 
-export interface CarPersonRow {
-  car_person_id: number;
-  name: string;
-  idcard_type: number | null;
-  id_card: string;
-  gender: number | null;
-  phone: string;
-  type: number | null;
-  face_photo: string;
-  pqc_number: string;
-}
+/** A driver or passenger of a vehicle application, as the detail answers it. */
+export const carPersonRow = z.object({
+  car_person_id: col.id,
+  name: col.text,
+  idcard_type: col.int.nullable(),
+  id_card: col.text,
+  gender: col.int.nullable(),
+  phone: col.text,
+  type: col.int.nullable(),
+  face_photo: col.text,
+  pqc_number: col.text,
+});
+export type CarPersonRow = z.infer<typeof carPersonRow>;
 
-export interface CarApplicationRow {
-  car_application_id: number;
-  application_number: string;
-  application_id: number | null;
-  approval_status: number | null;
-  state: number;
-  license_plate: string;
-  license_plate_color: number;
-  vehicle_type_id: number;
-  vehicle_type_name: string | null;
-  applicant_name: string;
-  applicant_idcard: string;
-  applicant_gender: number;
-  applicant_phone: string;
-  applicant_face_photo: string;
-  visitor_idcard_type: number;
-  visit_area: number;
-  visitor_type: number;
-  visitor_company: string;
-  visitor_content: string;
-  visitor_begin_time: string;
-  visitor_end_time: string;
-  interviewee_name: string;
-  interviewee_phone: string;
-  interviewee_depart_id: number;
-  interviewee_depart_name: string | null;
-  label_status: number;
-  label_remark: string | null;
-  in_black_list: number;
-  revoke_reason: string | null;
-  is_delayed: number;
-  delay_reason: string | null;
-  process_instance_id: number | null;
-  process_type: number | null;
-  is_deleted: number;
-  create_user_id: number;
-  update_user_name: string | null;
-  create_time: string;
-  update_time: string;
-  color_id: number | null;
-  vehicle_license_number: string;
-  engine_number: string;
-  trailer_license: string;
-  cargo_type: number | null;
-  cargo_name: string;
-  car_load: number | null;
-  remark: string;
-  vehicle_img: string;
-  img12123: string;
-  blind_video_photo: string;
-  register_record_photo: string;
-  dump_truck_file: DumpTruckFile | null;
-  cargo_info?: CargoInfo | null;
-  car_info_id: number | null;
-  carPersonList?: CarPersonRow[];
-}
+/** The dump-truck documents as stored from the form: file names by document (empty when not uploaded). */
+export const dumpTruckFileRow = z.partialRecord(z.enum(dumpTruckFileKeys), col.text);
+/** The hazardous cargo as stored from the form: every text optional, the two amounts numbers. */
+export const cargoInfoRow = z.object({
+  ...(Object.fromEntries([...cargoTextKeys, ...cargoPhoneKeys, 'annex'].map((k) => [k, col.text.optional()])) as Record<
+    (typeof cargoTextKeys)[number] | (typeof cargoPhoneKeys)[number] | 'annex',
+    z.ZodOptional<z.ZodString>
+  >),
+  cargo_quantity: col.num.optional(),
+  tank_volume: col.num.optional(),
+});
+
+/** A vehicle application as lists and queues answer it: its columns, the names beside the ids, JSON columns parsed. */
+export const carApplicationRow = z.object({
+  car_application_id: col.id,
+  application_number: col.text,
+  state: col.int,
+  process_type: col.int,
+  process_instance_id: col.id.nullable(),
+  license_plate: col.text,
+  license_plate_color: col.int,
+  vehicle_type_id: col.id,
+  vehicle_type_name: col.text.nullable(),
+  applicant_name: col.text,
+  applicant_idcard: col.text,
+  applicant_gender: col.int,
+  applicant_phone: col.text,
+  applicant_face_photo: col.text,
+  visitor_idcard_type: col.int,
+  visit_area: col.int,
+  visitor_type: col.int,
+  visitor_company: col.text,
+  visitor_content: col.text,
+  visitor_begin_time: col.time,
+  visitor_end_time: col.time,
+  interviewee_name: col.text,
+  interviewee_phone: col.text,
+  interviewee_depart_id: col.id,
+  interviewee_depart_name: col.text.nullable(),
+  label_status: col.flag,
+  label_remark: col.text,
+  in_black_list: col.flag,
+  revoke_reason: col.text,
+  is_delayed: col.flag,
+  delay_reason: col.text,
+  color_id: col.int.nullable(),
+  vehicle_license_number: col.text,
+  engine_number: col.text,
+  trailer_license: col.text,
+  cargo_type: col.int.nullable(),
+  cargo_name: col.text,
+  car_load: col.num.nullable(),
+  remark: col.text,
+  vehicle_img: col.text,
+  img12123: col.text,
+  blind_video_photo: col.text,
+  register_record_photo: col.text,
+  dump_truck_file: dumpTruckFileRow.nullable(),
+  cargo_info: cargoInfoRow.nullable(),
+  car_info_id: col.id.nullable(),
+  is_deleted: col.flag,
+  create_user_id: col.id,
+  update_user_name: col.text,
+  create_time: col.time,
+  update_time: col.time,
+});
+/** The detail (detail, get, task detail): the row with its drivers and passengers. */
+export const carApplicationDetail = carApplicationRow.extend({ carPersonList: z.array(carPersonRow) });
+export type CarApplicationRow = z.infer<typeof carApplicationRow> & { carPersonList?: CarPersonRow[] };
+export type CarApplicationDetail = z.infer<typeof carApplicationDetail>;

@@ -3,6 +3,7 @@
  * Field names are the spec's snake_case wire names, which are also the columns.
  */
 import { z } from 'zod';
+import { col } from '../contract';
 import { choice01, idField, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, recordLabels } from './common';
 import {
   always,
@@ -151,38 +152,40 @@ export const personApplicationLabels: Record<string, string> = {
 for (const s of [personApplicationSave, personApplicationEdit, personApplicationListQuery, personTaskQuery, delayBody, returnBody, returnSubmitBody, canAmendBody, amendBody])
   labelled(s, personApplicationLabels);
 
-export interface PersonApplicationRow {
-  person_application_id: number;
-  application_number: string;
-  visitor_name: string;
-  visitor_gender: number;
-  visitor_nation: string;
-  visitor_phone: string;
-  visitor_company: string;
-  visitor_address: string;
-  visitor_type: number;
-  visitor_idcard_type: number;
-  visitor_idcard: string;
-  visitor_face_photo: string;
-  visitor_idcard_photo1: string;
-  visitor_idcard_photo2: string;
-  visit_content: string;
-  visit_begin_time: string;
-  visit_end_time: string;
-  visit_area: number;
-  interviewee_name: string;
-  interviewee_phone: string;
-  interviewee_depart_id: number;
-  interviewee_depart_name: string | null;
-  state: number;
-  revoke_reason: string | null;
-  in_black_list: number;
-  create_user_id: number;
-  update_user_name: string | null;
-  create_time: string;
-  update_time: string;
-  is_delayed: number;
-  delay_reason: string | null;
-  process_instance_id: number | null;
-  process_type: number | null;
-}
+/** A person application as lists, details and queues answer it: its columns and the visited department's name. */
+export const personApplicationRow = z.object({
+  person_application_id: col.id,
+  application_number: col.text,
+  state: col.int,
+  process_instance_id: col.id.nullable(),
+  visitor_name: col.text,
+  visitor_gender: col.int,
+  visitor_nation: col.text,
+  visitor_phone: col.text,
+  visitor_company: col.text,
+  visitor_address: col.text,
+  visitor_type: col.int,
+  visitor_idcard_type: col.int,
+  visitor_idcard: col.text,
+  visitor_face_photo: col.text,
+  visitor_idcard_photo1: col.text,
+  visitor_idcard_photo2: col.text,
+  visit_content: col.text,
+  visit_begin_time: col.time,
+  visit_end_time: col.time,
+  visit_area: col.int,
+  interviewee_name: col.text,
+  interviewee_phone: col.text,
+  interviewee_depart_id: col.id,
+  interviewee_depart_name: col.text.nullable(),
+  revoke_reason: col.text,
+  in_black_list: col.flag,
+  is_delayed: col.flag,
+  delay_reason: col.text,
+  is_deleted: col.flag,
+  create_user_id: col.id,
+  update_user_name: col.text,
+  create_time: col.time,
+  update_time: col.time,
+});
+export type PersonApplicationRow = z.infer<typeof personApplicationRow>;

@@ -10,6 +10,7 @@ import type { ReadRule } from '../core/resource';
 import { isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
 import { subjectByTable } from '../workflow/subjects';
+import { kinds } from './appointments/kinds';
 import { readableBy } from './appointments/service';
 
 /**
@@ -33,20 +34,13 @@ async function anyApplicationReadable(db: Db, auth: AuthContext, kind: Appointme
   // Holders of the all-history list read every live application: one query instead of one per record.
   const cheap = auth.permissions.has(codes.allList);
   for (const part of chunks(ids, ID_CHUNK)) {
-    const rows =
-      kind === 'car'
-        ? await db
-            .selectFrom('car_application')
-            .select(['create_user_id', 'interviewee_depart_id', 'process_instance_id', 'state'])
-            .where('car_application_id', 'in', part)
-            .where('is_deleted', '=', 0)
-            .execute()
-        : await db
-            .selectFrom('person_application')
-            .select(['create_user_id', 'interviewee_depart_id', 'process_instance_id', 'state'])
-            .where('person_application_id', 'in', part)
-            .where('is_deleted', '=', 0)
-            .execute();
+    const k = kinds[kind];
+    const rows = (await (db as unknown as Kysely<any>)
+      .selectFrom(k.table)
+      .select(['create_user_id', 'interviewee_depart_id', 'process_instance_id', 'state'])
+      .where(k.key, 'in', part)
+      .where('is_deleted', '=', 0)
+      .execute()) as Array<{ create_user_id: number; interviewee_depart_id: number; process_instance_id: number | null; state: number }>;
     if (cheap && rows.length) return true;
     for (const row of rows) if (await readableBy(db, auth, kind, row)) return true;
   }
@@ -125,7 +119,7 @@ export const holds = (auth: AuthContext, access: Access) => (access === 'role' ?
 /** One table for both kinds: an alarm is read by the holders of its kind's list code. */
 async function anyStrandedReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {
   const rows = await db.selectFrom('stranded_alarm').select('kind').where('id', 'in', ids.slice(0, ID_CHUNK)).execute();
-  return rows.some((r) => auth.permissions.has(r.kind === 'car' ? 'strandedManagementCar:list' : 'strandedManagementPerson:list'));
+  return rows.some((r) => auth.permissions.has(appointmentCodes[r.kind as AppointmentKind].strandedList));
 }
 
 async function anyEquipmentReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {

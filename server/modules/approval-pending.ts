@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { TaskState } from '../../domain/appointments';
 import { approvalQueues, listableApprovalQueues } from '../../domain/registers';
+import { approvalPendingCall } from '../../domain/schemas/approval-task';
 import { ok } from '../core/errors';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 
 /** The approver's home: how many tasks wait in each queue the caller may list. */
-export async function approvalPendingRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
-  app.get('/approval/pending', { config: { permission: 'role' }, schema: { summary: '各审批队列待我审批的数量', querystring: z.object({}) } }, async (req) => {
+export async function approvalPendingRoutes(app: FastifyInstance) {
+  route(app, approvalPendingCall, async (req) => {
     const auth = req.auth!;
     const mine = listableApprovalQueues(auth.permissions);
     if (mine.length === 0) return ok({ list: [] });

@@ -30,6 +30,12 @@ export async function registrationMissing(db: Db, visit: { vehicle_type_id: numb
   return !covering;
 }
 
+/** Each kind's black and white list, and the column its subject is found by. */
+const blackLists = {
+  car: { table: 'car_black_white_list', column: 'license_plate' },
+  person: { table: 'person_black_white_list', column: 'idcard' },
+} as const;
+
 /**
  * Whether a black-list entry of the plate ('car') or ID number ('person') is
  * in force on `day` (YYYY-MM-DD): approved, live, the day within its dates
@@ -37,10 +43,11 @@ export async function registrationMissing(db: Db, visit: { vehicle_type_id: numb
  * moment the subject is inside.
  */
 export async function blackListedOn(db: Db, kind: 'car' | 'person', subject: string, day: string): Promise<boolean> {
+  const list = blackLists[kind];
   const hit = await (db as unknown as Kysely<any>)
-    .selectFrom(kind === 'car' ? 'car_black_white_list' : 'person_black_white_list')
+    .selectFrom(list.table)
     .select('id')
-    .where(kind === 'car' ? 'license_plate' : 'idcard', '=', subject.toUpperCase())
+    .where(list.column, '=', subject.toUpperCase())
     .where('type', '=', ListType.BLACK)
     .where('status', '=', AppState.APPROVED)
     .where('deleted', '=', 0)

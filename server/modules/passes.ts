@@ -1,7 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import { AppState, stateLabel, type AppointmentKind } from '../../domain/appointments';
 import { ErrorCode } from '../../domain/errors';
 import {
@@ -14,7 +13,9 @@ import {
   toBase64Url,
   validityAt,
   verifyPass,
+  passApi,
   type IssuedPass,
+  type LookupQuery,
   type LookupApplication,
   type LookupFlag,
   type LookupListEntry,
@@ -24,14 +25,12 @@ import {
   type PassPayload,
   type PassPublicKey,
 } from '../../domain/pass';
-import { PLATE_PATTERN, idBody } from '../../domain/schemas/car-application';
-import { isDocumentNumber } from '../../domain/identity';
-import { labelled } from '../../domain/schemas/common';
 import { dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
 import { fail, notFound, ok } from '../core/errors';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import type { DB } from '../db/schema';
+import { kindCalls } from '../../domain/appointment-kinds';
 import { kindList, kinds, type KindDef } from './appointments/kinds';
 import { answersFor, loadApplication, type Db } from './appointments/service';
 
@@ -103,42 +102,18 @@ export async function issuePass(ctx: AppContext, keys: PassKeys, auth: AuthConte
   const begin = row[k.begin] as string;
   const end = row[k.end] as string;
   if (now > end) fail(ErrorCode.STATE_CONFLICT, `该预约已于${end}过期，不再签发通行码`);
-  const payload: PassPayload =
-    kind === 'car'
-      ? { number: row.application_number, kind, plate: row.license_plate, plateColor: row.license_plate_color, begin, end, issuedAt: now, kid: keys.kid }
-      : { number: row.application_number, kind, name: row.visitor_name, idMasked: maskIdNumber(row.visitor_idcard), begin, end, issuedAt: now, kid: keys.kid };
+  const payload: PassPayload = { number: row.application_number, kind, ...passKinds[kind].holder(row), begin, end, issuedAt: now, kid: keys.kid };
   return { pass: await signPass(payload, keys.privateKey), payload, validity: validityAt(begin, end, now) };
 }
 
 // ---------------------------------------------------------------- lookup
-
-const blankToUndefined = (v: unknown) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined));
-
-const lookupLabels = { pass: '通行码', license_plate: '车牌号', idcard: '证件号码' };
-const lookupQuery = labelled(
-  z
-    .object({
-      pass: z.preprocess(blankToUndefined, z.string().max(2000, { error: '通行码内容过长' }).optional()),
-      license_plate: z.preprocess(
-        (v) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() || undefined : (v ?? undefined)),
-        z.string().regex(PLATE_PATTERN, { error: '车牌号格式不正确' }).optional(),
-      ),
-      idcard: z.preprocess(
-        (v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)),
-        z.string().refine(isDocumentNumber, { error: '证件号码格式不正确（身份证号，或其他证件的 5-30 位字母数字）' }).optional(),
-      ),
-    })
-    .refine((q) => [q.pass, q.license_plate, q.idcard].filter(Boolean).length === 1, { error: '请提供通行码、车牌号或证件号码中的一项', path: ['pass'] }),
-  lookupLabels,
-);
-export type LookupQuery = z.output<typeof lookupQuery>;
 
 /** Applications the scan screen shows: submitted ones (drafts say nothing at a gate), newest first. */
 async function applicationsOf(db: Db, k: KindDef, column: string, value: string, now: string): Promise<LookupApplication[]> {
   const rows = await (db as unknown as Kysely<any>)
     .selectFrom(`${k.table} as a`)
     .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
-    .$if(k.kind === 'car', (q) => q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name'))
+    .$call(k.joinNames)
     .selectAll('a')
     .select('dep.name as interviewee_depart_name')
     .where(`a.${column}`, '=', value)
@@ -167,19 +142,7 @@ function summary(k: KindDef, r: Record<string, any>, now: string): LookupApplica
     is_delayed: r.is_delayed as number,
     in_black_list: r.in_black_list as number,
   };
-  if (k.kind === 'car') {
-    return {
-      ...common,
-      name: r.applicant_name,
-      idcard_masked: maskIdNumber(r.applicant_idcard ?? ''),
-      license_plate: r.license_plate,
-      license_plate_color: r.license_plate_color,
-      vehicle_type_name: r.vehicle_type_name ?? null,
-      label_status: r.label_status,
-      label_remark: r.label_remark,
-    };
-  }
-  return { ...common, name: r.visitor_name, idcard_masked: maskIdNumber(r.visitor_idcard ?? '') };
+  return { ...common, ...passKinds[k.kind].lookupFields(r) };
 }
 
 /** The application that matters at the gate: approved and in force, else approved and upcoming, else the newest. */
@@ -245,6 +208,43 @@ async function personLookup(db: Db, idcard: string, now: string, pinned?: Lookup
 
 const emptyLookup = (pass: PassCheck, now: string): PassLookup => ({ pass, subject: null, application: null, applications: [], lists: [], flags: [], checkedAt: now });
 
+/**
+ * What a pass and a lookup say of each kind: a vehicle's pass names its plate,
+ * and it is looked up by plate even when its application is gone; a person's
+ * names the visitor with a masked ID number, which cannot be looked up.
+ */
+const passKinds: Record<
+  AppointmentKind,
+  {
+    holder: (row: Record<string, any>) => Pick<PassPayload, 'plate' | 'plateColor' | 'name' | 'idMasked'>;
+    lookupFields: (r: Record<string, any>) => Pick<LookupApplication, 'name' | 'idcard_masked' | 'license_plate' | 'license_plate_color' | 'vehicle_type_name' | 'label_status' | 'label_remark'>;
+    lookupByPass: (db: Db, check: PassCheck, row: Record<string, any> | undefined, pinned: LookupApplication | null, now: string) => Promise<PassLookup>;
+  }
+> = {
+  car: {
+    holder: (row) => ({ plate: row.license_plate, plateColor: row.license_plate_color }),
+    lookupFields: (r) => ({
+      name: r.applicant_name,
+      idcard_masked: maskIdNumber(r.applicant_idcard ?? ''),
+      license_plate: r.license_plate,
+      license_plate_color: r.license_plate_color,
+      vehicle_type_name: r.vehicle_type_name ?? null,
+      label_status: r.label_status,
+      label_remark: r.label_remark,
+    }),
+    lookupByPass: async (db, check, row, pinned, now) => ({ pass: check, ...(await vehicleLookup(db, row?.license_plate ?? check.payload!.plate!, now, pinned)) }),
+  },
+  person: {
+    holder: (row) => ({ name: row.visitor_name, idMasked: maskIdNumber(row.visitor_idcard) }),
+    lookupFields: (r) => ({ name: r.visitor_name, idcard_masked: maskIdNumber(r.visitor_idcard ?? '') }),
+    lookupByPass: async (db, check, row, pinned, now) => {
+      // A deleted person application leaves only the masked number of the pass: no ID to look the lists up by.
+      if (!row) return { ...emptyLookup(check, now), subject: { kind: 'person', idcard_masked: check.payload!.idMasked!, name: check.payload!.name ?? null } };
+      return { pass: check, ...(await personLookup(db, row.visitor_idcard, now, pinned)) };
+    },
+  },
+};
+
 /** The scan screen's answer for one query, as the route's schema parsed it. */
 export async function lookup(ctx: AppContext, keys: PassKeys, q: LookupQuery): Promise<PassLookup> {
   const { db } = ctx;
@@ -260,38 +260,29 @@ export async function lookup(ctx: AppContext, keys: PassKeys, q: LookupQuery): P
   const row = (await (db as unknown as Kysely<any>)
     .selectFrom(`${k.table} as a`)
     .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
-    .$if(k.kind === 'car', (qb) => qb.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name'))
+    .$call(k.joinNames)
     .selectAll('a')
     .select('dep.name as interviewee_depart_name')
     .where('a.application_number', '=', check.payload.number)
     .where('a.is_deleted', '=', 0)
     .executeTakeFirst()) as Record<string, any> | undefined;
   const pinned = row ? summary(k, row, now) : null;
-  if (k.kind === 'car') return { pass: check, ...(await vehicleLookup(db, row?.license_plate ?? check.payload.plate!, now, pinned)) };
-  // A deleted person application leaves only the masked number of the pass: no ID to look the lists up by.
-  if (!row) return { ...emptyLookup(check, now), subject: { kind: 'person', idcard_masked: check.payload.idMasked!, name: check.payload.name ?? null } };
-  return { pass: check, ...(await personLookup(db, row.visitor_idcard, now, pinned)) };
+  return passKinds[k.kind].lookupByPass(db, check, row, pinned, now);
 }
 
 // ---------------------------------------------------------------- routes
 
-export async function passRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function passRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const keys = await loadPassKeys(ctx.db);
   const publicKey: PassPublicKey = { alg: 'ES256', kid: keys.kid, publicKey: keys.publicKey };
 
-  // Every signed-in phone caches it, so that the scan screen verifies with no network.
-  app.get('/pass/publicKey', { config: { permission: 'signed-in' }, schema: { summary: '通行码验签公钥', querystring: z.object({}) } }, async () => ok(publicKey));
+  route(app, passApi.publicKey, async () => ok(publicKey));
 
   // The guard asks for a role only: the row rule (answersFor) decides, and answers 404 for rows the caller may not read.
   for (const k of kindList) {
-    app.get(`${k.path}/pass`, { config: { permission: 'role' }, schema: { summary: `${k.noun}通行码`, querystring: idBody } }, async (req) =>
-      ok(await issuePass(ctx, keys, req.auth!, k.kind, req.query.id)),
-    );
+    route(app, kindCalls[k.kind].pass, async (req) => ok(await issuePass(ctx, keys, req.auth!, k.kind, req.query.id)));
   }
 
-  app.get('/pass/lookup', { config: { permission: SCAN_PERMISSION }, schema: { summary: '扫码查验（通行码、车牌号或身份证号）', querystring: lookupQuery } }, async (req) =>
-    ok(await lookup(ctx, keys, req.query)),
-  );
+  route(app, passApi.lookup, async (req) => ok(await lookup(ctx, keys, req.query)));
 }

@@ -1,11 +1,13 @@
 import { crc32, deflateSync } from 'node:zlib';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { appointmentKinds } from '../../domain/appointment-kinds';
 import { ProcessType, TaskResult, TaskState, type AppointmentKind } from '../../domain/appointments';
 import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../core/context';
 import { recordFileRefs } from '../core/file-refs';
 import { fileStoreOf } from '../core/storage';
+import { kinds } from '../modules/appointments/kinds';
 import { delayApplication, revokeApplication, saveApplication, submitApplication } from '../modules/appointments/service';
 import { decide } from '../workflow/engine';
 import type { DB } from '../db/schema';
@@ -882,7 +884,7 @@ async function runSteps(
         .select(['t.process_task_id', 't.user_id'])
         .where('i.ref_id', '=', id)
         // Registrations and waybills share ref ids with applications: only this kind's process types.
-        .where('i.process_type', 'in', kind === 'car' ? [ProcessType.CAR, ProcessType.HEAVY_DUMP, ProcessType.BUS, ProcessType.CHEMICALS] : [ProcessType.PERSON])
+        .where('i.process_type', 'in', [...appointmentKinds[kind].processTypes])
         .where('t.state', '=', TaskState.PENDING)
         .orderBy('t.process_task_id')
         .executeTakeFirstOrThrow();
@@ -891,14 +893,11 @@ async function runSteps(
     } else if (step[0] === 'revoke') {
       await revokeApplication(trx, c, owner, kind, id, step[1]);
     } else if (step[0] === 'delay') {
-      const row = await trx
-        .selectFrom(kind === 'car' ? 'car_application' : 'person_application')
-        .select(kind === 'car' ? ['visitor_begin_time as b'] : ['visit_begin_time as b'])
-        .where(kind === 'car' ? 'car_application_id' : 'person_application_id', '=', id)
-        .executeTakeFirstOrThrow();
+      const k = kinds[kind];
+      const row = await (trx as unknown as Kysely<any>).selectFrom(k.table).select(`${k.begin} as b`).where(k.key, '=', id).executeTakeFirstOrThrow();
       const begin = dateOf((row as { b: string }).b);
       const end = addDays(begin, step[1]);
-      const body = kind === 'car' ? { id, visitor_begin_time: begin, visitor_end_time: end, delay_reason: step[2] } : { id, visit_begin_time: begin, visit_end_time: end, delay_reason: step[2] };
+      const body = { id, [k.begin]: begin, [k.end]: end, delay_reason: step[2] };
       await delayApplication(trx, c, owner, kind, body);
     } else if (step[0] === 'flag') {
       await onFlag(step[1]);

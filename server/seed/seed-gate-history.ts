@@ -52,6 +52,17 @@ const EAST_SILENT_MS = 26 * 3_600_000;
 /** The demo park's gates (server/seed/seed.ts seedDemoEquipment) as the simulator and this history use them. */
 export const DEMO_GATES = { west: 'GATE-W-01', westPersons: 'GATE-W-P01', north: 'GATE-N-01', east: 'GATE-E-01' } as const;
 
+/** Where each kind usually crosses: persons at the west persons' gate; vehicles at the west or the north gate (drawn from `r`). */
+const usualGate: Record<'vehicle' | 'person', (r: () => number) => string> = {
+  vehicle: (r) => pick(r, [DEMO_GATES.west, DEMO_GATES.north]),
+  person: () => DEMO_GATES.westPersons,
+};
+/** A day's visit by a draw `g` in [0, 1): vehicles use the east gate too. */
+const anyGate: Record<'vehicle' | 'person', (g: number) => string> = {
+  vehicle: (g) => (g < 0.5 ? DEMO_GATES.west : g < 0.8 ? DEMO_GATES.north : DEMO_GATES.east),
+  person: () => DEMO_GATES.westPersons,
+};
+
 // ---------------------------------------------------------------- made-up plates, people and cameras (the simulator's too)
 
 /** A pseudo-random source in [0, 1) (mulberry32): the same seed, the same park. */
@@ -296,7 +307,7 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
       }
       if (exit > start) return;
       // In and out at one gate: a day's batches go gate by gate, and an exit stored before its entry would close nothing.
-      const where = v.kind === 'person' ? DEMO_GATES.westPersons : pick(r, [DEMO_GATES.west, DEMO_GATES.north]);
+      const where = usualGate[v.kind](r);
       plan(where, entry, { type: v.kind, ...v.subject.fields, direction: 1, open_result: 1 });
       plan(where, exit, { type: v.kind, ...v.subject.fields, direction: 2, open_result: 1 });
     });
@@ -312,7 +323,7 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
       const entry = Math.round(day + minuteOfDay(r, kind === 'vehicle' ? VEHICLE_PEAKS : PERSON_PEAKS) * MINUTE_MS + Math.floor(r() * 60_000));
       const exit = entry + between(r, 15, 70) * MINUTE_MS;
       if (exit > start) continue;
-      const where = kind === 'person' ? DEMO_GATES.westPersons : pick(r, [DEMO_GATES.west, DEMO_GATES.north]);
+      const where = usualGate[kind](r);
       plan(where, entry, { type: kind, ...b.subject.fields, direction: 1, open_result: 1 });
       plan(where, exit, { type: kind, ...b.subject.fields, direction: 2, open_result: 1 });
       cuts.push(entry);
@@ -334,7 +345,7 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
         const entry = day + minuteOfDay(r, kind === 'vehicle' ? VEHICLE_PEAKS : PERSON_PEAKS) * MINUTE_MS + Math.floor(r() * 60_000);
         const exit = Math.min(day + (23 * 60 + 40) * MINUTE_MS, entry + between(r, ...s.stay) * MINUTE_MS);
         const g = r();
-        const where = kind === 'person' ? DEMO_GATES.westPersons : g < 0.5 ? DEMO_GATES.west : g < 0.8 ? DEMO_GATES.north : DEMO_GATES.east;
+        const where = anyGate[kind](g);
         // Once its network has failed the east gate records nothing: that visit used the west gate.
         const at = where === DEMO_GATES.east && exit >= eastSilentAt - MINUTE_MS ? DEMO_GATES.west : where;
         // Nobody is left inside by the history: a visit still going on now is the simulator's to play.
@@ -346,7 +357,7 @@ export async function seedGateHistory(ctx: AppContext): Promise<void> {
       if (r() < (kind === 'vehicle' ? 0.45 : 0.25)) {
         const listed = black[kind].filter((b) => b.since.slice(0, 10) <= date);
         const s = r() < 0.4 && listed.length ? pick(r, listed).subject : kind === 'vehicle' ? car(madeUpPlate(r)) : person(madeUpPerson(r));
-        const where = kind === 'person' ? DEMO_GATES.westPersons : pick(r, [DEMO_GATES.west, DEMO_GATES.north]);
+        const where = usualGate[kind](r);
         plan(where, day + minuteOfDay(r, kind === 'vehicle' ? VEHICLE_PEAKS : PERSON_PEAKS) * MINUTE_MS, { type: kind, ...s.fields, direction: 1, open_result: 0 });
       }
     }

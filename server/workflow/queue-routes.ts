@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { z } from 'zod';
 import { TaskState } from '../../domain/appointments';
 import { ErrorCode } from '../../domain/errors';
 import { flattenPermissions, type PermissionCode } from '../../domain/permissions';
 import type { ApprovalQueueName } from '../../domain/registers';
+import type { z } from 'zod';
+import { defineCall, undeclared } from '../../domain/contract';
+import type { queueCalls } from '../../domain/schemas/approval-task';
 import { checkBody } from '../../domain/schemas/car-application';
 import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
 import { containsText, pageOf, rememberedTotal } from '../core/paging';
 import type { AnySelect, Db, RowValues } from '../core/repository';
-import type { ZodTypeProvider } from '../core/route-schema';
+import { route } from '../core/route';
 import { decideTasks } from './decide-tasks';
 import { subjectByTable, type SubjectTable } from './subjects';
 
@@ -20,14 +22,30 @@ import { subjectByTable, type SubjectTable } from './subjects';
  * filtered and read. The task page and the check (single or batch) are
  * written here once.
  */
-export interface QueueDecl {
-  name: ApprovalQueueName;
+export type QueueDecl = QueueRows & (DeclaredQueue | UndeclaredQueue);
+
+/** A queue whose calls domain declares (queueCalls, domain/schemas/approval-task.ts). */
+export interface DeclaredQueue {
+  /**
+   * The page and the check: their paths, list and check codes, title (the check's operation name) and the
+   * page's body (paging, the row filters, begin_time/end_time on the submit time).
+   */
+  calls: QueueCalls;
+  /** The code a check of more than one task needs beside the check code. */
+  batch?: PermissionCode;
+}
+
+/** A queue on its way to a declaration (the registers'): paths, codes and query given here, answers undeclared. */
+export interface UndeclaredQueue {
   title: string;
-  table: SubjectTable;
   paths: { page: string; check: string };
   codes: { list: PermissionCode; check: PermissionCode; batch?: PermissionCode };
-  /** The page's body: paging, the row filters, begin_time/end_time on the submit time. */
   query: z.ZodType;
+}
+
+interface QueueRows {
+  name: ApprovalQueueName;
+  table: SubjectTable;
   /** The key of the row inside a task wrapper (spec 000 §3 and spec 001 §3: carApplication, carBlackWhiteList …). */
   wrapper: string;
   /** Conditions on the row (`a`) for this page's query; none keeps the count inside the task index. */
@@ -101,13 +119,23 @@ export function wrapTask(table: SubjectTable, wrapper: string, task: TaskFields,
   };
 }
 
-export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
-  const typed = app.withTypeProvider<ZodTypeProvider>();
+type QueueCalls = ReturnType<typeof queueCalls>;
+
+/** The calls of a queue not yet declared in domain/: what the routes had before, with no answer. */
+function undeclaredCalls(q: UndeclaredQueue): QueueCalls {
+  return {
+    page: defineCall({ method: 'POST', path: q.paths.page, permission: q.codes.list, summary: `${q.title}：待我审批（分页）`, input: q.query, answer: undeclared }),
+    check: defineCall({ method: 'POST', path: q.paths.check, permission: q.codes.check, summary: `${q.title}：审核（可批量）`, operation: q.title, input: checkBody, answer: undeclared }),
+  } as unknown as QueueCalls;
+}
+
+export function queueRoutes(app: FastifyInstance, queue: QueueDecl) {
+  const decl = 'calls' in queue ? queue : { ...queue, calls: undeclaredCalls(queue), batch: queue.codes.batch };
   const { db } = app.ctx;
   const anyDb = db as unknown as Kysely<any>;
   const subject = subjectByTable[decl.table];
 
-  typed.post(decl.paths.page, { config: { permission: decl.codes.list }, schema: { summary: `${decl.title}：待我审批（分页）`, body: decl.query } }, async (req) => {
+  route(app, decl.calls.page, async (req) => {
     const q = req.body as RowValues & { size: number; pn: number };
     const rowFilters = decl.rowFilters(q, req.auth!);
     // Driven by process_task_queue (user_id, queue, state, process_task_id); the row joins by key, and only when a
@@ -151,12 +179,13 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
           page.list.map((t) => t.ref_id),
         )
       : new Map<number, RowValues>();
-    return ok({ list: page.list.map((t) => wrapTask(decl.table, decl.wrapper, t, rows.get(t.ref_id) ?? {})), total: page.total });
+    // The rows' own shape is the queue's declared row; this side holds them as plain records.
+    return ok({ list: page.list.map((t) => wrapTask(decl.table, decl.wrapper, t, rows.get(t.ref_id) ?? {})) as never, total: page.total });
   });
 
-  typed.post(decl.paths.check, { config: { permission: decl.codes.check, operation: decl.title }, schema: { summary: `${decl.title}：审核（可批量）`, body: checkBody } }, async (req) => {
+  route(app, decl.calls.check, async (req) => {
     const body = req.body;
-    if (decl.codes.batch && new Set(body.taskIds).size > 1 && !req.auth!.permissions.has(decl.codes.batch)) throw missingCode(decl.codes.batch);
+    if (decl.batch && new Set(body.taskIds).size > 1 && !req.auth!.permissions.has(decl.batch)) throw missingCode(decl.batch);
     return ok(await decideTasks(db, app.ctx, { taskIds: body.taskIds, userId: req.auth!.userId, result: body.result, remark: body.remark, queues: [decl.name] }), '审核成功！');
   });
 }

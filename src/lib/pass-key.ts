@@ -1,7 +1,7 @@
 import type { AppointmentKind } from '../../domain/appointments';
-import { importPassPublicKey, verifyPass, type IssuedPass, type PassCheck, type PassPublicKey, type PassVerifyKey } from '../../domain/pass';
+import { importPassPublicKey, passApi, verifyPass, type IssuedPass, type PassCheck, type PassPublicKey, type PassVerifyKey } from '../../domain/pass';
 import { formatInZone } from '../../domain/time';
-import { get } from './http';
+import { call } from './http';
 
 /**
  * The park's pass-verifying public key, kept in localStorage so that a
@@ -30,7 +30,7 @@ export function cachedPassKey(): StoredKey | null {
 /** Fetches and stores the key; answers the stored one when offline or refused. */
 export async function refreshPassKey(): Promise<StoredKey | null> {
   try {
-    const key = await get<PassPublicKey>('/pass/publicKey');
+    const key = await call(passApi.publicKey, {});
     const stored: StoredKey = { ...key, fetchedAt: formatInZone(Date.now()) };
     localStorage.setItem(STORAGE_KEY, JSON.stringify(stored));
     imported = null;

@@ -1,16 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { kindCalls } from '../../../domain/appointment-kinds';
 import { ErrorCode } from '../../../domain/errors';
-import type { PermissionCode } from '../../../domain/permissions';
-import { idBody, revokeBody } from '../../../domain/schemas/car-application';
 import { fail, ok } from '../../core/errors';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import { kindList } from './kinds';
 import { assertFilesUsable } from '../access';
 import {
   applicationProcess,
   applyDelay,
   deleteApplication,
-  editBody,
   listApplications,
   loadApplication,
   loadReadable,
@@ -20,66 +18,58 @@ import {
   saveApplication,
   submitApplication,
   type GuardedOutcome,
-  type ListScope,
-  type RevokeScope,
 } from './service';
 
 /**
  * The routes of spec 000 §7 for person and vehicle applications, registered
- * once per kind from kinds.ts. Every action's state rule is the §4 table
- * (409 with stateConflictMessage); rows of others read as 404.
+ * once per kind from the kind's calls (domain/appointment-kinds.ts). Every
+ * action's state rule is the §4 table (409 with stateConflictMessage); rows
+ * of others read as 404.
  */
-export async function applicationRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function applicationRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const { db } = ctx;
 
   for (const k of kindList) {
-    const p = k.path;
-    const c = k.codes;
+    const calls = kindCalls[k.kind];
     const auth = (req: FastifyRequest) => req.auth!;
     /** Commits first, then refuses: the refreshed in_black_list flag is kept. */
     const unlessBlackListed = <T>(r: GuardedOutcome<T>): T => ('blackListed' in r ? fail(ErrorCode.STATE_CONFLICT, r.blackListed) : r.ok);
+    // The two kinds' rows are one union on this side: each route answers its own kind's row.
+    const rowOf = (r: unknown) => r as never;
 
     // ------------------------------------------------------------ lists and details
-    const lists: Array<[url: string, permission: PermissionCode, scope: ListScope, summary: string]> = [
-      [`${p}/list`, c.list, 'own', `我的${k.noun}（分页）`],
-      [`${p}/history/list`, c.historyList, 'history', `${k.noun}记录：来访本部门及下级部门的（分页）`],
-      [`${p}/all/history/list`, c.allList, 'all', `${k.noun}总记录（分页）`],
-    ];
-    for (const [url, permission, scope, summary] of lists) {
-      app.post(url, { config: { permission }, schema: { summary, body: k.listQuery } }, async (req) =>
-        ok(await listApplications(db, auth(req), k.kind, scope, req.body as Record<string, unknown> & { size: number; pn: number })),
-      );
+    for (const [call, scope] of [
+      [calls.list, 'own'],
+      [calls.historyList, 'history'],
+      [calls.allList, 'all'],
+    ] as const) {
+      route(app, call, async (req) => ok(rowOf(await listApplications(db, auth(req), k.kind, scope, req.body as Record<string, unknown> & { size: number; pn: number }))));
     }
 
-    const details: Array<[url: string, permission: PermissionCode, summary: string]> = [
-      [`${p}/detail`, c.list, `${k.noun}详情`],
-      [`${p}/history/detail`, c.historyList, `${k.noun}详情（预约记录）`],
-      [`${p}/all/history/detail`, c.allList, `${k.noun}详情（预约总记录）`],
-    ];
-    for (const [url, permission, summary] of details) {
-      app.get(url, { config: { permission }, schema: { summary, querystring: idBody } }, async (req) => ok(await loadReadable(db, auth(req), k.kind, req.query.id)));
+    for (const call of [calls.detail, calls.historyDetail, calls.allDetail]) {
+      route(app, call, async (req) => ok(rowOf(await loadReadable(db, auth(req), k.kind, req.query.id))));
     }
 
     // Fetch for edit: only the applicant edits.
-    app.post(`${p}/get`, { config: { permission: c.edit }, schema: { summary: `${k.noun}（编辑用）`, body: idBody } }, async (req) => {
+    route(app, calls.get, async (req) => {
       const row = await loadApplication(db, k.kind, req.body.id);
       if (row.create_user_id !== auth(req).userId) fail(ErrorCode.NOT_FOUND, `${k.noun}不存在或已被删除`);
-      return ok(row);
+      return ok(rowOf(row));
     });
 
     // ------------------------------------------------------------ create and edit
     // The routes check the form (save) or the id (edit); saveApplication parses the form itself, as the imports
     // and the seed call it too, and for an edit only after the state check (a forbidden edit answers 409).
-    const editWire = editBody(k.kind);
-    for (const base of [`/v2${p}`, p]) {
-      app.post(`${base}/save`, { config: { permission: c.add, operation: `新增${k.noun}` }, schema: { summary: `新增${k.noun}（草稿）`, body: k.save } }, async (req) => {
+    for (const save of [calls.v2Save, calls.save]) {
+      route(app, save, async (req) => {
         await assertFilesUsable(db, auth(req), req.body);
         const newId = await db.transaction().execute((trx) => saveApplication(trx, ctx, auth(req), k.kind, req.body));
         return ok({ id: newId }, '创建成功！');
       });
-      app.post(`${base}/edit`, { config: { permission: c.edit, operation: `编辑${k.noun}` }, schema: { summary: `编辑${k.noun}`, body: editWire } }, async (req) => {
+    }
+    for (const edit of [calls.v2Edit, calls.edit]) {
+      route(app, edit, async (req) => {
         const appId = (req.body as Record<string, number>)[k.key]!;
         await assertFilesUsable(db, auth(req), req.body);
         await db.transaction().execute((trx) => saveApplication(trx, ctx, auth(req), k.kind, req.body, appId));
@@ -88,54 +78,47 @@ export async function applicationRoutes(appInstance: FastifyInstance) {
     }
 
     // ------------------------------------------------------------ actions
-    app.post(`${p}/delete`, { config: { permission: c.delete, operation: `删除${k.noun}` }, schema: { summary: `删除${k.noun}`, body: idBody } }, async (req) => {
+    route(app, calls.delete, async (req) => {
       const appId = req.body.id;
       await db.transaction().execute((trx) => deleteApplication(trx, ctx, auth(req), k.kind, appId));
       return ok(null, '删除成功！');
     });
 
-    app.post(`${p}/push`, { config: { permission: c.commit, operation: `提交${k.noun}` }, schema: { summary: `提交${k.noun}审核`, body: idBody } }, async (req) => {
+    route(app, calls.push, async (req) => {
       const appId = req.body.id;
       unlessBlackListed(await db.transaction().execute((trx) => submitApplication(trx, ctx, auth(req), k.kind, appId)));
       return ok(null, '提交成功！');
     });
 
-    const revokes: Array<[url: string, permission: PermissionCode, scope: RevokeScope, where: string]> = [
-      [`${p}/revoke`, c.revoke, 'own', ''],
-      [`${p}/revokeForHis`, c.historyRevoke, 'history', '（预约记录）'],
-      [`${p}/revokeForAllHis`, c.allRevoke, 'all', '（预约总记录）'],
-    ];
-    for (const [url, permission, scope, where] of revokes) {
-      app.post(url, { config: { permission, operation: `撤销${k.noun}${where}` }, schema: { summary: `撤销${k.noun}${where}`, body: revokeBody } }, async (req) => {
+    for (const [call, scope] of [
+      [calls.revoke, 'own'],
+      [calls.historyRevoke, 'history'],
+      [calls.allRevoke, 'all'],
+    ] as const) {
+      route(app, call, async (req) => {
         const b = req.body;
         await db.transaction().execute((trx) => revokeApplication(trx, ctx, auth(req), k.kind, b.id, b.reason, scope));
         return ok(null, '撤销审核成功！');
       });
     }
 
-    app.post(`/v2${p}/check/process/info`, { config: { permission: 'role' }, schema: { summary: `${k.noun}的审批流程`, body: idBody } }, async (req) =>
-      ok(await applicationProcess(db, auth(req), k.kind, req.body.id)),
-    );
+    route(app, calls.process, async (req) => ok(await applicationProcess(db, auth(req), k.kind, req.body.id)));
 
-    app.post(`${p}/delay`, { config: { permission: c.edit, operation: `${k.noun}延期申请` }, schema: { summary: `${k.noun}延期申请`, body: k.delayBody } }, async (req) => {
+    route(app, calls.delay, async (req) => {
       await db.transaction().execute((trx) => applyDelay(trx, ctx, auth(req), k.kind, req.body as Record<string, any>));
       return ok(null, '延期申请成功！');
     });
 
-    app.post(`${p}/return`, { config: { permission: c.allRevoke, operation: `驳回${k.noun}` }, schema: { summary: `驳回${k.noun}（预约总记录）`, body: k.returnBody } }, async (req) => {
+    route(app, calls.return, async (req) => {
       const b = req.body as Record<string, any>;
       await db.transaction().execute((trx) => rejectApplication(trx, ctx, auth(req), k.kind, b[k.returnKey], b.remark));
       return ok(null, '驳回成功');
     });
 
-    app.post(
-      `${p}/returnSubmit`,
-      { config: { permission: c.allRevoke, operation: `继续审批${k.noun}` }, schema: { summary: `继续审批${k.noun}（预约总记录）`, body: k.returnSubmitBody } },
-      async (req) => {
-        const b = req.body as Record<string, any>;
-        unlessBlackListed(await db.transaction().execute((trx) => resumeApplication(trx, ctx, auth(req), k.kind, b[k.returnKey])));
-        return ok(null, '操作成功');
-      },
-    );
+    route(app, calls.returnSubmit, async (req) => {
+      const b = req.body as Record<string, any>;
+      unlessBlackListed(await db.transaction().execute((trx) => resumeApplication(trx, ctx, auth(req), k.kind, b[k.returnKey])));
+      return ok(null, '操作成功');
+    });
   }
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { kindCalls } from '../../../domain/appointment-kinds';
 import type { AppointmentKind } from '../../../domain/appointments';
 import { enumLabel } from '../../../domain/enums';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import { xlsxExports } from '../../core/xlsx-export';
 import { kindList, kinds, type ExportColumn, type KindDef } from './kinds';
 import { applicationPages } from './service';
@@ -26,25 +27,20 @@ export function exportHeader(k: KindDef, c: ExportColumn): string {
 }
 
 /** POST {p}/all/history/export: the all-history list's filters in, an .xlsx streamed out. */
-export async function exportRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function exportRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
-  const sendXlsx = xlsxExports(appInstance);
+  const sendXlsx = xlsxExports(app);
   for (const k of kindList) {
-    app.post(
-      `${k.path}/all/history/export`,
-      { config: { permission: k.codes.allExport, operation: `导出${k.exportTitle}` }, schema: { summary: `导出${k.exportTitle}（.xlsx，筛选同总记录列表）`, body: k.listQuery } },
-      async (req, reply) => {
-        const filters = req.body as Record<string, unknown>;
-        const time = app.ctx.time();
-        return sendXlsx(req, reply, {
-          fileName: exportFileName(k.kind, filters.visit_area as number | undefined, time),
-          fallback: `${k.kind}-applications_${time.slice(0, 10).replace(/-/g, '')}.xlsx`,
-          sheet: k.exportTitle,
-          columns: k.exportColumns.map((c) => ({ header: exportHeader(k, c), width: c.width ?? 14, cell: (row: Record<string, any>) => cellOf(c, row) })),
-          pages: () => applicationPages(db, null, k.kind, 'all', filters),
-        });
-      },
-    );
+    route(app, kindCalls[k.kind].export, async (req, reply) => {
+      const filters = req.body as Record<string, unknown>;
+      const time = app.ctx.time();
+      return sendXlsx(req, reply, {
+        fileName: exportFileName(k.kind, filters.visit_area as number | undefined, time),
+        fallback: `${k.kind}-applications_${time.slice(0, 10).replace(/-/g, '')}.xlsx`,
+        sheet: k.exportTitle,
+        columns: k.exportColumns.map((c) => ({ header: exportHeader(k, c), width: c.width ?? 14, cell: (row: Record<string, any>) => cellOf(c, row) })),
+        pages: () => applicationPages(db, null, k.kind, 'all', filters),
+      });
+    });
   }
 }

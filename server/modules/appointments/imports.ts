@@ -1,16 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { carImports, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '../../../domain/appointment-kinds';
 import { enums } from '../../../domain/enums';
 import { carApplicationLabels } from '../../../domain/schemas/car-application';
 import { addDays, addMonths, dateOf } from '../../../domain/visit-rules';
 import { ok } from '../../core/errors';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import {
   acceptXlsxUploads,
   buildTemplate,
   convertRow,
   defineColumns,
-  importSchema,
   LookupIndex,
   readImport,
   RowErrors,
@@ -28,8 +27,7 @@ import { saveApplication } from './service';
  * drafts of the caller, or none. The workbook handling is core/xlsx-import.ts.
  */
 
-export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
-export const IMPORT_MAX_ROWS = 500;
+export { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS };
 const limits: ImportLimits = { maxBytes: IMPORT_MAX_BYTES, maxRows: IMPORT_MAX_ROWS };
 /** The example row's remark; a row that still carries it is skipped, so a template filled below the example imports cleanly. */
 export const EXAMPLE_REMARK = '示例行，导入时自动忽略，可删除';
@@ -62,30 +60,15 @@ const columns = defineColumns(
   carApplicationLabels,
 );
 
+/** What the template adds to the declaration (domain carImports): the example row's span and visit reason. */
 const imports = {
   proprietor: {
-    visitorType: 4,
-    sheet: '业主车辆',
-    file: '业主车辆导入模板.xlsx',
-    templatePath: '/carApplications/template/getProprietor',
-    importPath: '/carApplications/import/proprietor',
-    permission: 'carApply:proprietorImport',
-    operation: '业主车辆导入',
+    ...carImports.proprietor,
     /** Longest example span that the owner rules allow comfortably. */
     exampleMonths: 6,
     content: '业主车辆日常通勤',
   },
-  build: {
-    visitorType: 1,
-    sheet: '施工车辆',
-    file: '施工车辆导入模板.xlsx',
-    templatePath: '/carApplications/template/getBuild',
-    importPath: '/carApplications/import/build',
-    permission: 'carApply:buildImport',
-    operation: '施工车辆导入',
-    exampleMonths: 0,
-    content: '厂区检修施工',
-  },
+  build: { ...carImports.build, exampleMonths: 0, content: '厂区检修施工' },
 } as const;
 
 type ImportKind = keyof typeof imports;
@@ -142,18 +125,15 @@ async function template(app: FastifyInstance, kind: ImportKind): Promise<Buffer>
   });
 }
 
-export async function importRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function importRoutes(app: FastifyInstance) {
   await acceptXlsxUploads(app, limits);
 
   for (const kind of Object.keys(imports) as ImportKind[]) {
     const def = imports[kind];
 
-    app.get(def.templatePath, { config: { permission: def.permission }, schema: { summary: `下载${def.sheet}导入模板（.xlsx）`, querystring: z.object({}) } }, async (_req, reply) =>
-      sendXlsx(reply, def.file, await template(appInstance, kind)),
-    );
+    route(app, def.calls.template, async (_req, reply) => sendXlsx(reply, def.file, await template(app, kind)));
 
-    app.post(def.importPath, { config: { permission: def.permission, operation: def.operation }, schema: importSchema(def.operation, limits) }, async (req) => {
+    route(app, def.calls.upload, async (req) => {
       const rows = await readImport(req, columns, limits, (cells) => cells.remark === EXAMPLE_REMARK);
       const lookups = new LookupIndex(await choicesOf(app));
       const errors = new RowErrors(columns, carApplicationLabels);

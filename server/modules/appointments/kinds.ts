@@ -1,26 +1,8 @@
-import type { z } from 'zod';
-import { appointmentCodes, type AppointmentKind } from '../../../domain/appointments';
+import { appointmentKinds, exportTitleOf, type AppointmentKindDecl } from '../../../domain/appointment-kinds';
+import type { AppointmentKind } from '../../../domain/appointments';
 import type { EnumName } from '../../../domain/enums';
+import type { AnySelect } from '../../core/repository';
 import type { UnderApproval } from '../../workflow/subject-actions';
-import {
-  carApplicationEdit,
-  carApplicationLabels,
-  carApplicationListQuery,
-  carApplicationSave,
-  carApprovalLabels,
-  delayBody as carDelayBody,
-  returnBody as carReturnBody,
-  returnSubmitBody as carReturnSubmitBody,
-} from '../../../domain/schemas/car-application';
-import {
-  delayBody as personDelayBody,
-  personApplicationEdit,
-  personApplicationLabels,
-  personApplicationListQuery,
-  personApplicationSave,
-  returnBody as personReturnBody,
-  returnSubmitBody as personReturnSubmitBody,
-} from '../../../domain/schemas/person-application';
 
 /** A column's header is its field's label in the kind's catalogue, unless the spec's export names it otherwise. */
 export type ExportColumn = {
@@ -30,38 +12,27 @@ export type ExportColumn = {
 } & ({ value: string; header?: string } | { value: (row: Record<string, any>) => unknown; header: string });
 
 /**
- * Everything that differs between person and vehicle appointments, so that
- * service, routes and export are written once and parameterised by kind.
+ * A kind as the server reads it: the domain declaration (domain/appointment-kinds.ts:
+ * prefix, key, fields, codes, labels, bodies) plus what only the server knows: the
+ * table, the SQL filters and the export.
  */
-export interface KindDef extends UnderApproval {
-  kind: AppointmentKind;
-  table: 'car_application' | 'person_application';
-  key: 'car_application_id' | 'person_application_id';
-  numberPrefix: 'CA' | 'PA';
-  /** Route prefix under /api (and under /api/v2 for save, edit and process info). */
-  path: '/carApplications' | '/personApplications';
-  codes: (typeof appointmentCodes)[AppointmentKind];
-  save: z.ZodType;
-  edit: z.ZodType;
-  labels: Record<string, string>;
-  /** The same labels with remark read as the approval opinion (return). */
-  approvalLabels: Record<string, string>;
-  listQuery: z.ZodType;
-  delayBody: z.ZodType;
-  returnBody: z.ZodType;
-  returnSubmitBody: z.ZodType;
-  /** Id field of the return and returnSubmit bodies (spec 000 §7). */
-  returnKey: 'carApplicationId' | 'personApplicationId';
-  begin: 'visitor_begin_time' | 'visit_begin_time';
-  end: 'visitor_end_time' | 'visit_end_time';
-  /** Text filters matched as "contains"; upper-cased where the column is stored upper-case. */
-  textFilters: Array<{ field: string; upper?: boolean }>;
-  /** Integer filters matched exactly (absent or -1 means all). */
-  intFilters: string[];
-  /** The all-history export: file title and columns. */
-  exportTitle: string;
-  exportColumns: ExportColumn[];
-}
+export type KindDef = AppointmentKindDecl &
+  UnderApproval & {
+    table: 'car_application' | 'person_application';
+    /** Text filters matched as "contains"; upper-cased where the column is stored upper-case. */
+    textFilters: Array<{ field: string; upper?: boolean }>;
+    /** Integer filters matched exactly (absent or -1 means all). */
+    intFilters: string[];
+    /** JSON text columns, read back as objects. */
+    jsonColumns: readonly string[];
+    /** Joins the names a row shows beside its ids that only this kind has (a vehicle's model name). */
+    joinNames: (q: AnySelect) => AnySelect;
+    /** Whether the detail carries the drivers and passengers (carPersonList). */
+    detailPersons: boolean;
+    /** The all-history export: file title and columns. */
+    exportTitle: string;
+    exportColumns: ExportColumn[];
+  };
 
 const common = {
   state: { value: 'state', table: 'applicationState', width: 10 },
@@ -72,25 +43,11 @@ const common = {
 
 export const kinds: Record<AppointmentKind, KindDef> = {
   car: {
-    kind: 'car',
+    ...appointmentKinds.car,
     table: 'car_application',
-    key: 'car_application_id',
-    numberPrefix: 'CA',
-    wrapper: 'carApplication',
-    path: '/carApplications',
-    noun: '车辆预约',
-    codes: appointmentCodes.car,
-    save: carApplicationSave,
-    edit: carApplicationEdit,
-    labels: carApplicationLabels,
-    approvalLabels: carApprovalLabels,
-    listQuery: carApplicationListQuery,
-    delayBody: carDelayBody,
-    returnBody: carReturnBody,
-    returnSubmitBody: carReturnSubmitBody,
-    returnKey: 'carApplicationId',
-    begin: 'visitor_begin_time',
-    end: 'visitor_end_time',
+    jsonColumns: ['dump_truck_file', 'cargo_info'],
+    joinNames: (q) => q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name'),
+    detailPersons: true,
     textFilters: [
       { field: 'application_number', upper: true },
       { field: 'license_plate', upper: true },
@@ -102,7 +59,7 @@ export const kinds: Record<AppointmentKind, KindDef> = {
       { field: 'interviewee_phone' },
     ],
     intFilters: ['visit_area', 'state', 'visitor_type', 'is_delayed'],
-    exportTitle: '车辆预约总记录',
+    exportTitle: exportTitleOf('car'),
     exportColumns: [
       { value: 'application_number', width: 20 },
       { value: 'license_plate', width: 12 },
@@ -136,25 +93,11 @@ export const kinds: Record<AppointmentKind, KindDef> = {
     ],
   },
   person: {
-    kind: 'person',
+    ...appointmentKinds.person,
     table: 'person_application',
-    key: 'person_application_id',
-    numberPrefix: 'PA',
-    wrapper: 'personApplication',
-    path: '/personApplications',
-    noun: '人员预约',
-    codes: appointmentCodes.person,
-    save: personApplicationSave,
-    edit: personApplicationEdit,
-    labels: personApplicationLabels,
-    approvalLabels: personApplicationLabels,
-    listQuery: personApplicationListQuery,
-    delayBody: personDelayBody,
-    returnBody: personReturnBody,
-    returnSubmitBody: personReturnSubmitBody,
-    returnKey: 'personApplicationId',
-    begin: 'visit_begin_time',
-    end: 'visit_end_time',
+    jsonColumns: [],
+    joinNames: (q) => q,
+    detailPersons: false,
     textFilters: [
       { field: 'application_number', upper: true },
       { field: 'visitor_name' },
@@ -165,7 +108,7 @@ export const kinds: Record<AppointmentKind, KindDef> = {
       { field: 'interviewee_phone' },
     ],
     intFilters: ['interviewee_depart_id', 'visit_area', 'state', 'visitor_type', 'is_delayed'],
-    exportTitle: '人员预约总记录',
+    exportTitle: exportTitleOf('person'),
     exportColumns: [
       { value: 'application_number', width: 20 },
       { value: 'visitor_name', width: 12 },

@@ -1,35 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { appointmentCodes } from '../../../domain/appointments';
+import { labelApi } from '../../../domain/appointment-kinds';
 import { ErrorCode } from '../../../domain/errors';
-import { carLabelLabels, idListField, labelBody } from '../../../domain/schemas/car-application';
-import { labelled } from '../../../domain/schemas/common';
 import { fail, ok } from '../../core/errors';
 import { fileNamesIn, recordFileRefs } from '../../core/file-refs';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import { assertFilesUsable } from '../access';
-
-/** Which marks to read: the vehicles of these applications, or a plate. */
-const queryRemarkBody = labelled(
-  z
-    .object({
-      car_application_ids: z.preprocess((v) => (v === '' || v === null ? undefined : v), idListField('请先选择要查询的车辆').optional()),
-      license_plate: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() || undefined : (v ?? undefined)), z.string().max(16, { error: '车牌号格式不正确' }).optional()),
-    })
-    .refine((v) => (v.car_application_ids?.length ?? 0) > 0 || !!v.license_plate, { error: '请先选择要查询的车辆', path: ['car_application_ids'] }),
-  { ...carLabelLabels, car_application_ids: '车辆' },
-);
 
 /**
  * Vehicle flags (spec 000 §3 "flag request"): a mark row per flagged
  * application, and the application highlighted (label_status 1) with the
  * reason, in one transaction.
  */
-export async function labelRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function labelRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
 
-  app.post('/label/vehicle/label', { config: { permission: appointmentCodes.car.label, operation: '标记车辆' }, schema: { summary: '标记车辆', body: labelBody } }, async (req) => {
+  route(app, labelApi.label, async (req) => {
     const b = req.body;
     const ids = [...new Set(b.car_application_ids)];
     const auth = req.auth!;
@@ -76,8 +61,7 @@ export async function labelRoutes(appInstance: FastifyInstance) {
     return ok(null, '标记成功');
   });
 
-  // Reading why a row is red belongs to viewing the all-history list, so its list code suffices.
-  app.post('/label/vehicle/queryRemark', { config: { permission: appointmentCodes.car.allList }, schema: { summary: '车辆的标记记录（按预约或车牌号）', body: queryRemarkBody } }, async (req) => {
+  route(app, labelApi.queryRemark, async (req) => {
     const b = req.body;
     const plates = new Set<string>();
     if (b.license_plate) plates.add(b.license_plate);

@@ -1,50 +1,28 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { type Kysely, type Transaction } from 'kysely';
-import { AppState, queues, type AppointmentKind, type QueueName } from '../../../domain/appointments';
+import { appointmentQueueCalls, kindCalls } from '../../../domain/appointment-kinds';
+import { AppState, queueNames, queues, type AppointmentKind, type QueueName } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
-import { amendBody as carAmendBody, canAmendBody as carCanAmendBody, carTaskQuery } from '../../../domain/schemas/car-application';
-import { amendBody as personAmendBody, canAmendBody as personCanAmendBody, personTaskQuery } from '../../../domain/schemas/person-application';
-import { idField, labelled } from '../../../domain/schemas/common';
-import { carVisitErrors, personVisitErrors, type FieldError } from '../../../domain/visit-rules';
+import type { FieldError } from '../../../domain/visit-rules';
 import type { AuthContext } from '../../core/context';
 import { fail, ok } from '../../core/errors';
 import type { AnySelect, Db } from '../../core/repository';
 import { ruleFailure } from '../../core/validate';
-import type { ZodTypeProvider } from '../../core/route-schema';
+import { route } from '../../core/route';
 import type { DB } from '../../db/schema';
 import { lockSubjectRow, processInfo } from '../../workflow/engine';
 import { pendingTaskOn } from '../../workflow/subject-actions';
 import { missingCode, queueRoutes as approvalQueueRoutes, taskColumns, textFilterConditions, wrapTask, type TaskFields } from '../../workflow/queue-routes';
 import { kinds } from './kinds';
-import { assertRegistered, loadApplication, type ApplicationRecord } from './service';
+import { assertRegistered, loadApplication, visitModelOf, type ApplicationRecord } from './service';
 
 /**
  * The seven approval queues of spec 000 §2 (pages, checks, task detail) and
- * the approver's visit-date amend. Each queue is one row of `queuePaths`; the
- * routes are registered in a loop, with the codes of domain `queues`.
+ * the approver's visit-date amend. Each queue's calls are declared in domain
+ * (appointmentQueueCalls, kindCalls); the routes are registered in a loop.
  */
 
 type AnyDb = Kysely<any> | Transaction<any>;
-
-const taskIdQuery = labelled(z.object({ id: idField('审批任务ID') }), { id: '审批任务ID' });
-
-/** The spec 000 §7 paths of each queue (under /api). */
-const queuePaths: Record<QueueName, { page: string; check: string }> = {
-  car_task: { page: '/carApplications/task/page', check: '/carApplications/task/check' },
-  car_zxzxc: { page: '/carApplications/zxzxc_task/page', check: '/carApplications/zxzxc_task/check' },
-  car_bus: { page: '/carApplications/bus_task/page', check: '/carApplications/bus_task/check' },
-  car_chemicals: { page: '/carApplications/chemicals_task/page', check: '/carApplications/chemicals_task/check' },
-  car_final: { page: '/carApplications/shdd_final/taskPage', check: '/carApplications/shdd_final/taskCheck' },
-  person_task: { page: '/personApplications/task/page', check: '/personApplications/task/check' },
-  person_final: { page: '/personApplications/shdd_final/taskPage', check: '/personApplications/shdd_final/taskCheck' },
-};
-
-/** What the queues add to the kinds of ./kinds: the queue filters, the amend bodies, the wrapper's key. */
-const queueKinds = {
-  car: { ...kinds.car, query: carTaskQuery, canAmendBody: carCanAmendBody, amendBody: carAmendBody, jsonColumns: ['dump_truck_file', 'cargo_info'] },
-  person: { ...kinds.person, query: personTaskQuery, canAmendBody: personCanAmendBody, amendBody: personAmendBody, jsonColumns: [] as string[] },
-};
 
 const queuesOf = (kind: AppointmentKind) => (Object.keys(queues) as QueueName[]).filter((q) => queues[q].kind === kind);
 
@@ -67,34 +45,31 @@ function parseJsonColumns<T extends Record<string, unknown>>(row: T, columns: re
 /** Applications of one kind by id, with the names the queue rows show. */
 async function applicationsById(db: AnyDb, kind: AppointmentKind, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
   if (ids.length === 0) return new Map();
-  const k = queueKinds[kind];
+  const k = kinds[kind];
   let q = db
     .selectFrom(`${k.table} as a`)
     .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
     .selectAll('a')
     .select('dep.name as interviewee_depart_name')
     .where(`a.${k.key}`, 'in', ids);
-  if (kind === 'car') q = q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name');
+  q = k.joinNames(q);
   const rows = await q.execute();
   return new Map(rows.map((r: Record<string, unknown>) => [r[k.key] as number, parseJsonColumns(r, k.jsonColumns)]));
 }
 
-export async function queueRoutes(appInstance: FastifyInstance) {
-  const app = appInstance.withTypeProvider<ZodTypeProvider>();
+export async function queueRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
   const anyDb = db as unknown as Kysely<any>;
 
-  for (const name of Object.keys(queuePaths) as QueueName[]) {
+  for (const name of queueNames) {
     const queue = queues[name];
     const kind = queue.kind as AppointmentKind;
-    const k = queueKinds[kind];
+    const k = kinds[kind];
     approvalQueueRoutes(app, {
       name,
-      title: queue.title,
       table: k.table,
-      paths: queuePaths[name],
-      codes: { list: queue.list, check: queue.check, batch: queue.batch },
-      query: k.query,
+      calls: appointmentQueueCalls[name],
+      batch: queue.batch,
       wrapper: k.wrapper,
       rowFilters: (q, auth) => [
         ...textFilterConditions(k.textFilters, q),
@@ -107,7 +82,8 @@ export async function queueRoutes(appInstance: FastifyInstance) {
   }
 
   for (const kind of ['car', 'person'] as const) {
-    const k = queueKinds[kind];
+    const k = kinds[kind];
+    const calls = kindCalls[kind];
     const kindQueues = queuesOf(kind);
 
     /** One of the caller's tasks of this kind; 404 for anyone else's. */
@@ -125,13 +101,14 @@ export async function queueRoutes(appInstance: FastifyInstance) {
     };
 
     // 'role' at the guard: which code applies depends on the queue the task is in, checked below.
-    app.get(`${k.path}/task/detail`, { config: { permission: 'role' }, schema: { summary: `${k.noun}审批任务详情`, querystring: taskIdQuery } }, async (req) => {
+    route(app, calls.taskDetail, async (req) => {
       const { id } = req.query;
       const task = await ownTask(req.auth!, id);
       const q = queues[task.queue as QueueName];
       if (!req.auth!.permissions.has(q.list) && !req.auth!.permissions.has(q.check)) throw missingCode(q.list);
       const application = await loadApplication(db, kind, task.ref_id);
-      return ok({ ...wrapTask(k.table, k.wrapper, task, application as unknown as Record<string, unknown>), processInfo: await processInfo(db, task.process_instance_id) });
+      // The wrapper's key is the kind's: this side holds the wrapped row as a plain record.
+      return ok({ ...wrapTask(k.table, k.wrapper, task, application as unknown as Record<string, unknown>), processInfo: await processInfo(db, task.process_instance_id) } as never);
     });
 
     /**
@@ -146,12 +123,12 @@ export async function queueRoutes(appInstance: FastifyInstance) {
       return auth.permissions.has(code) ? { ok: true } : { ok: false, missingCode: code };
     };
 
-    app.post(`${k.path}/canAmend`, { config: { permission: 'role' }, schema: { summary: `能否修改${k.noun}的来访时间`, body: k.canAmendBody } }, async (req) => {
+    route(app, calls.canAmend, async (req) => {
       const b = req.body as Record<string, number>;
       return ok((await amendCheck(anyDb, req.auth!, b[k.key]!, b.process_instance_id!)).ok);
     });
 
-    app.post(`${k.path}/amend`, { config: { permission: 'role', operation: '修改来访时间' }, schema: { summary: `审批中修改${k.noun}的来访时间`, body: k.amendBody } }, async (req) => {
+    route(app, calls.amend, async (req) => {
       const b = req.body as Record<string, string | number>;
       const id = b[k.key] as number;
       const begin = b[k.begin] as string;
@@ -185,13 +162,7 @@ export async function queueRoutes(appInstance: FastifyInstance) {
  * approver may shorten a visit that is already close.
  */
 async function amendErrors(trx: Transaction<DB>, kind: AppointmentKind, current: Record<string, unknown>, begin: string, end: string, now: string): Promise<FieldError[]> {
-  if (kind === 'car') {
-    const model = await trx
-      .selectFrom('vehicle_type')
-      .select('name')
-      .where('id', '=', current.vehicle_type_id as number)
-      .executeTakeFirst();
-    return carVisitErrors({ visitor_type: current.visitor_type as number, visitor_begin_time: begin, visitor_end_time: end }, model ?? null, now).filter((e) => e.field !== 'visitor_begin_time');
-  }
-  return personVisitErrors({ visitor_type: current.visitor_type as number, visit_begin_time: begin, visit_end_time: end }, now).filter((e) => e.field !== 'visit_begin_time');
+  const k = kinds[kind];
+  const errors = k.visitRules.errors({ visitor_type: current.visitor_type as number, begin, end }, await visitModelOf(trx, kind, current), now);
+  return errors.filter((e) => e.field !== k.begin);
 }

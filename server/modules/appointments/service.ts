@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
-import { z } from 'zod';
 import { AppState, ProcessType, vehicleProcessType, type AppointmentAction, type AppointmentKind } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
-import { idField, labelled } from '../../../domain/schemas/common';
 import { carApplicationRuleErrors, stripHiddenCargo, type CarApplicationRow, type CarPersonRow, type VehicleModelFlags } from '../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../domain/schemas/person-application';
 import { registrationMissingMessage } from '../../../domain/schemas/vehicle-registration';
@@ -62,19 +60,126 @@ const parseJson = (v: unknown) => {
 
 /** JSON columns as objects, so every reader sees what the form sent. */
 function decode(k: KindDef, row: Record<string, any>) {
-  if (k.kind === 'car') {
-    row.cargo_info = parseJson(row.cargo_info);
-    row.dump_truck_file = parseJson(row.dump_truck_file);
-  }
+  for (const c of k.jsonColumns) row[c] = parseJson(row[c]);
   return row;
 }
 
 /** Rows with the names the lists and details show beside the ids. */
 function selectWithNames(db: Db, k: KindDef): AnySelect {
-  let q: AnySelect = anyDb(db).selectFrom(`${k.table} as a`).leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id').selectAll('a').select('dep.name as interviewee_depart_name');
-  if (k.kind === 'car') q = q.leftJoin('vehicle_type as vt', 'vt.id', 'a.vehicle_type_id').select('vt.name as vehicle_type_name');
-  return q;
+  const q: AnySelect = anyDb(db)
+    .selectFrom(`${k.table} as a`)
+    .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
+    .selectAll('a')
+    .select('dep.name as interviewee_depart_name');
+  return k.joinNames(q);
 }
+
+type Persons = Array<{ name?: string | null; id_card?: string | null } & Record<string, any>>;
+
+/**
+ * What the two kinds do differently beyond names and fields (kinds.ts has
+ * those): a vehicle has a model whose rules apply, a process type chosen by
+ * model and cargo, drivers and passengers stored beside it, a plate on the
+ * black list and a registration to hold; a person has none of these.
+ */
+interface KindRules {
+  /** The visit rules' model of a stored row, or null; `live`: only a model not deleted since. */
+  visitModel(db: Db, row: Record<string, any>, live: boolean): Promise<{ name: string } | null>;
+  /** The form's rules beyond the schema and the visit rules, and the model they read. */
+  formErrors(db: Db, v: Record<string, any>, today: string): Promise<{ errors: FieldError[]; model: VehicleModelFlags | null }>;
+  /** The columns to store from a parsed form, the persons to store beside them, and the process type. */
+  toRow(parsed: Record<string, any>, model: VehicleModelFlags | null): { row: Record<string, any>; persons: Persons; processType: number };
+  /** The approval process a stored row goes through. */
+  processTypeOf(row: Record<string, any>): number;
+  /** The drivers and passengers stored beside a row. */
+  persons(db: Db, id: number): Promise<Persons>;
+  /** Stores them (replacing an edit's). */
+  savePersons(trx: Db, id: number, persons: Persons, replacing: boolean): Promise<void>;
+  /** Why the row is black-listed, as a submit's 409 message, or null. */
+  blackListHit(db: Db, day: string, v: Record<string, any>, persons: Persons): Promise<string | null>;
+  /** Throws the 409 when the row's model needs a registration that does not cover the visit. */
+  assertRegistered(db: Db, row: Record<string, any>): Promise<void>;
+}
+
+const personListed = async (db: Db, day: string, idcard: string | null | undefined) => !!idcard && (await blackListedOn(db, 'person', idcard, day));
+
+const rules: Record<AppointmentKind, KindRules> = {
+  car: {
+    visitModel: async (db, row, live) =>
+      live ? vehicleModel(db, row.vehicle_type_id) : ((await db.selectFrom('vehicle_type').select('name').where('id', '=', row.vehicle_type_id).executeTakeFirst()) ?? null),
+    async formErrors(db, v, today) {
+      const errors: FieldError[] = [];
+      let model: VehicleModelFlags | null = null;
+      if (v.vehicle_type_id != null) {
+        model = await vehicleModel(db, v.vehicle_type_id);
+        if (!model) errors.push({ field: 'vehicle_type_id', message: '车型不存在或已被删除' });
+      }
+      errors.push(...carVisitErrors(v as never, model, today), ...carApplicationRuleErrors(v, model));
+      return { errors, model };
+    },
+    toRow(parsed, model) {
+      const v = stripHiddenCargo(parsed, model);
+      const { carPersonList, cargo_info, dump_truck_file, ...rest } = v;
+      const processType = vehicleProcessType(model!.name, v.cargo_type);
+      const persons = ((carPersonList ?? []) as Persons).filter((p) => p.name || p.id_card || p.phone);
+      const row = {
+        ...rest,
+        cargo_type: v.cargo_type ?? null,
+        cargo_name: v.cargo_name ?? '',
+        car_load: v.car_load ?? null,
+        // The hazardous-goods section exists only for cargo type 1 (spec 000 §4).
+        cargo_info: v.cargo_type === 1 && cargo_info ? JSON.stringify(cargo_info) : null,
+        dump_truck_file: hasAnyFile(dump_truck_file) ? JSON.stringify(dump_truck_file) : null,
+        process_type: processType,
+      };
+      return { row, persons, processType };
+    },
+    processTypeOf: (row) => row.process_type as number,
+    persons: (db, id) => carPersons(db, id),
+    async savePersons(trx, id, persons, replacing) {
+      if (replacing) await trx.deleteFrom('car_person').where('car_application_id', '=', id).execute();
+      if (!persons.length) return;
+      await trx
+        .insertInto('car_person')
+        .values(
+          persons.map((p) => ({
+            car_application_id: id,
+            name: p.name ?? '',
+            idcard_type: p.idcard_type ?? null,
+            id_card: p.id_card ?? '',
+            gender: p.gender ?? null,
+            phone: p.phone ?? '',
+            type: p.type ?? null,
+            face_photo: p.face_photo ?? '',
+            pqc_number: p.pqc_number ?? '',
+          })),
+        )
+        .execute();
+    },
+    async blackListHit(db, day, v, persons) {
+      if (await blackListedOn(db, 'car', String(v.license_plate), day)) return `该车辆（${v.license_plate}）在黑名单中，不能提交`;
+      if (await personListed(db, day, v.applicant_idcard)) return `该申请人（${v.applicant_name}，证件号${v.applicant_idcard}）在黑名单中，不能提交`;
+      for (const p of persons) if (await personListed(db, day, p.id_card)) return `司乘人员（${p.name || '未填姓名'}，证件号${p.id_card}）在黑名单中，不能提交`;
+      return null;
+    },
+    async assertRegistered(db, row) {
+      const plate = String(row.license_plate).toUpperCase();
+      if (await registrationMissing(db, { vehicle_type_id: row.vehicle_type_id, license_plate: plate, begin: row.visitor_begin_time, end: row.visitor_end_time })) {
+        fail(ErrorCode.STATE_CONFLICT, registrationMissingMessage(plate));
+      }
+    },
+  },
+  person: {
+    visitModel: async () => null,
+    formErrors: async (_db, v, today) => ({ errors: personVisitErrors(v as never, today), model: null }),
+    toRow: (parsed) => ({ row: { ...parsed }, persons: [], processType: ProcessType.PERSON }),
+    processTypeOf: () => ProcessType.PERSON,
+    persons: async () => [],
+    savePersons: async () => undefined,
+    blackListHit: async (db, day, v) => ((await personListed(db, day, v.visitor_idcard)) ? `该申请人（${v.visitor_name}，证件号${v.visitor_idcard}）在黑名单中，不能提交` : null),
+    assertRegistered: async () => undefined,
+  },
+};
 
 // ---------------------------------------------------------------- reading
 
@@ -87,7 +192,7 @@ export async function loadApplication(db: Db, kind: AppointmentKind, id: number)
   const row = await selectWithNames(db, k).where(`a.${k.key}`, '=', id).where('a.is_deleted', '=', 0).executeTakeFirst();
   if (!row) notFound(k.noun);
   decode(k, row);
-  if (kind === 'car') row.carPersonList = await carPersons(db, id);
+  if (k.detailPersons) row.carPersonList = await rules[kind].persons(db, id);
   return row;
 }
 
@@ -255,19 +360,8 @@ async function vehicleModel(db: Db, id: number): Promise<VehicleModelFlags | nul
  * model-dependent fields, and that the model and the visited department exist.
  */
 async function ruleErrors(db: Db, ctx: AppContext, k: KindDef, v: Record<string, any>): Promise<{ errors: FieldError[]; model: VehicleModelFlags | null }> {
-  const today = ctx.time();
-  const errors: FieldError[] = [];
-  let model: VehicleModelFlags | null = null;
   // `v` may hold only the fields that passed the schema (parseWithRules): a missing one was reported there.
-  if (k.kind === 'car') {
-    if (v.vehicle_type_id != null) {
-      model = await vehicleModel(db, v.vehicle_type_id);
-      if (!model) errors.push({ field: 'vehicle_type_id', message: '车型不存在或已被删除' });
-    }
-    errors.push(...carVisitErrors(v as never, model, today), ...carApplicationRuleErrors(v, model));
-  } else {
-    errors.push(...personVisitErrors(v as never, today));
-  }
+  const { errors, model } = await rules[k.kind].formErrors(db, v, ctx.time());
   const dept =
     v.interviewee_depart_id == null || (await db.selectFrom('sys_department').select('depart_id').where('depart_id', '=', v.interviewee_depart_id).where('deleted', '=', 0).executeTakeFirst());
   if (!dept) errors.push({ field: 'interviewee_depart_id', message: '被访部门不存在或已被删除' });
@@ -281,25 +375,8 @@ async function ruleErrors(db: Db, ctx: AppContext, k: KindDef, v: Record<string,
  * Vehicles: the plate, the applicant's and every driver's or passenger's ID;
  * persons: the visitor's ID.
  */
-export async function blackListHit(
-  db: Db,
-  ctx: AppContext,
-  kind: AppointmentKind,
-  v: Record<string, any>,
-  persons: Array<{ name?: string | null; id_card?: string | null }> = [],
-): Promise<string | null> {
-  const day = dateOf(ctx.time());
-  const personListed = async (idcard: string | null | undefined) => !!idcard && (await blackListedOn(db, 'person', idcard, day));
-  if (kind === 'car') {
-    if (await blackListedOn(db, 'car', String(v.license_plate), day)) {
-      return `该车辆（${v.license_plate}）在黑名单中，不能提交`;
-    }
-    if (await personListed(v.applicant_idcard)) return `该申请人（${v.applicant_name}，证件号${v.applicant_idcard}）在黑名单中，不能提交`;
-    for (const p of persons) if (await personListed(p.id_card)) return `司乘人员（${p.name || '未填姓名'}，证件号${p.id_card}）在黑名单中，不能提交`;
-    return null;
-  }
-  if (await personListed(v.visitor_idcard)) return `该申请人（${v.visitor_name}，证件号${v.visitor_idcard}）在黑名单中，不能提交`;
-  return null;
+export async function blackListHit(db: Db, ctx: AppContext, kind: AppointmentKind, v: Record<string, any>, persons: Persons = []): Promise<string | null> {
+  return rules[kind].blackListHit(db, dateOf(ctx.time()), v, persons);
 }
 
 /**
@@ -308,12 +385,11 @@ export async function blackListHit(
  * Throws the 409 of a submit, resume, delay or amend (new dates must be covered
  * too); read after the application's lock, as the black lists are.
  */
+/** The model the visit rules of a stored row read (a vehicle's, even if deleted since), or null. */
+export const visitModelOf = (db: Db, kind: AppointmentKind, row: Record<string, any>) => rules[kind].visitModel(db, row, false);
+
 export async function assertRegistered(db: Db, k: KindDef, row: ApplicationRecord): Promise<void> {
-  if (k.kind !== 'car') return;
-  const plate = String(row.license_plate).toUpperCase();
-  if (await registrationMissing(db, { vehicle_type_id: row.vehicle_type_id, license_plate: plate, begin: row.visitor_begin_time, end: row.visitor_end_time })) {
-    fail(ErrorCode.STATE_CONFLICT, registrationMissingMessage(plate));
-  }
+  await rules[k.kind].assertRegistered(db, row);
 }
 
 // ---------------------------------------------------------------- saving
@@ -334,34 +410,14 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
   if (current) assertAllows('edit', current.state);
 
   let model: VehicleModelFlags | null = null;
-  const parsed = (await parseWithRules(k.save, values, k.labels, async (v) => {
+  const parsed = (await parseWithRules(k.schemas.save, values, k.labels, async (v) => {
     const checked = await ruleErrors(trx, ctx, k, v);
     model = checked.model;
     return checked.errors;
   })) as Record<string, any>;
 
   const now = ctx.time();
-  let row: Record<string, any>;
-  let persons: Array<Record<string, any>> = [];
-  let processType: number = ProcessType.PERSON;
-  if (kind === 'car') {
-    const v = stripHiddenCargo(parsed, model);
-    const { carPersonList, cargo_info, dump_truck_file, ...rest } = v;
-    processType = vehicleProcessType(model!.name, v.cargo_type);
-    persons = ((carPersonList ?? []) as Array<Record<string, any>>).filter((p) => p.name || p.id_card || p.phone);
-    row = {
-      ...rest,
-      cargo_type: v.cargo_type ?? null,
-      cargo_name: v.cargo_name ?? '',
-      car_load: v.car_load ?? null,
-      // The hazardous-goods section exists only for cargo type 1 (spec 000 §4).
-      cargo_info: v.cargo_type === 1 && cargo_info ? JSON.stringify(cargo_info) : null,
-      dump_truck_file: hasAnyFile(dump_truck_file) ? JSON.stringify(dump_truck_file) : null,
-      process_type: processType,
-    };
-  } else {
-    row = { ...parsed };
-  }
+  const { row, persons, processType } = rules[kind].toRow(parsed, model);
   row.in_black_list = (await blackListHit(trx, ctx, kind, row, persons)) ? 1 : 0;
   row.update_user_name = auth.userName;
   row.update_time = now;
@@ -384,32 +440,12 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
       .execute();
   } else {
     appId = id!;
-    const approvalChanged = current.process_instance_id != null && ((kind === 'car' && current.process_type !== processType) || current.interviewee_depart_id !== row.interviewee_depart_id);
+    const approvalChanged = current.process_instance_id != null && (rules[kind].processTypeOf(current) !== processType || current.interviewee_depart_id !== row.interviewee_depart_id);
     if (approvalChanged) Object.assign(row, { state: AppState.DRAFT, process_instance_id: null });
     await anyDb(trx).updateTable(k.table).set(row).where(k.key, '=', appId).execute();
   }
 
-  if (kind === 'car') {
-    if (current) await trx.deleteFrom('car_person').where('car_application_id', '=', appId).execute();
-    if (persons.length) {
-      await trx
-        .insertInto('car_person')
-        .values(
-          persons.map((p) => ({
-            car_application_id: appId,
-            name: p.name ?? '',
-            idcard_type: p.idcard_type ?? null,
-            id_card: p.id_card ?? '',
-            gender: p.gender ?? null,
-            phone: p.phone ?? '',
-            type: p.type ?? null,
-            face_photo: p.face_photo ?? '',
-            pqc_number: p.pqc_number ?? '',
-          })),
-        )
-        .execute();
-    }
-  }
+  await rules[kind].savePersons(trx, appId, persons, !!current);
   // Who may read a photo follows the applications holding it (modules/file-access.ts).
   await recordFileRefs(
     trx,
@@ -450,7 +486,7 @@ async function recheck(trx: Db, ctx: AppContext, k: KindDef, row: ApplicationRec
 
 /** Updates in_black_list from the lists as they are now; answers the refusal message when listed. */
 async function refreshBlackList(trx: Db, ctx: AppContext, k: KindDef, row: ApplicationRecord): Promise<string | null> {
-  const persons = k.kind === 'car' ? await carPersons(trx, idOf(k, row)) : [];
+  const persons = await rules[k.kind].persons(trx, idOf(k, row));
   const hit = await blackListHit(trx, ctx, k.kind, row, persons);
   const flag = hit ? 1 : 0;
   if (row.in_black_list !== flag) await anyDb(trx).updateTable(k.table).set({ in_black_list: flag }).where(k.key, '=', idOf(k, row)).execute();
@@ -473,7 +509,7 @@ export async function submitApplication(trx: Db, ctx: AppContext, auth: AuthCont
   const hit = await refreshBlackList(trx, ctx, k, row);
   if (hit) return { blackListed: hit };
   await assertRegistered(trx, k, row);
-  const start = { processType: kind === 'car' ? row.process_type : ProcessType.PERSON, applicantUserId: row.create_user_id, intervieweeDepartId: row.interviewee_depart_id };
+  const start = { processType: rules[kind].processTypeOf(row), applicantUserId: row.create_user_id, intervieweeDepartId: row.interviewee_depart_id };
   // A submitted draft joins its department's history: that total is forgotten.
   afterCommit(trx, () => tableChanged(k.table));
   return { ok: await submitForApproval(trx, ctx, k.table, id, start, touch(auth, ctx)) };
@@ -530,7 +566,7 @@ export async function resumeApplication(trx: Db, ctx: AppContext, auth: AuthCont
  */
 export async function delayApplication(trx: Db, ctx: AppContext, auth: AuthContext, kind: AppointmentKind, body: unknown): Promise<void> {
   const k = kinds[kind];
-  await applyDelay(trx, ctx, auth, kind, parse(k.delayBody, body, k.labels) as Record<string, any>);
+  await applyDelay(trx, ctx, auth, kind, parse(k.schemas.delay, body, k.labels) as Record<string, any>);
 }
 
 /** delayApplication with the body already parsed by the kind's delayBody (the route's schema). */
@@ -542,10 +578,7 @@ export async function applyDelay(trx: Db, ctx: AppContext, auth: AuthContext, ki
   const range = { begin: v[k.begin] as string, end: v[k.end] as string };
   let errors = delayErrors(range, today, { begin: k.begin, end: k.end });
   if (!errors.length) {
-    const span =
-      kind === 'car'
-        ? carVisitErrors({ visitor_type: row.visitor_type, visitor_begin_time: range.begin, visitor_end_time: range.end }, await vehicleModel(trx, row.vehicle_type_id), today)
-        : personVisitErrors({ visitor_type: row.visitor_type, visit_begin_time: range.begin, visit_end_time: range.end }, today);
+    const span = k.visitRules.errors({ visitor_type: row.visitor_type, ...range }, await rules[kind].visitModel(trx, row, true), today);
     // Only the span rules: the earliest-start rules are for new visits, a delay may start today.
     errors = span.filter((e) => e.field === k.end);
   }
@@ -562,26 +595,4 @@ export async function applyDelay(trx: Db, ctx: AppContext, auth: AuthContext, ki
 export async function applicationProcess(db: Db, auth: AuthContext, kind: AppointmentKind, id: number) {
   const row = (await loadReadable(db, auth, kind, id)) as unknown as ApplicationRecord;
   return approvalProcess(db, { ...row, status: row.state });
-}
-
-/**
- * The edit route's body: the save form with the application's id as `<key>` (or `id`). Only the id is checked
- * here, and comes out as `<key>`; the form passes through untouched and is parsed by saveApplication after the
- * state check, so that a forbidden edit answers 409 whatever the form holds.
- */
-export function editBody(kind: AppointmentKind) {
-  const k = kinds[kind];
-  const fields = (b: unknown) => (b !== null && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {});
-  return labelled(
-    z
-      .preprocess(
-        (b) => {
-          const o = fields(b);
-          return { ...o, [k.key]: o[k.key] ?? o.id };
-        },
-        z.looseObject({ [k.key]: idField(k.labels[k.key] ?? '申请ID') }),
-      )
-      .describe(`${k.noun}的表单（同新增），另带 ${k.key}（或 id）指明要编辑的申请`),
-    k.labels,
-  );
 }

@@ -3,21 +3,16 @@ import { CheckShieldOutline, RightOutline } from 'antd-mobile-icons';
 import { useMemo } from 'react';
 import { Link } from 'react-router-dom';
 import { approvalQueues, listableApprovalQueues } from '../../../domain/registers';
-import { get } from '../../lib/http';
+import { approvalPendingCall, type PendingQueue } from '../../../domain/schemas/approval-task';
+import { call } from '../../lib/http';
 import { useMe } from '../../lib/me';
 import './pending-approvals.css';
 
-/** One queue the caller may list, with how many of its tasks wait for them (GET /approval/pending). */
-export interface PendingQueue {
-  queue: string;
-  title: string;
-  route: string;
-  count: number;
-}
+export type { PendingQueue };
 
 const pendingQuery = {
   queryKey: ['home', 'approval-pending'],
-  queryFn: () => get<{ list: PendingQueue[] }>('/approval/pending'),
+  queryFn: () => call(approvalPendingCall, {}),
   // An approver comes back to the home screen to see what is left: ask again on every visit and on focus.
   staleTime: 0,
   refetchOnMount: 'always' as const,

@@ -2,10 +2,10 @@ import { Button, Input } from 'antd-mobile';
 import { PictureOutline, ScanningOutline } from 'antd-mobile-icons';
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { appointmentCodes } from '../../../domain/appointments';
-import { SCAN_PERMISSION, classifyScan, maskIdNumber, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
+import { SCAN_PERMISSION, classifyScan, passApi, maskIdNumber, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
 import { isDocumentNumber } from '../../../domain/identity';
 import { PlateInput } from '../../components/plate-keyboard';
-import { ApiError, get } from '../../lib/http';
+import { ApiError, call } from '../../lib/http';
 import { useCan, useMe } from '../../lib/me';
 import { cachedPassKey, refreshPassKey, verifyPassOffline } from '../../lib/pass-key';
 import type { Row, ScreenModalProps } from '../../list-screen';
@@ -184,7 +184,7 @@ function ScanPage({ FlagModal }: ScanDeps) {
     if (!navigator.onLine) return setLookup({ status: 'offline' });
     setLookup({ status: 'loading' });
     try {
-      const data = await get<PassLookup>('/pass/lookup', lookupParams(s));
+      const data = await call(passApi.lookup, lookupParams(s));
       if (mine === seq.current) setLookup({ status: 'done', data });
     } catch (e) {
       if (mine !== seq.current) return;

@@ -1,6 +1,7 @@
 import { Button, Tag } from 'antd-mobile';
 import { CheckCircleFill, ClockCircleFill, CloseCircleFill, ExclamationCircleFill, QuestionCircleFill } from 'antd-mobile-icons';
 import type { ReactNode } from 'react';
+import { appointmentKinds } from '../../../domain/appointment-kinds';
 import { AppState, stateLabel } from '../../../domain/appointments';
 import { enumLabel, enums } from '../../../domain/enums';
 import type { LookupApplication, LookupFlag, LookupListEntry, PassCheck, PassLookup, PassPayload, PassStatus, Validity } from '../../../domain/pass';
@@ -97,6 +98,23 @@ function StateTag({ state }: { state: number }) {
   );
 }
 
+/** Whom a pass names: a vehicle by its plate, a person by name and masked ID number (what the payload holds). */
+function PayloadHolder({ payload }: { payload: PassPayload }) {
+  if (payload.plate !== undefined) {
+    return (
+      <Line label="车牌号">
+        <PlateBadge className="sr-plate" plate={payload.plate} color={payload.plateColor} />
+      </Line>
+    );
+  }
+  return (
+    <>
+      <Line label="姓名">{payload.name}</Line>
+      <Line label="证件号码">{payload.idMasked}</Line>
+    </>
+  );
+}
+
 /** What the signature proves, readable with no network. */
 export function SignedContent({ payload }: { payload: PassPayload }) {
   return (
@@ -105,18 +123,9 @@ export function SignedContent({ payload }: { payload: PassPayload }) {
         通行码内容<span className="sr-card__sub">由园区签名证明</span>
       </h3>
       <Lines>
-        <Line label={payload.kind === 'car' ? '预约单号' : '申请单号'}>{payload.number}</Line>
-        <Line label="类型">{payload.kind === 'car' ? '车辆预约' : '人员预约'}</Line>
-        {payload.kind === 'car' ? (
-          <Line label="车牌号">
-            <PlateBadge className="sr-plate" plate={payload.plate ?? ''} color={payload.plateColor} />
-          </Line>
-        ) : (
-          <>
-            <Line label="姓名">{payload.name}</Line>
-            <Line label="证件号码">{payload.idMasked}</Line>
-          </>
-        )}
+        <Line label={appointmentKinds[payload.kind].words.numberLabel}>{payload.number}</Line>
+        <Line label="类型">{appointmentKinds[payload.kind].noun}</Line>
+        <PayloadHolder payload={payload} />
         <Line label="有效期">{range(payload.begin, payload.end)}</Line>
         <Line label="签发时间">{payload.issuedAt}</Line>
       </Lines>
@@ -175,7 +184,7 @@ function Flags({ flags }: { flags: LookupFlag[] }) {
 /** A plain warning a patrol cannot miss: black-listed, or the application no longer approved. */
 function Alerts({ data }: { data: PassLookup }) {
   const alerts: string[] = [];
-  if (data.lists.some((e) => e.type === 1)) alerts.push(data.subject?.kind === 'person' ? '此人在黑名单中，禁止入园' : '此车辆在黑名单中，禁止入园');
+  if (data.lists.some((e) => e.type === 1)) alerts.push(appointmentKinds[data.subject?.kind ?? 'car'].words.blackListed);
   const a = data.application;
   if (a && a.state !== AppState.APPROVED) alerts.push(`该预约当前为“${stateLabel[a.state] ?? a.state}”，通行码已不能作为入园凭证`);
   if (data.pass?.payload && !a) alerts.push('通行码对应的预约已被删除');
@@ -195,7 +204,7 @@ function Alerts({ data }: { data: PassLookup }) {
 function ApplicationLines({ a }: { a: LookupApplication }) {
   return (
     <Lines>
-      <Line label={a.kind === 'car' ? '预约单号' : '申请单号'}>{a.application_number}</Line>
+      <Line label={appointmentKinds[a.kind].words.numberLabel}>{a.application_number}</Line>
       <Line label="审核状态">
         <StateTag state={a.state} />
         {a.is_delayed === 1 && (
@@ -207,11 +216,11 @@ function ApplicationLines({ a }: { a: LookupApplication }) {
       <Line label="有效期">
         <span className="sr-range">{range(a.begin, a.end)}</span> <ValidityTag validity={a.validity} />
       </Line>
-      <Line label={a.kind === 'car' ? '申请人' : '访客'}>
+      <Line label={appointmentKinds[a.kind].words.whoLabel}>
         {a.name}
         <span className="sr-muted"> {a.idcard_masked}</span>
       </Line>
-      {a.kind === 'car' && <Line label="车型">{a.vehicle_type_name}</Line>}
+      {a.vehicle_type_name !== undefined && <Line label="车型">{a.vehicle_type_name}</Line>}
       <Line label="来访单位">{a.visitor_company}</Line>
       <Line label="被访">{[a.interviewee_depart_name, a.interviewee_name].filter(Boolean).join(' · ')}</Line>
     </Lines>
@@ -248,17 +257,18 @@ export function ParkRecord({ data, onFlag }: ParkProps) {
   const s = data.subject;
   if (!s) return null;
   const a = data.application;
-  const flagTarget = s.kind === 'car' ? (a ?? data.applications[0] ?? null) : null;
+  const k = appointmentKinds[s.kind];
+  const flagTarget = k.flaggable ? (a ?? data.applications[0] ?? null) : null;
   return (
     <>
       <Alerts data={data} />
-      <section className="sr-card" aria-label={s.kind === 'car' ? '车辆信息' : '人员信息'}>
+      <section className="sr-card" aria-label={`${k.words.subject}信息`}>
         <h3 className="sr-card__title">
-          {s.kind === 'car' ? '车辆' : '人员'}
+          {k.words.subject}
           <span className="sr-card__sub">园区记录 · {data.checkedAt.slice(11, 16)} 查询</span>
         </h3>
         <div className="sr-subject">
-          {s.kind === 'car' ? (
+          {'license_plate' in s ? (
             <PlateBadge className="sr-plate" plate={s.license_plate} color={a?.license_plate_color} />
           ) : (
             <span className="sr-subject__name">
@@ -267,10 +277,10 @@ export function ParkRecord({ data, onFlag }: ParkProps) {
           )}
           <ListStatus lists={data.lists} />
         </div>
-        {a ? <ApplicationLines a={a} /> : <div className="sr-none">{s.kind === 'car' ? '园区没有这辆车的已提交预约' : '园区没有此人的已提交预约'}</div>}
+        {a ? <ApplicationLines a={a} /> : <div className="sr-none">{k.words.noApplication}</div>}
         <OtherApplications list={data.applications} current={a} />
       </section>
-      {s.kind === 'car' && (
+      {k.flaggable && (
         <section className="sr-card" aria-label="车辆标记">
           <h3 className="sr-card__title">
             车辆标记<span className="sr-card__count">{data.flags.length ? `${data.flags.length} 条` : ''}</span>

@@ -6,7 +6,7 @@
  *
  * - `enqueue({ kind, url, body, title, photos?, meta? }): Promise<OutboxItem>`
  *   kind: 'approval' | 'batchApproval' | 'flag' | 'markCancel' | 'alarmDeal';
- *   url: the API path under /api ('/carApplications/task/check'); body: the JSON;
+ *   url: a declared call's path under /api (a queue's `calls.check.path`); body: the JSON;
  *   title: one Chinese line for the outbox screen ('审核 粤L12345 同意');
  *   photos: Record<fieldName, Blob[]>, kept as Blobs until sent; meta: anything the
  *   caller wants back (approvals put `taskIds: number[]` there), never sent.

@@ -28,7 +28,7 @@ export const stateLabels: Record<OutboxState, string> = {
 
 export interface EnqueueInput {
   kind: OutboxKind;
-  /** API path under /api, e.g. '/carApplications/task/check'. */
+  /** A declared call's path under /api, e.g. a queue's `calls.check.path` (domain/appointment-kinds.ts). */
   url: string;
   /** The JSON body, without the photo names (those are appended once uploaded). */
   body: Record<string, unknown>;

@@ -1,17 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ComponentType } from 'react';
 import type { QueueName } from '../../../../domain/appointments';
-import { amendBody as carAmendBody } from '../../../../domain/schemas/car-application';
-import { amendBody as personAmendBody } from '../../../../domain/schemas/person-application';
-import { carVisitTypeHint, personVisitTypeHint } from '../../../../domain/visit-rules';
+import { appointmentKinds } from '../../../../domain/appointment-kinds';
 import { DateRangeInput } from '../../../components/date-inputs';
-import { ApiError, post } from '../../../lib/http';
+import { ApiError, call } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
 import { failureText, ScreenModal, type ScreenModalProps } from '../../../list-screen';
 import { canAmendKey } from './can-amend';
-import { queueOf, type Queue } from './queue-paths';
+import { queueOf, type Queue } from './queue-of';
 import { taskSubtitle, taskTitle, visitRange, type TaskRow } from './task-row';
-import { processInfoPath } from '../shared/process-drawer';
 import './approval.css';
 import { showToast } from '../../../lib/feedback';
 
@@ -20,9 +17,8 @@ const FAIL_PREFIX = '编辑错误：';
 
 /** The amend body of the queue's kind: application id, instance id and the new visit window. */
 function amendPayload(queue: Queue, row: TaskRow, [begin, end]: [unknown, unknown]) {
-  return queue.kind === 'car'
-    ? carAmendBody.safeParse({ car_application_id: row.ref_id, process_instance_id: row.process_instance_id, visitor_begin_time: begin, visitor_end_time: end })
-    : personAmendBody.safeParse({ person_application_id: row.ref_id, process_instance_id: row.process_instance_id, visit_begin_time: begin, visit_end_time: end });
+  const k = appointmentKinds[queue.kind];
+  return k.schemas.amend.safeParse({ [k.key]: row.ref_id, process_instance_id: row.process_instance_id, [k.begin]: begin, [k.end]: end });
 }
 
 function AmendVisit({ queue, row, open, onClose, onDone }: { queue: Queue; row: TaskRow; open: boolean; onClose: () => void; onDone: () => void }) {
@@ -32,8 +28,9 @@ function AmendVisit({ queue, row, open, onClose, onDone }: { queue: Queue; row: 
   const [range, setRange] = useState<[unknown, unknown]>(current);
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);
-  const type = queue.kind === 'car' ? row.carApplication?.visitor_type : row.personApplication?.visitor_type;
-  const hint = queue.kind === 'car' ? carVisitTypeHint(type) : personVisitTypeHint(type);
+  const k = appointmentKinds[queue.kind];
+  const type = (row[k.wrapper] as { visitor_type?: number } | undefined)?.visitor_type;
+  const hint = k.visitRules.hint(type);
 
   const submit = async () => {
     if (saving) return;
@@ -43,9 +40,9 @@ function AmendVisit({ queue, row, open, onClose, onDone }: { queue: Queue; row: 
     if (!parsed.success) return setError(parsed.error.issues[0]?.message);
     setSaving(true);
     try {
-      await post(`${queue.prefix}/amend`, parsed.data);
+      await call(queue.kindCalls.amend, parsed.data as never);
       showToast({ icon: 'success', content: OK_TEXT });
-      void qc.invalidateQueries({ queryKey: ['process-info', processInfoPath(queue.kind), row.ref_id] });
+      void qc.invalidateQueries({ queryKey: ['process-info', queue.kindCalls.process.path, row.ref_id] });
       void qc.invalidateQueries({ queryKey: canAmendKey(queue.kind, row) });
       onDone();
     } catch (err) {

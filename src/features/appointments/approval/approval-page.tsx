@@ -2,11 +2,11 @@ import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type ComponentType } from 'react';
 import type { QueueName } from '../../../../domain/appointments';
 import type { Page } from '../../../../domain/envelope';
-import { post } from '../../../lib/http';
+import { call } from '../../../lib/http';
 import { useCan } from '../../../lib/me';
 import { ListScreen } from '../../../list-screen';
 import { canAmendKey, canAmendBody } from './can-amend';
-import { queueOf } from './queue-paths';
+import { queueOf } from './queue-of';
 import { queueFields, queueScreen } from './queue-screen';
 import type { TaskRow } from './task-row';
 import './approval.css';
@@ -45,7 +45,7 @@ function QueuePage({ name }: { name: QueueName }) {
   const answers = useQueries({
     queries: rows.map((r) => ({
       queryKey: canAmendKey(queue.kind, r),
-      queryFn: () => post<boolean>(`${queue.prefix}/canAmend`, canAmendBody(queue.kind, r)),
+      queryFn: () => call(queue.kindCalls.canAmend, canAmendBody(queue.kind, r) as never),
       staleTime: 5 * 60_000,
       retry: false,
     })),

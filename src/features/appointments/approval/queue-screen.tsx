@@ -7,7 +7,7 @@ import { optionLabel } from '../../../components/enum-options';
 import { defineScreen, type FieldDef, type ScreenDef } from '../../../list-screen';
 import { stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds } from '../../../lib/outbox';
 import { AmendVisitModal } from './amend-visit-modal';
-import { queueOf, type Queue } from './queue-paths';
+import { queueOf, type Queue } from './queue-of';
 import { BatchReviewModal, ReviewModal } from './review-modal';
 import { carOf, personOf, reviewable, visitRange, type TaskRow } from './task-row';
 
@@ -110,15 +110,18 @@ function personFields(showDept: boolean): F[] {
   ];
 }
 
+/** Each kind's queue columns and filters, and the column a phone card is titled by. */
+const fieldsOf = { car: { fields: carFields, cardTitle: 'plate' }, person: { fields: personFields, cardTitle: 'visitor' } } as const;
+
 export function queueFields(queue: Queue, showDept: boolean): F[] {
-  return queue.kind === 'car' ? carFields(showDept) : personFields(showDept);
+  return fieldsOf[queue.kind].fields(showDept);
 }
 
 const lists = new Map<QueueName, ScreenDef<TaskRow>['list']>();
 /** One list object per queue, so a rebuilt screen description keeps the same query params. */
 function listOf(queue: Queue): ScreenDef<TaskRow>['list'] {
   let l = lists.get(queue.name);
-  if (!l) lists.set(queue.name, (l = { path: queue.listPath, permission: queue.list }));
+  if (!l) lists.set(queue.name, (l = { path: queue.calls.page, permission: queue.list }));
   return l;
 }
 
@@ -136,7 +139,7 @@ export function queueScreen(name: QueueName, { fields, amendable }: QueueScreenO
     title: queue.title,
     list: listOf(queue),
     rowKey: 'process_task_id',
-    card: { title: queue.kind === 'car' ? 'plate' : 'visitor', extra: 'state' },
+    card: { title: fieldsOf[queue.kind].cardTitle, extra: 'state' },
     fields,
     rowActions: [
       { key: 'review', label: '审核', type: 'modal', permission: queue.check, visible: (r) => reviewable(queue.kind, r) && !waitingTaskIds().has(r.process_task_id), component: ReviewModal(name) },

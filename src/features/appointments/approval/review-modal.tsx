@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ComponentType } from 'react';
+import { appointmentKinds } from '../../../../domain/appointment-kinds';
 import { APPROVED_TEXT, type QueueName } from '../../../../domain/appointments';
 import { batchReviewModalFor, reviewModalFor, type ReviewKind } from '../../../components/approval/review-modal';
-import { get } from '../../../lib/http';
+import { call } from '../../../lib/http';
 import type { ScreenModalProps } from '../../../list-screen';
-import { CarApplicationDetail, PersonApplicationDetail } from '../shared/application-detail';
-import { processInfoPath } from '../shared/process-drawer';
-import { queueOf, type Queue } from './queue-paths';
+import { applicationDetails } from '../shared/application-detail';
+import { queueOf, type Queue } from './queue-of';
 import { reviewable, taskSubtitle, taskTitle, type TaskRow } from './task-row';
 import './approval.css';
 
@@ -15,13 +15,15 @@ function summaryOf(queue: Queue): ComponentType<{ row: TaskRow }> {
   return function ApplicationSummary({ row: listRow }) {
     const detail = useQuery({
       queryKey: ['approval', 'task-detail', queue.kind, listRow.process_task_id],
-      queryFn: () => get<TaskRow>(`${queue.prefix}/task/detail`, { id: listRow.process_task_id }),
+      queryFn: () => call(queue.kindCalls.taskDetail, { id: listRow.process_task_id }) as Promise<TaskRow>,
       staleTime: 30_000,
       retry: false,
     });
     const row = detail.data ?? listRow;
-    if (queue.kind === 'car') return row.carApplication ? <CarApplicationDetail row={row.carApplication} /> : <div className="rv-missing">未能获取车辆预约信息</div>;
-    return row.personApplication ? <PersonApplicationDetail row={row.personApplication} /> : <div className="rv-missing">未能获取人员预约信息</div>;
+    const k = appointmentKinds[queue.kind];
+    const Detail = applicationDetails[queue.kind] as ComponentType<{ row: object }>;
+    const application = row[k.wrapper] as object | undefined;
+    return application ? <Detail row={application} /> : <div className="rv-missing">{k.words.missing}</div>;
   };
 }
 
@@ -34,9 +36,9 @@ function reviewKindOf(name: QueueName): ReviewKind<TaskRow> {
     const queue = queueOf(name);
     k = {
       name,
-      checkPath: queue.checkPath,
+      checkPath: queue.calls.check.path,
       check: queue.check,
-      processPath: processInfoPath(queue.kind),
+      processPath: queue.kindCalls.process.path,
       approvedText: APPROVED_TEXT,
       title: (r) => taskTitle(queue.kind, r),
       subtitle: (r) => taskSubtitle(queue.kind, r),

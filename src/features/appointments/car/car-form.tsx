@@ -46,7 +46,8 @@ import {
   type Errors,
   type FormMode,
 } from '../shared/application-form';
-import { carKind, parkNow } from '../shared/kinds';
+import { appointmentKinds } from '../../../../domain/appointment-kinds';
+import { parkNow } from '../shared/visit-time';
 
 const FORM_KEYS = [
   'license_plate',
@@ -297,7 +298,7 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
   const me = useMe();
   const types = useVehicleTypes();
   const id = mode === 'create' || !row ? undefined : row.car_application_id;
-  const full = useFullApplication<CarApplicationRow>(carKind, id, mode);
+  const full = useFullApplication<CarApplicationRow>(appointmentKinds.car, id, mode);
   const source = full.data;
   const form = useApplicationForm(() =>
     mode === 'create' ? { visitor_idcard_type: 1, visit_area: 1, license_plate_color: 2, interviewee_depart_id: me.data?.user.depart_id, carPersonList: [] } : {},
@@ -335,7 +336,7 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
       return;
     }
     setSaving(intent);
-    const r = await saveApplication(carKind, mode, data, intent);
+    const r = await saveApplication(appointmentKinds.car, mode, data, intent);
     setSaving(null);
     if (r.ok) onDone();
     else if (r.errors && Object.keys(r.errors).length) {
@@ -352,7 +353,7 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
 
   return (
     <ApplicationModal
-      kind={carKind}
+      kind={appointmentKinds.car}
       mode={mode}
       open={open}
       onClose={onClose}

@@ -1,18 +1,20 @@
 import { AddOutline, UploadOutline } from 'antd-mobile-icons';
+import { appointmentKinds, kindCalls } from '../../../../domain/appointment-kinds';
 import { canDo, type AppointmentAction } from '../../../../domain/appointments';
 import { carApplicationLabels, type CarApplicationRow } from '../../../../domain/schemas/car-application';
-import { get } from '../../../lib/http';
+import { call } from '../../../lib/http';
 import { defineScreen, type Can, type RowAction } from '../../../list-screen';
 import { revokeModalFor } from '../shared/action-modals';
 import { ApplicationDetailWithProcess } from '../shared/application-detail';
 import { CarDelayModal } from '../shared/delay-modal';
-import { carKind, visitRange } from '../shared/kinds';
+import { visitRange } from '../shared/visit-time';
 import { processDrawerFor } from '../shared/process-drawer';
 import { CarCopyModal, CarCreateModal, CarEditModal } from './car-form';
 import { CarImportModal, canImport } from './car-import';
 
 type R = CarApplicationRow;
-const { prefix, codes } = carKind;
+const { codes } = appointmentKinds.car;
+const calls = kindCalls.car;
 /** Each button shows with the same state rule the server refuses the call with (spec 000 §4). */
 const when = (action: AppointmentAction) => (r: R, can: Can) => canDo('car', action, r.state, can);
 
@@ -26,7 +28,7 @@ const rowActions: RowAction<R>[] = [
     permission: codes.commit,
     visible: when('submit'),
     confirm: (r) => `确认提交车辆“${r.license_plate}”的预约申请？提交后将进入审批流程。`,
-    path: `${prefix}/push`,
+    path: calls.push,
     body: (r) => ({ id: r.car_application_id }),
     success: '提交成功！',
     failure: '提交失败',
@@ -35,7 +37,7 @@ const rowActions: RowAction<R>[] = [
   { key: 'delay', label: '延期申请', type: 'modal', component: CarDelayModal, permission: codes.edit, visible: when('delay') },
   { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>('car'), visible: when('process') },
   { key: 'revoke', label: '撤销审核', type: 'modal', component: revokeModalFor<R>('car'), permission: codes.revoke, visible: when('revoke'), danger: true },
-  { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete'), path: `${prefix}/delete`, body: (r) => ({ id: r.car_application_id }) },
+  { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete'), path: calls.delete, body: (r) => ({ id: r.car_application_id }) },
 ];
 
 /** 园区企业车辆预约 (spec 000 §2 car application list): a wide table with a row number. */
@@ -43,7 +45,7 @@ export const carApplicationsScreen = defineScreen<R>({
   key: 'appointments.car',
   title: '车辆预约列表',
   labels: carApplicationLabels,
-  list: { path: `${prefix}/list`, permission: codes.list },
+  list: { path: calls.list, permission: codes.list },
   rowKey: 'car_application_id',
   rowNumber: true,
   card: { title: 'license_plate', extra: 'state' },
@@ -81,7 +83,7 @@ export const carApplicationsScreen = defineScreen<R>({
   detail: {
     title: '车辆预约详情',
     width: 920,
-    fetch: (r) => get<R>(`${prefix}/detail`, { id: r.car_application_id }),
+    fetch: (r) => call(calls.detail, { id: r.car_application_id }),
     render: (r) => <ApplicationDetailWithProcess kind="car" row={r} />,
   },
 });

@@ -2,7 +2,7 @@ import { FlagOutline } from 'antd-mobile-icons';
 import type { CarApplicationRow } from '../../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
 import type { FieldDef } from '../../../list-screen';
-import { visitRange } from '../shared/kinds';
+import { visitRange } from '../shared/visit-time';
 import '../shared/action-modals.css';
 
 const TIME_RANGE_KEYS: [string, string] = ['begin_time', 'end_time'];

@@ -1,7 +1,8 @@
+import { exportTitleOf, kindCalls } from '../../../../domain/appointment-kinds';
 import { appointmentCodes, canDo, type AppointmentKind } from '../../../../domain/appointments';
 import type { CarApplicationRow } from '../../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
-import { get } from '../../../lib/http';
+import { call } from '../../../lib/http';
 import { DESKTOP_QUERY } from '../../../lib/use-media';
 import { defineScreen, type RowAction, type ScreenDef } from '../../../list-screen';
 import { ApplicationDetailWithProcess } from '../shared/application-detail';
@@ -27,7 +28,6 @@ function viewActions<R extends AnyRow>(kind: AppointmentKind): RowAction<R>[] {
 /** 驳回, 继续审批 and 撤销 of the all-history screens (spec 000 §4: state 1; state 3 or 4; state 1 or 2). */
 function allHistoryActions<R extends AnyRow>(kind: AppointmentKind): RowAction<R>[] {
   const code = appointmentCodes[kind].allRevoke;
-  const prefix = kind === 'car' ? '/carApplications' : '/personApplications';
   return [
     { key: 'reject', label: '驳回', type: 'modal', permission: code, danger: true, component: rejectModalFor<R>(kind), visible: (r, can) => canDo(kind, 'reject', r.state, can) },
     { key: 'resume', label: '继续审批', type: 'modal', permission: code, component: resumeModalFor<R>(kind), visible: (r, can) => canDo(kind, 'resume', r.state, can) },
@@ -37,24 +37,24 @@ function allHistoryActions<R extends AnyRow>(kind: AppointmentKind): RowAction<R
       type: 'modal',
       permission: code,
       danger: true,
-      component: revokeModalFor<R>(kind, `${prefix}/revokeForAllHis`),
+      component: revokeModalFor<R>(kind, 'allRevoke'),
       visible: (r, can) => canDo(kind, 'allRevoke', r.state, can),
     },
   ];
 }
 
 /** The all-history screens read details through their own path: their users may not hold the history list code. */
-const carDetail = (path: string): ScreenDef<CarApplicationRow>['detail'] => ({
+const carDetail = (read: 'historyDetail' | 'allDetail'): ScreenDef<CarApplicationRow>['detail'] => ({
   title: '车辆预约详情',
   width: 880,
-  fetch: (r) => get<CarApplicationRow>(path, { id: r.car_application_id }),
+  fetch: (r) => call(kindCalls.car[read], { id: r.car_application_id }),
   render: (r) => <ApplicationDetailWithProcess kind="car" row={r} />,
 });
 
-const personDetail = (path: string): ScreenDef<PersonApplicationRow>['detail'] => ({
+const personDetail = (read: 'historyDetail' | 'allDetail'): ScreenDef<PersonApplicationRow>['detail'] => ({
   title: '人员预约详情',
   width: 820,
-  fetch: (r) => get<PersonApplicationRow>(path, { id: r.person_application_id }),
+  fetch: (r) => call(kindCalls.person[read], { id: r.person_application_id }),
   render: (r) => <ApplicationDetailWithProcess kind="person" row={r} />,
 });
 
@@ -62,7 +62,7 @@ const personDetail = (path: string): ScreenDef<PersonApplicationRow>['detail'] =
 export const personHistoryScreen = defineScreen<PersonApplicationRow>({
   key: 'appointments.person-history',
   title: '人员预约记录',
-  list: { path: '/personApplications/history/list', permission: person.historyList },
+  list: { path: kindCalls.person.historyList, permission: person.historyList },
   rowKey: 'person_application_id',
   card: { title: 'visitor_name', extra: 'state' },
   fields: personHistoryFields,
@@ -74,18 +74,18 @@ export const personHistoryScreen = defineScreen<PersonApplicationRow>({
       type: 'modal',
       permission: person.historyRevoke,
       danger: true,
-      component: revokeModalFor<PersonApplicationRow>('person', '/personApplications/revokeForHis'),
+      component: revokeModalFor<PersonApplicationRow>('person', 'historyRevoke'),
       visible: (r, can) => canDo('person', 'historyRevoke', r.state, can),
     },
   ],
-  detail: personDetail('/personApplications/history/detail'),
+  detail: personDetail('historyDetail'),
 });
 
 /** 车辆预约记录. */
 export const carHistoryScreen = defineScreen<CarApplicationRow>({
   key: 'appointments.car-history',
   title: '车辆预约记录',
-  list: { path: '/carApplications/history/list', permission: car.historyList },
+  list: { path: kindCalls.car.historyList, permission: car.historyList },
   rowKey: 'car_application_id',
   card: { title: 'license_plate', extra: 'state' },
   fields: carHistoryFields,
@@ -97,11 +97,11 @@ export const carHistoryScreen = defineScreen<CarApplicationRow>({
       type: 'modal',
       permission: car.historyRevoke,
       danger: true,
-      component: revokeModalFor<CarApplicationRow>('car', '/carApplications/revokeForHis'),
+      component: revokeModalFor<CarApplicationRow>('car', 'historyRevoke'),
       visible: (r, can) => canDo('car', 'historyRevoke', r.state, can),
     },
   ],
-  detail: carDetail('/carApplications/history/detail'),
+  detail: carDetail('historyDetail'),
   rowClassName: flaggedRowClass,
 });
 
@@ -109,7 +109,7 @@ export const carHistoryScreen = defineScreen<CarApplicationRow>({
 export const carAllHistoryScreen = defineScreen<CarApplicationRow>({
   key: 'appointments.car-all-history',
   title: '车辆预约总记录',
-  list: { path: '/carApplications/all/history/list', permission: car.allList },
+  list: { path: kindCalls.car.allList, permission: car.allList },
   rowKey: 'car_application_id',
   card: { title: 'license_plate', extra: 'state' },
   fields: carHistoryFields,
@@ -125,10 +125,10 @@ export const carAllHistoryScreen = defineScreen<CarApplicationRow>({
       label: '导出',
       type: 'run',
       permission: car.allExport,
-      run: ({ filters }) => exportList('/carApplications/all/history/export', filters, carHistoryFields, '车辆预约总记录.xlsx'),
+      run: ({ filters }) => exportList(kindCalls.car.export, filters, carHistoryFields, `${exportTitleOf('car')}.xlsx`),
     },
   ],
-  detail: carDetail('/carApplications/all/history/detail'),
+  detail: carDetail('allDetail'),
   rowClassName: flaggedRowClass,
 });
 
@@ -136,7 +136,7 @@ export const carAllHistoryScreen = defineScreen<CarApplicationRow>({
 export const personAllHistoryScreen = defineScreen<PersonApplicationRow>({
   key: 'appointments.person-all-history',
   title: '人员预约总记录',
-  list: { path: '/personApplications/all/history/list', permission: person.allList },
+  list: { path: kindCalls.person.allList, permission: person.allList },
   rowKey: 'person_application_id',
   card: { title: 'visitor_name', extra: 'state' },
   fields: personHistoryFields,
@@ -147,8 +147,8 @@ export const personAllHistoryScreen = defineScreen<PersonApplicationRow>({
       label: '导出',
       type: 'run',
       permission: person.allExport,
-      run: ({ filters }) => exportList('/personApplications/all/history/export', filters, personHistoryFields, '人员预约总记录.xlsx'),
+      run: ({ filters }) => exportList(kindCalls.person.export, filters, personHistoryFields, `${exportTitleOf('person')}.xlsx`),
     },
   ],
-  detail: personDetail('/personApplications/all/history/detail'),
+  detail: personDetail('allDetail'),
 });

@@ -20,7 +20,8 @@ import {
   type ApplicationFormState,
   type FormMode,
 } from '../shared/application-form';
-import { parkNow, personKind } from '../shared/kinds';
+import { appointmentKinds } from '../../../../domain/appointment-kinds';
+import { parkNow } from '../shared/visit-time';
 
 const FORM_KEYS = [
   'visitor_name',
@@ -77,7 +78,7 @@ function VisitTimes({ form, today }: { form: ApplicationFormState; today: string
 function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<PersonApplicationRow> & { mode: FormMode }) {
   const me = useMe();
   const id = mode === 'create' || !row ? undefined : row.person_application_id;
-  const full = useFullApplication<PersonApplicationRow>(personKind, id, mode);
+  const full = useFullApplication<PersonApplicationRow>(appointmentKinds.person, id, mode);
   const source = full.data;
   const form = useApplicationForm(() => (mode === 'create' ? { visitor_idcard_type: 1, visit_area: 1, interviewee_depart_id: me.data?.user.depart_id } : {}));
   const { setValues } = form;
@@ -103,7 +104,7 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
       return;
     }
     setSaving(intent);
-    const r = await saveApplication(personKind, mode, data, intent);
+    const r = await saveApplication(appointmentKinds.person, mode, data, intent);
     setSaving(null);
     if (r.ok) onDone();
     else if (r.errors && Object.keys(r.errors).length) {
@@ -114,7 +115,7 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
 
   return (
     <ApplicationModal
-      kind={personKind}
+      kind={appointmentKinds.person}
       mode={mode}
       open={open}
       onClose={onClose}

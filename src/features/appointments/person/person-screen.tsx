@@ -1,17 +1,19 @@
 import { AddOutline } from 'antd-mobile-icons';
+import { appointmentKinds, kindCalls } from '../../../../domain/appointment-kinds';
 import { canDo, type AppointmentAction } from '../../../../domain/appointments';
 import { personApplicationLabels, type PersonApplicationRow } from '../../../../domain/schemas/person-application';
-import { get } from '../../../lib/http';
+import { call } from '../../../lib/http';
 import { defineScreen, type Can, type RowAction } from '../../../list-screen';
 import { ApplicationDetailWithProcess } from '../shared/application-detail';
 import { revokeModalFor } from '../shared/action-modals';
 import { PersonDelayModal } from '../shared/delay-modal';
-import { personKind, visitRange } from '../shared/kinds';
+import { visitRange } from '../shared/visit-time';
 import { processDrawerFor } from '../shared/process-drawer';
 import { PersonCopyModal, PersonCreateModal, PersonEditModal } from './person-form';
 
 type R = PersonApplicationRow;
-const { prefix, codes } = personKind;
+const { codes } = appointmentKinds.person;
+const calls = kindCalls.person;
 /** Each button shows with the same state rule the server refuses the call with (spec 000 §4). */
 const when = (action: AppointmentAction) => (r: R, can: Can) => canDo('person', action, r.state, can);
 
@@ -25,7 +27,7 @@ const rowActions: RowAction<R>[] = [
     permission: codes.commit,
     visible: when('submit'),
     confirm: (r) => `确认提交“${r.visitor_name}”的预约申请？提交后将进入审批流程。`,
-    path: `${prefix}/push`,
+    path: calls.push,
     body: (r) => ({ id: r.person_application_id }),
     success: '提交成功！',
     failure: '提交失败',
@@ -34,7 +36,7 @@ const rowActions: RowAction<R>[] = [
   { key: 'delay', label: '延期申请', type: 'modal', component: PersonDelayModal, permission: codes.edit, visible: when('delay') },
   { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>('person'), visible: when('process') },
   { key: 'revoke', label: '撤销', type: 'modal', component: revokeModalFor<R>('person'), permission: codes.revoke, visible: when('revoke'), danger: true },
-  { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete'), path: `${prefix}/delete`, body: (r) => ({ id: r.person_application_id }) },
+  { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete'), path: calls.delete, body: (r) => ({ id: r.person_application_id }) },
 ];
 
 /** 园区企业访客预约 (spec 000 §2 person application list). */
@@ -42,7 +44,7 @@ export const personApplicationsScreen = defineScreen<R>({
   key: 'appointments.person',
   title: '人员预约列表',
   labels: personApplicationLabels,
-  list: { path: `${prefix}/list`, permission: codes.list },
+  list: { path: calls.list, permission: codes.list },
   rowKey: 'person_application_id',
   card: { title: 'visitor_name', extra: 'state' },
   // Order serves the table (status and validity before the details); the filters follow it.
@@ -74,7 +76,7 @@ export const personApplicationsScreen = defineScreen<R>({
   detail: {
     title: '人员预约详情',
     width: 880,
-    fetch: (r) => get<R>(`${prefix}/detail`, { id: r.person_application_id }),
+    fetch: (r) => call(calls.detail, { id: r.person_application_id }),
     render: (r) => <ApplicationDetailWithProcess kind="person" row={r} />,
   },
 });

@@ -2,8 +2,9 @@ import { Dialog, Selector, TextArea } from 'antd-mobile';
 import { useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { enums, type EnumOption } from '../../../../domain/enums';
-import { MAX_LABEL_PHOTOS, labelBody, returnBody as carReturnBody, returnSubmitBody as carReturnSubmitBody, revokeBody } from '../../../../domain/schemas/car-application';
-import { returnBody as personReturnBody, returnSubmitBody as personReturnSubmitBody } from '../../../../domain/schemas/person-application';
+import { appointmentKinds, kindCalls, labelApi } from '../../../../domain/appointment-kinds';
+import type { Call } from '../../../../domain/contract';
+import { MAX_LABEL_PHOTOS, labelBody, revokeBody } from '../../../../domain/schemas/car-application';
 import { ChoiceRadio } from '../../../components/choice-radio';
 import { ImageUpload } from '../../../components/image-upload';
 import { ModalForm, ReasonModal } from '../../../components/reason-modal';
@@ -17,19 +18,17 @@ import './action-modals.css';
 import { showToast } from '../../../lib/feedback';
 import { useIsDesktop } from '../../../lib/use-media';
 
-const prefixOf = (kind: AppointmentKind) => (kind === 'car' ? '/carApplications' : '/personApplications');
-
 /**
  * POST that also answers the reply's msg: the history screens show the
  * server's own text on success (spec 000 §8), which `post` drops.
  */
-export async function postForMessage<T>(url: string, data: unknown): Promise<{ data: T; msg: string }> {
+export async function postForMessage<T>(to: Call, data: unknown): Promise<{ data: T; msg: string }> {
   let msg = '';
   const base = http.defaults.transformResponse;
   const chain = Array.isArray(base) ? base : base ? [base] : [];
   const result = await api<T>({
-    method: 'POST',
-    url,
+    method: to.method,
+    url: to.path,
     data,
     transformResponse: [
       ...chain,
@@ -53,9 +52,10 @@ const done = (content: string) => showToast({ icon: 'success', content });
 function Subject({ kind, row }: { kind: AppointmentKind; row?: Row }) {
   if (!row) return null;
   const r = row as Record<string, unknown>;
-  const src = ((kind === 'car' ? r.carApplication : r.personApplication) as Record<string, unknown> | undefined) ?? r;
-  const main = kind === 'car' ? src.license_plate : src.visitor_name;
-  const sub = kind === 'car' ? [src.applicant_name, src.visitor_company] : [src.visitor_company, src.visitor_phone];
+  const k = appointmentKinds[kind];
+  const src = (r[k.wrapper] as Record<string, unknown> | undefined) ?? r;
+  const main = src[k.who];
+  const sub = k.whoDetails.map((f) => src[f]);
   return (
     <div className="am-subject">
       <div className="am-subject__main">
@@ -79,13 +79,14 @@ function once<R extends Row>(key: string, make: () => ComponentType<ScreenModalP
 }
 
 /**
- * 撤销: a required reason, then POST {id, reason} to `{prefix}/revoke`, or to
- * the given path (history screens: /revokeForHis, /revokeForAllHis), where the
- * server's own message is shown on success.
+ * 撤销: a required reason, then {id, reason} to the kind's revoke call, or to
+ * a history screen's (historyRevoke: /revokeForHis, allRevoke: /revokeForAllHis),
+ * where the server's own message is shown on success.
  */
-export function revokeModalFor<R extends Row = Row>(kind: AppointmentKind, path?: string): ComponentType<ScreenModalProps<R>> {
-  const url = path ?? `${prefixOf(kind)}/revoke`;
-  return once<R>(`RevokeModal(${kind},${url})`, () => (props: ScreenModalProps<Row>) => (
+export function revokeModalFor<R extends Row = Row>(kind: AppointmentKind, from: 'revoke' | 'historyRevoke' | 'allRevoke' = 'revoke'): ComponentType<ScreenModalProps<R>> {
+  const to = kindCalls[kind][from];
+  const own = from === 'revoke';
+  return once<R>(`RevokeModal(${kind},${to.path})`, () => (props: ScreenModalProps<Row>) => (
     <ReasonModal
       open={props.open}
       subject={<Subject kind={kind} row={props.row} />}
@@ -100,8 +101,8 @@ export function revokeModalFor<R extends Row = Row>(kind: AppointmentKind, path?
         const parsed = revokeBody.safeParse({ id: applicationIdOf(kind, props.row), reason });
         if (!parsed.success) return fieldErrorMap(parsed.error.issues);
         try {
-          const { msg } = await postForMessage(url, parsed.data);
-          done(path ? msg || '撤销审核成功！' : '撤销审核成功！');
+          const { msg } = await postForMessage(to, parsed.data);
+          done(own ? '撤销审核成功！' : msg || '撤销审核成功！');
           props.onDone();
         } catch (e) {
           fail(failureText('撤销审核失败', anyMessage(e)));
@@ -127,11 +128,11 @@ export function rejectModalFor<R extends Row = Row>(kind: AppointmentKind): Comp
       errorKey="remark"
       onClose={props.onClose}
       submit={async (remark) => {
-        const id = applicationIdOf(kind, props.row);
-        const parsed = kind === 'car' ? carReturnBody.safeParse({ carApplicationId: id, remark }) : personReturnBody.safeParse({ personApplicationId: id, remark });
+        const k = appointmentKinds[kind];
+        const parsed = k.schemas.return.safeParse({ [k.returnKey]: applicationIdOf(kind, props.row), remark });
         if (!parsed.success) return fieldErrorMap(parsed.error.issues);
         try {
-          await postForMessage(`${prefixOf(kind)}/return`, parsed.data);
+          await postForMessage(kindCalls[kind].return, parsed.data);
           done('驳回成功');
           props.onDone();
         } catch (e) {
@@ -155,14 +156,15 @@ function ResumeConfirm({ kind, open, row, onClose, onDone }: ScreenModalProps<Ro
   const [busy, setBusy] = useState(false);
   const id = applicationIdOf(kind, row);
   const resume = async () => {
-    const body = kind === 'car' ? carReturnSubmitBody.safeParse({ carApplicationId: id }) : personReturnSubmitBody.safeParse({ personApplicationId: id });
+    const k = appointmentKinds[kind];
+    const body = k.schemas.returnSubmit.safeParse({ [k.returnKey]: id });
     if (!body.success) {
       fail(body.error.issues[0]?.message ?? '操作失败');
       return;
     }
     setBusy(true);
     try {
-      await postForMessage(`${prefixOf(kind)}/returnSubmit`, body.data);
+      await postForMessage(kindCalls[kind].returnSubmit, body.data);
       done('操作成功');
       onDone();
     } catch (e) {
@@ -312,7 +314,7 @@ function FlagModal({ open, row, rows, onClose, onDone }: ScreenModalProps<Row>) 
       await sendAction(
         {
           kind: 'flag',
-          url: '/label/vehicle/label',
+          url: labelApi.label.path,
           // The wire takes the ids as a comma string (spec 000 §3), not the parsed array.
           body: { ...parsed.data, car_application_ids: parsed.data.car_application_ids.join(',') },
           title: flagTitle(picked.map((r) => r.license_plate || `#${r.car_application_id}`)),

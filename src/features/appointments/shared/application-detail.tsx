@@ -1,5 +1,5 @@
 import { Tag } from 'antd-mobile';
-import type { ReactNode } from 'react';
+import type { ComponentType, ReactNode } from 'react';
 import { AppState, isDumpTruckModel, type AppointmentKind } from '../../../../domain/appointments';
 import { enums, enumLabel, type EnumName } from '../../../../domain/enums';
 import { dumpTruckFileKeys, dumpTruckFileLabels, type CarApplicationRow, type CarPersonRow } from '../../../../domain/schemas/car-application';
@@ -9,8 +9,8 @@ import { splitFileNames } from '../../../lib/files';
 import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
 import { PassCard } from './pass-card';
 import { ProcessTimeline } from '../../../components/process/process-timeline';
-import { processInfoPath } from './process-drawer';
-import { rowId, visitRange } from './kinds';
+import { kindCalls, rowId } from '../../../../domain/appointment-kinds';
+import { visitRange } from './visit-time';
 import './application-detail.css';
 import { PlateBadge } from '../../../components/plate-badge';
 
@@ -341,18 +341,25 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
  * visitor needs at the gate), the application, then its approval process once
  * it has one (spec 000 §4: not for drafts, state 0, nor withdrawn ones, state 4).
  */
+/** Each kind's detail view, asked by kind. */
+export const applicationDetails: Record<AppointmentKind, ComponentType<{ row: CarApplicationRow }> | ComponentType<{ row: PersonApplicationRow }>> = {
+  car: CarApplicationDetail,
+  person: PersonApplicationDetail,
+};
+
 export function ApplicationDetailWithProcess({ kind, row }: { kind: AppointmentKind; row: CarApplicationRow | PersonApplicationRow }) {
+  const Detail = applicationDetails[kind] as ComponentType<{ row: CarApplicationRow | PersonApplicationRow }>;
   const showProcess = row.state !== 0 && row.state !== 4;
   return (
     <>
       {row.state === AppState.APPROVED && <PassCard kind={kind} id={rowId(kind, row)} />}
-      {kind === 'car' ? <CarApplicationDetail row={row as CarApplicationRow} /> : <PersonApplicationDetail row={row as PersonApplicationRow} />}
+      <Detail row={row} />
       {showProcess && (
         <section className="ad-section ad-process" aria-label="审批流程">
           <h4 className="ad-title">
             <span>审批流程</span>
           </h4>
-          <ProcessTimeline path={processInfoPath(kind)} id={rowId(kind, row)} />
+          <ProcessTimeline path={kindCalls[kind].process.path} id={rowId(kind, row)} />
         </section>
       )}
     </>

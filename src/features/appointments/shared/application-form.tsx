@@ -2,12 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { Button, ErrorBlock, Skeleton } from 'antd-mobile';
 import { useCallback, useRef, useState, type ReactNode } from 'react';
 import type { EnumName, EnumOption } from '../../../../domain/enums';
-import { get, post } from '../../../lib/http';
+import { kindCalls, type AppointmentKindDecl } from '../../../../domain/appointment-kinds';
+import { call } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
 import { useCan } from '../../../lib/me';
 import { DraftFooter, FormItem as SharedFormItem, MESSAGES, ScreenModal, saveThenSubmit, type FieldDef, type FieldKind, type SaveIntent, type Values } from '../../../list-screen';
 import { FieldInput } from '../../../list-screen/field-input';
-import type { KindInfo } from './kinds';
 import './appointments.css';
 
 /**
@@ -188,10 +188,11 @@ export function focusFirstError(root: HTMLElement | null) {
  * and copy: a list row may carry less than the form needs. Edit reads it with
  * the edit call (POST /get); a copy only needs to read it (GET /detail).
  */
-export function useFullApplication<R>(kind: KindInfo, id: number | undefined, mode: FormMode) {
+export function useFullApplication<R>(kind: AppointmentKindDecl, id: number | undefined, mode: FormMode) {
+  const calls = kindCalls[kind.kind];
   return useQuery({
     queryKey: ['appointment', kind.kind, mode === 'edit' ? 'get' : 'detail', id],
-    queryFn: () => (mode === 'edit' ? post<R>(`${kind.prefix}/get`, { id }) : get<R>(`${kind.prefix}/detail`, { id })),
+    queryFn: () => call(mode === 'edit' ? calls.get : calls.detail, { id: id! }) as Promise<R>,
     enabled: id !== undefined,
     retry: false,
     gcTime: 0,
@@ -209,20 +210,22 @@ export interface SaveOutcome {
  * for the form. Once saved the form closes whether or not the submit went
  * through: the draft is in the list, and a refused submit says why.
  */
-export async function saveApplication(kind: KindInfo, mode: FormMode, body: Values, intent: SaveIntent): Promise<SaveOutcome> {
+export async function saveApplication(kind: AppointmentKindDecl, mode: FormMode, body: Values, intent: SaveIntent): Promise<SaveOutcome> {
   const edit = mode === 'edit';
+  const calls = kindCalls[kind.kind];
   const outcome = await saveThenSubmit(intent, {
     edit,
-    save: async () => (await post<{ id: number }>(edit ? kind.editPath : kind.savePath, body)).id,
-    submit: (id) => post(`${kind.prefix}/push`, { id }),
+    // The form's values go as they are: the server's schema names what is wrong with them.
+    save: async () => (await call(edit ? calls.v2Edit : calls.v2Save, body as never)).id,
+    submit: (id) => call(calls.push, { id }),
   });
   return outcome.saved ? { ok: true } : { ok: false, errors: toErrors(outcome.error.fieldErrors) };
 }
 
-export const formTitle = (kind: KindInfo, mode: FormMode) => (mode === 'edit' ? `编辑${kind.name}` : mode === 'copy' ? `复制${kind.name}` : `新增${kind.name}`);
+export const formTitle = (kind: AppointmentKindDecl, mode: FormMode) => (mode === 'edit' ? `编辑${kind.noun}` : mode === 'copy' ? `复制${kind.noun}` : `新增${kind.noun}`);
 
 export interface ApplicationModalProps {
-  kind: KindInfo;
+  kind: AppointmentKindDecl;
   mode: FormMode;
   open: boolean;
   onClose: () => void;

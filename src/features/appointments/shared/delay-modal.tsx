@@ -1,26 +1,25 @@
 import { TextArea } from 'antd-mobile';
 import { useState } from 'react';
 import type { AppointmentKind } from '../../../../domain/appointments';
-import { delayBody as carDelayBody } from '../../../../domain/schemas/car-application';
-import { delayBody as personDelayBody } from '../../../../domain/schemas/person-application';
-import { carVisitErrors, carVisitTypeHint, dateOf, delayErrors, personVisitErrors, personVisitTypeHint, type FieldError } from '../../../../domain/visit-rules';
+import { appointmentKinds, kindCalls, rowId } from '../../../../domain/appointment-kinds';
+import { dateOf, delayErrors, type FieldError } from '../../../../domain/visit-rules';
 import { DateRangeInput } from '../../../components/date-inputs';
-import { ApiError, post } from '../../../lib/http';
+import { ApiError, call } from '../../../lib/http';
 import { useIsDesktop } from '../../../lib/use-media';
 import { ScreenModal, failureText, type Row, type ScreenModalProps } from '../../../list-screen';
 import { FormItem, toErrors, type Errors } from './application-form';
-import { kinds, parkNow, rowId } from './kinds';
+import { parkNow } from './visit-time';
 import './appointments.css';
 import { showToast } from '../../../lib/feedback';
 
 /**
  * 延期申请 (spec 000 §2, §3 "delay request"): a new visit range and a reason,
- * POST {prefix}/delay. Days before today cannot be picked; the new end must
+ * the kind's delay call. Days before today cannot be picked; the new end must
  * fall after today (domain/visit-rules delayErrors, as the server checks).
  */
 function DelayModal({ kind, open, row, onClose, onDone }: ScreenModalProps<Row> & { kind: AppointmentKind }) {
   const desktop = useIsDesktop();
-  const info = kinds[kind];
+  const info = appointmentKinds[kind];
   const r = (row ?? {}) as Record<string, unknown>;
   const today = parkNow();
   const day = dateOf(today);
@@ -37,19 +36,16 @@ function DelayModal({ kind, open, row, onClose, onDone }: ScreenModalProps<Row> 
   const rangeErrors = (begin: string | undefined, end: string | undefined): FieldError[] => {
     const base = delayErrors({ begin, end }, today, { begin: info.begin, end: info.end });
     if (base.length || !begin || !end) return base;
-    const span =
-      kind === 'car'
-        ? carVisitErrors({ visitor_type: type, visitor_begin_time: begin, visitor_end_time: end }, typeof r.vehicle_type_name === 'string' ? { name: r.vehicle_type_name } : null, today)
-        : personVisitErrors({ visitor_type: type, visit_begin_time: begin, visit_end_time: end }, today);
+    const span = info.visitRules.errors({ visitor_type: type, begin, end }, typeof r.vehicle_type_name === 'string' ? { name: r.vehicle_type_name } : null, today);
     return span.filter((e) => e.field === info.end);
   };
-  const hint = kind === 'car' ? carVisitTypeHint(type) : personVisitTypeHint(type);
+  const hint = info.visitRules.hint(type);
 
   const submit = async () => {
     if (busy) return;
     const [begin, end] = Array.isArray(range) ? (range as Array<string | undefined>) : [];
     const body = { id: rowId(kind, r), [info.begin]: begin, [info.end]: end, delay_reason: reason };
-    const parsed = (kind === 'car' ? carDelayBody : personDelayBody).safeParse(body);
+    const parsed = info.schemas.delay.safeParse(body);
     const errs = toErrors([...(parsed.success ? [] : parsed.error.issues), ...rangeErrors(begin, end)]);
     if (Object.keys(errs).length || !parsed.success) {
       setErrors(errs);
@@ -57,7 +53,7 @@ function DelayModal({ kind, open, row, onClose, onDone }: ScreenModalProps<Row> 
     }
     setBusy(true);
     try {
-      await post(`${info.prefix}/delay`, parsed.data);
+      await call(kindCalls[kind].delay, parsed.data as never);
       showToast({ icon: 'success', content: '延期申请成功！' });
       onDone();
     } catch (e) {

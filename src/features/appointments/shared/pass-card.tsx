@@ -1,12 +1,13 @@
 import { Button, Tag } from 'antd-mobile';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { appointmentKinds, kindCalls } from '../../../../domain/appointment-kinds';
 import type { AppointmentKind } from '../../../../domain/appointments';
 import { validityAt, type IssuedPass } from '../../../../domain/pass';
-import { ApiError, get } from '../../../lib/http';
+import { ApiError, call } from '../../../lib/http';
 import { useMe } from '../../../lib/me';
 import { dropSavedPass, savePass, savedPass } from '../../../lib/pass-key';
-import { kinds, parkNow, visitRange } from './kinds';
+import { parkNow, visitRange } from './visit-time';
 import './pass-card.css';
 
 /** Renders the pass text as a PNG data URL; qrcode is loaded only when a pass is shown. */
@@ -22,7 +23,7 @@ type ShownPass = IssuedPass & { offline: boolean };
 /** The pass from the server; with no network, the copy kept on this device while it is still valid. */
 async function fetchPass(userId: number, kind: AppointmentKind, id: number): Promise<ShownPass> {
   try {
-    const pass = await get<IssuedPass>(`${kinds[kind].prefix}/pass`, { id });
+    const pass = await call(kindCalls[kind].pass, { id });
     savePass(userId, kind, id, pass);
     return { ...pass, offline: false };
   } catch (e) {
@@ -100,10 +101,10 @@ export function PassCard({ kind, id }: { kind: AppointmentKind; id: number }) {
             {query.data.offline && <div className="pc-offline">当前无网络，显示的是本机保存的通行码</div>}
             <dl className="pc-lines">
               <div>
-                <dt>{kind === 'car' ? '预约单号' : '申请单号'}</dt>
+                <dt>{appointmentKinds[kind].words.numberLabel}</dt>
                 <dd>{query.data.payload.number}</dd>
               </div>
-              {kind === 'car' ? (
+              {query.data.payload.plate !== undefined ? (
                 <div>
                   <dt>车牌号</dt>
                   <dd className="pc-strong">{query.data.payload.plate}</dd>
