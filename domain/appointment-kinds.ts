@@ -11,7 +11,8 @@ import { appointmentCodes, ProcessType, queues, type AppointmentKind, type Queue
 import { visitRulesOf } from './visit-rules';
 import { binary, col, defineCall, defineUpload, none, pageOf } from './contract';
 import { issuedPass } from './pass';
-import { processInfoAnswer, queueCalls, taskRowOf } from './schemas/approval-task';
+import { queueCalls, taskRowOf } from './schemas/approval-task';
+import { processInfoAnswer } from './schemas/process-info';
 import {
   amendBody as carAmendBody,
   carApplicationDetail,

@@ -44,38 +44,6 @@ export const taskFields = {
 /** A queue's row: the task and the record under its kind's key (carApplication, carBlackWhiteList …). */
 export const taskRowOf = <R extends z.ZodType>(wrapper: string, row: R) => z.object({ ...taskFields, [wrapper]: row });
 
-/** An approval's process as the process view answers it (server/workflow/engine.ts processInfo): the instance, its chain, its tasks. */
-export const processInfoAnswer = z.object({
-  processInstance: z.object({ process_instance_id: col.id, process_type: col.int, state: col.int, current_sort: col.int, create_time: col.time, update_time: col.time }),
-  processNodeList: z.array(
-    z.object({
-      sort: col.int,
-      name: col.text,
-      definitionNodeId: col.id,
-      processNodeId: col.id,
-      countersign: col.flag,
-      company_check: col.flag,
-      role: z.object({ role_id: col.id, name: col.text }),
-      departList: z.array(z.object({ depart_id: col.id, name: col.text })),
-    }),
-  ),
-  processTaskList: z.array(
-    z.object({
-      process_task_id: col.id,
-      state: col.int,
-      result: col.int.nullable(),
-      remark: col.text,
-      approve_time: col.time.nullable(),
-      submit_time: col.time,
-      auto: col.flag,
-      processDefinitionNode: z.object({ name: col.text, sort: col.int }),
-      user: z.object({ user_name: col.text }),
-      depart: z.object({ name: col.text }),
-    }),
-  ),
-});
-export type ProcessInfo = z.infer<typeof processInfoAnswer>;
-
 /** What a check answers: the tasks decided (a batch is all or nothing, so `failed` stays empty). */
 export const taskCheckAnswer = z.object({ done: z.array(col.id), failed: z.array(z.never()) });
 

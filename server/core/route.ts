@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
-import { binaryType, envelopeOf, isUndeclared, type Call } from '../../domain/contract';
+import { binaryType, envelopeOf, type Call } from '../../domain/contract';
 import type { Envelope } from '../../domain/envelope';
 import type { RouteSchema } from './route-schema';
 
@@ -23,14 +23,13 @@ export type RouteExtras = Omit<RouteShorthandOptions, 'schema'> & { params?: z.Z
 
 export function routeSchema(call: Call, params?: z.ZodType): RouteSchema {
   const input = call.input ? (call.method === 'GET' ? { querystring: call.input } : { body: call.input }) : {};
-  const declared = !isUndeclared(call.answer);
-  const json = declared && binaryType(call.answer) === undefined;
+  const json = binaryType(call.answer) === undefined;
   return {
     summary: call.summary,
     ...input,
     ...(params ? { params } : {}),
     ...(call.multipart ? { multipart: call.multipart } : {}),
-    ...(declared ? { answer: call.answer } : {}),
+    answer: call.answer,
     ...(json ? { response: { 200: envelopeOf(call.answer) } } : {}),
   };
 }

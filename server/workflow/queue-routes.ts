@@ -5,9 +5,7 @@ import { ErrorCode } from '../../domain/errors';
 import { flattenPermissions, type PermissionCode } from '../../domain/permissions';
 import type { ApprovalQueueName } from '../../domain/registers';
 import type { z } from 'zod';
-import { defineCall, undeclared } from '../../domain/contract';
 import type { queueCalls } from '../../domain/schemas/approval-task';
-import { checkBody } from '../../domain/schemas/car-application';
 import type { AuthContext } from '../core/context';
 import { AppError, ok } from '../core/errors';
 import { containsText, pageOf, rememberedTotal } from '../core/paging';
@@ -22,7 +20,7 @@ import { subjectByTable, type SubjectTable } from './subjects';
  * filtered and read. The task page and the check (single or batch) are
  * written here once.
  */
-export type QueueDecl = QueueRows & (DeclaredQueue | UndeclaredQueue);
+export type QueueDecl = QueueRows & DeclaredQueue;
 
 /** A queue whose calls domain declares (queueCalls, domain/schemas/approval-task.ts). */
 export interface DeclaredQueue {
@@ -33,14 +31,6 @@ export interface DeclaredQueue {
   calls: QueueCalls;
   /** The code a check of more than one task needs beside the check code. */
   batch?: PermissionCode;
-}
-
-/** A queue on its way to a declaration (the registers'): paths, codes and query given here, answers undeclared. */
-export interface UndeclaredQueue {
-  title: string;
-  paths: { page: string; check: string };
-  codes: { list: PermissionCode; check: PermissionCode; batch?: PermissionCode };
-  query: z.ZodType;
 }
 
 interface QueueRows {
@@ -121,16 +111,7 @@ export function wrapTask(table: SubjectTable, wrapper: string, task: TaskFields,
 
 type QueueCalls = ReturnType<typeof queueCalls>;
 
-/** The calls of a queue not yet declared in domain/: what the routes had before, with no answer. */
-function undeclaredCalls(q: UndeclaredQueue): QueueCalls {
-  return {
-    page: defineCall({ method: 'POST', path: q.paths.page, permission: q.codes.list, summary: `${q.title}：待我审批（分页）`, input: q.query, answer: undeclared }),
-    check: defineCall({ method: 'POST', path: q.paths.check, permission: q.codes.check, summary: `${q.title}：审核（可批量）`, operation: q.title, input: checkBody, answer: undeclared }),
-  } as unknown as QueueCalls;
-}
-
-export function queueRoutes(app: FastifyInstance, queue: QueueDecl) {
-  const decl = 'calls' in queue ? queue : { ...queue, calls: undeclaredCalls(queue), batch: queue.codes.batch };
+export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
   const { db } = app.ctx;
   const anyDb = db as unknown as Kysely<any>;
   const subject = subjectByTable[decl.table];

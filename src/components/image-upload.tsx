@@ -5,8 +5,6 @@ import { ImageList, srcOf, Thumb, useViewer, Viewer } from './image-viewer';
 import { usePhotoUploads } from './use-photo-uploads';
 import './image-upload.css';
 
-export { ImageCount, ImageList } from './image-viewer';
-
 /** Phones and tablets offer the camera and the gallery; a mouse gets the one file chooser. */
 const COARSE = '(pointer: coarse)';
 const useTouch = () =>

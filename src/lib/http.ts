@@ -69,9 +69,3 @@ export function call<C extends Call>(c: C, input?: InputOf<C>, opts: Omit<AxiosR
   const url = params ? c.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name]))) : c.path;
   return api<AnswerOf<C>>({ ...config, method: c.method, url, ...(c.method === 'GET' ? { params: input } : { data: input ?? {} }) });
 }
-
-/** A declared call, or a bare path posted (list-screen's Endpoint); `method` applies to a bare path only. */
-export function send<T>(to: Call | string, input: unknown, method: 'GET' | 'POST' = 'POST'): Promise<T> {
-  if (typeof to !== 'string') return call(to, input as never) as Promise<T>;
-  return method === 'GET' ? get<T>(to, input as Record<string, unknown>) : post<T>(to, input);
-}

@@ -2,7 +2,7 @@ import { useMemo, useRef, useState } from 'react';
 import { z, type ZodType } from 'zod';
 import { encryptContent } from '../lib/crypto';
 import { PHOTOS_PROCESSING, photosBusy, settlePhotos } from '../lib/files';
-import { ApiError, send } from '../lib/http';
+import { ApiError, call } from '../lib/http';
 import { useCan } from '../lib/me';
 import { useIsDesktop } from '../lib/use-media';
 import { failureText, formErrorMap, formFields, formValuesToBody, MESSAGES, rowToFormValues } from './conventions';
@@ -111,7 +111,7 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
       return;
     }
     const data = parsed.data as Values;
-    const save = async () => send<Values | null>(conf.path, form.encrypt ? { content: await encryptContent(data) } : data);
+    const save = async () => (await call(conf.path, (form.encrypt ? { content: await encryptContent(data) } : data) as never)) as Values | null;
     const fail = (e: ApiError) => {
       const known = new Set(visible.map((f) => f.name));
       const fieldErrs = Object.fromEntries(Object.entries(formErrorMap(fields, mode, e.fieldErrors)).filter(([name]) => known.has(name)));
@@ -131,7 +131,7 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
             const answer = await save();
             return Number(mode === 'edit' && row ? (row as Record<string, unknown>)[rowKey] : (answer?.[rowKey] ?? answer?.id));
           },
-          submit: (id) => send(to, { id }),
+          submit: (id) => call(to, { id } as never),
         });
         if (outcome.saved) onSaved();
         else fail(outcome.error);

@@ -5,12 +5,8 @@ import type { EnumName, EnumOption } from '../../domain/enums';
 import type { PermissionCode } from '../../domain/permissions';
 import type { FieldLabels } from '../../domain/schemas/common';
 
-/**
- * Where a screen sends a call: the declared call of domain/ (domain/contract.ts),
- * or, on screens not yet moved to their declarations, a bare path (POST unless
- * the list says GET).
- */
-export type Endpoint = Call | string;
+/** Where a screen sends a call: the declared call of domain/ (domain/contract.ts), which says its own method and path. */
+export type Endpoint = Call;
 
 /**
  * One declarative description per list screen (DESIGN.md §6). A field is
@@ -207,8 +203,6 @@ export interface ScreenDef<R extends Row = Row> {
   list: {
     /** The call answering { list, total } for { size, pn, ...filters }, or an array for the filters (`answer: 'array'`). */
     path: Endpoint;
-    /** For a bare path: POST (default) sends the params as the body, GET as the query string. A declared call says its own method. */
-    method?: 'GET' | 'POST';
     /** 'array': the whole filtered list at once (trees, small registers), paged on the client. */
     answer?: 'page' | 'array';
     /** Orders or reshapes the rows before they are shown: a tree depth first, a task row laid over the record it wraps. */

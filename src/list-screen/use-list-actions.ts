@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState, type ComponentType } from 're
 import { useSearchParams } from 'react-router-dom';
 import { OPEN_PARAM } from '../../domain/notifications';
 import { confirmDialog, showToast } from '../lib/feedback';
-import { ApiError, send } from '../lib/http';
+import { ApiError, call } from '../lib/http';
 import { toggled } from '../lib/toggled';
 import { failureText, MESSAGES } from './conventions';
 import type { BoundAction } from './data-table';
@@ -52,10 +52,10 @@ export function useListActions<R extends Row>(def: ScreenDef<R>, data: ListData<
   // A selection only means something for the rows on screen.
   useEffect(() => setSelected(new Set()), [data.params]);
 
-  const call = async (to: Endpoint, body: Values, ok: string, fail: string) => {
+  const act = async (to: Endpoint, body: Values, ok: string, fail: string) => {
     const t = showToast({ icon: 'loading', content: '处理中…', duration: 0 });
     try {
-      await send(to, body);
+      await call(to, body as never);
       t.close();
       showToast({ icon: 'success', content: ok });
       reload();
@@ -77,9 +77,9 @@ export function useListActions<R extends Row>(def: ScreenDef<R>, data: ListData<
       case 'createFrom':
         return open({ kind: 'form', mode: 'create', row });
       case 'delete':
-        return call(a.path, a.body(row), MESSAGES.deleteOk, MESSAGES.deleteFail);
+        return act(a.path, a.body(row), MESSAGES.deleteOk, MESSAGES.deleteFail);
       case 'call':
-        return call(a.path, a.body(row), a.success, a.failure);
+        return act(a.path, a.body(row), a.success, a.failure);
       case 'modal':
         return open({ kind: 'custom', component: a.component, row });
     }
@@ -97,7 +97,7 @@ export function useListActions<R extends Row>(def: ScreenDef<R>, data: ListData<
     if (!picked.length) return;
     if (a.confirm && !(await confirm(a.confirm, a.danger))) return;
     if (a.type === 'modal') open({ kind: 'custom', component: a.component, rows: picked });
-    else await call(a.path, a.body(picked), a.success, a.failure);
+    else await act(a.path, a.body(picked), a.success, a.failure);
   };
 
   const toolbar = (def.toolbar ?? []).filter((t) => can(t.permission) && (!t.visible || t.visible(can)));

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Page } from '../../domain/envelope';
-import { send } from '../lib/http';
+import { call } from '../lib/http';
 import { buildListParams, defaultFilters, loadScreenState, saveScreenState, stepBackPage, type ScreenState } from './conventions';
 import type { Row, ScreenDef, Values } from './types';
 
@@ -31,7 +31,7 @@ export function useListData<R extends Row>(def: ScreenDef<R>, opts: { enabled: b
   const query = useQuery({
     queryKey: ['list', def.key, requestParams],
     queryFn: async (): Promise<Page<R>> => {
-      const answer = await send<Page<R> | R[]>(def.list.path, requestParams, def.list.method);
+      const answer = (await call(def.list.path, requestParams as never)) as Page<R> | R[];
       if (!Array.isArray(answer)) return def.list.arrange ? { ...answer, list: def.list.arrange(answer.list) } : answer;
       const list = def.list.arrange ? def.list.arrange(answer) : answer;
       return { list, total: list.length };

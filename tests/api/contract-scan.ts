@@ -5,9 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { RouteInfo } from '../../server/core/context';
 
 /**
- * What the wire-contract test measures (contract.test.ts) and
- * `npx tsx scripts/contract-gaps.ts` writes into contract-gaps.ts: routes
- * without a declared answer, and API path literals outside domain/.
+ * What the wire-contract test measures (contract.test.ts): routes without a
+ * declared answer, and API path literals outside domain/.
  */
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,27 +33,4 @@ export function pathLiteralsOf(routes: RouteInfo[]): Record<string, string[]> {
     if (hits.length) found[f] = hits;
   }
   return found;
-}
-
-export function gapsFile(routes: RouteInfo[]): string {
-  const literals = pathLiteralsOf(routes);
-  return `/**
- * What is older than the wire contract (contract.test.ts): routes not yet
- * declaring their answer, and files still writing API paths of their own.
- * Both lists only shrink. Regenerate with \`npx tsx scripts/contract-gaps.ts\`
- * once a route or file has moved to its declaration in domain/.
- */
-export const unansweredRoutes: string[] = [
-${unansweredOf(routes)
-  .map((r) => `  '${r}',`)
-  .join('\n')}
-];
-
-export const pathLiteralGaps: Record<string, number> = {
-${Object.entries(literals)
-  .sort(([a], [b]) => a.localeCompare(b))
-  .map(([f, hits]) => `  '${f}': ${hits.length},`)
-  .join('\n')}
-};
-`;
 }

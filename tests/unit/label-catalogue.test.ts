@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { vehicleTypeLabels } from '../../domain/schemas/vehicle-type';
+import { vehicleTypeApi, vehicleTypeLabels } from '../../domain/schemas/vehicle-type';
 import { exportHeader } from '../../server/modules/appointments/export';
 import { kindList } from '../../server/modules/appointments/kinds';
 import { defineScreen } from '../../src/list-screen/types';
@@ -22,7 +22,7 @@ describe('one label catalogue per entity', () => {
       key: 't',
       title: 't',
       labels: vehicleTypeLabels,
-      list: { path: '/x' },
+      list: { path: vehicleTypeApi.calls.list },
       rowKey: 'id',
       fields: [
         { name: 'name', kind: 'text' },
@@ -34,6 +34,6 @@ describe('one label catalogue per entity', () => {
   });
 
   it('refuses a field that has no label anywhere', () => {
-    expect(() => defineScreen({ key: 't', title: 't', list: { path: '/x' }, rowKey: 'id', fields: [{ name: 'mystery', kind: 'text' }] })).toThrow(/mystery/);
+    expect(() => defineScreen({ key: 't', title: 't', list: { path: vehicleTypeApi.calls.list }, rowKey: 'id', fields: [{ name: 'mystery', kind: 'text' }] })).toThrow(/mystery/);
   });
 });

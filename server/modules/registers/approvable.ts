@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { AppState } from '../../../domain/appointments';
 import type { Call } from '../../../domain/contract';
 import type { PermissionCode } from '../../../domain/permissions';
-import { registerQueues, stateAfterEdit, type RegisterContract } from '../../../domain/registers';
+import { stateAfterEdit, type RegisterContract } from '../../../domain/registers';
 import type { FieldError } from '../../../domain/visit-rules';
 import type { AppContext, AuthContext } from '../../core/context';
 import { notFound, ok } from '../../core/errors';
@@ -67,7 +67,6 @@ export async function startApproval(trx: Db, ctx: AppContext, def: Pick<Approvab
 export function approvableRoutes(def: ApprovableDef) {
   const subject = subjectByTable[def.table];
   const c = def.contract;
-  const queue = registerQueues[c.queue];
 
   return async function routes(app: FastifyInstance) {
     const { ctx } = app;
@@ -180,14 +179,10 @@ export function approvableRoutes(def: ApprovableDef) {
 
     route(app, c.processInfo, async (req) => ok(await approvalProcess(db, await readable(req.auth!, req.body.id))));
 
-    // queueRoutes takes paths, codes, title and query today; they are read from the queue's declared calls (c.task).
     queueRoutes(app, {
       name: c.queue,
-      title: queue.title,
       table: def.table,
-      paths: { page: c.task.page.path, check: c.task.check.path },
-      codes: { list: c.task.page.permission as PermissionCode, check: c.task.check.permission as PermissionCode },
-      query: c.task.page.input,
+      calls: c.task,
       wrapper: c.wrapper,
       rowFilters: (q) => [
         ...textFilterConditions(

@@ -12,7 +12,7 @@ import { sendAction, type Refusal } from '../../lib/outbox/action';
 import { useIsDesktop } from '../../lib/use-media';
 import { failureText, ScreenModal, type ScreenModalProps } from '../../list-screen';
 import { ChoiceRadio } from '../choice-radio';
-import { ProcessTimeline } from '../process/process-timeline';
+import { ProcessTimeline, type ProcessInfoCall } from '../process/process-timeline';
 import './review.css';
 import { alertDialog, showToast } from '../../lib/feedback';
 
@@ -37,7 +37,7 @@ export interface ReviewKind<R extends ReviewTask> {
   checkPath: string;
   check: PermissionCode;
   /** The process-info call of the record's kind. */
-  processPath: string;
+  processCall: ProcessInfoCall;
   /** The opinion an approval starts with ('同意'; spec 001's registers: '审批通过。'). */
   approvedText: string;
   title: (row: R) => string;
@@ -93,7 +93,7 @@ function useDecision<R extends ReviewTask>(queue: ReviewKind<R>, rows: R[], onDo
 
   const settled = () => {
     // The application's process changed whatever the outcome: the timeline and other queues must not show the old one.
-    for (const r of rows) void qc.invalidateQueries({ queryKey: ['process-info', queue.processPath, r.ref_id] });
+    for (const r of rows) void qc.invalidateQueries({ queryKey: ['process-info', queue.processCall.path, r.ref_id] });
     void qc.invalidateQueries({ queryKey: ['home', 'approval-pending'] });
     onDone();
   };
@@ -233,7 +233,7 @@ function TaskSummary<R extends ReviewTask>({ queue, row }: { queue: ReviewKind<R
       <Summary row={row} />
       <section className="rv-card" aria-label="审批记录">
         <h3 className="rv-card__title">审批记录</h3>
-        <ProcessTimeline path={queue.processPath} id={row.ref_id} />
+        <ProcessTimeline process={queue.processCall} id={row.ref_id} />
       </section>
     </>
   );

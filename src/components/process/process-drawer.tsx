@@ -3,12 +3,12 @@ import { CloseOutline } from 'antd-mobile-icons';
 import { useEffect, type ComponentType } from 'react';
 import type { Row, ScreenModalProps } from '../../list-screen';
 import { useIsDesktop } from '../../lib/use-media';
-import { ProcessTimeline } from './process-timeline';
+import { ProcessTimeline, type ProcessInfoCall } from './process-timeline';
 import './process.css';
 
 /** What a process drawer shows the process of: the kind's process-info call, and how a row names its record. */
 export interface ProcessSubject {
-  path: string;
+  call: ProcessInfoCall;
   /** The record's id: a list row carries it under its key, an approval-queue task row as ref_id. */
   idOf: (row: Row | undefined) => number | undefined;
   /** The line under the title, e.g. number and plate. */
@@ -46,7 +46,7 @@ export function ProcessDrawer<R extends Row>({ open, row, onClose, subject, id }
             <CloseOutline />
           </button>
         </header>
-        <div className="pd-body">{recordId !== undefined ? <ProcessTimeline path={subject.path} id={recordId} /> : <div className="pt-empty">暂无审批记录</div>}</div>
+        <div className="pd-body">{recordId !== undefined ? <ProcessTimeline process={subject.call} id={recordId} /> : <div className="pt-empty">暂无审批记录</div>}</div>
       </div>
     </Popup>
   );
@@ -59,7 +59,7 @@ export function processDrawerFor<R extends Row = Row>(subject: ProcessSubject): 
   let c = drawers.get(subject);
   if (!c) {
     const Drawer = (props: ScreenModalProps<Row>) => <ProcessDrawer {...props} subject={subject} />;
-    Drawer.displayName = `ProcessDrawer(${subject.path})`;
+    Drawer.displayName = `ProcessDrawer(${subject.call.path})`;
     drawers.set(subject, Drawer);
     c = Drawer;
   }

@@ -4,15 +4,21 @@ import { CheckCircleFill, ClockCircleFill, CloseCircleFill, MinusCircleOutline, 
 import { InstanceState, TaskState, isRejectResult } from '../../../domain/appointments';
 import { enums, type EnumOption } from '../../../domain/enums';
 import type { ReactElement, ReactNode } from 'react';
-import { post } from '../../lib/http';
+import type { z } from 'zod';
+import type { Call } from '../../../domain/contract';
+import type { processInfoAnswer } from '../../../domain/schemas/process-info';
+import { call } from '../../lib/http';
 import { nodeSteps, reviewersOf, type NodeStatus, type NodeStep, type ProcessInfo, type ProcessTask } from './node-steps';
 import './process.css';
 
+/** A kind's process-info call (domain: processInfo of a register, process of an appointment kind). */
+export type ProcessInfoCall = Call<z.ZodType, typeof processInfoAnswer>;
+
 /** The approval process of one record, by the process-info call of its kind (spec: /v2/<kind>/check/process/info) and the record's id. */
-export function useProcessInfo(path: string, id: number | undefined, enabled = true) {
+export function useProcessInfo(process: ProcessInfoCall, id: number | undefined, enabled = true) {
   return useQuery({
-    queryKey: ['process-info', path, id],
-    queryFn: () => post<ProcessInfo>(path, { id }),
+    queryKey: ['process-info', process.path, id],
+    queryFn: (): Promise<ProcessInfo> => call(process, { id } as never),
     enabled: enabled && id !== undefined && id !== null,
     retry: false,
   });
@@ -117,8 +123,8 @@ function NodeBody({ step }: { step: NodeStep }) {
  * opinion and time, the current one 审批中 with its approvers, and the nodes
  * still to come greyed with who will review them.
  */
-export function ProcessTimeline({ path, id }: { path: string; id: number }) {
-  const q = useProcessInfo(path, id);
+export function ProcessTimeline({ process, id }: { process: ProcessInfoCall; id: number }) {
+  const q = useProcessInfo(process, id);
   if (q.isLoading) return <Skeleton.Paragraph lineCount={6} animated className="pt-skeleton" />;
   if (q.isError)
     return (

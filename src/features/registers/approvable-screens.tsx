@@ -95,7 +95,7 @@ function processSubject<R extends ApprovableRow>(s: RegisterScreens<R>): Process
   let p = processSubjects.get(s);
   if (!p) {
     p = {
-      path: s.contract.processInfo.path,
+      call: s.contract.processInfo,
       idOf: (row) => {
         const r = row as Record<string, unknown> | undefined;
         const v = r?.ref_id ?? r?.id;
@@ -164,7 +164,7 @@ function reviewKind<R extends ApprovableRow>(s: RegisterScreens<R>, screen: Scre
       name: s.contract.queue,
       checkPath: s.contract.task.check.path,
       check: q.check,
-      processPath: processSubject(s).path,
+      processCall: processSubject(s).call,
       // Spec 001 §4: approving pre-fills the opinion '审批通过。'.
       approvedText: '审批通过。',
       title: (r) => s.name(r),

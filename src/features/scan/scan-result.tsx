@@ -5,7 +5,7 @@ import { appointmentKinds } from '../../../domain/appointment-kinds';
 import { AppState, stateLabel } from '../../../domain/appointments';
 import { enumLabel, enums } from '../../../domain/enums';
 import type { LookupApplication, LookupFlag, LookupListEntry, PassCheck, PassLookup, PassPayload, PassStatus, Validity } from '../../../domain/pass';
-import { ImageList } from '../../components/image-upload';
+import { ImageList } from '../../components/image-viewer';
 import { splitFileNames } from '../../lib/files';
 import { PlateBadge } from '../../components/plate-badge';
 

@@ -38,7 +38,7 @@ function reviewKindOf(name: QueueName): ReviewKind<TaskRow> {
       name,
       checkPath: queue.calls.check.path,
       check: queue.check,
-      processPath: queue.kindCalls.process.path,
+      processCall: queue.kindCalls.process,
       approvedText: APPROVED_TEXT,
       title: (r) => taskTitle(queue.kind, r),
       subtitle: (r) => taskSubtitle(queue.kind, r),

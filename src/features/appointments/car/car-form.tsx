@@ -18,12 +18,12 @@ import {
   type VehicleModelFlags,
 } from '../../../../domain/schemas/car-application';
 import type { VehicleTypeRow } from '../../../../domain/schemas/vehicle-type';
-import type { WaybillOption } from '../../../../domain/schemas/transport-list';
+import { transportListApi } from '../../../../domain/schemas/transport-list';
 import { NEEDS_REGISTRATION_HINT } from '../../../../domain/schemas/vehicle-registration';
 import { PASSAGE_HOURS_HINT, carVisitErrors, carVisitTypeHint, earliestCarVisitDate } from '../../../../domain/visit-rules';
 import { DateInput } from '../../../components/date-inputs';
 import { EnumSelect } from '../../../components/enum-select';
-import { post } from '../../../lib/http';
+import { call } from '../../../lib/http';
 import { splitFileNames } from '../../../lib/files';
 import { useMe } from '../../../lib/me';
 import { useVehicleTypes } from '../../../lib/preloads';
@@ -241,7 +241,7 @@ function CarPersons({ form }: { form: ApplicationFormState }) {
 function WaybillPicker({ form }: { form: ApplicationFormState }) {
   const options = useQuery({
     queryKey: ['appointment', 'waybill-options'],
-    queryFn: () => post<WaybillOption[]>('/transportList/approvedOptions', {}),
+    queryFn: () => call(transportListApi.approvedOptions, {}),
     staleTime: 60_000,
     retry: false,
   });

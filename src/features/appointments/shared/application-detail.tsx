@@ -4,7 +4,7 @@ import { AppState, isDumpTruckModel, type AppointmentKind } from '../../../../do
 import { enums, enumLabel, type EnumName } from '../../../../domain/enums';
 import { dumpTruckFileKeys, dumpTruckFileLabels, type CarApplicationRow, type CarPersonRow } from '../../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
-import { ImageList } from '../../../components/image-upload';
+import { ImageList } from '../../../components/image-viewer';
 import { splitFileNames } from '../../../lib/files';
 import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
 import { PassCard } from './pass-card';
@@ -359,7 +359,7 @@ export function ApplicationDetailWithProcess({ kind, row }: { kind: AppointmentK
           <h4 className="ad-title">
             <span>审批流程</span>
           </h4>
-          <ProcessTimeline path={kindCalls[kind].process.path} id={rowId(kind, row)} />
+          <ProcessTimeline process={kindCalls[kind].process} id={rowId(kind, row)} />
         </section>
       )}
     </>

@@ -24,7 +24,7 @@ function subtitleOf(kind: AppointmentKind, row: Row | undefined): string {
   return [src.application_number, src[k.who]].filter((v) => typeof v === 'string' && v).join(' · ');
 }
 
-const subjectOf = (kind: AppointmentKind): ProcessSubject => ({ path: kindCalls[kind].process.path, idOf: (row) => applicationIdOf(kind, row), subtitle: (row) => subtitleOf(kind, row) });
+const subjectOf = (kind: AppointmentKind): ProcessSubject => ({ call: kindCalls[kind].process, idOf: (row) => applicationIdOf(kind, row), subtitle: (row) => subtitleOf(kind, row) });
 const subjects: Record<AppointmentKind, ProcessSubject> = { car: subjectOf('car'), person: subjectOf('person') };
 
 /** The process drawer of an appointment kind as a row-action modal. */
