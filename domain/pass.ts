@@ -2,13 +2,18 @@
  * Signed visit passes (issue 4 item 5): the QR an approved visitor shows at
  * the gate, which a patrol's phone verifies without a network.
  *
- * Format: 'PK1.' + base64url(JSON payload) + '.' + base64url(signature), the
- * signature being ECDSA P-256 with SHA-256 (IEEE P1363 r‖s, WebCrypto's own
- * output) over the ASCII text 'PK1.' + base64url(JSON payload), as JWS does.
+ * Format: a compact JWS (RFC 7515) signed and verified by jose, ES256 (ECDSA
+ * P-256 with SHA-256), its protected header { alg, typ: 'park-pass', kid },
+ * its payload the pass's JSON with short keys (the kid is the header's).
+ * Passes issued before it (issue 25) are 'PK1.' + base64url(JSON payload) +
+ * '.' + base64url(signature) over the text before the last dot: those are
+ * still read and verified here, by hand, until the last of them has expired
+ * (a visit's pass lives no longer than its visit), and no new one is made.
  * The server signs; the app verifies with the public key it cached while
  * online. WebCrypto (`crypto.subtle`) exists in Node ≥ 20 and browsers, so
  * one implementation serves both; this module does no I/O.
  */
+import { CompactSign, compactVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
 import { z } from 'zod';
 import type { AppointmentKind } from './appointments';
 import { defineCall } from './contract';
@@ -16,7 +21,10 @@ import { PLATE_PATTERN, isDocumentNumber, isMainlandIdNumber } from './identity'
 import { SCAN_PERMISSION } from './permissions';
 import { labelled } from './schemas/common';
 
+/** The prefix of passes issued before they were JWS (read, never made). */
 export const PASS_PREFIX = 'PK1.';
+/** The JWS header's typ of a pass. */
+export const PASS_TYPE = 'park-pass';
 export { SCAN_PERMISSION };
 export const PASS_KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNATURE_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' } as const;
@@ -135,8 +143,8 @@ export function payloadToJson(p: PassPayload): string {
   return JSON.stringify(wire);
 }
 
-/** The payload from its wire JSON, or null when any field is missing, malformed or of the wrong kind. */
-export function payloadFromJson(json: string): PassPayload | null {
+/** The payload from its wire JSON (with the key id a JWS carries in its header), or null when any field is missing, malformed or of the wrong kind. */
+export function payloadFromJson(json: string, kid?: string): PassPayload | null {
   let wire: unknown;
   try {
     wire = JSON.parse(json);
@@ -147,6 +155,10 @@ export function payloadFromJson(json: string): PassPayload | null {
   const w = wire as Record<string, unknown>;
   const p: Record<string, unknown> = {};
   for (const [field, key] of Object.entries(wireKeys)) if (w[key] !== undefined) p[field] = w[key];
+  if (kid !== undefined) {
+    if (p.kid !== undefined) return null;
+    p.kid = kid;
+  }
   const base = text(p.number, 32) && Object.hasOwn(holderValid, p.kind as string) && text(p.kid, 64) && [p.begin, p.end, p.issuedAt].every((t) => typeof t === 'string' && TIME.test(t));
   if (!base) return null;
   if (!holderValid[p.kind as AppointmentKind](p)) return null;
@@ -171,24 +183,57 @@ export async function importPassPublicKey(spkiBase64Url: string): Promise<PassKe
 
 // ---------------------------------------------------------------- sign, parse, verify
 
-/** Signs a payload with an ECDSA P-256 private key (a WebCrypto CryptoKey with usage 'sign'). */
+/** The private key as jose takes it (a WebCrypto CryptoKey; domain/ names no DOM type). */
+type SigningKey = Parameters<CompactSign['sign']>[0];
+
+/** Signs a payload with an ECDSA P-256 private key (a WebCrypto CryptoKey with usage 'sign'): a compact JWS. */
 export async function signPass(payload: PassPayload, privateKey: PassKey): Promise<string> {
-  const body = PASS_PREFIX + toBase64Url(utf8(payloadToJson(payload)));
-  const signature = new Uint8Array(await subtle().sign(SIGNATURE_ALGORITHM, privateKey, utf8(body)));
-  return `${body}.${toBase64Url(signature)}`;
+  const { kid, ...claims } = payload;
+  return new CompactSign(utf8(payloadToJson(claims as PassPayload))).setProtectedHeader({ alg: 'ES256', typ: PASS_TYPE, kid }).sign(privateKey as SigningKey);
 }
 
-export const looksLikePass = (scanned: string) => scanned.trim().startsWith(PASS_PREFIX);
+const JWS_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** The header of a pass's JWS, or null when the text is not one. */
+function passHeader(t: string): { kid: string } | null {
+  if (!JWS_SHAPE.test(t)) return null;
+  try {
+    const h = decodeProtectedHeader(t);
+    return h.alg === 'ES256' && h.typ === PASS_TYPE && typeof h.kid === 'string' ? { kid: h.kid } : null;
+  } catch {
+    return null;
+  }
+}
+
+export const looksLikePass = (scanned: string) => {
+  const t = scanned.trim();
+  return t.startsWith(PASS_PREFIX) || passHeader(t) !== null;
+};
 
 interface ParsedPass {
   payload: PassPayload;
-  signedText: string;
-  signature: Bytes;
+  /** A JWS, verified by jose; or a PK1 pass's signed text and signature, verified by hand. */
+  jws?: string;
+  signedText?: string;
+  signature?: Bytes;
 }
 
 /** The parts of a pass, or null when the text is not a well-formed pass (whatever its signature). */
 export function parsePass(scanned: string): ParsedPass | null {
   const t = scanned.trim();
+  const header = passHeader(t);
+  if (header) {
+    const body = fromBase64Url(t.split('.')[1]!);
+    if (!body) return null;
+    let json: string;
+    try {
+      json = fromUtf8(body);
+    } catch {
+      return null;
+    }
+    const payload = payloadFromJson(json, header.kid);
+    return payload ? { payload, jws: t } : null;
+  }
   if (!t.startsWith(PASS_PREFIX)) return null;
   const parts = t.slice(PASS_PREFIX.length).split('.');
   if (parts.length !== 2) return null;
@@ -203,6 +248,20 @@ export function parsePass(scanned: string): ParsedPass | null {
   }
   const payload = payloadFromJson(json);
   return payload ? { payload, signedText: PASS_PREFIX + parts[0], signature } : null;
+}
+
+/** Whether the pass's signature holds under the key (jose for a JWS; the PK1 passes' own rule otherwise). */
+async function genuine(parsed: ParsedPass, key: PassKey): Promise<boolean> {
+  if (parsed.jws) {
+    try {
+      await compactVerify(parsed.jws, key as SigningKey, { algorithms: ['ES256'] });
+      return true;
+    } catch (err) {
+      if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWSInvalid) return false;
+      throw err;
+    }
+  }
+  return subtle().verify(SIGNATURE_ALGORITHM, key, parsed.signature!, utf8(parsed.signedText!));
 }
 
 /** Where `now` falls against the validity; both in park time. */
@@ -236,8 +295,7 @@ export async function verifyPass(scanned: string, key: PassVerifyKey, now: strin
   const parsed = parsePass(scanned);
   if (!parsed) return { status: 'malformed' };
   if (parsed.payload.kid !== key.kid) return { status: 'unknown-key' };
-  const genuine = await subtle().verify(SIGNATURE_ALGORITHM, key.key, parsed.signature, utf8(parsed.signedText));
-  if (!genuine) return { status: 'forged' };
+  if (!(await genuine(parsed, key.key))) return { status: 'forged' };
   return { status: validityAt(parsed.payload.begin, parsed.payload.end, now), payload: parsed.payload };
 }
 

@@ -208,7 +208,8 @@ test('an approved application shows its pass QR to the applicant, and the QR is 
   const src = (await img.getAttribute('src'))!;
   const png = PNG.sync.read(Buffer.from(src.split(',')[1], 'base64'));
   const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
-  expect(decoded?.data).toMatch(/^PK1\./);
+  // A compact JWS (ES256, typ park-pass): header.payload.signature.
+  expect(decoded?.data).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]{86}$/);
   const key = await call<PassPublicKey>(await tokenOf('patrol'), '/pass/publicKey', undefined, 'GET');
   const check = await verifyPass(decoded!.data, { kid: key.kid, key: await importPassPublicKey(key.publicKey) }, formatInZone(Date.now()));
   expect(check.status).toBe('not-yet');

@@ -2,6 +2,7 @@ import { webcrypto } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   PASS_KEY_ALGORITHM,
+  PASS_TYPE,
   classifyScan,
   fromBase64Url,
   importPassPublicKey,
@@ -22,7 +23,7 @@ async function keyPair() {
   const spki = new Uint8Array(await webcrypto.subtle.exportKey('spki', pair.publicKey));
   const kid = await passKeyId(spki);
   const verify: PassVerifyKey = { kid, key: await importPassPublicKey(toBase64Url(spki)) };
-  return { privateKey: pair.privateKey, kid, verify };
+  return { privateKey: pair.privateKey, kid, verify, spki };
 }
 
 let park: Awaited<ReturnType<typeof keyPair>>;
@@ -72,9 +73,14 @@ describe('base64url', () => {
 });
 
 describe('pass signing and verification', () => {
-  it('encodes as PK1.<payload>.<signature> and verifies as valid within its dates', async () => {
+  it('encodes as a compact JWS (ES256, typ park-pass, the kid in the header) and verifies as valid within its dates', async () => {
     const pass = await signPass(carPayload(park.kid), park.privateKey);
-    expect(pass).toMatch(/^PK1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{86}$/);
+    expect(pass).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{86}$/);
+    expect(JSON.parse(Buffer.from(pass.split('.')[0]!, 'base64url').toString('utf8'))).toEqual({ alg: 'ES256', typ: PASS_TYPE, kid: park.kid });
+    // Any JWS library verifies it: here Node's own crypto over the JWS signing input.
+    const [h, b, sig] = pass.split('.');
+    const pub = await webcrypto.subtle.importKey('spki', park.spki, PASS_KEY_ALGORITHM, false, ['verify']);
+    expect(await webcrypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, pub, Buffer.from(sig!, 'base64url'), Buffer.from(`${h}.${b}`))).toBe(true);
     const check = await verifyPass(pass, park.verify, '2026-03-10 12:00:00');
     expect(check.status).toBe('valid');
     expect(check.payload).toEqual(carPayload(park.kid));
@@ -101,11 +107,11 @@ describe('pass signing and verification', () => {
 
   it('reads a payload changed after signing as forged', async () => {
     const pass = await signPass(carPayload(park.kid), park.privateKey);
-    const [, body, sig] = pass.split('.');
-    const json = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const [header, body, sig] = pass.split('.');
+    const json = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8')) as Record<string, unknown>;
     for (const change of [{ p: '粤LU1857' }, { c: 2 }, { e: '2027-03-25 23:59:59' }, { n: 'CA20260301000043' }]) {
       const altered = Buffer.from(JSON.stringify({ ...json, ...change }), 'utf8').toString('base64url');
-      const check = await verifyPass(`PK1.${altered}.${sig}`, park.verify, '2026-03-10 12:00:00');
+      const check = await verifyPass(`${header}.${altered}.${sig}`, park.verify, '2026-03-10 12:00:00');
       expect(check.status).toBe('forged');
       expect(check.payload).toBeUndefined();
     }
@@ -128,7 +134,17 @@ describe('pass signing and verification', () => {
 
   it('treats texts that are not passes as malformed', async () => {
     const pass = await signPass(carPayload(park.kid), park.privateKey);
-    for (const text of ['hello', 'PK1.', 'PK1.abc', `${pass}.x`, pass.replace('PK1.', 'PK2.'), `PK1.${Buffer.from('{"n":1}').toString('base64url')}.${pass.split('.')[2]}`]) {
+    const [header, , sig] = pass.split('.');
+    const otherType = Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: park.kid })).toString('base64url');
+    for (const text of [
+      'hello',
+      'PK1.',
+      'PK1.abc',
+      `${pass}.x`,
+      `${otherType}.${pass.split('.')[1]}.${sig}`,
+      `${header}.${Buffer.from('{"n":1}').toString('base64url')}.${sig}`,
+      `PK1.${Buffer.from('{"n":1}').toString('base64url')}.${sig}`,
+    ]) {
       expect(parsePass(text), text).toBeNull();
       expect((await verifyPass(text, park.verify, '2026-03-10 12:00:00')).status).toBe('malformed');
     }
@@ -139,6 +155,27 @@ describe('pass signing and verification', () => {
     expect(parsePass(await signPass(noPlate as PassPayload, park.privateKey))).toBeNull();
     const { name: _n, ...noName } = personPayload(park.kid);
     expect(parsePass(await signPass(noName as PassPayload, park.privateKey))).toBeNull();
+  });
+});
+
+describe('passes issued before they were JWS (PK1)', () => {
+  /** 'PK1.' + base64url(payload) + '.' + signature over the text before the last dot, as the server made them until issue 25. */
+  async function signPk1(payload: PassPayload, key: CryptoKey) {
+    const wire = { n: payload.number, k: payload.kind, p: payload.plate, c: payload.plateColor, b: payload.begin, e: payload.end, i: payload.issuedAt, kid: payload.kid };
+    const body = `PK1.${Buffer.from(JSON.stringify(wire)).toString('base64url')}`;
+    const sig = Buffer.from(await webcrypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, Buffer.from(body))).toString('base64url');
+    return `${body}.${sig}`;
+  }
+
+  it('are still read and verified until they expire, and altered ones read as forged', async () => {
+    const old = await signPk1(carPayload(park.kid), park.privateKey);
+    expect(classifyScan(old).type).toBe('pass');
+    const check = await verifyPass(old, park.verify, '2026-03-10 12:00:00');
+    expect(check.status).toBe('valid');
+    expect(check.payload).toEqual(carPayload(park.kid));
+    const sig = Buffer.from(old.split('.')[2]!, 'base64url');
+    sig[3] ^= 0x01;
+    expect((await verifyPass(`${old.split('.').slice(0, 2).join('.')}.${sig.toString('base64url')}`, park.verify, '2026-03-10 12:00:00')).status).toBe('forged');
   });
 });
 
@@ -156,6 +193,10 @@ describe('helpers', () => {
 
   it('classifies scanned texts: pass, ID QR, plate, other', () => {
     expect(classifyScan(' PK1.abc.def ').type).toBe('pass');
+    const jwsHeader = Buffer.from(JSON.stringify({ alg: 'ES256', typ: PASS_TYPE, kid: 'k' })).toString('base64url');
+    expect(classifyScan(`${jwsHeader}.e30.abc`).type).toBe('pass');
+    // A JWS of another kind (a JWT someone shows) is not a pass.
+    expect(classifyScan(`${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.e30.abc`).type).toBe('unknown');
     expect(classifyScan('44030319870619100x')).toEqual({ type: 'idcard', idcard: '44030319870619100X' });
     // A wrong check character is not an ID number.
     expect(classifyScan('440303198706191019').type).toBe('unknown');
