@@ -83,6 +83,8 @@ test('a time filter reads 24-hour YYYY-MM-DD HH:mm:ss, takes typed text strictly
     await expect(page.locator('.adm-picker-header-title')).toHaveText('登录时间开始');
     await page.screenshot({ path: '/work/shots/dates/filter-picker-phone.png' });
     await confirmWheel(page).click();
+    // The closing wheel keeps its 确定 visible for a moment: the end's wheel is opened once it is gone.
+    await expect(confirmWheel(page)).toHaveCount(0);
   } else {
     const panel = page.getByRole('dialog', { name: '选择日期和时间' });
     await panel.locator('.adm-calendar-cell-today').click();
