@@ -128,7 +128,7 @@ export const personApplicationLabels: Record<string, string> = {
   visitor_address: '地址',
   visitor_type: '申请类型',
   visitor_idcard_type: '证件类型',
-  visitor_idcard: '身份证号',
+  visitor_idcard: '证件号码',
   visitor_face_photo: '人脸照片',
   visitor_idcard_photo1: '证件人像面',
   visitor_idcard_photo2: '证件国徽面',
