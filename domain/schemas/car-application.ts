@@ -471,6 +471,7 @@ export const carApplicationLabels: Record<string, string> = {
   'cargo_info.enterprise': '托运企业',
   'cargo_info.driver': '驾驶员',
   'cargo_info.driver_phone': '驾驶员电话',
+  update_user_name: '最后修改人',
   carPersonList: '司乘人员',
   // A passenger's own fields, by path without its index (the form's lines read these).
   'carPersonList.name': '姓名',

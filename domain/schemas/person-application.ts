@@ -139,6 +139,7 @@ export const personApplicationLabels: Record<string, string> = {
   interviewee_name: '被访人姓名',
   interviewee_phone: '被访人电话',
   interviewee_depart_id: '被访部门',
+  update_user_name: '最后修改人',
   reason: '撤销理由',
   delay_reason: '延期理由',
   taskIds: '审核任务',
