@@ -69,7 +69,6 @@ export const appointmentKinds = {
     whoDetails: ['applicant_name', 'visitor_company'],
     /** How screens and the scan result name things of this kind. */
     words: {
-      numberLabel: '预约单号',
       whoLabel: '申请人',
       subject: '车辆',
       blackListed: '此车辆在黑名单中，禁止入园',
@@ -120,7 +119,6 @@ export const appointmentKinds = {
     who: 'visitor_name',
     whoDetails: ['visitor_company', 'visitor_phone'],
     words: {
-      numberLabel: '申请单号',
       whoLabel: '访客',
       subject: '人员',
       blackListed: '此人在黑名单中，禁止入园',

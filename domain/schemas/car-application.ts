@@ -36,7 +36,7 @@ export const mobileField = (required: string) => requiredText(required, 11, '手
 export const telephoneField = (required: string, invalid: string) => requiredText(required, 20, invalid).regex(TELEPHONE_PATTERN, { error: invalid });
 
 /** Document number; its format depends on the sibling document type, checked by idNumberCheck. */
-export const idNumberField = () => requiredText('请输入身份证号', 30, '身份证号格式不正确').transform((s) => s.toUpperCase());
+export const idNumberField = () => requiredText('请输入证件号码', 30, '身份证号格式不正确').transform((s) => s.toUpperCase());
 
 /**
  * Object-level check of a document number against its type. Runs even when
@@ -437,7 +437,7 @@ export const carApplicationLabels: Record<string, string> = {
   vehicle_type_id: '车型',
   vehicle_type_name: '车型',
   applicant_name: '申请人姓名',
-  applicant_idcard: '身份证号',
+  applicant_idcard: '证件号码',
   applicant_gender: '性别',
   applicant_phone: '手机号',
   applicant_face_photo: '人脸照片',
@@ -471,7 +471,17 @@ export const carApplicationLabels: Record<string, string> = {
   'cargo_info.enterprise': '托运企业',
   'cargo_info.driver': '驾驶员',
   'cargo_info.driver_phone': '驾驶员电话',
+  update_user_name: '最后修改人',
   carPersonList: '司乘人员',
+  // A passenger's own fields, by path without its index (the form's lines read these).
+  'carPersonList.name': '姓名',
+  'carPersonList.type': '人员类型',
+  'carPersonList.idcard_type': '证件类型',
+  'carPersonList.id_card': '证件号码',
+  'carPersonList.gender': '性别',
+  'carPersonList.phone': '手机号',
+  'carPersonList.pqc_number': '从业资格证号',
+  'carPersonList.face_photo': '人脸照片',
   reason: '撤销理由',
   delay_reason: '延期理由',
   taskIds: '审核任务',

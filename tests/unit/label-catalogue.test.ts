@@ -13,7 +13,7 @@ describe('one label catalogue per entity', () => {
     }
     const car = kindList.find((k) => k.kind === 'car')!;
     expect(car.exportColumns.map((c) => exportHeader(car, c)).slice(0, 3)).toEqual(['预约单号', '车牌号', '车牌颜色']);
-    // The export's wording for the id card column differs from the form's (身份证号): the column keeps its own header.
+    // The id card column reads 证件号码 (an ID of the chosen type), as in the form and the detail.
     expect(car.exportColumns.map((c) => exportHeader(car, c))).toContain('证件号码');
   });
 

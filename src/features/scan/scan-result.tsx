@@ -2,7 +2,7 @@ import { Button, Tag } from 'antd-mobile';
 import { CheckCircleFill, ClockCircleFill, CloseCircleFill, ExclamationCircleFill, QuestionCircleFill } from 'antd-mobile-icons';
 import type { ReactNode } from 'react';
 import { appointmentKinds } from '../../../domain/appointment-kinds';
-import { AppState, stateLabel } from '../../../domain/appointments';
+import { AppState, stateLabel, type AppointmentKind } from '../../../domain/appointments';
 import { enumLabel, enums } from '../../../domain/enums';
 import type { LookupApplication, LookupFlag, LookupListEntry, PassCheck, PassLookup, PassPayload, PassStatus, Validity } from '../../../domain/pass';
 import { ImageList } from '../../components/image-viewer';
@@ -66,6 +66,13 @@ export function Verdict({ status, payload }: { status: PassStatus | 'no-key'; pa
 function Lines({ children }: { children: ReactNode }) {
   return <dl className="sr-lines">{children}</dl>;
 }
+/** A field's label in its kind's catalogue (appointmentKinds[kind].labels); a missing one is a programming error. */
+function labelOf(kind: AppointmentKind, name: string): string {
+  const label = appointmentKinds[kind].labels[name];
+  if (!label) throw new Error(`no ${kind} label for ${name}`);
+  return label;
+}
+
 function Line({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div className="sr-line">
@@ -102,15 +109,15 @@ function StateTag({ state }: { state: number }) {
 function PayloadHolder({ payload }: { payload: PassPayload }) {
   if (payload.plate !== undefined) {
     return (
-      <Line label="车牌号">
+      <Line label={labelOf('car', 'license_plate')}>
         <PlateBadge className="sr-plate" plate={payload.plate} color={payload.plateColor} />
       </Line>
     );
   }
   return (
     <>
-      <Line label="姓名">{payload.name}</Line>
-      <Line label="证件号码">{payload.idMasked}</Line>
+      <Line label={labelOf('person', 'visitor_name')}>{payload.name}</Line>
+      <Line label={labelOf('person', 'visitor_idcard')}>{payload.idMasked}</Line>
     </>
   );
 }
@@ -123,7 +130,8 @@ export function SignedContent({ payload }: { payload: PassPayload }) {
         通行码内容<span className="sr-card__sub">由园区签名证明</span>
       </h3>
       <Lines>
-        <Line label={appointmentKinds[payload.kind].words.numberLabel}>{payload.number}</Line>
+        <Line label={labelOf(payload.kind, 'application_number')}>{payload.number}</Line>
+        {/* 类型, 有效期 and 签发时间 describe the pass itself (its kind, begin to end, issue time), no field of an application: literals. */}
         <Line label="类型">{appointmentKinds[payload.kind].noun}</Line>
         <PayloadHolder payload={payload} />
         <Line label="有效期">{range(payload.begin, payload.end)}</Line>
@@ -204,8 +212,8 @@ function Alerts({ data }: { data: PassLookup }) {
 function ApplicationLines({ a }: { a: LookupApplication }) {
   return (
     <Lines>
-      <Line label={appointmentKinds[a.kind].words.numberLabel}>{a.application_number}</Line>
-      <Line label="审核状态">
+      <Line label={labelOf(a.kind, 'application_number')}>{a.application_number}</Line>
+      <Line label={labelOf(a.kind, 'state')}>
         <StateTag state={a.state} />
         {a.is_delayed === 1 && (
           <Tag color="primary" fill="outline" className="sr-tag">
@@ -213,6 +221,7 @@ function ApplicationLines({ a }: { a: LookupApplication }) {
           </Tag>
         )}
       </Line>
+      {/* 有效期 spans begin and end, the holder line joins name and ID, 被访 joins department and name: no single field, literals. */}
       <Line label="有效期">
         <span className="sr-range">{range(a.begin, a.end)}</span> <ValidityTag validity={a.validity} />
       </Line>
@@ -220,8 +229,8 @@ function ApplicationLines({ a }: { a: LookupApplication }) {
         {a.name}
         <span className="sr-muted"> {a.idcard_masked}</span>
       </Line>
-      {a.vehicle_type_name !== undefined && <Line label="车型">{a.vehicle_type_name}</Line>}
-      <Line label="来访单位">{a.visitor_company}</Line>
+      {a.vehicle_type_name !== undefined && <Line label={labelOf(a.kind, 'vehicle_type_name')}>{a.vehicle_type_name}</Line>}
+      <Line label={labelOf(a.kind, 'visitor_company')}>{a.visitor_company}</Line>
       <Line label="被访">{[a.interviewee_depart_name, a.interviewee_name].filter(Boolean).join(' · ')}</Line>
     </Lines>
   );

@@ -36,6 +36,7 @@ import {
   FormSection,
   focusFirstError,
   jsonObject,
+  labelOf,
   pickValues,
   saveApplication,
   toErrors,
@@ -173,11 +174,16 @@ function VisitTimes({ form, today }: { form: ApplicationFormState; today: string
   const beginDay = begin ? begin.slice(0, 10) : undefined;
   return (
     <>
-      <FormItem label="来访开始时间" required error={form.errors.visitor_begin_time} htmlFor="af-visitor_begin_time" help={`最早可选 ${earliest}`}>
-        <DateInput aria-label="来访开始时间" value={begin} min={earliest} onChange={(v) => form.set('visitor_begin_time', v)} />
+      <FormItem label={labelOf(form, 'visitor_begin_time')} required error={form.errors.visitor_begin_time} htmlFor="af-visitor_begin_time" help={`最早可选 ${earliest}`}>
+        <DateInput aria-label={labelOf(form, 'visitor_begin_time')} value={begin} min={earliest} onChange={(v) => form.set('visitor_begin_time', v)} />
       </FormItem>
-      <FormItem label="来访结束时间" required error={form.errors.visitor_end_time} htmlFor="af-visitor_end_time" help={PASSAGE_HOURS_HINT}>
-        <DateInput aria-label="来访结束时间" value={form.get('visitor_end_time')} min={beginDay && beginDay > earliest ? beginDay : earliest} onChange={(v) => form.set('visitor_end_time', v)} />
+      <FormItem label={labelOf(form, 'visitor_end_time')} required error={form.errors.visitor_end_time} htmlFor="af-visitor_end_time" help={PASSAGE_HOURS_HINT}>
+        <DateInput
+          aria-label={labelOf(form, 'visitor_end_time')}
+          value={form.get('visitor_end_time')}
+          min={beginDay && beginDay > earliest ? beginDay : earliest}
+          onChange={(v) => form.set('visitor_end_time', v)}
+        />
       </FormItem>
     </>
   );
@@ -215,14 +221,14 @@ function CarPersons({ form }: { form: ApplicationFormState }) {
                   </button>
                 </div>
                 <div className="af-grid">
-                  <Field form={form} path={`carPersonList.${i}.name`} label="姓名" kind="text" />
-                  <Field form={form} path={`carPersonList.${i}.type`} label="人员类型" kind="enum" options="driverType" />
-                  <Field form={form} path={`carPersonList.${i}.idcard_type`} label="证件类型" kind="enum" options="idcardType" />
-                  <Field form={form} path={`carPersonList.${i}.id_card`} label="证件号码" kind="text" />
-                  <Field form={form} path={`carPersonList.${i}.gender`} label="性别" kind="enum" options="gender" />
-                  <Field form={form} path={`carPersonList.${i}.phone`} label="手机号" kind="text" />
-                  <Field form={form} path={`carPersonList.${i}.pqc_number`} label="从业资格证号" kind="text" />
-                  <Field form={form} path={`carPersonList.${i}.face_photo`} label="人脸照片" kind="images" max={1} wide={false} />
+                  <Field form={form} path={`carPersonList.${i}.name`} kind="text" />
+                  <Field form={form} path={`carPersonList.${i}.type`} kind="enum" options="driverType" />
+                  <Field form={form} path={`carPersonList.${i}.idcard_type`} kind="enum" options="idcardType" />
+                  <Field form={form} path={`carPersonList.${i}.id_card`} kind="text" />
+                  <Field form={form} path={`carPersonList.${i}.gender`} kind="enum" options="gender" />
+                  <Field form={form} path={`carPersonList.${i}.phone`} kind="text" />
+                  <Field form={form} path={`carPersonList.${i}.pqc_number`} kind="text" />
+                  <Field form={form} path={`carPersonList.${i}.face_photo`} kind="images" max={1} wide={false} />
                 </div>
               </div>
             ))}
@@ -247,6 +253,7 @@ function WaybillPicker({ form }: { form: ApplicationFormState }) {
   });
   const list = options.data ?? [];
   if (list.length === 0) return null;
+  // 从运单带入 is a picker that fills cargo_info, not a field of the application: its label stays a literal.
   return (
     <FormItem label="从运单带入" help="选择已审核通过的运单，自动填写以下危险货物信息">
       <EnumSelect
@@ -300,8 +307,9 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
   const id = mode === 'create' || !row ? undefined : row.car_application_id;
   const full = useFullApplication<CarApplicationRow>(appointmentKinds.car, id, mode);
   const source = full.data;
-  const form = useApplicationForm(() =>
-    mode === 'create' ? { visitor_idcard_type: 1, visit_area: 1, license_plate_color: 2, interviewee_depart_id: me.data?.user.depart_id, carPersonList: [] } : {},
+  const form = useApplicationForm(
+    () => (mode === 'create' ? { visitor_idcard_type: 1, visit_area: 1, license_plate_color: 2, interviewee_depart_id: me.data?.user.depart_id, carPersonList: [] } : {}),
+    appointmentKinds.car.labels,
   );
   const { setValues } = form;
   const hadDump = useRef(false);
@@ -365,52 +373,51 @@ function CarForm({ open, mode, row, onClose, onDone }: ScreenModalProps<CarAppli
       formRef={ref}
     >
       <FormSection title="申请人信息">
-        <Field form={form} path="applicant_name" label="申请人姓名" kind="text" required />
-        <Field form={form} path="applicant_gender" label="性别" kind="enum" options="gender" required />
-        <Field form={form} path="visitor_idcard_type" label="证件类型" kind="enum" options="idcardType" required />
-        <Field form={form} path="applicant_idcard" label="证件号码" kind="text" required />
-        <Field form={form} path="applicant_phone" label="手机号" kind="text" required />
-        <Field form={form} path="applicant_face_photo" label="人脸照片" kind="images" max={1} wide={false} />
+        <Field form={form} path="applicant_name" kind="text" required />
+        <Field form={form} path="applicant_gender" kind="enum" options="gender" required />
+        <Field form={form} path="visitor_idcard_type" kind="enum" options="idcardType" required />
+        <Field form={form} path="applicant_idcard" kind="text" required />
+        <Field form={form} path="applicant_phone" kind="text" required />
+        <Field form={form} path="applicant_face_photo" kind="images" max={1} wide={false} />
       </FormSection>
       <CarPersons form={form} />
       <FormSection title="来访信息">
-        <Field form={form} path="visitor_type" label="申请类型" kind="enum" options="carVisitorType" required wide help={carVisitTypeHint(visitorType) || undefined} onChange={clearTimes} />
-        <Field form={form} path="visit_area" label="园区" kind="enum" options="visitArea" required wide />
-        <Field form={form} path="visitor_company" label="来访单位" kind="text" required />
-        <Field form={form} path="interviewee_depart_id" label="被访部门" kind="department" required />
-        <Field form={form} path="interviewee_name" label="被访人姓名" kind="text" required />
-        <Field form={form} path="interviewee_phone" label="被访人电话" kind="text" required />
+        <Field form={form} path="visitor_type" kind="enum" options="carVisitorType" required wide help={carVisitTypeHint(visitorType) || undefined} onChange={clearTimes} />
+        <Field form={form} path="visit_area" kind="enum" options="visitArea" required wide />
+        <Field form={form} path="visitor_company" kind="text" required />
+        <Field form={form} path="interviewee_depart_id" kind="department" required />
+        <Field form={form} path="interviewee_name" kind="text" required />
+        <Field form={form} path="interviewee_phone" kind="text" required />
         <VisitTimes form={form} today={today} />
-        <Field form={form} path="visitor_content" label="来访事由" kind="textarea" required />
+        <Field form={form} path="visitor_content" kind="textarea" required />
       </FormSection>
       <FormSection title="车辆信息">
-        <Field form={form} path="license_plate" label="车牌号" kind="text" required placeholder="如 粤L12345" />
-        <Field form={form} path="license_plate_color" label="车牌颜色" kind="enum" options="plateColor" required />
+        <Field form={form} path="license_plate" kind="text" required placeholder="如 粤L12345" />
+        <Field form={form} path="license_plate_color" kind="enum" options="plateColor" required />
         <Field
           form={form}
           path="vehicle_type_id"
-          label="车型"
           kind="enum"
           options={modelOptions}
           required
           placeholder={types.isLoading ? '车型加载中…' : '请选择车型'}
           help={types.isError ? '车型加载失败，请稍后重试' : model?.need_record === 1 ? NEEDS_REGISTRATION_HINT : undefined}
         />
-        <Field form={form} path="vehicle_license_number" label="行驶证号" kind="text" />
-        <Field form={form} path="engine_number" label="发动机号" kind="text" />
-        <Field form={form} path="trailer_license" label="挂车牌照" kind="text" />
+        <Field form={form} path="vehicle_license_number" kind="text" />
+        <Field form={form} path="engine_number" kind="text" />
+        <Field form={form} path="trailer_license" kind="text" />
         {showCargo && (
           <>
-            <Field form={form} path="cargo_type" label="货物类型" kind="enum" options={cargoTypeOptions} />
-            <Field form={form} path="cargo_name" label="货物名称" kind="text" />
-            <Field form={form} path="car_load" label="载重" kind="text" unit="吨" />
+            <Field form={form} path="cargo_type" kind="enum" options={cargoTypeOptions} />
+            <Field form={form} path="cargo_name" kind="text" />
+            <Field form={form} path="car_load" kind="text" unit="吨" />
           </>
         )}
-        <Field form={form} path="remark" label="备注" kind="textarea" />
-        <Field form={form} path="vehicle_img" label="车辆照片" kind="images" max={20} wide={false} />
-        <Field form={form} path="img12123" label="交管12123截图" kind="images" max={20} wide={false} help="交管12123中的车辆信息截图" />
-        {model?.need_blind_video === 1 && <Field form={form} path="blind_video_photo" label="盲区视频监控图片" kind="images" max={20} required />}
-        {model?.need_record === 1 && <Field form={form} path="register_record_photo" label="备案登记照片" kind="images" max={20} required />}
+        <Field form={form} path="remark" kind="textarea" />
+        <Field form={form} path="vehicle_img" kind="images" max={20} wide={false} />
+        <Field form={form} path="img12123" kind="images" max={20} wide={false} help="交管12123中的车辆信息截图" />
+        {model?.need_blind_video === 1 && <Field form={form} path="blind_video_photo" kind="images" max={20} required />}
+        {model?.need_record === 1 && <Field form={form} path="register_record_photo" kind="images" max={20} required />}
       </FormSection>
       {hazardous && <CargoInfoSection form={form} />}
       {ctx.showDump && <DumpTruckSection form={form} required={dumpModel} />}

@@ -10,6 +10,7 @@ import {
   FormItem,
   FormSection,
   PhotoGroup,
+  labelOf,
   focusFirstError,
   saveApplication,
   toErrors,
@@ -65,11 +66,11 @@ function VisitTimes({ form, today }: { form: ApplicationFormState; today: string
   const beginDay = begin ? begin.slice(0, 10) : undefined;
   return (
     <>
-      <FormItem label="来访开始时间" required error={form.errors.visit_begin_time} htmlFor="af-visit_begin_time">
-        <DateInput aria-label="来访开始时间" value={begin} min={day} max={latestPersonVisitStart(today)} onChange={(v) => form.set('visit_begin_time', v)} />
+      <FormItem label={labelOf(form, 'visit_begin_time')} required error={form.errors.visit_begin_time} htmlFor="af-visit_begin_time">
+        <DateInput aria-label={labelOf(form, 'visit_begin_time')} value={begin} min={day} max={latestPersonVisitStart(today)} onChange={(v) => form.set('visit_begin_time', v)} />
       </FormItem>
-      <FormItem label="来访结束时间" required error={form.errors.visit_end_time} htmlFor="af-visit_end_time">
-        <DateInput aria-label="来访结束时间" value={form.get('visit_end_time')} min={beginDay && beginDay > day ? beginDay : day} onChange={(v) => form.set('visit_end_time', v)} />
+      <FormItem label={labelOf(form, 'visit_end_time')} required error={form.errors.visit_end_time} htmlFor="af-visit_end_time">
+        <DateInput aria-label={labelOf(form, 'visit_end_time')} value={form.get('visit_end_time')} min={beginDay && beginDay > day ? beginDay : day} onChange={(v) => form.set('visit_end_time', v)} />
       </FormItem>
     </>
   );
@@ -80,7 +81,7 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
   const id = mode === 'create' || !row ? undefined : row.person_application_id;
   const full = useFullApplication<PersonApplicationRow>(appointmentKinds.person, id, mode);
   const source = full.data;
-  const form = useApplicationForm(() => (mode === 'create' ? { visitor_idcard_type: 1, visit_area: 1, interviewee_depart_id: me.data?.user.depart_id } : {}));
+  const form = useApplicationForm(() => (mode === 'create' ? { visitor_idcard_type: 1, visit_area: 1, interviewee_depart_id: me.data?.user.depart_id } : {}), appointmentKinds.person.labels);
   const { setValues } = form;
   const loaded = useRef(false);
   useEffect(() => {
@@ -127,29 +128,21 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
       formRef={ref}
     >
       <FormSection title="访客信息">
-        <Field form={form} path="visitor_name" label="访客姓名" kind="text" required />
-        <Field form={form} path="visitor_gender" label="性别" kind="enum" options="gender" required />
-        <Field form={form} path="visitor_nation" label="民族" kind="text" />
-        <Field form={form} path="visitor_phone" label="手机号" kind="text" required />
-        <Field form={form} path="visitor_company" label="来访单位" kind="text" required />
-        <Field form={form} path="visitor_address" label="地址" kind="text" />
-        <Field form={form} path="visitor_idcard_type" label="证件类型" kind="enum" options="idcardType" required />
-        <Field form={form} path="visitor_idcard" label="证件号码" kind="text" required />
-        <PhotoGroup
-          form={form}
-          label="照片"
-          items={[
-            { path: 'visitor_face_photo', label: '人脸照片' },
-            { path: 'visitor_idcard_photo1', label: '证件人像面' },
-            { path: 'visitor_idcard_photo2', label: '证件国徽面' },
-          ]}
-        />
+        <Field form={form} path="visitor_name" kind="text" required />
+        <Field form={form} path="visitor_gender" kind="enum" options="gender" required />
+        <Field form={form} path="visitor_nation" kind="text" />
+        <Field form={form} path="visitor_phone" kind="text" required />
+        <Field form={form} path="visitor_company" kind="text" required />
+        <Field form={form} path="visitor_address" kind="text" />
+        <Field form={form} path="visitor_idcard_type" kind="enum" options="idcardType" required />
+        <Field form={form} path="visitor_idcard" kind="text" required />
+        {/* 照片 names the group of three photo fields, not a field: it stays a literal. */}
+        <PhotoGroup form={form} label="照片" items={[{ path: 'visitor_face_photo' }, { path: 'visitor_idcard_photo1' }, { path: 'visitor_idcard_photo2' }]} />
       </FormSection>
       <FormSection title="来访信息">
         <Field
           form={form}
           path="visitor_type"
-          label="申请类型"
           kind="enum"
           options="personVisitorType"
           required
@@ -161,14 +154,14 @@ function PersonForm({ open, mode, row, onClose, onDone }: ScreenModalProps<Perso
             form.set('visit_end_time', undefined);
           }}
         />
-        <Field form={form} path="visit_area" label="园区" kind="enum" options="visitArea" required wide />
+        <Field form={form} path="visit_area" kind="enum" options="visitArea" required wide />
         <VisitTimes form={form} today={today} />
-        <Field form={form} path="visit_content" label="来访事由" kind="textarea" required />
+        <Field form={form} path="visit_content" kind="textarea" required />
       </FormSection>
       <FormSection title="被访人信息">
-        <Field form={form} path="interviewee_name" label="被访人姓名" kind="text" required />
-        <Field form={form} path="interviewee_phone" label="被访人电话" kind="text" required />
-        <Field form={form} path="interviewee_depart_id" label="被访部门" kind="department" required />
+        <Field form={form} path="interviewee_name" kind="text" required />
+        <Field form={form} path="interviewee_phone" kind="text" required />
+        <Field form={form} path="interviewee_depart_id" kind="department" required />
       </FormSection>
     </ApplicationModal>
   );

@@ -1,15 +1,15 @@
 import { Tag } from 'antd-mobile';
-import type { ComponentType, ReactNode } from 'react';
+import { createContext, useContext, type ComponentType, type ReactNode } from 'react';
 import { AppState, isDumpTruckModel, type AppointmentKind } from '../../../../domain/appointments';
 import { enums, enumLabel, type EnumName } from '../../../../domain/enums';
-import { dumpTruckFileKeys, dumpTruckFileLabels, type CarApplicationRow, type CarPersonRow } from '../../../../domain/schemas/car-application';
+import { dumpTruckFileKeys, type CarApplicationRow, type CarPersonRow } from '../../../../domain/schemas/car-application';
 import type { PersonApplicationRow } from '../../../../domain/schemas/person-application';
 import { ImageList } from '../../../components/image-viewer';
 import { splitFileNames } from '../../../lib/files';
 import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
 import { PassCard } from './pass-card';
 import { ProcessTimeline } from '../../../components/process/process-timeline';
-import { kindCalls, rowId } from '../../../../domain/appointment-kinds';
+import { appointmentKinds, kindCalls, rowId } from '../../../../domain/appointment-kinds';
 import { visitRange } from './visit-time';
 import './application-detail.css';
 import { PlateBadge } from '../../../components/plate-badge';
@@ -74,7 +74,20 @@ function asObject(v: unknown): Record<string, unknown> | null {
 const blank = (v: unknown) => v === undefined || v === null || v === '';
 const EMPTY = <span className="ad-dash">-</span>;
 
-function Item({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
+/** The shown entity's label catalogue (appointmentKinds[kind].labels): a line names its field, the catalogue names the line. */
+const Labels = createContext<Readonly<Record<string, string>>>({});
+
+function useLabel(name: string): string {
+  const label = useContext(Labels)[name];
+  if (!label) throw new Error(`no label for ${name}`);
+  return label;
+}
+
+/** One line: `name` is the field it shows (its label comes from the catalogue); `label` only for a line that is no field. */
+function Item({ name, label: given, children, wide }: { name?: string; label?: string; children: ReactNode; wide?: boolean }) {
+  const catalogue = useContext(Labels);
+  const label = given ?? (name ? catalogue[name] : undefined);
+  if (!label) throw new Error(`no label for ${name ?? 'a detail line'}`);
   const empty = children === undefined || children === null || children === '' || children === false;
   return (
     <div className={`ad-item${wide ? ' ad-item--wide' : ''}`}>
@@ -84,6 +97,7 @@ function Item({ label, children, wide }: { label: string; children: ReactNode; w
   );
 }
 
+// Section titles (申请信息, 访客信息, 车辆信息…) group fields and name none: they stay literals.
 function Section({ title, children, extra, long }: { title: string; children: ReactNode; extra?: ReactNode; long?: boolean }) {
   return (
     <section className={`ad-section${long ? ' ad-section--long' : ''}`} aria-label={title}>
@@ -125,77 +139,71 @@ function VehicleTypeName({ id, name }: { id: number | null | undefined; name?: s
 }
 
 /** The status lines every application has: state, delay, revoke reason, times. */
-function StatusSection({
-  number,
-  numberLabel,
-  row,
-  typeName,
-  typeTable,
-}: {
-  number: string;
-  numberLabel: string;
-  row: CarApplicationRow | PersonApplicationRow;
-  typeName: string;
-  typeTable: EnumName;
-}) {
+function StatusSection({ row, typeTable }: { row: CarApplicationRow | PersonApplicationRow; typeTable: EnumName }) {
   return (
     <Section title="申请信息">
-      <Item label={numberLabel}>{number}</Item>
-      <Item label="审核状态">{row.state === undefined || row.state === null ? null : <StateTag state={row.state} />}</Item>
-      <Item label={typeName}>{label(typeTable, row.visitor_type)}</Item>
-      <Item label="园区">{label('visitArea', row.visit_area)}</Item>
-      <Item label="是否延期">{label('delayed', row.is_delayed)}</Item>
-      {row.is_delayed === 1 && <Item label="延期理由">{row.delay_reason}</Item>}
-      {row.revoke_reason && <Item label="撤销理由">{row.revoke_reason}</Item>}
+      <Item name="application_number">{row.application_number}</Item>
+      <Item name="state">{row.state === undefined || row.state === null ? null : <StateTag state={row.state} />}</Item>
+      <Item name="visitor_type">{label(typeTable, row.visitor_type)}</Item>
+      <Item name="visit_area">{label('visitArea', row.visit_area)}</Item>
+      <Item name="is_delayed">{label('delayed', row.is_delayed)}</Item>
+      {row.is_delayed === 1 && <Item name="delay_reason">{row.delay_reason}</Item>}
+      {row.revoke_reason && <Item name="revoke_reason">{row.revoke_reason}</Item>}
       {row.in_black_list === 1 && (
-        <Item label="黑名单">
+        <Item name="in_black_list">
           <Tag color="danger" fill="outline" className="ad-tag">
             在黑名单中
           </Tag>
         </Item>
       )}
-      <Item label="创建时间">{row.create_time}</Item>
-      {row.update_user_name && <Item label="最后修改人">{row.update_user_name}</Item>}
+      <Item name="create_time">{row.create_time}</Item>
+      {row.update_user_name && <Item name="update_user_name">{row.update_user_name}</Item>}
     </Section>
   );
 }
 
 export function PersonApplicationDetail({ row }: { row: PersonApplicationRow }) {
   return (
-    <div className="ad">
-      <StatusSection number={row.application_number} numberLabel="申请单号" row={row} typeName="申请类型" typeTable="personVisitorType" />
-      <Section title="访客信息">
-        <Item label="访客姓名">{row.visitor_name}</Item>
-        <Item label="性别">{label('gender', row.visitor_gender)}</Item>
-        <Item label="民族">{row.visitor_nation}</Item>
-        <Item label="手机号">{row.visitor_phone}</Item>
-        <Item label="来访单位">{row.visitor_company}</Item>
-        <Item label="地址">{row.visitor_address}</Item>
-        <Item label="证件类型">{label('idcardType', row.visitor_idcard_type)}</Item>
-        <Item label="证件号码">{row.visitor_idcard}</Item>
-        <Item label="人脸照片">{photos(row.visitor_face_photo)}</Item>
-        <Item label="证件人像面">{photos(row.visitor_idcard_photo1)}</Item>
-        <Item label="证件国徽面">{photos(row.visitor_idcard_photo2)}</Item>
-      </Section>
-      <Section title="来访信息">
-        <Item label="来访时间">{visitRange(row.visit_begin_time, row.visit_end_time)}</Item>
-        <Item label="来访事由" wide>
-          {row.visit_content}
-        </Item>
-      </Section>
-      <Section title="被访人信息">
-        <Item label="被访人姓名">{row.interviewee_name}</Item>
-        <Item label="被访人电话">{row.interviewee_phone}</Item>
-        <Item label="被访部门">
-          <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
-        </Item>
-      </Section>
-    </div>
+    <Labels.Provider value={appointmentKinds.person.labels}>
+      <div className="ad">
+        <StatusSection row={row} typeTable="personVisitorType" />
+        <Section title="访客信息">
+          <Item name="visitor_name">{row.visitor_name}</Item>
+          <Item name="visitor_gender">{label('gender', row.visitor_gender)}</Item>
+          <Item name="visitor_nation">{row.visitor_nation}</Item>
+          <Item name="visitor_phone">{row.visitor_phone}</Item>
+          <Item name="visitor_company">{row.visitor_company}</Item>
+          <Item name="visitor_address">{row.visitor_address}</Item>
+          <Item name="visitor_idcard_type">{label('idcardType', row.visitor_idcard_type)}</Item>
+          <Item name="visitor_idcard">{row.visitor_idcard}</Item>
+          <Item name="visitor_face_photo">{photos(row.visitor_face_photo)}</Item>
+          <Item name="visitor_idcard_photo1">{photos(row.visitor_idcard_photo1)}</Item>
+          <Item name="visitor_idcard_photo2">{photos(row.visitor_idcard_photo2)}</Item>
+        </Section>
+        <Section title="来访信息">
+          {/* 来访时间 is one line over the begin and end fields, not a field: a literal. */}
+          <Item label="来访时间">{visitRange(row.visit_begin_time, row.visit_end_time)}</Item>
+          <Item name="visit_content" wide>
+            {row.visit_content}
+          </Item>
+        </Section>
+        <Section title="被访人信息">
+          <Item name="interviewee_name">{row.interviewee_name}</Item>
+          <Item name="interviewee_phone">{row.interviewee_phone}</Item>
+          <Item name="interviewee_depart_id">
+            <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
+          </Item>
+        </Section>
+      </div>
+    </Labels.Provider>
   );
 }
 
 function CarPersonCard({ p, index }: { p: CarPersonRow; index: number }) {
   const faces = splitFileNames(p.face_photo);
+  const phone = useLabel('carPersonList.phone');
+  const idCard = useLabel('carPersonList.id_card');
+  const pqc = useLabel('carPersonList.pqc_number');
   return (
     <li className="ad-person">
       <div className="ad-person__head">
@@ -210,15 +218,15 @@ function CarPersonCard({ p, index }: { p: CarPersonRow; index: number }) {
       <div className="ad-person__body">
         <dl className="ad-person__lines">
           <div>
-            <dt>手机号</dt>
+            <dt>{phone}</dt>
             <dd>{p.phone || '-'}</dd>
           </div>
           <div>
-            <dt>{blank(p.idcard_type) ? '证件号码' : enumLabel('idcardType', p.idcard_type)}</dt>
+            <dt>{blank(p.idcard_type) ? idCard : enumLabel('idcardType', p.idcard_type)}</dt>
             <dd>{p.id_card || '-'}</dd>
           </div>
           <div>
-            <dt>从业资格证号</dt>
+            <dt>{pqc}</dt>
             <dd>{p.pqc_number || '-'}</dd>
           </div>
         </dl>
@@ -243,96 +251,99 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
   const showDump = isDumpTruckModel(row.vehicle_type_name) || hasDump;
   const showCargo = !blank(row.cargo_type) || !blank(row.cargo_name) || !blank(row.car_load);
   return (
-    <div className="ad">
-      <StatusSection number={row.application_number} numberLabel="预约单号" row={row} typeName="申请类型" typeTable="carVisitorType" />
-      <Section title="申请人信息">
-        <Item label="申请人姓名">{row.applicant_name}</Item>
-        <Item label="性别">{label('gender', row.applicant_gender)}</Item>
-        <Item label="证件类型">{label('idcardType', row.visitor_idcard_type)}</Item>
-        <Item label="证件号码">{row.applicant_idcard}</Item>
-        <Item label="手机号">{row.applicant_phone}</Item>
-        <Item label="人脸照片">{photos(row.applicant_face_photo)}</Item>
-      </Section>
-      {persons.length > 0 && (
-        <section className="ad-section" aria-label="司乘人员">
-          <h4 className="ad-title">
-            <span>司乘人员</span>
-            <span className="ad-count">{persons.length}人</span>
-          </h4>
-          <ul className="ad-persons">
-            {persons.map((p, i) => (
-              <CarPersonCard key={p.car_person_id ?? i} p={p} index={i} />
+    <Labels.Provider value={appointmentKinds.car.labels}>
+      <div className="ad">
+        <StatusSection row={row} typeTable="carVisitorType" />
+        <Section title="申请人信息">
+          <Item name="applicant_name">{row.applicant_name}</Item>
+          <Item name="applicant_gender">{label('gender', row.applicant_gender)}</Item>
+          <Item name="visitor_idcard_type">{label('idcardType', row.visitor_idcard_type)}</Item>
+          <Item name="applicant_idcard">{row.applicant_idcard}</Item>
+          <Item name="applicant_phone">{row.applicant_phone}</Item>
+          <Item name="applicant_face_photo">{photos(row.applicant_face_photo)}</Item>
+        </Section>
+        {persons.length > 0 && (
+          <section className="ad-section" aria-label="司乘人员">
+            <h4 className="ad-title">
+              <span>司乘人员</span>
+              <span className="ad-count">{persons.length}人</span>
+            </h4>
+            <ul className="ad-persons">
+              {persons.map((p, i) => (
+                <CarPersonCard key={p.car_person_id ?? i} p={p} index={i} />
+              ))}
+            </ul>
+          </section>
+        )}
+        <Section title="来访信息">
+          <Item name="visitor_company">{row.visitor_company}</Item>
+          {/* 来访时间 is one line over the begin and end fields, not a field: a literal. */}
+          <Item label="来访时间">{visitRange(row.visitor_begin_time, row.visitor_end_time)}</Item>
+          <Item name="interviewee_name">{row.interviewee_name}</Item>
+          <Item name="interviewee_phone">{row.interviewee_phone}</Item>
+          <Item name="interviewee_depart_id">
+            <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
+          </Item>
+          <Item name="visitor_content" wide>
+            {row.visitor_content}
+          </Item>
+        </Section>
+        <Section title="车辆信息">
+          <Item name="license_plate">{row.license_plate && <PlateBadge plate={row.license_plate} color={row.license_plate_color} />}</Item>
+          <Item name="license_plate_color">{label('plateColor', row.license_plate_color)}</Item>
+          <Item name="vehicle_type_id">
+            <VehicleTypeName id={row.vehicle_type_id} name={row.vehicle_type_name} />
+          </Item>
+          <Item name="vehicle_license_number">{row.vehicle_license_number}</Item>
+          <Item name="engine_number">{row.engine_number}</Item>
+          <Item name="trailer_license">{row.trailer_license}</Item>
+          {showCargo && (
+            <>
+              <Item name="cargo_type">{blank(row.cargo_type) ? null : row.cargo_type === 1 ? '危险货物' : '普通货物'}</Item>
+              <Item name="cargo_name">{row.cargo_name}</Item>
+              <Item name="car_load">{blank(row.car_load) ? null : `${row.car_load} 吨`}</Item>
+            </>
+          )}
+          <Item name="remark" wide>
+            {row.remark}
+          </Item>
+          <Item name="vehicle_img" wide>
+            {photos(row.vehicle_img)}
+          </Item>
+          <Item name="img12123" wide>
+            {photos(row.img12123)}
+          </Item>
+          {splitFileNames(row.blind_video_photo).length > 0 && (
+            <Item name="blind_video_photo" wide>
+              {photos(row.blind_video_photo)}
+            </Item>
+          )}
+          {splitFileNames(row.register_record_photo).length > 0 && (
+            <Item name="register_record_photo" wide>
+              {photos(row.register_record_photo)}
+            </Item>
+          )}
+        </Section>
+        {row.cargo_type === 1 && (
+          <Section title="危险货物信息" long>
+            {cargoInfoFields.map((f) => (
+              <Item key={f.key} label={f.label} wide={f.kind === 'images'}>
+                {cargoValue(f, cargo?.[f.key])}
+              </Item>
             ))}
-          </ul>
-        </section>
-      )}
-      <Section title="来访信息">
-        <Item label="来访单位">{row.visitor_company}</Item>
-        <Item label="来访时间">{visitRange(row.visitor_begin_time, row.visitor_end_time)}</Item>
-        <Item label="被访人姓名">{row.interviewee_name}</Item>
-        <Item label="被访人电话">{row.interviewee_phone}</Item>
-        <Item label="被访部门">
-          <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
-        </Item>
-        <Item label="来访事由" wide>
-          {row.visitor_content}
-        </Item>
-      </Section>
-      <Section title="车辆信息">
-        <Item label="车牌号">{row.license_plate && <PlateBadge plate={row.license_plate} color={row.license_plate_color} />}</Item>
-        <Item label="车牌颜色">{label('plateColor', row.license_plate_color)}</Item>
-        <Item label="车型">
-          <VehicleTypeName id={row.vehicle_type_id} name={row.vehicle_type_name} />
-        </Item>
-        <Item label="行驶证号">{row.vehicle_license_number}</Item>
-        <Item label="发动机号">{row.engine_number}</Item>
-        <Item label="挂车牌照">{row.trailer_license}</Item>
-        {showCargo && (
-          <>
-            <Item label="货物类型">{blank(row.cargo_type) ? null : row.cargo_type === 1 ? '危险货物' : '普通货物'}</Item>
-            <Item label="货物名称">{row.cargo_name}</Item>
-            <Item label="载重">{blank(row.car_load) ? null : `${row.car_load} 吨`}</Item>
-          </>
+          </Section>
         )}
-        <Item label="备注" wide>
-          {row.remark}
-        </Item>
-        <Item label="车辆照片" wide>
-          {photos(row.vehicle_img)}
-        </Item>
-        <Item label="交管12123截图" wide>
-          {photos(row.img12123)}
-        </Item>
-        {splitFileNames(row.blind_video_photo).length > 0 && (
-          <Item label="盲区视频监控图片" wide>
-            {photos(row.blind_video_photo)}
-          </Item>
+        {showDump && (
+          <Section title="自卸车资料">
+            {dumpTruckFileKeys.map((k) => (
+              <Item key={k} name={`dump_truck_file.${k}`}>
+                {photos(dump?.[k])}
+              </Item>
+            ))}
+          </Section>
         )}
-        {splitFileNames(row.register_record_photo).length > 0 && (
-          <Item label="备案登记照片" wide>
-            {photos(row.register_record_photo)}
-          </Item>
-        )}
-      </Section>
-      {row.cargo_type === 1 && (
-        <Section title="危险货物信息" long>
-          {cargoInfoFields.map((f) => (
-            <Item key={f.key} label={f.label} wide={f.kind === 'images'}>
-              {cargoValue(f, cargo?.[f.key])}
-            </Item>
-          ))}
-        </Section>
-      )}
-      {showDump && (
-        <Section title="自卸车资料">
-          {dumpTruckFileKeys.map((k) => (
-            <Item key={k} label={dumpTruckFileLabels[k]}>
-              {photos(dump?.[k])}
-            </Item>
-          ))}
-        </Section>
-      )}
-    </div>
+      </div>
+    </Labels.Provider>
   );
 }
 

@@ -50,7 +50,12 @@ export function toErrors(issues: ReadonlyArray<{ path?: ReadonlyArray<PropertyKe
   return out;
 }
 
-export function useApplicationForm(initial: () => Values) {
+/**
+ * The form's state; `labels` is the entity's catalogue (appointmentKinds[kind].labels),
+ * from which each Field takes its label by path (an index in the path is skipped:
+ * carPersonList.0.name reads carPersonList.name).
+ */
+export function useApplicationForm(initial: () => Values, labels: Readonly<Record<string, string>>) {
   const [values, setValues] = useState<Values>(initial);
   const [errors, setErrors] = useState<Errors>({});
   const set = useCallback((path: string, v: unknown) => {
@@ -63,7 +68,7 @@ export function useApplicationForm(initial: () => Values) {
       return next;
     });
   }, []);
-  return { values, setValues, errors, setErrors, set, get: (path: string) => getIn(values, path) };
+  return { values, setValues, errors, setErrors, set, get: (path: string) => getIn(values, path), labels };
 }
 export type ApplicationFormState = ReturnType<typeof useApplicationForm>;
 
@@ -103,7 +108,8 @@ export function FormItem({ wide, ...item }: FormItemProps) {
 export interface FieldProps {
   form: ApplicationFormState;
   path: string;
-  label: string;
+  /** Only where the catalogue has no entry for the path (e.g. cargo_info's waybill fields); else read from form.labels. */
+  label?: string;
   kind: FieldKind;
   options?: EnumName | EnumOption[];
   max?: number;
@@ -118,7 +124,15 @@ export interface FieldProps {
 }
 
 /** One input of the form: the list framework's FieldInput for the kind, under its label, with its message. */
-export function Field({ form, path, label, kind, options, max, unit, required, help, wide, placeholder, disabled, onChange }: FieldProps) {
+/** A path's label in the form's catalogue; a missing one is a programming error. */
+export function labelOf(form: ApplicationFormState, path: string): string {
+  const label = form.labels[path] ?? form.labels[path.replace(/\.\d+\./g, '.')];
+  if (!label) throw new Error(`no label for ${path}`);
+  return label;
+}
+
+export function Field({ form, path, label: given, kind, options, max, unit, required, help, wide, placeholder, disabled, onChange }: FieldProps) {
+  const label = given ?? labelOf(form, path);
   const id = `af-${path.replace(/\./g, '-')}`;
   const def: FieldDef = { name: path, label, kind, options, max, unit, form: placeholder ? { placeholder } : undefined };
   return (
@@ -143,7 +157,8 @@ export function Field({ form, path, label, kind, options, max, unit, required, h
  * Several single photos under one label (face, ID front, ID back): side by
  * side with a caption each, so three one-photo fields do not take three rows.
  */
-export function PhotoGroup({ form, label, items }: { form: ApplicationFormState; label: string; items: Array<{ path: string; label: string; required?: boolean }> }) {
+export function PhotoGroup({ form, label, items: given }: { form: ApplicationFormState; label: string; items: Array<{ path: string; label?: string; required?: boolean }> }) {
+  const items = given.map((i) => ({ ...i, label: i.label ?? labelOf(form, i.path) }));
   const failed = items.some((i) => form.errors[i.path]);
   return (
     <div className={`ef-item af-wide${failed ? ' ef-item--error' : ''}`}>

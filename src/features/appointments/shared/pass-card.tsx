@@ -101,7 +101,7 @@ export function PassCard({ kind, id }: { kind: AppointmentKind; id: number }) {
             {query.data.offline && <div className="pc-offline">当前无网络，显示的是本机保存的通行码</div>}
             <dl className="pc-lines">
               <div>
-                <dt>{appointmentKinds[kind].words.numberLabel}</dt>
+                <dt>{appointmentKinds[kind].labels.application_number}</dt>
                 <dd>{query.data.payload.number}</dd>
               </div>
               {query.data.payload.plate !== undefined ? (
