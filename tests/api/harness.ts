@@ -64,7 +64,11 @@ export async function startServer(dialect: DialectName, overrides: Partial<Confi
     dataDir,
     dialect,
     async close() {
-      await app.close();
+      const closing = app.close();
+      // Every call of a suite has been answered by now: a keep-alive socket left open would hold the close for
+      // the server's keepAliveTimeout (72 s), longer than vitest's hook timeout (seen once on a full CI run).
+      app.server.closeAllConnections();
+      await closing;
       await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
