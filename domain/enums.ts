@@ -119,15 +119,16 @@ export const enums = {
     [1, '在线', 'success'],
     [0, '离线', 'danger'],
   ]),
-  /** Gate devices (spec 001 §2): codes not shown by the spec, ours; the entrances are the demo park's three gates. */
+  /** Gate devices (spec 001 §2): codes not shown by the spec, ours. */
   gateType: opts([
     [1, '车辆道闸'],
     [2, '人行闸机'],
   ]),
+  /** A gate's 入口归属: the park its entrance leads into (3 both), which its crossings count for in the reports (docs/decisions.md). */
   entranceType: opts([
-    [1, '西门'],
-    [2, '北门'],
-    [3, '东门'],
+    [1, '化工区'],
+    [2, '港区'],
+    [3, '化工区和港区'],
   ]),
   loginResult: opts([
     [1, '成功', 'success'],

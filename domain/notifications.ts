@@ -15,7 +15,8 @@ export interface PushPayload {
 }
 
 /** Events of GET /api/notifications/stream (text/event-stream). */
-export const StreamEvent = { UNREAD: 'unread', NOTIFICATION: 'notification' } as const;
+/** The stream's events: the unread count, a new notification, and `figures` when something the board counts changed (no data beyond the time). */
+export const StreamEvent = { UNREAD: 'unread', NOTIFICATION: 'notification', FIGURES: 'figures' } as const;
 export interface UnreadEvent {
   count: number;
 }

@@ -54,6 +54,17 @@ export const builtScreenCodes = [
   'menu:processDefinition',
   'menu:loginLog',
   'menu:operationLog',
+  'menu:statVehicleInOut',
+  'menu:statCarReservation',
+  'menu:statApplicationCounts',
+  'menu:statPersonReservation',
+  'menu:statDepartPerson',
+  'menu:statDepartCar',
+  'menu:statVehicleType',
+  'menu:statVehicleIncrease',
+  'menu:statPersonInOut',
+  'menu:statApproval',
+  'menu:statVehicleGateTimes',
 ] as const satisfies readonly MenuCode[];
 
 export type ScreenCode = (typeof builtScreenCodes)[number];

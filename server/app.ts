@@ -25,6 +25,7 @@ import { approvalPendingRoutes } from './modules/approval-pending';
 import { appointmentRoutes } from './modules/appointments/index';
 import { authRoutes } from './modules/auth';
 import { boardRoutes } from './modules/board';
+import { reportRoutes } from './modules/reports/routes';
 import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
 import { equipmentRoutes } from './modules/equipment';
@@ -72,6 +73,7 @@ const areas = [
   markRoutes,
   deviceRoutes,
   boardRoutes,
+  reportRoutes,
   gateRecordRoutes,
   strandedRoutes,
   logRoutes,

@@ -22,6 +22,7 @@ import { operationLogName } from './migrations/019-operation-log-name';
 import { openAlarms } from './migrations/020-open-alarms';
 import { taskSubmitTime } from './migrations/021-task-submit-time';
 import { outbox } from './migrations/022-outbox';
+import { reportRollups } from './migrations/023-report-rollups';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -48,6 +49,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '020-open-alarms': openAlarms(),
     '021-task-submit-time': taskSubmitTime(),
     '022-outbox': outbox(dialect),
+    '023-report-rollups': reportRollups(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

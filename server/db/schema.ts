@@ -210,6 +210,12 @@ export interface ProcessInstanceTable {
   current_sort: number;
   applicant_user_id: number;
   interviewee_depart_id: number | null;
+  /** The application's park at submit (migration 023): what the reports count it under. */
+  visit_area: number | null;
+  /** Where it stands or stopped (migration 023): 1 at a 企业 (company_check) node, 2 at the last node, 0 elsewhere. */
+  stage: D<number>;
+  /** 1 once a company_check node of its chain approved it. */
+  company_passed: D<number>;
   create_time: string;
   update_time: string;
 }
@@ -753,4 +759,79 @@ export interface AuthEpochTable {
 // Merged into DB above.
 export interface DB {
   auth_epoch: AuthEpochTable;
+}
+
+// ---------------------------------------------------------------- the reports' rollups (migration 023), kept by triggers
+
+export interface StatSubmissionDayTable {
+  kind: string;
+  day: string;
+  visit_area: number;
+  added: number;
+  company_pending: number;
+  company_rejected: number;
+  company_passed: number;
+  squad_pending: number;
+  squad_rejected: number;
+  squad_approved: number;
+}
+export interface StatOutcomeDayTable {
+  kind: string;
+  day: string;
+  visit_area: number;
+  passed: number;
+  failed: number;
+}
+export interface StatApprovalDayTable {
+  day: string;
+  depart_id: number;
+  user_id: number;
+  decisions: number;
+}
+export interface StatDepartApplicationTable {
+  kind: string;
+  depart_id: number;
+  visitor_type: number;
+  hazardous: number;
+  applications: number;
+}
+export interface StatCrossingDayTable {
+  day: string;
+  device_id: number;
+  visit_area: number;
+  kind: string;
+  direction: number;
+  opened: number;
+  vehicle_type: string;
+  crossings: number;
+}
+export interface StatVehicleTypeDayTable {
+  day: string;
+  visit_area: number;
+  vehicle_type: string;
+  vehicles: number;
+  new_vehicles: number;
+}
+export interface StatVehicleDayTable {
+  day: string;
+  visit_area: number;
+  license_plate: string;
+  vehicle_type: string;
+}
+export interface StatVehicleFirstTable {
+  visit_area: number;
+  license_plate: string;
+  vehicle_type: string;
+  first_day: string;
+}
+// Merged into DB above.
+export interface DB {
+  stat_submission_day: StatSubmissionDayTable;
+  stat_outcome_day: StatOutcomeDayTable;
+  stat_approval_day: StatApprovalDayTable;
+  stat_depart_application: StatDepartApplicationTable;
+  stat_crossing_day: StatCrossingDayTable;
+  stat_vehicle_type_day: StatVehicleTypeDayTable;
+  stat_vehicle_day: StatVehicleDayTable;
+  stat_vehicle_first: StatVehicleFirstTable;
 }

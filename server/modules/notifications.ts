@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { StreamEvent } from '../../domain/notifications';
 import { INT_MAX } from '../../domain/schemas/common';
 import { notificationApi, type NotificationItem } from '../../domain/schemas/notifications';
 import { ok } from '../core/errors';
 import { onNotified, signalNotified } from '../core/notify';
-import { pageOf } from '../core/paging';
+import { onTableChanged, pageOf } from '../core/paging';
 import { route } from '../core/route';
 import type { DB, NotificationTable } from '../db/schema';
 
@@ -42,6 +42,29 @@ const POLL_MS = 3_000;
 const PING_MS = 20_000;
 const MAX_STREAMS_PER_USER = 8;
 
+/** Live figures: events this close together are told once. */
+const FIGURES_DEBOUNCE_MS = 300;
+/**
+ * The writes the board's figures count, as this process's commits name them
+ * (core/paging.ts tableChanged, relayed between the processes of a cluster):
+ * decisions and submissions, applications, stays, crossings and device
+ * alarms (device_event:<type>), stranded alarms and their handling.
+ */
+const FIGURE_SOURCES = ['process_task', 'car_application', 'person_application', 'presence', 'device_event:', 'stranded_alarm'];
+
+/**
+ * What another server's writes to those sources change, cheaply: the newest
+ * row of each appended table (primary keys) and today's settled submissions
+ * (the rollup, one day). Read at each poll while streams are open.
+ */
+async function figuresFingerprint(db: Kysely<DB>, today: string): Promise<string> {
+  const r = await sql<Record<string, unknown>>`select
+      (select max(id) from gate_record_car) as c, (select max(id) from gate_record_person) as p, (select max(id) from device_alarm) as d,
+      (select max(id) from stranded_alarm) as s, (select max(process_task_id) from process_task) as t,
+      (select sum(passed + failed) from stat_outcome_day where day = ${today}) as o`.execute(db);
+  return JSON.stringify(r.rows[0] ?? {});
+}
+
 interface Stream {
   userId: number;
   sessionId: number;
@@ -75,10 +98,14 @@ class StreamHub {
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
   private again = false;
+  private figuresTimer: NodeJS.Timeout | null = null;
+  /** What the figures' sources looked like at the last poll: another server's writes show as a change. */
+  private fingerprint: string | null = null;
 
   constructor(
     private db: Kysely<DB>,
     private now: () => number,
+    private today: () => string,
     private sessionLive: (s: Stream) => Promise<boolean>,
     private log: FastifyInstance['log'],
   ) {}
@@ -126,7 +153,19 @@ class StreamHub {
     }
   }
 
+  /** Tells every open stream that the board's figures changed: its pages refetch what they show (src/features/notifications/live.ts). */
+  figuresChanged() {
+    if (this.figuresTimer) return;
+    // A burst of crossings is one event a little later, not one per batch.
+    this.figuresTimer = setTimeout(() => {
+      this.figuresTimer = null;
+      for (const set of this.streams.values()) for (const s of set) write(s, StreamEvent.FIGURES, { at: this.now() });
+    }, FIGURES_DEBOUNCE_MS);
+    this.figuresTimer.unref();
+  }
+
   closeAll() {
+    if (this.figuresTimer) clearTimeout(this.figuresTimer);
     for (const set of [...this.streams.values()]) for (const s of [...set]) this.close(s);
   }
 
@@ -150,6 +189,9 @@ class StreamHub {
   private async poll() {
     const users = [...this.streams.keys()];
     if (users.length === 0) return;
+    const print = await figuresFingerprint(this.db, this.today());
+    if (this.fingerprint !== null && print !== this.fingerprint) this.figuresChanged();
+    this.fingerprint = print;
     const since = this.now() - RECENT_MS;
     const rows: Array<Pick<Selectable<NotificationTable>, (typeof columns)[number] | 'user_id' | 'created_at'>> = [];
     const counts = new Map<number, number>();
@@ -213,6 +255,7 @@ export async function notificationRoutes(app: FastifyInstance) {
   const hub = new StreamHub(
     db,
     () => ctx.now(),
+    () => ctx.time().slice(0, 10),
     async (s) => {
       const row = await db.selectFrom('sys_session').select('expires_at').where('session_id', '=', s.sessionId).executeTakeFirst();
       return !!row && row.expires_at > Date.now();
@@ -220,9 +263,13 @@ export async function notificationRoutes(app: FastifyInstance) {
     app.log,
   );
   const unlisten = onNotified(db, () => hub.poke());
+  const unlistenFigures = onTableChanged((table) => {
+    if (FIGURE_SOURCES.some((source) => table.startsWith(source))) hub.figuresChanged();
+  });
   // Open streams would keep the server from closing.
   app.addHook('preClose', async () => {
     unlisten();
+    unlistenFigures();
     hub.closeAll();
   });
 

@@ -119,6 +119,10 @@ export async function startInstance(trx: Db, ctx: AppContext, input: StartInput)
   const first = chain[0];
   if (!first) fail(ErrorCode.STATE_CONFLICT, `“${enumLabel('processType', input.processType)}”审批流程没有节点，无法提交，请联系管理员`);
   const now = ctx.time();
+  const subject = subjectOf(input.processType);
+  const area = subject.areaColumn
+    ? ((await (trx as Kysely<any>).selectFrom(subject.table).select(subject.areaColumn).where(subject.key, '=', input.refId).executeTakeFirst())?.[subject.areaColumn] ?? null)
+    : null;
   const inst = await trx
     .insertInto('process_instance')
     .values({
@@ -130,6 +134,7 @@ export async function startInstance(trx: Db, ctx: AppContext, input: StartInput)
       current_sort: first!.sort,
       applicant_user_id: input.applicantUserId,
       interviewee_depart_id: input.intervieweeDepartId,
+      visit_area: area,
       create_time: now,
       update_time: now,
     })
@@ -217,7 +222,14 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
     .returning(['process_task_id', 'user_id'])
     .execute();
   tasksChanged(trx);
-  await trx.updateTable('process_instance').set({ current_sort: sort, state: InstanceState.RUNNING, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
+  // Where it stands, for the reports (migration 023): at the squad's last node, at a 企业 node, or between.
+  const stage = last ? 2 : defNode!.company_check === 1 ? 1 : 0;
+  const companyPassed = chain.some((n) => n.company_check === 1 && n.sort < sort) ? 1 : 0;
+  await trx
+    .updateTable('process_instance')
+    .set({ current_sort: sort, state: InstanceState.RUNNING, stage, company_passed: companyPassed, update_time: now })
+    .where('process_instance_id', '=', inst.process_instance_id)
+    .execute();
   await notifyTasksAssigned(trx, ctx, inst, queue, created);
   return candidates.length;
 }
@@ -301,7 +313,11 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
 
   const next = chain.find((n) => n.sort > task!.sort)?.sort;
   if (next === undefined) {
-    await trx.updateTable('process_instance').set({ state: InstanceState.APPROVED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
+    await trx
+      .updateTable('process_instance')
+      .set({ state: InstanceState.APPROVED, company_passed: chain.some((n) => n.company_check === 1) ? 1 : 0, update_time: now })
+      .where('process_instance_id', '=', inst.process_instance_id)
+      .execute();
     await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.APPROVED);
     await notifyDecided(trx, ctx, inst, true);
     return 'approved';

@@ -12,6 +12,8 @@ export interface SubjectDef {
   key: string;
   /** The column holding the spec's state (0 draft … 4 revoked): `state`, or `status` on the black/white lists. */
   stateColumn: 'state' | 'status';
+  /** The column naming the park the row is about, where it has one: the reports count its instances there (migration 023). */
+  areaColumn?: 'visit_area';
   /** The soft-delete flag: `is_deleted` on appointments (spec 000), `deleted` on the registers (spec 001). */
   deletedColumn: 'is_deleted' | 'deleted';
   /** '人员预约' … as the applicant's decision notification names it. */
@@ -33,6 +35,7 @@ const person: SubjectDef = {
   kind: 'person',
   table: 'person_application',
   key: 'person_application_id',
+  areaColumn: 'visit_area',
   stateColumn: 'state',
   deletedColumn: 'is_deleted',
   noun: '人员预约',
@@ -46,6 +49,7 @@ const car: SubjectDef = {
   kind: 'car',
   table: 'car_application',
   key: 'car_application_id',
+  areaColumn: 'visit_area',
   stateColumn: 'state',
   deletedColumn: 'is_deleted',
   noun: '车辆预约',
@@ -87,6 +91,7 @@ const registration: SubjectDef = {
   kind: 'registration',
   table: 'vehicle_registration',
   key: 'id',
+  areaColumn: 'visit_area',
   stateColumn: 'state',
   deletedColumn: 'deleted',
   noun: '车辆备案',

@@ -3,6 +3,7 @@ import type { QueueName } from '../../domain/appointments';
 import type { EquipmentKind } from '../../domain/schemas/equipment';
 import type { Row, ScreenDef } from '../list-screen';
 import type { ScreenCode } from '../../domain/screens';
+import type { ReportKey } from '../../domain/reports';
 
 type Loader = () => Promise<{ default: ComponentType }>;
 
@@ -26,6 +27,14 @@ const registers = () => import('../features/registers/list-screens');
 const waybills = () => import('../features/registers/waybill-screens');
 const registrations = () => import('../features/registers/registration-screens');
 const processConfig = () => import('../features/process-config/process-config-screens');
+/** A report is its declaration alone (domain/reports.ts), rendered by the one report screen. */
+const report =
+  (key: ReportKey): Loader =>
+  () =>
+    Promise.all([import('../../domain/reports'), import('../features/reports/report-screen')]).then(([{ reports }, { ReportScreen }]) => {
+      const def = reports.find((r) => r.key === key)!;
+      return { default: () => <ReportScreen def={def} /> };
+    });
 const queue =
   (name: QueueName): Loader =>
   () =>
@@ -86,4 +95,15 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:processDefinition': screen(() => processConfig().then((m) => m.processDefinitionsScreen)),
   'menu:loginLog': screen(() => import('../features/logs/log-screens').then((m) => m.loginLogScreen)),
   'menu:operationLog': screen(() => import('../features/logs/log-screens').then((m) => m.operationLogScreen)),
+  'menu:statVehicleInOut': report('vehicleInOut'),
+  'menu:statCarReservation': report('carReservation'),
+  'menu:statApplicationCounts': report('applicationCounts'),
+  'menu:statPersonReservation': report('personReservation'),
+  'menu:statDepartPerson': report('departPerson'),
+  'menu:statDepartCar': report('departCar'),
+  'menu:statVehicleType': report('vehicleType'),
+  'menu:statVehicleIncrease': report('vehicleIncrease'),
+  'menu:statPersonInOut': report('personInOut'),
+  'menu:statApproval': report('approval'),
+  'menu:statVehicleGateTimes': report('vehicleGateTimes'),
 };

@@ -81,8 +81,10 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     await lockSubjects(trx, ctx.dialect, crossings);
     const blackInside = await writeRecords(trx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
-    return { count: fresh.length, blackInside, stays: crossings.some((c) => c.open_result === 1) };
+    return { count: fresh.length, blackInside, stays: crossings.some((c) => c.open_result === 1), types: new Set(fresh.map((e) => e.type)) };
   });
+  // The board's live figures (server/modules/figures.ts) count crossings and device alarms.
+  for (const type of accepted.types) if (type !== 'heartbeat') tableChanged(`device_event:${type}`);
   // A new or ended stay moves the next deadline: the alarm timer re-reads it (server/modules/stranded/timer.ts, relayed to the process running it).
   if (accepted.stays) tableChanged('presence');
   // A black-listed subject inside is stranded at once (DESIGN.md §8): its alarm goes out now, not at the next minute.

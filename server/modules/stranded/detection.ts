@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { strandedKinds, type StrandedKind } from '../../../domain/schemas/stranded';
 import type { AppContext } from '../../core/context';
+import { tableChanged } from '../../core/paging';
 import type { Db } from '../../core/repository';
 import type { DB } from '../../db/schema';
 import { raiseStrandedAlarmNotifications, sendAlarmSms } from './notification';
@@ -139,6 +140,7 @@ export async function raiseDueAlarms(ctx: AppContext, batch = 100): Promise<numb
     });
     if (done === false) continue;
     raised++;
+    tableChanged('stranded_alarm');
     // The SMS leaves only now that the alarm is committed (DESIGN.md §11); the minute pass sends it should this server stop first.
     await sendAlarmSms(ctx, done);
   }

@@ -21,6 +21,7 @@ import type { AppContext } from '../../core/context';
 import { fail, notFound, ok } from '../../core/errors';
 import type { AnySelect, Db, FilterMatch, RowValues } from '../../core/repository';
 import { defineResource, registerResource } from '../../core/resource';
+import { tableChanged } from '../../core/paging';
 import { route } from '../../core/route';
 import { xlsxExports } from '../../core/xlsx-export';
 import { readRule } from '../access';
@@ -151,6 +152,7 @@ export async function dealAlarm(ctx: AppContext, kind: StrandedKind, userId: num
     // Of two leads handling one alarm at once, the first one's judgement stands.
     if (Number(r.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, '处理告警错误：该告警已被处理');
   });
+  tableChanged('stranded_alarm');
 }
 
 export async function strandedRoutes(app: FastifyInstance) {

@@ -4,6 +4,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
 import { StreamEvent, type UnreadEvent } from '../../../domain/notifications';
 import { notificationApi, type NotificationEvent } from '../../../domain/schemas/notifications';
+import { figuresKey } from '../../lib/live-figures';
 import { session } from '../../lib/session';
 import { alarmBannerKey, pageKey, unreadKey } from './api';
 
@@ -59,6 +60,8 @@ function run(client: QueryClient): () => void {
       void client.invalidateQueries({ queryKey: pageKey });
       void client.invalidateQueries({ queryKey: alarmBannerKey });
       listeners.forEach((l) => l(n));
+    } else if (event === StreamEvent.FIGURES) {
+      void client.invalidateQueries({ queryKey: figuresKey });
     }
   };
 
