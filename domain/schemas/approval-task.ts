@@ -4,6 +4,7 @@
  * car-application.ts, so the vehicle schema cannot import the person one back.
  */
 import { z } from 'zod';
+import { shellWire } from '../shell-calls';
 import { col, defineCall, pageOf } from '../contract';
 import type { PermissionCode } from '../permissions';
 import { checkBody, type CarApplicationRow } from './car-application';
@@ -88,8 +89,7 @@ export type PendingQueue = z.infer<typeof pendingQueueRow>;
 
 /** The approver's home (spec 000 §2): how many tasks wait in each queue the caller may list. */
 export const approvalPendingCall = defineCall({
-  method: 'GET',
-  path: '/approval/pending',
+  ...shellWire.pendingApprovals,
   permission: 'role',
   summary: '各审批队列待我审批的数量',
   input: z.object({}),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shellWire } from '../shell-calls';
 import { col, defineCall, none } from '../contract';
 import type { MenuNode } from '../permissions';
 import { labelled, requiredText, text } from './common';
@@ -77,6 +78,6 @@ export const authApi = {
     answer: z.object({ expireOfSeconds: col.int }),
   }),
   login: defineCall({ method: 'POST', path: '/user/v2login', permission: 'public', summary: '登录（加密）', input: encryptedBody, answer: z.object({ token: col.text }) }),
-  logout: defineCall({ method: 'POST', path: '/user/logout', permission: 'signed-in', summary: '退出登录', operation: '退出登录', input: z.object({}), answer: none }),
-  info: defineCall({ method: 'GET', path: '/user/info', permission: 'signed-in', summary: '当前用户、权限与菜单', input: z.object({}), answer: meAnswer }),
+  logout: defineCall({ ...shellWire.logout, permission: 'signed-in', summary: '退出登录', operation: '退出登录', input: z.object({}), answer: none }),
+  info: defineCall({ ...shellWire.me, permission: 'signed-in', summary: '当前用户、权限与菜单', input: z.object({}), answer: meAnswer }),
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shellWire } from '../shell-calls';
 import { binary, col, defineCall, pageOf } from '../contract';
 import { NotificationKind, type NotificationKindValue } from '../notifications';
 import { idNumber, labelled, pageQuery } from './common';
@@ -125,10 +126,10 @@ const unread = z.object({ count: col.int });
 
 /** The notification centre (DESIGN.md §5): each person's own rows. */
 export const notificationApi = {
-  page: defineCall({ method: 'POST', path: '/notifications/page', permission: 'signed-in', summary: '我的消息（分页）', input: notificationPageQuery, answer: pageOf(notificationItemRow) }),
-  unreadCount: defineCall({ method: 'GET', path: '/notifications/unreadCount', permission: 'signed-in', summary: '未读消息数', input: z.object({}), answer: unread }),
-  read: defineCall({ method: 'POST', path: '/notifications/read', permission: 'signed-in', summary: '消息标为已读', operation: '消息标为已读', input: notificationReadBody, answer: unread }),
-  readAll: defineCall({ method: 'POST', path: '/notifications/readAll', permission: 'signed-in', summary: '消息全部标为已读', operation: '消息全部已读', input: z.object({}), answer: unread }),
+  page: defineCall({ ...shellWire.notificationPage, permission: 'signed-in', summary: '我的消息（分页）', input: notificationPageQuery, answer: pageOf(notificationItemRow) }),
+  unreadCount: defineCall({ ...shellWire.unreadCount, permission: 'signed-in', summary: '未读消息数', input: z.object({}), answer: unread }),
+  read: defineCall({ ...shellWire.notificationRead, permission: 'signed-in', summary: '消息标为已读', operation: '消息标为已读', input: notificationReadBody, answer: unread }),
+  readAll: defineCall({ ...shellWire.notificationReadAll, permission: 'signed-in', summary: '消息全部标为已读', operation: '消息全部已读', input: z.object({}), answer: unread }),
   /** Read with fetch() and the Bearer header (src/features/notifications/live.ts); events: domain/notifications.ts StreamEvent. */
   stream: defineCall({
     method: 'GET',

@@ -4,14 +4,16 @@
  * and the server.
  */
 import { z } from 'zod';
+import { shellWire } from '../shell-calls';
 import { binary, col, defineCall, defineResourceContract, none, pageOf } from '../contract';
 import type { EnumOption } from '../enums';
 import type { PermissionCode } from '../permissions';
 import { choice01, labelled, optionalFilterInt, optionalFilterText, pageQuery, text, type FieldLabels } from './common';
 import { filterTimeField } from './car-application';
 
-export const STRANDED_KINDS = ['car', 'person'] as const;
-export type StrandedKind = (typeof STRANDED_KINDS)[number];
+// The kinds' differences are zod-free, so the home's open alarms load without the schemas.
+import { STRANDED_KINDS, strandedKinds, type StrandedKind, type StrandedKindDecl } from '../stranded-kinds';
+export { STRANDED_KINDS, strandedKinds, type StrandedKind, type StrandedKindDecl };
 
 export const strandedLabels: FieldLabels = {
   id: '告警ID',
@@ -193,56 +195,6 @@ export type OpenAlarm = z.infer<typeof openAlarm>;
 export const strandedStatRow = z.object({ id: col.id, stat_date: col.text, visit_area: col.int.nullable(), license_plate: col.text, create_time: col.time });
 export type StrandedStatRow = z.infer<typeof strandedStatRow>;
 
-/** What an alarm shows of its subject: the stored columns that name it. */
-type Subject = Pick<StrandedAlarmRow, 'license_plate' | 'person_name' | 'idcard'>;
-
-/**
- * What differs between the vehicle and the person alarms, declared once for
- * the server (routes, detection, notification) and the screens: paths, codes,
- * nouns, the column the stay's subject is stored in, and how an alarm names it.
- */
-export interface StrandedKindDecl {
-  kind: StrandedKind;
-  /** '车辆滞留告警': the screen's title, messages and operation names. */
-  noun: string;
-  /** '车辆' / '人员': the subject's word in texts (黑名单车辆入园, 人员滞留超时). */
-  word: string;
-  base: string;
-  list: PermissionCode;
-  deal: PermissionCode;
-  /** The client's alarm screen (src/app/screens.tsx): notifications and the home link an alarm there (?open=<id>). */
-  screen: string;
-  /** The alarm column a stay's subject (plate or ID number) is stored in; the other stays ''. */
-  subjectColumn: 'license_plate' | 'idcard';
-  /** How an alarm names its subject: the plate, or the person's name (the ID number when the gate read no name). */
-  subject: (row: Subject) => string;
-}
-
-export const strandedKinds: Record<StrandedKind, StrandedKindDecl> = {
-  car: {
-    kind: 'car',
-    noun: '车辆滞留告警',
-    word: '车辆',
-    base: '/car/stranded',
-    list: 'strandedManagementCar:list',
-    deal: 'strandedManagementCar:deal',
-    screen: '/security/stranded-car',
-    subjectColumn: 'license_plate',
-    subject: (r) => r.license_plate,
-  },
-  person: {
-    kind: 'person',
-    noun: '人员滞留告警',
-    word: '人员',
-    base: '/person/stranded',
-    list: 'strandedManagementPerson:list',
-    deal: 'strandedManagementPerson:deal',
-    screen: '/security/stranded-person',
-    subjectColumn: 'idcard',
-    subject: (r) => r.person_name || r.idcard,
-  },
-};
-
 /** One kind's calls (spec 001 §7): its list and GET detail (read only: detection raises alarms), and the lead's handling. */
 export function strandedApiOf(k: StrandedKindDecl) {
   return {
@@ -293,8 +245,7 @@ export const strandedStatApi = {
   }),
   // The alarms nobody has handled yet, of the kinds the caller may list: the home's 待处理告警 (issue 24 item 4).
   open: defineCall({
-    method: 'GET',
-    path: '/stranded/open',
+    ...shellWire.openAlarms,
     permission: 'role',
     summary: '待处理滞留告警（最新5条与总数）',
     input: z.object({}),

@@ -1,4 +1,4 @@
-import { authApi } from '../../domain/schemas/auth';
+import { shellCalls } from '../../domain/shell-calls';
 import { call } from '../lib/http';
 import { session } from '../lib/session';
 
@@ -9,7 +9,7 @@ import { session } from '../lib/session';
  */
 export async function logout(): Promise<void> {
   try {
-    await call(authApi.logout);
+    await call(shellCalls.logout);
   } catch {
     // nothing to do: the token is dropped below either way
   }

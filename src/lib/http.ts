@@ -64,7 +64,11 @@ export const get = <T>(url: string, params?: Record<string, unknown>) => api<T>(
  * answer by its answer, so no screen writes a path or an answer type itself.
  * `params` fills the path's `:name` parts.
  */
-export function call<C extends Call>(c: C, input?: InputOf<C>, opts: Omit<AxiosRequestConfig, 'url' | 'method' | 'data' | 'params'> & { params?: Record<string, string | number> } = {}) {
+export function call<C extends Pick<Call, 'method' | 'path' | 'input' | 'answer'>>(
+  c: C,
+  input?: InputOf<C>,
+  opts: Omit<AxiosRequestConfig, 'url' | 'method' | 'data' | 'params'> & { params?: Record<string, string | number> } = {},
+) {
   const { params, ...config } = opts;
   const url = params ? c.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name]))) : c.path;
   return api<AnswerOf<C>>({ ...config, method: c.method, url, ...(c.method === 'GET' ? { params: input } : { data: input ?? {} }) });

@@ -1,13 +1,13 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { PermissionCode } from '../../domain/permissions';
-import { authApi } from '../../domain/schemas/auth';
+import { shellCalls } from '../../domain/shell-calls';
 import { call } from './http';
 
 export type { Me } from '../../domain/schemas/auth';
 
 export const meQuery = queryOptions({
   queryKey: ['me'],
-  queryFn: () => call(authApi.info),
+  queryFn: () => call(shellCalls.me),
   staleTime: 5 * 60_000,
 });
 

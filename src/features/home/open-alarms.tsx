@@ -2,14 +2,16 @@ import { useQuery } from '@tanstack/react-query';
 import { ExclamationCircleOutline, RightOutline } from 'antd-mobile-icons';
 import { Link } from 'react-router-dom';
 import { recordLink } from '../../../domain/notifications';
-import { STRANDED_KINDS, strandedKinds, strandedStatApi, type OpenAlarm } from '../../../domain/schemas/stranded';
+import type { OpenAlarm } from '../../../domain/schemas/stranded';
+import { shellCalls } from '../../../domain/shell-calls';
+import { STRANDED_KINDS, strandedKinds } from '../../../domain/stranded-kinds';
 import { call } from '../../lib/http';
 import { useCan } from '../../lib/me';
 import './open-alarms.css';
 
 const openAlarmsQuery = {
   queryKey: ['home', 'open-alarms'],
-  queryFn: () => call(strandedStatApi.open, {}),
+  queryFn: () => call(shellCalls.openAlarms, {}),
   // Alarms are why a lead opens the app: ask again on every visit and on focus.
   staleTime: 0,
   refetchOnMount: 'always' as const,

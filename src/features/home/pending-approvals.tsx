@@ -2,8 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { CheckShieldOutline, RightOutline } from 'antd-mobile-icons';
 import { useMemo } from 'react';
 import { Link } from 'react-router-dom';
-import { approvalQueues, listableApprovalQueues } from '../../../domain/registers';
-import { approvalPendingCall, type PendingQueue } from '../../../domain/schemas/approval-task';
+import { approvalQueues, listableApprovalQueues } from '../../../domain/approval-queues';
+import type { PendingQueue } from '../../../domain/schemas/approval-task';
+import { shellCalls } from '../../../domain/shell-calls';
 import { call } from '../../lib/http';
 import { useMe } from '../../lib/me';
 import './pending-approvals.css';
@@ -12,7 +13,7 @@ export type { PendingQueue };
 
 const pendingQuery = {
   queryKey: ['home', 'approval-pending'],
-  queryFn: () => call(approvalPendingCall, {}),
+  queryFn: () => call(shellCalls.pendingApprovals, {}),
   // An approver comes back to the home screen to see what is left: ask again on every visit and on focus.
   staleTime: 0,
   refetchOnMount: 'always' as const,

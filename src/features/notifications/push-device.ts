@@ -1,4 +1,4 @@
-import { subscribeDevice, unsubscribeDevice, vapidPublicKey } from './api';
+import { subscribeDevice, unsubscribeDevice, vapidPublicKey } from './push-api';
 
 /**
  * This browser's Web Push channel: support, permission, subscribing with the

@@ -3,7 +3,7 @@ import { Button, DotLoading, Input } from 'antd-mobile';
 import { CheckCircleFill, CloseCircleFill, ExclamationCircleFill, InformationCircleOutline } from 'antd-mobile-icons';
 import { useState, type ReactNode } from 'react';
 import { useMe } from '../../lib/me';
-import { devicesKey, devicesQuery, unsubscribeDevice } from './api';
+import { devicesKey, devicesQuery, unsubscribeDevice } from './push-api';
 import { currentSubscription, defaultDeviceLabel, DENIED_MESSAGE, disablePush, enablePush, notificationPermission, pushUnsupportedReason, storedLabel } from './push-device';
 import './notifications.css';
 import { confirmDialog, showToast } from '../../lib/feedback';
