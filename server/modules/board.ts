@@ -25,7 +25,7 @@ export const OVERTIME_BUCKETS: ReadonlyArray<{ label: string; below: number }> =
   { label: '2-4小时', below: 240 },
   { label: '4-8小时', below: 480 },
   { label: '8-24小时', below: 1440 },
-  { label: '24小时以上', below: Infinity },
+  { label: '超24小时', below: Infinity },
 ];
 
 /** Where each kind's approved visits are (the stays' application_id names their key). */

@@ -267,7 +267,7 @@ for (const dialect of await dialects()) {
       expect(check0.person_overtime_count).toBe(await overdue('person'));
       const car0 = await get<Chart>('/board/overtimeChart?type=1');
       const person0 = await get<Chart>('/board/overtimeChart?type=2');
-      expect(car0.xAxis).toEqual(['1小时内', '1-2小时', '2-4小时', '4-8小时', '8-24小时', '24小时以上']);
+      expect(car0.xAxis).toEqual(['1小时内', '1-2小时', '2-4小时', '4-8小时', '8-24小时', '超24小时']);
       expect(car0.series.map((s) => s.name)).toEqual(['超时未离场车辆']);
       expect(person0.series.map((s) => s.name)).toEqual(['超时未离场人员']);
       expect(car0.series[0].data.reduce((a, b) => a + b, 0)).toBe(check0.car_overtime_count);

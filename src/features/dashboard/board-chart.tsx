@@ -10,15 +10,26 @@ const AXIS = { stroke: '#3d5a80', tick: { fill: '#8fb3d9', fontSize: 12 } };
  * lazily, so recharts comes with the /dashboard route only; the chart follows
  * its container's size, at most once per 100 ms (spec 002 §9).
  */
-export default function BoardChart({ chart, type, height }: { chart: Chart; type: 'area' | 'bar'; height: number | '100%' }) {
+export default function BoardChart({ chart, type, height }: { chart: Chart; type: 'area' | 'bar' | 'hbar'; height: number | '100%' }) {
   const data = chart.xAxis.map((x, i) => ({ x: /^\d{4}-\d{2}-\d{2}$/.test(x) ? x.slice(5) : x, ...Object.fromEntries(chart.series.map((s) => [s.name, s.data[i] ?? 0])) }));
-  const common = { data, margin: { top: 8, right: 12, bottom: 0, left: -18 } };
+  // Horizontal bars put the categories (overtime bands) down the side, where their words fit in a narrow column.
+  const across = type === 'hbar';
+  const common = { data, margin: { top: 8, right: 12, bottom: 0, left: across ? 0 : -18 }, ...(across ? { layout: 'vertical' as const } : {}) };
   const parts = (
     <>
-      <CartesianGrid stroke="#1f3a5c" strokeDasharray="3 3" vertical={false} />
-      {/* A few categories (days, overtime bands) each keep their label; a day's 24 hours show as many as fit. */}
-      <XAxis dataKey="x" {...AXIS} {...(data.length <= 7 ? { interval: 0, tick: { ...AXIS.tick, fontSize: 11 } } : { interval: 'preserveStartEnd' as const, minTickGap: 8 })} />
-      <YAxis allowDecimals={false} {...AXIS} />
+      <CartesianGrid stroke="#1f3a5c" strokeDasharray="3 3" vertical={across} horizontal={!across} />
+      {across ? (
+        <>
+          <XAxis type="number" allowDecimals={false} {...AXIS} />
+          <YAxis type="category" dataKey="x" width={64} interval={0} {...AXIS} />
+        </>
+      ) : (
+        <>
+          {/* A week's days each keep their label; a day's 24 hours show as many as fit. */}
+          <XAxis dataKey="x" {...AXIS} {...(data.length <= 7 ? { interval: 0, tick: { ...AXIS.tick, fontSize: 10 } } : { interval: 'preserveStartEnd' as const, minTickGap: 8 })} />
+          <YAxis allowDecimals={false} {...AXIS} />
+        </>
+      )}
       <Tooltip contentStyle={{ background: '#0d2137', border: '1px solid #2b4f7a', color: '#e6f1ff' }} labelStyle={{ color: '#e6f1ff' }} cursor={{ fill: 'rgba(54, 207, 201, 0.08)' }} />
       {chart.series.length > 1 && <Legend itemSorter={null} wrapperStyle={{ fontSize: 12, color: '#c8dcf5' }} />}
     </>
@@ -36,7 +47,14 @@ export default function BoardChart({ chart, type, height }: { chart: Chart; type
         <BarChart {...common}>
           {parts}
           {chart.series.map((s, i) => (
-            <Bar key={s.name} dataKey={s.name} fill={COLOURS[i % COLOURS.length]} radius={[3, 3, 0, 0]} maxBarSize={28} isAnimationActive={false} />
+            <Bar
+              key={s.name}
+              dataKey={s.name}
+              fill={across ? COLOURS[(i + 3) % COLOURS.length] : COLOURS[i % COLOURS.length]}
+              radius={across ? [0, 3, 3, 0] : [3, 3, 0, 0]}
+              maxBarSize={across ? 14 : 28}
+              isAnimationActive={false}
+            />
           ))}
         </BarChart>
       )}

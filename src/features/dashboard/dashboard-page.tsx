@@ -48,7 +48,7 @@ function Stat({ label, value, tone, testId }: { label: string; value: number | u
 }
 
 /** A chart panel's body: a fixed height, or `fill` to take what its column leaves (the main chart on a desktop). */
-function ChartBox({ chart, type, height, empty }: { chart: Chart | undefined; type: 'area' | 'bar'; height: number | 'fill'; empty: string }) {
+function ChartBox({ chart, type, height, empty }: { chart: Chart | undefined; type: 'area' | 'bar' | 'hbar'; height: number | 'fill'; empty: string }) {
   const fill = height === 'fill';
   const blank = <div className="db-chart-blank" style={fill ? { height: '100%' } : { height }} />;
   const nothing = chart && chart.series.every((s) => s.data.every((v) => v === 0));
@@ -223,7 +223,7 @@ export default function DashboardPage() {
             <ChartBox chart={trend} type="bar" height={150} empty="近7天暂无预约" />
           </Panel>
           <Panel title="超时未离场" testId="panel-overtime" extra={<Toggle label="超时对象" value={overtimeType} options={CAR_PERSON} onChange={setOvertimeType} />}>
-            <ChartBox chart={f.overtime.data} type="bar" height={150} empty={overtimeType === 1 ? '暂无超时未离场车辆' : '暂无超时未离场人员'} />
+            <ChartBox chart={f.overtime.data} type="hbar" height={170} empty={overtimeType === 1 ? '暂无超时未离场车辆' : '暂无超时未离场人员'} />
           </Panel>
         </div>
       </div>
