@@ -65,6 +65,7 @@ export const builtScreenCodes = [
   'menu:statPersonInOut',
   'menu:statApproval',
   'menu:statVehicleGateTimes',
+  'menu:dashboard',
 ] as const satisfies readonly MenuCode[];
 
 export type ScreenCode = (typeof builtScreenCodes)[number];

@@ -824,8 +824,18 @@ export interface StatVehicleFirstTable {
   vehicle_type: string;
   first_day: string;
 }
+/** Crossings per park hour (migration 024): the dashboard's entering/leaving chart. */
+export interface StatCrossingHourTable {
+  day: string;
+  hour: number;
+  kind: string;
+  direction: number;
+  opened: number;
+  crossings: number;
+}
 // Merged into DB above.
 export interface DB {
+  stat_crossing_hour: StatCrossingHourTable;
   stat_submission_day: StatSubmissionDayTable;
   stat_outcome_day: StatOutcomeDayTable;
   stat_approval_day: StatApprovalDayTable;

@@ -106,4 +106,6 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:statPersonInOut': report('personInOut'),
   'menu:statApproval': report('approval'),
   'menu:statVehicleGateTimes': report('vehicleGateTimes'),
+  // The dark board with its charts; recharts loads with this route only.
+  'menu:dashboard': () => import('../features/dashboard/dashboard-page'),
 };

@@ -43,7 +43,7 @@ describe('offline stamps travel with the answer', () => {
 });
 
 describe('persisted queries', () => {
-  it('keeps the person, code tables, pending counts and approval queues only', () => {
+  it('keeps the person, code tables, pending counts, approval queues and the dashboard’s figures only', () => {
     expect(isPersistedQuery(['me'])).toBe(true);
     expect(isPersistedQuery(['enum', 'gender'])).toBe(true);
     expect(isPersistedQuery(['home', 'approval-pending'])).toBe(true);
@@ -52,6 +52,8 @@ describe('persisted queries', () => {
     expect(isPersistedQuery(['list', 'appointments.car', {}])).toBe(false);
     expect(isPersistedQuery(['detail', 'approval.car_task', 3])).toBe(false);
     expect(isPersistedQuery(['home', 'other'])).toBe(false);
+    expect(isPersistedQuery(['figures', 'dashboard', 'parkCounts'])).toBe(true);
+    expect(isPersistedQuery(['figures', 'bigScreen'])).toBe(false);
     expect(isPersistedQuery(['file-access'])).toBe(false);
   });
 

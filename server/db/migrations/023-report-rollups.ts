@@ -25,7 +25,7 @@ import type { Dialect } from '../index';
 /** How a statement names the row: NEW or OLD in a trigger, the table's alias in a back-fill. */
 type Row = string;
 
-interface SumSource {
+export interface SumSource {
   /** The base table whose rows are summed. */
   table: string;
   /** The columns whose change moves a row's share (UPDATE OF …). */
@@ -38,7 +38,7 @@ interface SumSource {
   counts: (r: Row) => readonly string[];
 }
 
-interface SumRollup {
+export interface SumRollup {
   name: string;
   keys: ReadonlyArray<readonly [string, string]>;
   counters: readonly string[];
@@ -210,7 +210,7 @@ const vehicleType = (r: string) => `coalesce(${r}.vehicle_type, '')`;
 const gateIn = (r: string, p: (typeof ENTRY_PARKS)[number]) => (p.area === 3 ? '1 = 1' : `${gateArea(r)} ${p.gate}`);
 
 /** One statement per (sign, row) of a sum rollup: add or subtract the row's share, when it counts. */
-function upsert(rollup: SumRollup, source: SumSource, r: Row, sign: 1 | -1): string {
+export function upsert(rollup: SumRollup, source: SumSource, r: Row, sign: 1 | -1): string {
   const keys = rollup.keys.map(([k]) => k);
   const counts = source.counts(r).map((c) => (sign === 1 ? c : `-(${c})`));
   return `INSERT INTO ${rollup.name} (${[...keys, ...rollup.counters].join(', ')})
@@ -219,7 +219,7 @@ function upsert(rollup: SumRollup, source: SumSource, r: Row, sign: 1 | -1): str
 }
 
 /** The plain GROUP BY that fills a sum rollup from the rows already there. */
-function backfill(rollup: SumRollup, source: SumSource): string {
+export function backfill(rollup: SumRollup, source: SumSource): string {
   const keys = rollup.keys.map(([k]) => k);
   const r = 'src';
   return `INSERT INTO ${rollup.name} (${[...keys, ...rollup.counters].join(', ')})
@@ -254,7 +254,7 @@ function entrySetBackfill(): string[] {
 }
 
 /** SQLite: a trigger per event; an UPDATE fires only when a watched column changed. */
-function sqliteTriggers(name: string, table: string, watch: readonly string[], onInsert: string[], onUpdate: string[], onDelete: string[]): string[] {
+export function sqliteTriggers(name: string, table: string, watch: readonly string[], onInsert: string[], onUpdate: string[], onDelete: string[]): string[] {
   const body = (statements: string[]) => `BEGIN ${statements.map((s) => `${s};`).join(' ')} END`;
   const changed = watch.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ');
   const out: string[] = [];
@@ -265,7 +265,7 @@ function sqliteTriggers(name: string, table: string, watch: readonly string[], o
 }
 
 /** PostgreSQL: one row trigger function per (rollup, table), branching on the operation. */
-function postgresTriggers(name: string, table: string, watch: readonly string[], onInsert: string[], onUpdate: string[], onDelete: string[]): string[] {
+export function postgresTriggers(name: string, table: string, watch: readonly string[], onInsert: string[], onUpdate: string[], onDelete: string[]): string[] {
   const block = (statements: string[]) => statements.map((s) => `${s};`).join('\n');
   const changed = watch.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
   const events = [onInsert.length && 'INSERT', onUpdate.length && `UPDATE OF ${watch.join(', ')}`, onDelete.length && 'DELETE'].filter(Boolean).join(' OR ');
