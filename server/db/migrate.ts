@@ -23,6 +23,7 @@ import { openAlarms } from './migrations/020-open-alarms';
 import { taskSubmitTime } from './migrations/021-task-submit-time';
 import { outbox } from './migrations/022-outbox';
 import { reportRollups } from './migrations/023-report-rollups';
+import { instanceArea } from './migrations/025-instance-area';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -50,6 +51,8 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '021-task-submit-time': taskSubmitTime(),
     '022-outbox': outbox(dialect),
     '023-report-rollups': reportRollups(dialect),
+    // 025, not 024: the board's migration (branch h/dash) takes 024.
+    '025-instance-area': instanceArea(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
