@@ -129,7 +129,10 @@ for (const dialect of await dialects()) {
         expect(bare.body.data, e.data).toEqual(explicit.body.data);
         expect(empty.body.data, e.data).toEqual(explicit.body.data);
         if (byDayKeys.includes(e.def.key)) {
-          expect(bare.body.data.list.map((r) => r.stat_date), e.data).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => addDays(now, i - 6)));
+          expect(
+            bare.body.data.list.map((r) => r.stat_date),
+            e.data,
+          ).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => addDays(now, i - 6)));
         }
       }
       // An empty park takes the report's default (车辆进出统计: 化工区), as a park left out does.
@@ -148,7 +151,10 @@ for (const dialect of await dialects()) {
         expect(r.status, `${path} ${JSON.stringify(f)}: ${JSON.stringify(r.body)}`).toBe(400);
         expect(r.body.code).toBe(1001);
         expect(r.body.msg, path).toContain(label);
-        expect(r.body.data.errors.map((x) => x.field), path).toContain(field);
+        expect(
+          r.body.data.errors.map((x) => x.field),
+          path,
+        ).toContain(field);
       };
       for (const key of rangeKeys) {
         const def = byKey(key);
@@ -279,12 +285,12 @@ for (const dialect of await dialects()) {
         return { added: Number(row.added), company_check_pending: Number(row.company_check_pending) };
       };
       const before = await Promise.all([1, 2, 3].map(figures));
-      const saved = await as.contact!.post<{ person_application_id: number }>(
-        '/personApplications/save',
-        { ...personApplicationBody({ today, visitor_idcard: idNumber(700, '06'), interviewee_depart_id: depart.CNOOC_SHELL! }), visit_area: 2 },
-      );
+      const saved = await as.contact!.post<{ person_application_id: number }>('/personApplications/save', {
+        ...personApplicationBody({ today, visitor_idcard: idNumber(700, '06'), interviewee_depart_id: depart.CNOOC_SHELL! }),
+        visit_area: 2,
+      });
       expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
-      const id = (saved.body.data as unknown as { person_application_id?: number; id?: number } | number);
+      const id = saved.body.data as unknown as { person_application_id?: number; id?: number } | number;
       const appId = typeof id === 'number' ? id : (id.person_application_id ?? id.id)!;
       expect((await as.contact!.post('/personApplications/push', { id: appId })).body).toMatchObject({ success: true });
       const after = await Promise.all([1, 2, 3].map(figures));
@@ -337,9 +343,7 @@ for (const dialect of await dialects()) {
         expect(ws.name).toBe(e.def.title);
         const rows: unknown[][] = [];
         ws.eachRow((r) => rows.push((r.values as unknown[]).slice(1)));
-        const columns = e.def.dynamicColumns
-          ? [e.def.columns[0]!, ...(answer.title ?? []).map((t) => ({ key: t.key, label: t.label, kind: 'count' })), ...e.def.columns.slice(1)]
-          : e.def.columns;
+        const columns = e.def.dynamicColumns ? [e.def.columns[0]!, ...(answer.title ?? []).map((t) => ({ key: t.key, label: t.label, kind: 'count' })), ...e.def.columns.slice(1)] : e.def.columns;
         if (e.def === vehicleTypeReport) {
           expect(rows[0]).toEqual(['日期', ...(answer.title ?? []).map((t) => t.label), '合计']);
           expect(answer.title!.length, 'the crafted days have vehicle types').toBeGreaterThan(0);

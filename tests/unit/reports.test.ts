@@ -146,7 +146,12 @@ describe('report calls, columns and files', () => {
       expect(def.columns.length, def.key).toBeGreaterThan(0);
       for (const c of def.columns) expect(c.label, `${def.key}.${c.key}`).toBe(labels[c.key]);
       for (const f of def.filters) if ('key' in f) expect(f.label, `${def.key} filter ${f.key}`).toBe(labels[f.key]);
-      if (def.chart) for (const s of [def.chart.x, ...def.chart.series]) expect(def.columns.map((c) => c.key), `${def.key} chart`).toContain(s);
+      if (def.chart)
+        for (const s of [def.chart.x, ...def.chart.series])
+          expect(
+            def.columns.map((c) => c.key),
+            `${def.key} chart`,
+          ).toContain(s);
     }
     expect(vehicleTypeReport.columns.map((c) => c.label)).toEqual(['日期', '合计']);
   });
