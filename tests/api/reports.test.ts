@@ -322,6 +322,71 @@ for (const dialect of await dialects()) {
       expect((await approvals({ count_date: addDays(today, 1), user_name: '李强' })).length).toBe(0);
     });
 
+    it('keeps a submission under its application’s park after the filer edits a rejected one into another', async () => {
+      const figures = async (park: number) => {
+        const reservation = (await data('personReservation', { start_time: today, end_time: today, visit_area: park })).list[0]!;
+        const counts = (await data('applicationCounts', { date: today, type: park })).list[0]!;
+        return { added: Number(reservation.added), company_check_disagree: Number(reservation.company_check_disagree), person_fail: Number(counts.person_fail) };
+      };
+      const body = { ...personApplicationBody({ today, visitor_idcard: idNumber(701, '06'), interviewee_depart_id: depart.CNOOC_SHELL! }), visit_area: 1 };
+      const saved = await as.contact!.post('/personApplications/save', body);
+      expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
+      const d = saved.body.data as { person_application_id?: number; id?: number } | number;
+      const appId = typeof d === 'number' ? d : (d.person_application_id ?? d.id)!;
+      expect((await as.contact!.post('/personApplications/push', { id: appId })).body).toMatchObject({ success: true });
+      const task = await as.reviewer!.post<{ list: Array<{ process_task_id: number; personApplication: Row }> }>('/personApplications/task/page', { size: 50, pn: 1 });
+      const t = task.body.data.list.find((x) => x.personApplication.person_application_id === appId)!;
+      expect((await as.reviewer!.post('/personApplications/task/check', { taskIds: String(t.process_task_id), result: 2, remark: '园区选择有误' })).body).toMatchObject({ success: true });
+      const rejected = await Promise.all([1, 2].map(figures));
+
+      // Same department and process: the approval is kept (a resume would continue it), the park is now 港区.
+      const edited = await as.contact!.post('/v2/personApplications/edit', { ...body, visit_area: 2, person_application_id: appId });
+      expect(edited.body, JSON.stringify(edited.body)).toMatchObject({ success: true });
+      const row = await ctx.db.selectFrom('person_application').select(['state', 'visit_area']).where('person_application_id', '=', appId).executeTakeFirstOrThrow();
+      expect(row).toEqual({ state: 3, visit_area: 2 });
+      const after = await Promise.all([1, 2].map(figures));
+      expect(after[0]).toEqual({ added: rejected[0]!.added - 1, company_check_disagree: rejected[0]!.company_check_disagree - 1, person_fail: rejected[0]!.person_fail - 1 });
+      expect(after[1]).toEqual({ added: rejected[1]!.added + 1, company_check_disagree: rejected[1]!.company_check_disagree + 1, person_fail: rejected[1]!.person_fail + 1 });
+    });
+
+    it('counts a crossing for the park its gate led into when it crossed, not after the gate is changed', async () => {
+      const saved = await as.admin!.post<{ id: number }>('/equipment/gate/save', {
+        name: '报表测试道闸',
+        number: `REP-${dialect}`,
+        type: 1,
+        entrances_type: 1,
+        is_security_check: 0,
+        temporary_reservation: 0,
+        longitude: 114.52,
+        latitude: 22.74,
+      });
+      expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
+      const gateId = saved.body.data.id;
+      keys[`REP-${dialect}`] = (await as.admin!.post<{ key: string }>('/equipment/gate/issueKey', { id: gateId })).body.data.key;
+      const todayRange = { start_time: today, end_time: today };
+      const gateRow = async (park: number) => (await data('vehicleGateTimes', { ...todayRange, visit_area: park })).list.find((r) => r.gate_name === '报表测试道闸');
+      const entries = async (park: number) => Number((await data('vehicleInOut', { ...todayRange, visit_area: park })).list[0]!.in_count);
+      const now = dateOf(ctx.time()) === today ? ctx.time().slice(11, 16) : '00:00';
+      const before = { 1: await entries(1), 2: await entries(2) };
+      expect(await device(`REP-${dialect}`, [car(today, now, '粤R20001', 1, 1, '小型轿车')])).toMatchObject({ accepted: 1 });
+      expect(await gateRow(1)).toMatchObject({ in_count: 1, total: 1 });
+      expect(await gateRow(2)).toBeUndefined();
+
+      const detail = await as.admin!.get<Row>(`/equipment/gate/detail?id=${gateId}`);
+      const { name, number, type, is_security_check, temporary_reservation, longitude, latitude } = detail.body.data;
+      const edit = await as.admin!.post('/equipment/gate/edit', { id: gateId, name, number, type, is_security_check, temporary_reservation, longitude, latitude, entrances_type: 2 });
+      expect(edit.body, JSON.stringify(edit.body)).toMatchObject({ success: true });
+      // The earlier entry stays 化工区's.
+      expect(await entries(1)).toBe(before[1] + 1);
+      expect(await entries(2)).toBe(before[2]);
+      expect(await gateRow(2)).toBeUndefined();
+      // One after the change is 港区's.
+      expect(await device(`REP-${dialect}`, [car(today, now, '粤R20002', 1, 1, '小型轿车')])).toMatchObject({ accepted: 1 });
+      expect(await entries(1)).toBe(before[1] + 1);
+      expect(await entries(2)).toBe(before[2] + 1);
+      expect(await gateRow(2)).toMatchObject({ in_count: 1, total: 1, entrances_type: 2 });
+    });
+
     it('exports the data call’s rows under the catalogue’s headers, named as declared', async () => {
       const crafted = { start_time: addDays(D, -1), end_time: D };
       for (const e of endpoints()) {
