@@ -4,7 +4,7 @@ import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
 import { daysOf, plainQueries, reportQueries, type Filters } from '../../server/modules/reports/queries';
-import { carApplicationBody, idNumber, personApplicationBody, registerPlate } from './fixtures';
+import { carApplicationBody, idNumber, personApplicationBody, registerPlate, registrationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
 /**
@@ -45,6 +45,8 @@ const queues = {
   car_final: '/carApplications/shdd_final/taskCheck',
   person_task: '/personApplications/task/check',
   person_final: '/personApplications/shdd_final/taskCheck',
+  // 车辆备案审核: the hazardous-goods department's node and the squad's, one check call.
+  registration: '/vehicleRegistration/task/check',
 } as const;
 type Queue = keyof typeof queues;
 
@@ -53,16 +55,18 @@ const MODELS = { 小型汽车: 'car_task', 中型客车: 'car_bus', 危险化学
 type Model = keyof typeof MODELS;
 
 interface Application {
-  kind: 'car' | 'person';
+  kind: keyof typeof kinds;
   id: number;
   queue: Queue;
   /** Its form for a park day: what an edit sends again, with the park or department changed. */
   body: (day: string) => Record<string, unknown>;
 }
 
+/** The subjects the walk files; a registration (spec 001) has no history reject or resume, and any edit makes it a draft again. */
 const kinds = {
-  car: { p: '/carApplications', table: 'car_application', key: 'car_application_id', returnKey: 'carApplicationId' },
-  person: { p: '/personApplications', table: 'person_application', key: 'person_application_id', returnKey: 'personApplicationId' },
+  car: { p: '/carApplications', edit: '/v2/carApplications/edit', table: 'car_application', key: 'car_application_id', deleted: 'is_deleted', returnKey: 'carApplicationId' },
+  person: { p: '/personApplications', edit: '/v2/personApplications/edit', table: 'person_application', key: 'person_application_id', deleted: 'is_deleted', returnKey: 'personApplicationId' },
+  registration: { p: '/vehicleRegistration', edit: '/vehicleRegistration/edit', table: 'vehicle_registration', key: 'id', deleted: 'deleted', returnKey: '' },
 } as const;
 
 for (const dialect of await dialects()) {
@@ -124,14 +128,15 @@ for (const dialect of await dialects()) {
       const k = kinds[a.kind];
       const row = (await ctx.db
         .selectFrom(k.table as 'car_application')
-        .select(['state', 'is_deleted', 'process_instance_id'])
+        .select(['state', `${k.deleted} as is_deleted` as 'is_deleted', 'process_instance_id'])
         .where(k.key as 'car_application_id', '=', a.id)
         .executeTakeFirstOrThrow()) as { state: number; is_deleted: number; process_instance_id: number | null };
       return row;
     };
-    const inState = async (states: number[]) => {
+    const inState = async (states: number[], only?: Array<Application['kind']>) => {
       const found: Application[] = [];
       for (const a of apps) {
+        if (only && !only.includes(a.kind)) continue;
         const s = await stateOf(a);
         if (s.is_deleted === 0 && states.includes(s.state)) found.push(a);
       }
@@ -184,6 +189,18 @@ for (const dialect of await dialects()) {
       log.push(`car ${id} ${name} area ${body.visit_area}`);
     }
 
+    async function submitRegistration() {
+      const plate = `粤Q${String(++seq).padStart(4, '0')}${dialect === 'sqlite' ? 'S' : 'G'}`;
+      const form = (day: string) => registrationBody({ today: day, license_plate: plate, photo: img });
+      const body = { ...form(clockDay), visit_area: 1 + rnd.int(3) };
+      const saved = await as.contact!.post('/vehicleRegistration/save', body);
+      ok('save registration', saved);
+      const id = idOf(saved);
+      ok('submit registration', await as.contact!.post('/vehicleRegistration/push', { id }));
+      apps.push({ kind: 'registration', id, queue: 'registration', body: form });
+      log.push(`registration ${id} area ${body.visit_area}`);
+    }
+
     /** Decides the pending task of an application under review, as whoever holds it, in the queue of its node. */
     async function decide(approve: boolean) {
       const pending = await inState([1]);
@@ -198,8 +215,9 @@ for (const dialect of await dialects()) {
         .executeTakeFirstOrThrow();
       const who = accountOf.get(task.user_id)!;
       expect(who, `the assignee of ${a.kind} ${a.id} is a demo reviewer`).toBeTruthy();
-      const queue: Queue = who === 'squad' ? (a.kind === 'car' ? 'car_final' : 'person_final') : a.queue;
-      const r = await as[who]!.post(queues[queue], { taskIds: String(task.process_task_id), ...(approve ? {} : { result: 2, remark: '资料不全，请补充' }) });
+      const queue: Queue = a.kind === 'registration' || who !== 'squad' ? a.queue : a.kind === 'car' ? 'car_final' : 'person_final';
+      const taskIds = a.kind === 'registration' ? [task.process_task_id] : String(task.process_task_id);
+      const r = await as[who]!.post(queues[queue], { taskIds, ...(approve ? {} : { result: 2, remark: '资料不全，请补充' }) });
       ok(`${approve ? 'approve' : 'reject'} ${a.kind} ${a.id} as ${who} in ${queue}`, r);
       log.push(`${approve ? 'approve' : 'reject'} ${a.kind} ${a.id} ${who}`);
     }
@@ -213,7 +231,7 @@ for (const dialect of await dialects()) {
     }
 
     async function rejectFromHistory() {
-      const open = await inState([1]);
+      const open = await inState([1], ['car', 'person']);
       if (!open.length) return submitPerson();
       const a = rnd.pick(open);
       ok(`return ${a.kind} ${a.id}`, await as.squad!.post(`${kinds[a.kind].p}/return`, { [kinds[a.kind].returnKey]: a.id, remark: '安全检查不合格' }));
@@ -221,7 +239,7 @@ for (const dialect of await dialects()) {
     }
 
     async function resume() {
-      const stopped = await inState([3, 4]);
+      const stopped = await inState([3, 4], ['car', 'person']);
       if (!stopped.length) return decide(false);
       const a = rnd.pick(stopped);
       ok(`resume ${a.kind} ${a.id}`, await as.squad!.post(`${kinds[a.kind].p}/returnSubmit`, { [kinds[a.kind].returnKey]: a.id }));
@@ -238,9 +256,9 @@ for (const dialect of await dialects()) {
       const a = rnd.pick(stopped);
       const k = kinds[a.kind];
       const visit_area = 1 + rnd.int(3);
-      const redraft = rnd.chance(0.3);
-      const body = { ...a.body(clockDay), visit_area, ...(redraft ? { interviewee_depart_id: depart.YUXIN! } : {}), [k.key]: a.id };
-      ok(`edit ${a.kind} ${a.id}`, await as.contact!.post(`/v2${k.p}/edit`, body));
+      const redraft = a.kind === 'registration' || rnd.chance(0.3);
+      const body = { ...a.body(clockDay), visit_area, ...(redraft && a.kind !== 'registration' ? { interviewee_depart_id: depart.YUXIN! } : {}), [k.key]: a.id };
+      ok(`edit ${a.kind} ${a.id}`, await as.contact!.post(k.edit, body));
       log.push(`edit ${a.kind} ${a.id} area ${visit_area}${redraft ? ' to draft' : ''}`);
     }
 
@@ -250,7 +268,7 @@ for (const dialect of await dialects()) {
       const a = rnd.pick(drafts);
       const k = kinds[a.kind];
       const visit_area = 1 + rnd.int(3);
-      ok(`edit draft ${a.kind} ${a.id}`, await as.contact!.post(`/v2${k.p}/edit`, { ...a.body(clockDay), visit_area, [k.key]: a.id }));
+      ok(`edit draft ${a.kind} ${a.id}`, await as.contact!.post(k.edit, { ...a.body(clockDay), visit_area, [k.key]: a.id }));
       ok(`submit draft ${a.kind} ${a.id}`, await as.contact!.post(`${k.p}/push`, { id: a.id }));
       log.push(`resubmit ${a.kind} ${a.id} area ${visit_area}`);
     }
@@ -307,6 +325,7 @@ for (const dialect of await dialects()) {
     const operations: Array<[weight: number, op: () => Promise<void>]> = [
       [14, submitPerson],
       [14, submitCar],
+      [6, submitRegistration],
       [24, () => decide(true)],
       [6, () => decide(false)],
       [4, rejectFromHistory],
