@@ -24,6 +24,7 @@ import { taskSubmitTime } from './migrations/021-task-submit-time';
 import { outbox } from './migrations/022-outbox';
 import { reportRollups } from './migrations/023-report-rollups';
 import { boardFigures } from './migrations/024-board-figures';
+import { instanceArea } from './migrations/025-instance-area';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -52,6 +53,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '022-outbox': outbox(dialect),
     '023-report-rollups': reportRollups(dialect),
     '024-board-figures': boardFigures(dialect),
+    '025-instance-area': instanceArea(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -210,7 +210,7 @@ export interface ProcessInstanceTable {
   current_sort: number;
   applicant_user_id: number;
   interviewee_depart_id: number | null;
-  /** The application's park at submit (migration 023): what the reports count it under. */
+  /** The application's park (migration 023 at submit; 025 keeps it following an edit): what the reports count it under. */
   visit_area: number | null;
   /** Where it stands or stopped (migration 023): 1 at a 企业 (company_check) node, 2 at the last node, 0 elsewhere. */
   stage: D<number>;
