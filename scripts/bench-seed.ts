@@ -15,12 +15,17 @@ export interface SeededIds {
   reviewerCarTasks: number[];
 }
 
-const TIME = '2026-10-01 08:00:00';
+const FIXED_TIME = '2026-10-01 08:00:00';
+const dayBefore = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
 const plates = '粤京沪浙苏鲁川湘鄂闽';
 const companies = ['惠州宇新物流有限公司', '大亚湾顺达运输有限公司', '中建三局第一建设工程有限责任公司', '广东华信设备维保有限公司', '惠州港荃湾码头服务有限公司', '中石化广州工程有限公司'];
 const names = ['张伟', '王磊', '刘洋', '陈杰', '杨帆', '黄勇', '赵敏', '周强', '吴军', '徐涛'];
 
-export function seedAppointments(raw: Database.Database, total: number): SeededIds {
+/**
+ * `days`: spread the filing over that many park days up to `endDay` (the
+ * reports' bench reads a year); without it every row is filed at one time.
+ */
+export function seedAppointments(raw: Database.Database, total: number, spread?: { endDay: string; days: number }): SeededIds {
   const one = <T>(sql: string, ...args: unknown[]) => raw.prepare(sql).get(...args) as T;
   const userId = (account: string) => one<{ user_id: number }>('select user_id from sys_user where account = ?', account).user_id;
   const departId = (code: string) => one<{ depart_id: number }>('select depart_id from sys_department where code = ?', code).depart_id;
@@ -59,6 +64,7 @@ export function seedAppointments(raw: Database.Database, total: number): SeededI
   const instanceStateOf = { 1: 0, 2: 1, 3: 2, 4: 3 } as Record<number, number>;
 
   const file = (kind: 'car' | 'person', i: number) => {
+    const TIME = spread ? `${dayBefore(spread.endDay, i % spread.days)} 08:00:00` : FIXED_TIME;
     const state = stateOf(i);
     const depart = enterprises[i % enterprises.length]!;
     const owner = i % 20 === 0 ? ids.contact : 1000 + (i % 5000);
@@ -131,6 +137,7 @@ export function seedAppointments(raw: Database.Database, total: number): SeededI
     for (let i = 0; i < total - cars; i += 1) file('person', i);
   })();
   copyInstanceChains(raw);
+  settleInstances(raw);
   return ids;
 }
 
@@ -148,4 +155,22 @@ export function copyInstanceChains(raw: Database.Database): void {
     join process_definition_node d on d.process_definition_id = i.process_definition_id
     join process_node n on n.process_node_id = d.process_node_id
     where not exists (select 1 from process_instance_node c where c.process_instance_id = i.process_instance_id)`);
+}
+
+/**
+ * What the engine keeps on each instance beside current_sort (migration 023):
+ * its park, where it stands (1 a 企业 node, 2 the last node) and whether a
+ * 企业 node passed it, from its chain copy, so that the reports' rollups
+ * (kept by triggers through these updates) read as they would after real use.
+ */
+function settleInstances(raw: Database.Database): void {
+  raw.exec(`update process_instance set visit_area = case
+      when process_type = 1 then (select a.visit_area from person_application a where a.person_application_id = process_instance.ref_id)
+      else (select a.visit_area from car_application a where a.car_application_id = process_instance.ref_id) end,
+    stage = case
+      when not exists (select 1 from process_instance_node n where n.process_instance_id = process_instance.process_instance_id and n.sort > process_instance.current_sort) then 2
+      when exists (select 1 from process_instance_node n where n.process_instance_id = process_instance.process_instance_id and n.sort = process_instance.current_sort and n.company_check = 1) then 1
+      else 0 end,
+    company_passed = case when exists (select 1 from process_instance_node n where n.process_instance_id = process_instance.process_instance_id and n.company_check = 1
+      and (n.sort < process_instance.current_sort or process_instance.state = 1)) then 1 else 0 end`);
 }

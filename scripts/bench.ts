@@ -13,7 +13,10 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { DEFAULT_PARK_TZ, formatInZone } from '../domain/time';
 import { addDays, dateOf } from '../domain/visit-rules';
+import { boardApi } from '../domain/schemas/board';
+import { reports, reportCallsFor, type ReportDef } from '../domain/reports';
 import { buildApp } from '../server/app';
+import { plainQueries } from '../server/modules/reports/queries';
 import { loadConfig } from '../server/config';
 import { carApplicationBody } from '../tests/api/fixtures';
 import { seedAppointments } from './bench-seed';
@@ -109,7 +112,7 @@ async function main() {
     for (const r of measureScreens(dist)) console.log(`  ${r.screen.padEnd(20)} ${r.totalKb.toFixed(1).padStart(7)} / budget ${r.budgetKb}  ${r.ok ? 'ok' : 'OVER'}`);
   } else console.log('dist/ not built: run `npm run build` for the bundle figures (`npm run size` adds Lighthouse).');
 
-  // BENCH_ONLY=users,appointments,postgres,registers,gates runs those sections alone.
+  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports runs those sections alone.
   const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
   const wants = (section: string) => only.size === 0 || only.has(section);
   if (wants('users')) await benchUsers();
@@ -117,6 +120,7 @@ async function main() {
   if (wants('postgres')) await benchPostgresDecisions();
   if (wants('registers')) await benchRegisters();
   if (wants('gates')) await benchGateRecords();
+  if (wants('reports')) await benchReports();
   printTargets();
 }
 
@@ -446,7 +450,7 @@ async function benchAppointments() {
   raw.close();
 
   /** The lists, the cheap page at one client and the decisions against the server in `processes` processes. */
-  const run = async (processes: number, tasks: number[]) => {
+  const run = async (processes: number, tasks: number[], decisionsOnly = false) => {
     const server = await startServerProcess(serverEnv(dataDir, password, processes));
     const origin = server.base;
     try {
@@ -461,8 +465,8 @@ async function benchAppointments() {
         if (!json.success) throw new Error(`${url} answered ${res.status}: ${json.msg}`);
       };
       const lists = [];
-      for (const c of cases) lists.push(await load((i) => post(tokens[c.account], c.path, { size: 10, pn: pn(i) })));
-      const cheap = await load((i) => post(tokens.reviewer, '/carApplications/task/page', { size: 10, pn: pn(i) }), 300, 1);
+      if (!decisionsOnly) for (const c of cases) lists.push(await load((i) => post(tokens[c.account], c.path, { size: 10, pn: pn(i) })));
+      const cheap = decisionsOnly ? { perSecond: 0, p95: 0 } : await load((i) => post(tokens.reviewer, '/carApplications/task/page', { size: 10, pn: pn(i) }), 300, 1);
       // As the PWA's outbox sends them: each decision with its Idempotency-Key.
       const run = `${processes}-${Date.now()}`;
       const decisions = await load(
@@ -509,10 +513,37 @@ async function benchAppointments() {
   }
 
   const devices = await startServerProcess(serverEnv(dataDir, password, 1));
+  let ingest: { perSecond: number; p95: number };
   try {
-    await benchDevices(devices.base, dataDir, password);
+    ingest = await benchDevices(devices.base, dataDir, password);
   } finally {
     await devices.stop();
+  }
+
+  // What keeping the reports' rollups costs (issue 26): decisions and crossings again with their triggers dropped.
+  const bare = new Database(path.join(dataDir, 'park.db'));
+  const triggers = bare.prepare(String.raw`select name from sqlite_master where type = 'trigger' and name like 'stat\_%' escape '\'`).all() as Array<{ name: string }>;
+  for (const t of triggers) bare.exec(`drop trigger ${t.name}`);
+  bare.close();
+  const without = await run(1, ids.reviewerCarTasks.slice(DECISIONS * 3, DECISIONS * 4), true);
+  const bareDevices = await startServerProcess(serverEnv(dataDir, password, 1));
+  let bareIngest: { perSecond: number; p95: number };
+  try {
+    bareIngest = await benchDevices(bareDevices.base, dataDir, password, 'bare', true);
+  } finally {
+    await bareDevices.stop();
+  }
+  console.log(`\nThe reports' rollups (${triggers.length} triggers) kept, and dropped, 1 process`);
+  console.log(row('decisions with the rollups', one.decisions, 'dec/s'));
+  console.log(row('  without them', without.decisions, 'dec/s'));
+  console.log(row('device events with the rollups', ingest, 'ev/s'));
+  console.log(row('  without them', bareIngest, 'ev/s'));
+  for (const [what, kept, dropped] of [
+    ['durable decisions/s', one.decisions.perSecond, without.decisions.perSecond],
+    ['device events/s', ingest.perSecond, bareIngest.perSecond],
+  ] as const) {
+    const slower = 1 - kept / dropped;
+    targets.push({ what: `${what} with the rollups vs without`, target: '≤ 10 % slower', figure: `${(slower * 100).toFixed(0)} % slower`, met: slower <= 0.1 });
   }
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
@@ -673,7 +704,7 @@ async function benchPostgresDecisions() {
  * vehicle crossings (ledger, gate record, who is inside, one commit each),
  * each beside the same reads or writes straight from better-sqlite3.
  */
-async function benchDevices(origin: string, dataDir: string, password: string) {
+async function benchDevices(origin: string, dataDir: string, password: string, run = 'bench', ingestOnly = false): Promise<{ perSecond: number; p95: number }> {
   const admin = await signInViaApi(origin, dataDir, 'admin', password);
   const call = async (auth: string, url: string, body: unknown) => {
     const res = await fetch(`${origin}/api${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(body) });
@@ -713,7 +744,7 @@ async function benchDevices(origin: string, dataDir: string, password: string) {
     values (?, ?, ?, 2, ?, 1, '东风', '重型罐式货车', 1, 1, null, ?, ?)`);
   const rawBatch = raw.transaction((b: number) => {
     for (let k = 0; k < EVENTS_PER_BATCH; k += 1) {
-      const id = `raw-${b}-${k}`;
+      const id = `raw-${run}-${b}-${k}`;
       ledger.run(gates[0]!.id, id, 'vehicle', now, Date.now());
       record.run(gates[0]!.id, id, plateOf(b * EVENTS_PER_BATCH + k), 1 + (k % 2), now, now);
     }
@@ -721,19 +752,22 @@ async function benchDevices(origin: string, dataDir: string, password: string) {
   const rawIngest = rawLoad((b) => rawBatch(b), EVENT_BATCHES);
   raw.close();
 
-  const access = await load((i) => call(gates[i % gates.length]!.auth, '/device/access', { direction: 1, license_plate: plateOf(i) }));
-  console.log(
-    `\nDevice API over the same appointments, signed by device keys: ${REQUESTS} access questions at ${CONCURRENCY} concurrent; ${EVENT_BATCHES} batches of ${EVENTS_PER_BATCH} crossings from ${gates.length} gates, synchronous=FULL`,
-  );
-  console.log('(baseline: the same reads, or the ledger and record inserts with one commit a batch, straight from better-sqlite3)');
-  console.log(row('gate     device/access', access));
-  console.log(row('  baseline: raw better-sqlite3', rawAccess, 'look/s'));
+  const access = ingestOnly ? null : await load((i) => call(gates[i % gates.length]!.auth, '/device/access', { direction: 1, license_plate: plateOf(i) }));
+  if (access)
+    console.log(
+      `\nDevice API over the same appointments, signed by device keys: ${REQUESTS} access questions at ${CONCURRENCY} concurrent; ${EVENT_BATCHES} batches of ${EVENTS_PER_BATCH} crossings from ${gates.length} gates, synchronous=FULL`,
+    );
+  if (access) {
+    console.log('(baseline: the same reads, or the ledger and record inserts with one commit a batch, straight from better-sqlite3)');
+    console.log(row('gate     device/access', access));
+    console.log(row('  baseline: raw better-sqlite3', rawAccess, 'look/s'));
+  }
 
   const captured = formatInZone(Date.now(), process.env.PARK_TZ ?? DEFAULT_PARK_TZ);
   const ingest = await load(
     async (b) => {
       const events = Array.from({ length: EVENTS_PER_BATCH }, (_, k) => ({
-        event_id: `bench-${b}-${k}`,
+        event_id: `${run}-${b}-${k}`,
         type: 'vehicle',
         license_plate: plateOf(b * EVENTS_PER_BATCH + k),
         license_plate_color: 2,
@@ -752,8 +786,49 @@ async function benchDevices(origin: string, dataDir: string, password: string) {
     gates.length,
   );
   const perEvent = (r: { perSecond: number; p95: number }) => ({ perSecond: r.perSecond * EVENTS_PER_BATCH, p95: r.p95 });
-  console.log(row('gate     device/events (p95 of a batch)', perEvent(ingest), 'ev/s'));
-  console.log(row('  baseline: raw better-sqlite3', perEvent(rawIngest), 'ev/s'));
+  if (!ingestOnly) {
+    console.log(row('gate     device/events (p95 of a batch)', perEvent(ingest), 'ev/s'));
+    console.log(row('  baseline: raw better-sqlite3', perEvent(rawIngest), 'ev/s'));
+  }
+  return perEvent(ingest);
+}
+
+/** Camera vehicle types the seeded crossings cycle through (车型进出报表's columns). */
+const SEED_VEHICLE_TYPES = ['小型轿车', '轻型厢式货车', '重型自卸货车', '重型罐式货车', '混凝土搅拌车', '中型客车', '大型客车'];
+
+/**
+ * `count` vehicle crossings over the year up to `today` (about 13,700 a day
+ * at five million), spread over the demo park's gates, by one INSERT …
+ * SELECT over a recursive CTE (the plate index is built afterwards:
+ * maintaining it row by row is seven times slower); with `persons`, as many
+ * person crossings too. The reports' triggers (migration 023) keep their
+ * rollups through the insert, as they would through the device API.
+ * Answers the gates' ids.
+ */
+function seedCrossings(raw: Database.Database, count: number, today: string, persons = 0): number[] {
+  const gates = (raw.prepare("select id from equipment where kind = 'gate' and deleted = 0 order by id").all() as Array<{ id: number }>).map((g) => g.id);
+  const yearAgo = addDays(today, -364);
+  // Capture times are park wall-clock strings: counted as if UTC from the first day's midnight, they format back to the same strings.
+  const start = Date.parse(`${yearAgo}T00:00:00Z`) / 1000;
+  const gateOf = `case i % ${gates.length} ${gates.map((id, k) => `when ${k} then ${id}`).join(' ')} end`;
+  const typeOf = `case i % ${SEED_VEHICLE_TYPES.length} ${SEED_VEHICLE_TYPES.map((t, k) => `when ${k} then '${t}'`).join(' ')} end`;
+  const times = (n: number) => `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${n} - 1),
+       t(i, at) as (select i, strftime('%Y-%m-%d %H:%M:%S', ${start} + (i * 31536000) / ${n}, 'unixepoch') from n)`;
+  raw.exec('drop index gate_record_car_plate');
+  raw.exec(
+    `insert into gate_record_car (device_id, event_id, license_plate, license_plate_color, direction, open_result, vehicle_brand, vehicle_type, vehicle_color, vehicle_compare_result, face_compare_result, capture_time, create_time)
+     ${times(count)}
+     select ${gateOf}, 'bench-' || i, '粤L' || printf('%05d', (i * 7919) % 200000), 2, 1 + i % 2, i % 10 != 0, '压测品牌', ${typeOf}, 1 + i % 10, 1, null, at, at from t`,
+  );
+  raw.exec('create index gate_record_car_plate on gate_record_car (license_plate, capture_time)');
+  if (persons > 0)
+    raw.exec(
+      `insert into gate_record_person (device_id, event_id, idcard, person_name, direction, open_result, capture_time, create_time)
+       ${times(persons)}
+       select ${gateOf}, 'bench-p-' || i, '44010219900101' || printf('%04d', (i * 7919) % 10000), '压测人员', 1 + i % 2, i % 10 != 0, at, at from t`,
+    );
+  raw.exec('analyze');
+  return gates;
 }
 
 /**
@@ -775,23 +850,8 @@ async function benchGateRecords() {
   const raw = new Database(path.join(dataDir, 'park.db'));
   raw.pragma('journal_mode = WAL');
   const t0 = performance.now();
-  const gates = (raw.prepare("select id from equipment where kind = 'gate' and deleted = 0 order by id").all() as Array<{ id: number }>).map((g) => g.id);
   const today = dateOf(formatInZone(Date.now(), config.tz));
-  const yearAgo = addDays(today, -364);
-  // Capture times are park wall-clock strings: counted as if UTC from the first day's midnight, they format back to the same strings.
-  const start = Date.parse(`${yearAgo}T00:00:00Z`) / 1000;
-  const gateOf = `case i % ${gates.length} ${gates.map((id, k) => `when ${k} then ${id}`).join(' ')} end`;
-  raw.exec('drop index gate_record_car_plate');
-  raw
-    .prepare(
-      `insert into gate_record_car (device_id, event_id, license_plate, license_plate_color, direction, open_result, vehicle_brand, vehicle_type, vehicle_color, vehicle_compare_result, face_compare_result, capture_time, create_time)
-       with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1),
-       t(i, at) as (select i, strftime('%Y-%m-%d %H:%M:%S', ? + (i * 31536000) / ?, 'unixepoch') from n)
-       select ${gateOf}, 'bench-' || i, '粤L' || printf('%05d', (i * 7919) % 200000), 2, 1 + i % 2, i % 10 != 0, '压测品牌', '小型轿车', 1 + i % 10, 1, null, at, at from t`,
-    )
-    .run(GATE_RECORDS, start, GATE_RECORDS);
-  raw.exec('create index gate_record_car_plate on gate_record_car (license_plate, capture_time)');
-  raw.exec('analyze');
+  const gates = seedCrossings(raw, GATE_RECORDS, today);
   const total = (raw.prepare('select count(*) as n from gate_record_car').get() as { n: number }).n;
   console.log(`\nSeeded ${total.toLocaleString()} vehicle gate records in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -840,6 +900,105 @@ async function benchGateRecords() {
   }
   await app.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Issue 26's targets: a report over a year answers within this at one client, and this many times faster than its plain GROUP BY. */
+const REPORT_P95_MS = 50;
+const REPORT_SPEEDUP = 20;
+const BOARD_P95_MS = 20;
+
+/**
+ * The statistics reports (issue 26) over APPOINTMENTS appointments filed over
+ * the last year and GATE_RECORDS vehicle crossings (and a fifth as many
+ * person crossings), on SQLite: each report over 365 days (a day's reports
+ * on a day with traffic) at one client (p95) and at 16 concurrent (req/s),
+ * beside the same figures computed by its plain GROUP BY over the base
+ * tables (server/modules/reports/queries.ts plainQueries) in this process;
+ * then the board's calls at one client.
+ */
+async function benchReports() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-reports-'));
+  const password = 'Bench' + Date.now() + 'r';
+  const config = loadConfig({ DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD: password, PORT: '0', LOG_LEVEL: 'warn' }, { staticDir: undefined });
+  const seeded = await buildApp(config);
+  await seeded.close();
+  const today = dateOf(formatInZone(Date.now(), config.tz));
+
+  const raw = new Database(path.join(dataDir, 'park.db'));
+  raw.pragma('journal_mode = WAL');
+  const t0 = performance.now();
+  seedAppointments(raw, APPOINTMENTS, { endDay: today, days: 365 });
+  seedCrossings(raw, GATE_RECORDS, today, Math.round(GATE_RECORDS / 5));
+  console.log(
+    `\nSeeded ${APPOINTMENTS.toLocaleString()} appointments over 365 days and ${GATE_RECORDS.toLocaleString()} vehicle and ${Math.round(GATE_RECORDS / 5).toLocaleString()} person crossings over the year, rollups kept by their triggers, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  raw.close();
+
+  const server = await startServerProcess(serverEnv(dataDir, password, 1));
+  // The plain GROUP BYs run here, on their own connection to the same file.
+  const local = await buildApp(config);
+  try {
+    const token = await signInViaApi(server.base, dataDir, 'patrol', password);
+    const get = async (p: string, query: Record<string, unknown>) => {
+      const qs = new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)]))).toString();
+      const res = await fetch(`${server.base}/api${p}?${qs}`, { headers: { authorization: `Bearer ${token}` } });
+      if (!res.ok) throw new Error(`${p} answered ${res.status}`);
+      await res.arrayBuffer();
+    };
+    const yesterday = addDays(today, -1);
+    const year = { start_time: addDays(today, -364), end_time: today };
+    const cases: Array<{ label: string; def: ReportDef; filters: Record<string, unknown> }> = [];
+    for (const def of reports as readonly ReportDef[]) {
+      const base = { ...def.defaults(today), ...('start_time' in def.defaults(today) ? year : {}) } as Record<string, unknown>;
+      if ('date' in base) base.date = yesterday;
+      if ('count_date' in base) base.count_date = yesterday;
+      for (const p of ['visit_area', 'type']) if (p in base) base[p] = 3;
+      if (def.variants) for (const v of Object.keys(def.variants.calls)) cases.push({ label: `${def.title} (${v})`, def, filters: { ...base, [def.variants.filter]: v } });
+      else cases.push({ label: def.title, def, filters: base });
+    }
+    console.log(`\nStatistics reports over a year (${year.start_time} to ${year.end_time}; 申请数量统计 and 审批统计 on ${yesterday}), patrol signed in, 1 server process`);
+    console.log('(baseline: the same figures by a plain GROUP BY over the base tables, sequentially, in the bench process)');
+    for (const c of cases) {
+      const calls = reportCallsFor(c.def, c.filters);
+      const query = Object.fromEntries(Object.entries(c.filters).filter(([k]) => k !== c.def.variants?.filter));
+      const one = await load(() => get(calls.data.path, query), 100, 1);
+      const many = await load(() => get(calls.data.path, query), 400, CONCURRENCY);
+      const plainTimes: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const s = performance.now();
+        await plainQueries[c.def.key as keyof typeof plainQueries](local.ctx.db, c.filters);
+        plainTimes.push(performance.now() - s);
+      }
+      const plain = { perSecond: 1000 / (plainTimes.reduce((a, b) => a + b, 0) / plainTimes.length), p95: Math.max(...plainTimes) };
+      console.log(row(`${c.label}, 1 client`, one));
+      console.log(row(`${c.label}, ${CONCURRENCY} concurrent`, many));
+      console.log(row('  baseline: plain GROUP BY', plain, 'q/s'));
+      targets.push({ what: `report ${c.label} p95, one client`, target: `≤ ${REPORT_P95_MS} ms`, figure: `${one.p95.toFixed(1)} ms`, met: one.p95 <= REPORT_P95_MS });
+      const speedup = many.perSecond / plain.perSecond;
+      targets.push({ what: `report ${c.label} vs plain GROUP BY`, target: `≥ ${REPORT_SPEEDUP}×`, figure: `${speedup.toFixed(0)}×`, met: speedup >= REPORT_SPEEDUP });
+    }
+
+    const adminToken = await signInViaApi(server.base, dataDir, 'admin', password);
+    console.log('\nBoard calls at one client (100 requests each, admin signed in)');
+    const boardCalls = Object.values(boardApi).filter((c) => c.method === 'GET');
+    for (const c of boardCalls) {
+      const r = await load(
+        async () => {
+          const res = await fetch(`${server.base}/api${c.path}${c.path.includes('Chart') ? '?type=1' : ''}`, { headers: { authorization: `Bearer ${adminToken}` } });
+          if (!res.ok) throw new Error(`${c.path} answered ${res.status}`);
+          await res.arrayBuffer();
+        },
+        100,
+        1,
+      );
+      console.log(row(c.path, r));
+      targets.push({ what: `board ${c.path} p95, one client`, target: `≤ ${BOARD_P95_MS} ms`, figure: `${r.p95.toFixed(1)} ms`, met: r.p95 <= BOARD_P95_MS });
+    }
+  } finally {
+    await local.close();
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 await main();
