@@ -3,6 +3,8 @@ import { MoreOutline, RightOutline } from 'antd-mobile-icons';
 import { FieldValue } from './field-value';
 import type { BoundAction } from './data-table';
 import type { FieldDef, Row } from './types';
+// The list screen's styles: a report screen (src/features/reports) draws this part without the rest.
+import './list-screen.css';
 
 export interface CardListProps<R extends Row> {
   rows: R[];

@@ -4,6 +4,8 @@ import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 're
 import { CELL_PADDING, fitColumnWidths, KEY_MAX_WIDTH, labelWidth, pinnedOffsets, tableColumns, textWidth } from './conventions';
 import { FieldValue, fieldText } from './field-value';
 import type { FieldDef, Row, ScreenDef } from './types';
+// The list screen's styles: a report screen (src/features/reports) draws this part without the rest.
+import './list-screen.css';
 
 export interface BoundAction {
   key: string;

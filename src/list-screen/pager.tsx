@@ -1,6 +1,8 @@
 import { LeftOutline, RightOutline } from 'antd-mobile-icons';
 import { useState } from 'react';
 import { pageCount, pageItems, PAGE_SIZE_OPTIONS, parseJump } from './conventions';
+// The list screen's styles: a report screen (src/features/reports) draws this part without the rest.
+import './list-screen.css';
 
 export interface PagerProps {
   pn: number;

@@ -102,7 +102,7 @@ export function ReportScreen({ def }: { def: ReportDef }) {
   );
   const { data, error, isFetching } = useQuery({
     queryKey: ['report', def.key, filters],
-    queryFn: () => call(calls.data, undefined, { params }) as Promise<ReportAnswer>,
+    queryFn: () => call(calls.data, params) as Promise<ReportAnswer>,
     // A new search keeps the last figures on screen until the new ones arrive.
     placeholderData: (prev) => prev,
   });
