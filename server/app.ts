@@ -25,6 +25,7 @@ import { approvalPendingRoutes } from './modules/approval-pending';
 import { appointmentRoutes } from './modules/appointments/index';
 import { authRoutes } from './modules/auth';
 import { boardRoutes } from './modules/board';
+import { bigScreenRoutes } from './modules/big-screen';
 import { reportRoutes } from './modules/reports/routes';
 import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
@@ -73,6 +74,7 @@ const areas = [
   markRoutes,
   deviceRoutes,
   boardRoutes,
+  bigScreenRoutes,
   reportRoutes,
   gateRecordRoutes,
   strandedRoutes,
