@@ -5,7 +5,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { ErrorCode } from '../domain/errors';
 import { formatInZone } from '../domain/time';
-import type { Config } from './config';
+import { tileSource, type Config } from './config';
 import { openDatabase, type Database_ } from './db/index';
 import { migrate } from './db/migrate';
 import { seed } from './seed/seed';
@@ -167,7 +167,8 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
         scriptSrc: ["'self'"],
         // antd-mobile sets inline styles on elements.
         styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:', 'blob:'],
+        // The map board's tiles (MAP_TILE_URL) are images from their provider.
+        imgSrc: ["'self'", 'data:', 'blob:', ...(config.mapTiles ? [tileSource(config.mapTiles.url)] : [])],
         connectSrc: ["'self'"],
         workerSrc: ["'self'", 'blob:'],
         manifestSrc: ["'self'"],

@@ -139,3 +139,12 @@ function parseMapTiles(url: string | undefined, crs: string | undefined): Config
   }
   return { url: template, crs: system };
 }
+
+/**
+ * The source the map's tile images come from, for the page's Content-Security-Policy (img-src): the template's
+ * scheme, host and port, with Leaflet's subdomain placeholder {s} as a wildcard.
+ */
+export function tileSource(template: string): string {
+  const origin = /^(https?:\/\/[^/?#]+)/.exec(template)?.[1] ?? template;
+  return origin.replace(/\{s\}/g, '*');
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alarmKindKeys, type DeviceAlarmCounts, type FeedItem, type GateTraffic, type MapTiles } from '../../domain/schemas/big-screen';
 import { formatInZone } from '../../domain/time';
+import { loadConfig } from '../../server/config';
 import type { AppContext } from '../../server/core/context';
 import { BLACK_PLATE } from '../../server/seed/seed-appointments';
 import { idNumber } from './fixtures';
@@ -148,3 +149,28 @@ for (const dialect of await dialects()) {
     });
   });
 }
+
+describe('map tiles from MAP_TILE_URL and MAP_TILE_CRS', () => {
+  let server: TestServer;
+  const url = 'https://{s}.tiles.example.com/{z}/{x}/{y}.png';
+  beforeAll(async () => {
+    server = await startServer('sqlite', { mapTiles: loadConfig({ MAP_TILE_URL: url, MAP_TILE_CRS: 'WGS84' }).mapTiles });
+  });
+  afterAll(async () => server?.close());
+
+  it('answers the template and its system, and lets the page load the provider’s images', async () => {
+    const lead = await new Client(server).as('lead');
+    const r = await lead.get<MapTiles>('/board/mapTiles');
+    expect(r.body.data).toEqual({ url, crs: 'wgs84' });
+    const csp = (await fetch(`${server.base}/api/system/version`)).headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/img-src 'self' data: blob: https:\/\/\*\.tiles\.example\.com(;|$)/);
+  });
+
+  it('refuses a setting it cannot use at start, and defaults the system to gcj02', () => {
+    expect(loadConfig({}).mapTiles).toBeNull();
+    expect(loadConfig({ MAP_TILE_URL: 'https://t.example/{z}/{x}/{y}.png' }).mapTiles).toEqual({ url: 'https://t.example/{z}/{x}/{y}.png', crs: 'gcj02' });
+    expect(() => loadConfig({ MAP_TILE_URL: 'https://t.example/{z}/{x}/{y}.png', MAP_TILE_CRS: 'bd09' })).toThrow(/MAP_TILE_CRS/);
+    expect(() => loadConfig({ MAP_TILE_URL: 'ftp://t.example/{z}/{x}/{y}.png' })).toThrow(/MAP_TILE_URL/);
+    expect(() => loadConfig({ MAP_TILE_URL: 'https://t.example/tiles.png' })).toThrow(/MAP_TILE_URL/);
+  });
+});

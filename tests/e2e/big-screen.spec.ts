@@ -1,9 +1,9 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Route } from '@playwright/test';
 import type { DeviceAlarmCounts, GateTraffic } from '../../domain/schemas/big-screen';
 import { formatInZone } from '../../domain/time';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
-import { base, call, DEMO_PASSWORD, shot } from './support';
+import { base, call, DEMO_PASSWORD, PNG, shot } from './support';
 
 /**
  * 大屏 and 地图看板 (spec 002 §2; issue 26 items 5–6), at phone and desktop
@@ -120,4 +120,30 @@ test('the map board shows one marker per surveyed gate of the register, with its
   await expect(popup).toContainText(first.name);
   await expect(popup.locator('tbody tr').first()).toContainText(`车辆${first.carIn}${first.carOut}`);
   await shot(page, 'map-board');
+});
+
+test.describe('tiles', () => {
+  // The app's service worker would fetch the tiles itself, past page.route.
+  test.use({ serviceWorkers: 'block' });
+  test('the map board drops tiles it cannot reach and keeps tiles that load', async ({ page }) => {
+    const gates = await call<GateTraffic[]>(await tokenOf('lead'), '/board/gateTraffic', undefined, 'GET');
+    const placed = gates.filter((g) => g.latitude !== null && g.longitude !== null).length;
+    const tiles = (url: string) => (route: Route) => route.fulfill({ json: { success: true, code: 1000, msg: '操作成功', message: '操作成功', data: { url, crs: 'gcj02' } } });
+
+    // A provider nobody answers for (the port is closed): the first failure drops the layer, no broken images stay.
+    await page.route('**/api/board/mapTiles', tiles('http://127.0.0.1:9/{z}/{x}/{y}.png'));
+    await open(page, '/map-board');
+    await expect(page.locator('.leaflet-marker-icon')).toHaveCount(placed);
+    await expect(page.getByText('地图底图无法访问，仅显示设备位置')).toBeVisible();
+    await expect(page.locator('img.leaflet-tile')).toHaveCount(0);
+
+    // A provider that answers: its tiles are drawn under the markers.
+    await page.unroute('**/api/board/mapTiles');
+    await page.route('**/api/board/mapTiles', tiles(`${base}/e2e-tiles/{z}/{x}/{y}.png`));
+    await page.route('**/e2e-tiles/**', (route) => route.fulfill({ contentType: 'image/png', body: PNG }));
+    await page.reload();
+    await expect(page.locator('.leaflet-marker-icon')).toHaveCount(placed);
+    await expect(page.locator('img.leaflet-tile-loaded').first()).toBeVisible();
+    await expect(page.getByText(/仅显示设备位置/)).toHaveCount(0);
+  });
 });

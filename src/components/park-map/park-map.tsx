@@ -50,15 +50,18 @@ export function ParkMap({ tiles, fit = [], zoom = 15, className = '', children }
   );
   return (
     <CrsContext.Provider value={crs}>
-      <MapContainer center={toTiles(PARK_CENTER, crs)} zoom={zoom} className={`park-map ${showTiles ? 'has-tiles' : 'is-plain'} ${className}`} attributionControl={false} zoomSnap={0.5}>
-        {showTiles ? (
-          <TileLayer url={tiles.url} errorTileUrl={BLANK_TILE} eventHandlers={handlers} />
-        ) : (
-          <p className="park-map-plain">{tiles ? '地图底图无法访问，仅显示设备位置' : '未配置地图底图，仅显示设备位置'}</p>
-        )}
-        <FitOnce points={fit} />
-        {children}
-      </MapContainer>
+      {/* The ground's class is on a wrapper: react-leaflet sets the map's own class once, when it is made. */}
+      <div className={`park-map ${showTiles ? 'has-tiles' : 'is-plain'} ${className}`}>
+        <MapContainer center={toTiles(PARK_CENTER, crs)} zoom={zoom} className="park-map-leaflet" attributionControl={false} zoomSnap={0.5}>
+          {showTiles ? (
+            <TileLayer url={tiles.url} errorTileUrl={BLANK_TILE} eventHandlers={handlers} />
+          ) : (
+            <p className="park-map-plain">{tiles ? '地图底图无法访问，仅显示设备位置' : '未配置地图底图，仅显示设备位置'}</p>
+          )}
+          <FitOnce points={fit} />
+          {children}
+        </MapContainer>
+      </div>
     </CrsContext.Provider>
   );
 }
