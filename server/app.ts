@@ -5,7 +5,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { ErrorCode } from '../domain/errors';
 import { formatInZone } from '../domain/time';
-import type { Config } from './config';
+import { tileSource, type Config } from './config';
 import { openDatabase, type Database_ } from './db/index';
 import { migrate } from './db/migrate';
 import { seed } from './seed/seed';
@@ -25,6 +25,7 @@ import { approvalPendingRoutes } from './modules/approval-pending';
 import { appointmentRoutes } from './modules/appointments/index';
 import { authRoutes } from './modules/auth';
 import { boardRoutes } from './modules/board';
+import { bigScreenRoutes } from './modules/big-screen';
 import { reportRoutes } from './modules/reports/routes';
 import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
@@ -73,6 +74,7 @@ const areas = [
   markRoutes,
   deviceRoutes,
   boardRoutes,
+  bigScreenRoutes,
   reportRoutes,
   gateRecordRoutes,
   strandedRoutes,
@@ -165,7 +167,8 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
         scriptSrc: ["'self'"],
         // antd-mobile sets inline styles on elements.
         styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:', 'blob:'],
+        // The map board's tiles (MAP_TILE_URL) are images from their provider.
+        imgSrc: ["'self'", 'data:', 'blob:', ...(config.mapTiles ? [tileSource(config.mapTiles.url)] : [])],
         connectSrc: ["'self'"],
         workerSrc: ["'self'", 'blob:'],
         manifestSrc: ["'self'"],

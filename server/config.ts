@@ -48,6 +48,13 @@ export interface Config {
    * declaration does not name, is a 500. Off in production, where the check would only cost time.
    */
   checkAnswers: boolean;
+  /**
+   * The map board's tiles (MAP_TILE_URL): a Leaflet URL template such as
+   * https://tiles.example/{z}/{x}/{y}.png, and the coordinate system its tiles
+   * are drawn in (MAP_TILE_CRS: gcj02, the Chinese providers' offset system,
+   * or wgs84). Unset, the map shows the gates on a plain background.
+   */
+  mapTiles: { url: string; crs: 'gcj02' | 'wgs84' } | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -74,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webConcurrency: parseWebConcurrency(env),
     checkAnswers: env.CHECK_ANSWERS === '1',
     deviceDailyUploads: parseDeviceDailyUploads(env.DEVICE_DAILY_UPLOADS),
+    mapTiles: parseMapTiles(env.MAP_TILE_URL, env.MAP_TILE_CRS),
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,
   };
@@ -118,4 +126,25 @@ function scaleLimits(limits: Config['rateLimits'], factor: string | undefined): 
   const f = Number(factor);
   if (!Number.isFinite(f) || f < 1) return limits;
   return Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, Math.round(v * f)])) as Config['rateLimits'];
+}
+
+/** MAP_TILE_URL and MAP_TILE_CRS: a template Leaflet can fill ({z}, {x}, {y}) over http(s), and the system its tiles are drawn in. */
+function parseMapTiles(url: string | undefined, crs: string | undefined): Config['mapTiles'] {
+  const system = (crs ?? 'gcj02').trim().toLowerCase();
+  if (system !== 'gcj02' && system !== 'wgs84') throw new Error(`MAP_TILE_CRS must be 'gcj02' or 'wgs84', got '${crs}'`);
+  const template = url?.trim();
+  if (!template) return null;
+  if (!/^https?:\/\//.test(template) || !(template.includes('{z}') && template.includes('{x}') && /\{-?y\}/.test(template))) {
+    throw new Error(`MAP_TILE_URL must be an http(s) URL template with {z}, {x} and {y}, got '${template}'`);
+  }
+  return { url: template, crs: system };
+}
+
+/**
+ * The source the map's tile images come from, for the page's Content-Security-Policy (img-src): the template's
+ * scheme, host and port, with Leaflet's subdomain placeholder {s} as a wildcard.
+ */
+export function tileSource(template: string): string {
+  const origin = /^(https?:\/\/[^/?#]+)/.exec(template)?.[1] ?? template;
+  return origin.replace(/\{s\}/g, '*');
 }

@@ -1,5 +1,7 @@
-import { Suspense, type ComponentType } from 'react';
-import { createBrowserRouter, matchRoutes, Navigate, Outlet, type RouteObject } from 'react-router-dom';
+import { lazy, Suspense, type ComponentType } from 'react';
+import { createBrowserRouter, matchRoutes, Navigate, Outlet, useLocation, type RouteObject } from 'react-router-dom';
+import { session } from '../lib/session';
+import { loginPath } from './login-path';
 import { AppPage } from './app-page';
 import { RequireAuth } from './require-auth';
 import { BootSplash } from './boot-splash';
@@ -12,6 +14,18 @@ const page = (load: () => Promise<{ default: ComponentType }>) => () => load().t
 
 /** The id of the route every signed-in screen sits under. */
 const SIGNED_IN = 'signed-in';
+/** The id of the signed-in pages that fill the window, outside the shell (大屏, 地图看板). */
+const FULL_SCREEN = 'full-screen';
+
+const loadFullScreen = () => import('./full-screen');
+const FullScreenShell = lazy(() => loadFullScreen().then((m) => ({ default: m.FullScreenShell })));
+
+/** RequireAuth's check for the full-screen pages: they have the data layer but not the shell's menu and header. */
+function RequireFullScreen() {
+  const location = useLocation();
+  if (!session.token()) return <Navigate to={loginPath(location)} replace />;
+  return <FullScreenShell />;
+}
 
 /**
  * Already on screen when the shell starts loading after sign-in, so the
@@ -51,6 +65,14 @@ const routes: RouteObject[] = [
         element: <RequireAuth />,
         children: appRoutes.map((r) => ({ path: r.path, element: <AppPage route={r} /> })),
       },
+      {
+        id: FULL_SCREEN,
+        element: <RequireFullScreen />,
+        children: [
+          { path: '/big-screen', lazy: () => loadFullScreen().then((m) => ({ Component: m.BigScreenRoute })) },
+          { path: '/map-board', lazy: () => loadFullScreen().then((m) => ({ Component: m.MapBoardRoute })) },
+        ],
+      },
       { path: '*', lazy: page(() => import('../features/errors/not-found-page')) },
     ],
   },
@@ -58,7 +80,7 @@ const routes: RouteObject[] = [
 
 /** Whether `pathname` is a signed-in screen (the redirects to '/' are not: they settle on a screen that is). */
 export function requiresSignIn(pathname: string): boolean {
-  return !!matchRoutes(routes, pathname)?.some((m) => m.route.id === SIGNED_IN);
+  return !!matchRoutes(routes, pathname)?.some((m) => m.route.id === SIGNED_IN || m.route.id === FULL_SCREEN);
 }
 
 /** Made on demand: the router reads the address when it is created, and the entry may rewrite it first. */
