@@ -52,7 +52,14 @@ async function jsonMessage(blob: Blob): Promise<{ msg?: string; code?: number } 
  * instead of a file carries a message, shown as a warning; no answer at all
  * reads '下载文件时出错' (spec 000 §8).
  */
-export async function downloadFile(opts: { method: 'get' | 'post'; path: string; body?: unknown; params?: Record<string, string | number>; fallbackName: string; loadingText?: string }): Promise<void> {
+export async function downloadFile(opts: {
+  method: 'get' | 'post';
+  path: string;
+  body?: unknown;
+  params?: Record<string, string | number>;
+  fallbackName: string;
+  loadingText?: string;
+}): Promise<void> {
   const loading = showToast({ icon: 'loading', content: opts.loadingText ?? '正在下载…', duration: 0 });
   try {
     const config = { responseType: 'blob' as const, timeout: 5 * 60_000 };
