@@ -64,7 +64,8 @@ test('equipment: every kind lists its seeded devices; a gate is added, found by 
   await field(page, '设备名称').locator('input').fill('测试道闸');
   await field(page, '设备编号').locator('input').fill('GATE-W-01');
   await field(page, '道闸类型').getByText('车辆道闸').click();
-  await field(page, '入口归属').getByText('北门').click();
+  // 入口归属 names the park the entrance leads into (docs/decisions.md, issue 26).
+  await field(page, '入口归属').getByText('港区', { exact: true }).click();
   await field(page, '是否安检').getByText('是', { exact: true }).click();
   await field(page, '适用临时预约').getByText('否', { exact: true }).click();
   await field(page, '经度').locator('input').fill('114.52');
@@ -77,7 +78,7 @@ test('equipment: every kind lists its seeded devices; a gate is added, found by 
   await expect(page.getByText('创建成功！')).toBeVisible();
 
   await list.showOnly('设备编号', number);
-  await expect(list.row('测试道闸')).toContainText(isPhone(page) ? '离线' : '北门');
+  await expect(list.row('测试道闸')).toContainText(isPhone(page) ? '离线' : '港区');
   await shot(page, 'equipment-gate');
   await list.action('测试道闸', '编辑');
   await field(page, '设备名称').locator('input').fill('测试道闸改');

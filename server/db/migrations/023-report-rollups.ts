@@ -285,6 +285,22 @@ export function postgresTriggers(name: string, table: string, watch: readonly st
   ];
 }
 
+/** Fills this migration's rollups from the base tables, in the order they build on one another. */
+async function fillRollups(db: Kysely<any>): Promise<void> {
+  for (const s of entrySetBackfill()) await sql.raw(s).execute(db);
+  for (const r of sumRollups) for (const s of r.sources) await sql.raw(backfill(r, s)).execute(db);
+}
+
+/**
+ * Empties and refills this migration's rollups from the base tables: what a
+ * bulk load made with the triggers off needs afterwards (the bench's
+ * PostgreSQL seed loads millions of rows that way).
+ */
+export async function rebuildReportRollups(db: Kysely<any>): Promise<void> {
+  for (const table of ['stat_vehicle_day', 'stat_vehicle_first', ...sumRollups.map((r) => r.name)]) await sql.raw(`DELETE FROM ${table}`).execute(db);
+  await fillRollups(db);
+}
+
 export function reportRollups(dialect: Dialect) {
   const triggers = dialect === 'postgres' ? postgresTriggers : sqliteTriggers;
   return {
@@ -341,8 +357,7 @@ export function reportRollups(dialect: Dialect) {
       await db.schema.createIndex('stat_outcome_day_day').on('stat_outcome_day').columns(['day']).execute();
 
       // Fill from what is there (the seeded 90 days, a park's history), then keep from here on.
-      for (const s of entrySetBackfill()) await sql.raw(s).execute(db);
-      for (const r of sumRollups) for (const s of r.sources) await sql.raw(backfill(r, s)).execute(db);
+      await fillRollups(db);
 
       for (const r of sumRollups) {
         for (const s of r.sources) {

@@ -35,6 +35,12 @@ const hourRollup: SumRollup = {
   sources: [crossingHour('gate_record_car', 'car'), crossingHour('gate_record_person', 'person')],
 };
 
+/** Empties and refills the hourly rollup from the crossings (the migration's fill; the bench's bulk load with triggers off). */
+export async function rebuildHourRollup(db: Kysely<any>): Promise<void> {
+  await sql.raw(`DELETE FROM ${hourRollup.name}`).execute(db);
+  for (const s of hourRollup.sources) await sql.raw(backfill(hourRollup, s)).execute(db);
+}
+
 export function boardFigures(dialect: Dialect) {
   const triggers = dialect === 'postgres' ? postgresTriggers : sqliteTriggers;
   return {
@@ -43,7 +49,7 @@ export function boardFigures(dialect: Dialect) {
       for (const [k, type] of hourRollup.keys) t = t.addColumn(k, sql.raw(type), (c) => c.notNull());
       for (const c of hourRollup.counters) t = t.addColumn(c, 'integer', (col) => col.notNull().defaultTo(0));
       await t.addPrimaryKeyConstraint(`${hourRollup.name}_pk`, hourRollup.keys.map(([k]) => k) as never).execute();
-      for (const s of hourRollup.sources) await sql.raw(backfill(hourRollup, s)).execute(db);
+      await rebuildHourRollup(db);
       for (const s of hourRollup.sources) {
         const statements = triggers(
           `${hourRollup.name}_${s.table}`,
