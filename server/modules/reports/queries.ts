@@ -112,10 +112,17 @@ function vehicleTypeAnswer(days: string[], rows: Rows): ReportAnswer {
   const types = [...totals.entries()].filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const title = types.map(([label], i) => ({ key: `t${i}`, label }));
   const keyOf = new Map(title.map((t) => [t.label, t.key]));
+  // By day once: a year of seven models is some 2,500 rows, read 365 times over it would cost more than the query.
+  const byDay = new Map<string, Rows>();
+  for (const r of rows) {
+    const list = byDay.get(String(r.day));
+    if (list) list.push(r);
+    else byDay.set(String(r.day), [r]);
+  }
   const list = days.map((day) => {
     const row: Record<string, string | number> = { stat_date: day, total: 0 };
     for (const t of title) row[t.key] = 0;
-    for (const r of rows.filter((x) => x.day === day)) {
+    for (const r of byDay.get(day) ?? []) {
       const key = keyOf.get(typeLabel(r.vehicle_type));
       if (!key) continue;
       row[key] = n(row[key]) + n(r.total);
