@@ -205,7 +205,7 @@ test('the three configuration screens at this size: lists, forms and the chain l
   await shot(page, 'process-nodes-list');
   await list.action('石化大队终审', '编辑');
   await expect(field(page, '节点名称').locator('input')).toHaveValue('石化大队终审');
-  await expect(field(page, '关联部门').locator('.pc-departs__tag')).toHaveText(/^石化大队/);
+  await expect(field(page, '关联部门').locator('.departs-select__tag')).toHaveText(/^石化大队/);
   await shot(page, 'process-node-edit');
   await closeModal(page);
 

@@ -1,11 +1,10 @@
-import { Input, Tag } from 'antd-mobile';
+import { Input } from 'antd-mobile';
 import { useEffect, useSyncExternalStore } from 'react';
 import { enums } from '../../../../domain/enums';
 import { OVERTIME_HOURS_MAX, type ProcessNodeRow } from '../../../../domain/schemas/process-config';
 import { ChoiceRadio } from '../../../components/choice-radio';
-import { DepartmentSelect } from '../../../components/department-select';
+import { DepartmentsSelect, departIdsOf } from '../../../components/departments-select';
 import { EnumSelect } from '../../../components/enum-select';
-import { useDepartments } from '../../../lib/preloads';
 import type { FieldInputProps } from '../../../list-screen/types';
 import { useProcessRoles } from '../api';
 import './process-config.css';
@@ -70,61 +69,15 @@ export function CountersignInput({ value, onChange, disabled }: FieldInputProps)
   return <ChoiceRadio value={company ? 0 : value} onChange={onChange} options={yesFirst} disabled={disabled || company} />;
 }
 
-const idsOf = (value: unknown): number[] => {
-  if (Array.isArray(value)) return value.map(Number).filter((n) => n > 0);
-  if (typeof value === 'string' && value)
-    return value
-      .split(',')
-      .map(Number)
-      .filter((n) => n > 0);
-  return [];
-};
-
-/** Related departments, several: chosen ones as tags, the department tree to add one more. Cleared and disabled under the visited-enterprise check. */
+/** Related departments, several (components/departments-select.tsx). Cleared and disabled under the visited-enterprise check. */
 export function DepartmentsInput({ value, onChange, disabled }: FieldInputProps) {
   const company = isYes(companyCheck.useValue());
-  const { data: departments = [] } = useDepartments();
-  const ids = idsOf(value);
+  const ids = departIdsOf(value);
   useEffect(() => {
     if (company && ids.length) onChange?.([]);
   }, [company, ids.length, onChange]);
-  const off = disabled || company;
-  const name = (id: number) => departments.find((d) => d.depart_id === id)?.name ?? String(id);
-  return (
-    <div className={`pc-departs${off ? ' pc-departs--off' : ''}`}>
-      {company ? (
-        <div className="pc-departs__note">被访企业审核：由申请所访问的部门审核，无需关联部门</div>
-      ) : (
-        <>
-          {ids.length > 0 && (
-            <div className="pc-departs__tags" aria-label="已选部门">
-              {ids.map((id) => (
-                <Tag key={id} color="primary" fill="outline" className="pc-departs__tag">
-                  {name(id)}
-                  {!off && (
-                    <button type="button" className="pc-departs__remove" aria-label={`移除${name(id)}`} onClick={() => onChange?.(ids.filter((x) => x !== id))}>
-                      ×
-                    </button>
-                  )}
-                </Tag>
-              ))}
-            </div>
-          )}
-          <DepartmentSelect
-            aria-label="添加关联部门"
-            value={undefined}
-            onChange={(v) => {
-              const id = Number(v);
-              if (id > 0 && !ids.includes(id)) onChange?.([...ids, id]);
-            }}
-            placeholder={ids.length ? '继续添加部门' : '请选择关联部门'}
-            allowClear={false}
-            disabled={off}
-          />
-        </>
-      )}
-    </div>
-  );
+  if (company) return <div className="pc-departs__note">被访企业审核：由申请所访问的部门审核，无需关联部门</div>;
+  return <DepartmentsSelect value={ids} onChange={onChange} disabled={disabled} placeholder="请选择关联部门" aria-label="添加关联部门" />;
 }
 
 /** Overtime limit in hours, asked only while overtime auto review is on. */
