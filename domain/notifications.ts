@@ -3,6 +3,8 @@ export const NotificationKind = {
   TASK_ASSIGNED: 'task_assigned',
   APPLICATION_DECIDED: 'application_decided',
   STRANDED_ALARM: 'stranded_alarm',
+  /** A notice enabled for the reader's department (issue 27). */
+  NOTICE: 'notice',
 } as const;
 export type NotificationKindValue = (typeof NotificationKind)[keyof typeof NotificationKind];
 

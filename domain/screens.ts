@@ -66,6 +66,7 @@ export const builtScreenCodes = [
   'menu:statApproval',
   'menu:statVehicleGateTimes',
   'menu:dashboard',
+  'menu:notice',
 ] as const satisfies readonly MenuCode[];
 
 export type ScreenCode = (typeof builtScreenCodes)[number];

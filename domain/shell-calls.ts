@@ -1,6 +1,6 @@
 /**
  * The calls the signed-in shell and the home make on their first load (who
- * am I, sign out, the bell, the alarm banner, 待我审批, 待处理告警), free of
+ * am I, sign out, the bell, the alarm banner, 待我审批, 待处理告警, 未读通知), free of
  * the schemas: the schemas bring zod, which the first screen should not wait
  * for (`npm run size` holds the home to its budget). Their declarations in
  * domain/schemas spread `shellWire`, so method and path are written here
@@ -11,6 +11,7 @@
 import type { Call } from './contract';
 import type { approvalPendingCall } from './schemas/approval-task';
 import type { authApi } from './schemas/auth';
+import type { noticeApi } from './schemas/notice';
 import type { notificationApi } from './schemas/notifications';
 import type { strandedStatApi } from './schemas/stranded';
 
@@ -23,6 +24,7 @@ export const shellWire = {
   notificationReadAll: { method: 'POST', path: '/notifications/readAll' },
   pendingApprovals: { method: 'GET', path: '/approval/pending' },
   openAlarms: { method: 'GET', path: '/stranded/open' },
+  receivedNotices: { method: 'POST', path: '/notice/received/page' },
 } as const;
 
 /** A call as the client sends it: typed as its declaration, carrying its method and path. */
@@ -37,4 +39,5 @@ export const shellCalls = {
   notificationReadAll: shellWire.notificationReadAll as CallRef<typeof notificationApi.readAll>,
   pendingApprovals: shellWire.pendingApprovals as CallRef<typeof approvalPendingCall>,
   openAlarms: shellWire.openAlarms as CallRef<typeof strandedStatApi.open>,
+  receivedNotices: shellWire.receivedNotices as CallRef<typeof noticeApi.received>,
 };

@@ -31,6 +31,7 @@ import { commonRoutes } from './modules/common';
 import { departmentRoutes } from './modules/departments';
 import { equipmentRoutes } from './modules/equipment';
 import { markRoutes } from './modules/marks';
+import { noticeRoutes } from './modules/notices';
 import { gateRecordRoutes } from './modules/gate-records';
 import { deviceRoutes } from './modules/devices/routes';
 import { strandedRoutes } from './modules/stranded/routes';
@@ -72,6 +73,7 @@ const areas = [
   carListImportRoutes,
   passRoutes,
   markRoutes,
+  noticeRoutes,
   deviceRoutes,
   boardRoutes,
   bigScreenRoutes,

@@ -6,6 +6,8 @@
 
 /** The Cache API store of list and detail answers; the page deletes it on sign-out. */
 export const READ_CACHE = 'api-reads';
+/** Attachments of the notices the person opened (issue 27), so they read offline too; the page fills it, the worker answers from it when the network fails, sign-out deletes it. */
+export const NOTICE_FILE_CACHE = 'notice-files';
 /** Set on an answer served from READ_CACHE because the network failed or was too slow: the ISO time it was fetched. */
 export const OFFLINE_FROM_HEADER = 'X-Offline-From';
 /** Stored with each kept answer: when it came from the network. */

@@ -5,7 +5,7 @@ import { CacheExpiration, ExpirationPlugin } from 'workbox-expiration';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { StaleWhileRevalidate } from 'workbox-strategies';
-import { CACHED_AT_HEADER, isCachedRead, isStorableAnswer, OFFLINE_FROM_HEADER, READ_CACHE, READ_MAX_AGE_MS, readCacheKey } from './cache-key';
+import { CACHED_AT_HEADER, isCachedRead, isStorableAnswer, NOTICE_FILE_CACHE, OFFLINE_FROM_HEADER, READ_CACHE, READ_MAX_AGE_MS, readCacheKey } from './cache-key';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> };
 
@@ -86,6 +86,21 @@ async function networkFirstRead({ request, event }: RouteHandlerCallbackOptions)
 for (const method of ['GET', 'POST'] as const) {
   registerRoute(({ url, request }) => url.origin === self.location.origin && isCachedRead(request.method, url.pathname), networkFirstRead, method);
 }
+
+// A notice's attachments, kept by the page when the notice was opened (features/notices/reader-page.tsx):
+// the network first, and that copy only when the network fails. The access token in the query changes, the file does not.
+registerRoute(
+  ({ url, request }) => request.method === 'GET' && url.origin === self.location.origin && url.pathname.startsWith('/api/file/'),
+  async ({ request }) => {
+    try {
+      return await fetch(request);
+    } catch (err) {
+      const kept = await (await caches.open(NOTICE_FILE_CACHE)).match(request, { ignoreSearch: true });
+      if (kept) return kept;
+      throw err;
+    }
+  },
+);
 
 // The page asks for activation only after the person accepts the update prompt.
 self.addEventListener('message', (event: ExtendableMessageEvent) => {

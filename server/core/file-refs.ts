@@ -12,7 +12,7 @@ import { isFileName } from './storage';
  * the case exists the switch denies the kind, so forgetting it fails closed.
  */
 export type FileRecordKind =
-  'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list' | 'gate_record_car' | 'gate_record_person';
+  'car_application' | 'person_application' | 'vehicle_mark' | 'person_black_white_list' | 'vehicle_registration' | 'transport_list' | 'gate_record_car' | 'gate_record_person' | 'notice';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -45,6 +45,8 @@ export const fileColumns = {
   transport_list: ['annex'],
   gate_record_car: ['plate_image', 'vehicle_image'],
   gate_record_person: ['snapshot'],
+  // A notice's files are its attachments' rows (notice_attachment.file_url), recorded by modules/notices.ts.
+  notice: [],
 } as const satisfies Record<FileRecordKind, readonly string[]>;
 
 /**

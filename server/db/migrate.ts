@@ -25,6 +25,7 @@ import { outbox } from './migrations/022-outbox';
 import { reportRollups } from './migrations/023-report-rollups';
 import { boardFigures } from './migrations/024-board-figures';
 import { instanceArea } from './migrations/025-instance-area';
+import { notices } from './migrations/026-notices';
 import { reportCrossingIndex } from './migrations/027-report-crossing-index';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
@@ -55,6 +56,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '023-report-rollups': reportRollups(dialect),
     '024-board-figures': boardFigures(dialect),
     '025-instance-area': instanceArea(dialect),
+    '026-notices': notices(dialect),
     '027-report-crossing-index': reportCrossingIndex(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });

@@ -845,3 +845,48 @@ export interface DB {
   stat_vehicle_day: StatVehicleDayTable;
   stat_vehicle_first: StatVehicleFirstTable;
 }
+
+/** 通知公告 (migration 026). */
+export interface NoticeTable {
+  notice_id: Generated<number>;
+  title: string;
+  type: number;
+  status: Generated<number>;
+  content: string;
+  publish_time: string | null;
+  version: Generated<number>;
+  create_user_id: number | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+export interface NoticeDepartTable {
+  notice_id: number;
+  depart_id: number;
+}
+export interface NoticeAttachmentTable {
+  id: Generated<number>;
+  notice_id: number;
+  file_name: string;
+  file_type: string;
+  file_size: number;
+  file_url: string;
+  create_user_id: number | null;
+  create_time: string;
+}
+export interface NoticeDeliveryTable {
+  notice_id: number;
+  user_id: number;
+  depart_id: number;
+  version: number;
+  delivered_time: string;
+  read_time: string | null;
+}
+// Merged into DB above.
+export interface DB {
+  notice: NoticeTable;
+  notice_depart: NoticeDepartTable;
+  notice_attachment: NoticeAttachmentTable;
+  notice_delivery: NoticeDeliveryTable;
+}

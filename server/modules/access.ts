@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { AppState, appointmentCodes, type AppointmentKind } from '../../domain/appointments';
 import { SCAN_PERMISSION } from '../../domain/permissions';
 import { equipmentKinds, type EquipmentKindDef } from '../../domain/schemas/equipment';
+import { NoticeStatus } from '../../domain/notices';
 import type { Access, AuthContext } from '../core/context';
 import { ErrorCode } from '../../domain/errors';
 import { fail } from '../core/errors';
@@ -25,6 +26,8 @@ type Db = Kysely<DB> | Transaction<DB>;
 
 /** Ids per query when a file is held by many records (one demo photo is on every seeded application). */
 const ID_CHUNK = 200;
+
+const NOTICE_LIST = 'notice:list';
 
 const chunks = <T>(list: T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 
@@ -116,6 +119,25 @@ export type RecordKind = FileRecordKind | RegisterKind;
 
 export const holds = (auth: AuthContext, access: Access) => (access === 'role' ? auth.roleIds.length > 0 : auth.permissions.has(access));
 
+/**
+ * Notices: their keepers (notice:list) read every one; anyone else only an
+ * enabled notice that reached them, and its attachments with it, so taking a
+ * notice back (停用) takes its files back too.
+ */
+async function anyNoticeReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {
+  if (auth.permissions.has(NOTICE_LIST)) return true;
+  return !!(await db
+    .selectFrom('notice_delivery as d')
+    .innerJoin('notice as n', 'n.notice_id', 'd.notice_id')
+    .select('d.notice_id')
+    .where('d.user_id', '=', auth.userId)
+    .where('d.notice_id', 'in', ids.slice(0, ID_CHUNK))
+    .where('n.status', '=', NoticeStatus.ENABLED)
+    .where('n.deleted', '=', 0)
+    .limit(1)
+    .executeTakeFirst());
+}
+
 /** One table for both kinds: an alarm is read by the holders of its kind's list code. */
 async function anyStrandedReadable(db: Db, auth: AuthContext, ids: number[]): Promise<boolean> {
   const rows = await db.selectFrom('stranded_alarm').select('kind').where('id', 'in', ids.slice(0, ID_CHUNK)).execute();
@@ -161,6 +183,8 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
       return anyApplicationReadable(db, auth, 'person', ids);
     case 'vehicle_mark':
       return anyVehicleMarkReadable(db, auth, ids);
+    case 'notice':
+      return anyNoticeReadable(db, auth, ids);
     default: {
       // A new RecordKind without a case here fails to compile, and an unknown stored kind reads as nothing.
       const unhandled: never = kind;

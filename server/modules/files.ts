@@ -118,16 +118,29 @@ export function fileHeaders(name: string, size: number): Record<string, string |
  * transaction, so that an Idempotency-Key is marked done with it). The
  * plugin calling it registers @fastify/multipart (multipartLimits).
  */
-export async function receiveUpload(req: FastifyRequest, o: { uploaderUserId: number; uploaderDeviceId?: number; imagesOnly?: boolean }): Promise<{ name: string; size: number; type: string }> {
+export async function receiveUpload(
+  req: FastifyRequest,
+  o: {
+    uploaderUserId: number;
+    uploaderDeviceId?: number;
+    imagesOnly?: boolean;
+    /** Checks the form's other fields (a notice's id) once the file is read, before anything is stored: throw to refuse. */
+    accept?: (fields: Record<string, string>) => Promise<void>;
+  },
+): Promise<{ name: string; size: number; type: string; fileName: string; fields: Record<string, string> }> {
   if (!req.isMultipart()) throw new AppError(ErrorCode.VALIDATION, MSG_EMPTY);
   let data: Buffer | undefined;
   let truncated = false;
   let fileName = '';
+  const fields: Record<string, string> = {};
   try {
     // Every part is walked to the end of the body: a second file must be refused, not silently dropped.
     // throwFileSizeLimit is read by the plugin's part handler for parts() as for file(); only its typing leaves it out.
     for await (const part of req.parts({ throwFileSizeLimit: false } as Parameters<typeof req.parts>[0])) {
-      if (part.type !== 'file') continue;
+      if (part.type !== 'file') {
+        fields[part.fieldname] = String(part.value);
+        continue;
+      }
       fileName = part.filename;
       const chunks: Buffer[] = [];
       for await (const chunk of part.file) chunks.push(chunk as Buffer);
@@ -149,10 +162,11 @@ export async function receiveUpload(req: FastifyRequest, o: { uploaderUserId: nu
   if (!type || (o.imagesOnly && !type.image)) throw new AppError(ErrorCode.UNSUPPORTED_MEDIA, MSG_UNSUPPORTED);
   const max = type.image ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
   if (truncated || data.length > max) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, tooLarge(max));
+  await o.accept?.(fields);
   const name = await fileStoreOf(req.server.ctx.config.dataDir).put(data, type.ext);
   await req.server.ctx.db.transaction().execute((trx) => recordFileObject(trx, name, o.uploaderUserId, req.server.ctx.now(), o.uploaderDeviceId ?? null));
   req.auditParams = { file: fileName, size: data.length, name };
-  return { name, size: data.length, type: type.mime };
+  return { name, size: data.length, type: type.mime, fileName, fields };
 }
 
 /** One file per request, at most a document's size: what every upload route's multipart registration allows. */

@@ -2,7 +2,7 @@ import { createSyncStoragePersister } from '@tanstack/query-sync-storage-persist
 import { onlineManager, QueryClient } from '@tanstack/react-query';
 import type { PersistQueryClientOptions } from '@tanstack/react-query-persist-client';
 import { queueNames } from '../../domain/appointments';
-import { READ_CACHE } from '../../sw/cache-key';
+import { NOTICE_FILE_CACHE, READ_CACHE } from '../../sw/cache-key';
 import { ApiError } from '../lib/http';
 import { session } from '../lib/session';
 import { isPersistedQuery, sessionTag, shareKeepingStamp } from './query-persistence';
@@ -68,7 +68,7 @@ function forgetSession() {
   } catch {
     // storage refused (private window): nothing was persisted either
   }
-  if ('caches' in window) void caches.delete(READ_CACHE).catch(() => undefined);
+  if ('caches' in window) for (const name of [READ_CACHE, NOTICE_FILE_CACHE]) void caches.delete(name).catch(() => undefined);
 }
 
 // Whoever signs in next must not see the previous person's cached data.

@@ -28,6 +28,7 @@ const openRoutes: AppRoute[] = [
   { path: '/profile', title: '个人中心', page: lazy(() => import('../features/profile/profile-page')), open: true, tab: true },
   { path: '/about', title: '版本信息', page: lazy(() => import('../features/about/about-page')), open: true },
   { path: '/notifications', title: '消息中心', page: lazy(() => import('../features/notifications/notifications-page')), open: true },
+  { path: '/notices', title: '通知公告', page: lazy(() => import('../features/notices/reader-page')), open: true },
   { path: '/notifications/push', title: '推送设置', page: lazy(() => import('../features/notifications/push-settings-page')), open: true },
   { path: '/outbox', title: '待发送', page: lazy(() => import('../features/outbox/outbox-page')), open: true },
 ];

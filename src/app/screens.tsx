@@ -69,6 +69,7 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:transportListHis': screen(() => waybills().then((m) => m.waybillHistoryScreen)),
   'menu:allTransportListHis': screen(() => waybills().then((m) => m.allWaybillHistoryScreen)),
   'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
+  'menu:notice': screen(() => import('../features/notices/notices-screen').then((m) => m.noticesScreen)),
   'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
   'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),
   'menu:personGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.personGateRecordsScreen)),

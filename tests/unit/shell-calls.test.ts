@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { approvalPendingCall } from '../../domain/schemas/approval-task';
 import { authApi } from '../../domain/schemas/auth';
+import { noticeApi } from '../../domain/schemas/notice';
 import { notificationApi } from '../../domain/schemas/notifications';
 import { strandedStatApi } from '../../domain/schemas/stranded';
 import { shellCalls } from '../../domain/shell-calls';
@@ -20,6 +21,7 @@ describe('shell calls', () => {
     notificationReadAll: notificationApi.readAll,
     pendingApprovals: approvalPendingCall,
     openAlarms: strandedStatApi.open,
+    receivedNotices: noticeApi.received,
   } satisfies Record<keyof typeof shellCalls, unknown>;
 
   it.each(Object.entries(declared))('%s is its declaration on the wire', (name, call) => {

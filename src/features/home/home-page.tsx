@@ -8,6 +8,7 @@ import { MenuGrid } from '../../app/menu-grid';
 import { useMe } from '../../lib/me';
 import { OpenAlarms } from './open-alarms';
 import { PendingApprovals } from './pending-approvals';
+import { UnreadNotices } from './unread-notices';
 import './home.css';
 
 const WEEKDAYS = ['日', '一', '二', '三', '四', '五', '六'];
@@ -24,7 +25,7 @@ function parkNow() {
 }
 
 /**
- * 首页: what needs the person now (open alarms, approvals waiting), then the
+ * 首页: what needs the person now (open alarms, unread notices, approvals waiting), then the
  * few screens they open most; 工作台 holds the whole menu by group.
  */
 export default function HomePage() {
@@ -55,6 +56,8 @@ export default function HomePage() {
       </section>
 
       <OpenAlarms />
+
+      <UnreadNotices />
 
       <PendingApprovals />
 

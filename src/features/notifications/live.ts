@@ -2,9 +2,10 @@ import type { QueryClient } from '@tanstack/react-query';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
-import { StreamEvent, type UnreadEvent } from '../../../domain/notifications';
+import { NotificationKind, StreamEvent, type UnreadEvent } from '../../../domain/notifications';
 import { notificationApi, type NotificationEvent } from '../../../domain/schemas/notifications';
 import { figuresKey } from '../../lib/live-figures';
+import { receivedNoticesKey } from '../../lib/received-notices';
 import { session } from '../../lib/session';
 import { alarmBannerKey, pageKey, unreadKey } from './api';
 
@@ -59,6 +60,7 @@ function run(client: QueryClient): () => void {
       client.setQueryData(unreadKey, { count: n.unread });
       void client.invalidateQueries({ queryKey: pageKey });
       void client.invalidateQueries({ queryKey: alarmBannerKey });
+      if (n.kind === NotificationKind.NOTICE) void client.invalidateQueries({ queryKey: receivedNoticesKey });
       listeners.forEach((l) => l(n));
     } else if (event === StreamEvent.FIGURES) {
       void client.invalidateQueries({ queryKey: figuresKey });

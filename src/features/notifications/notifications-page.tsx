@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { Button, DotLoading, ErrorBlock, InfiniteScroll } from 'antd-mobile';
-import { BellOutline, CheckShieldOutline, ExclamationCircleOutline, FileOutline, RightOutline, SetOutline } from 'antd-mobile-icons';
+import { BellOutline, CheckShieldOutline, ExclamationCircleOutline, FileOutline, RightOutline, SetOutline, SoundOutline } from 'antd-mobile-icons';
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { Page } from '../../../domain/envelope';
@@ -14,6 +14,7 @@ const icons: Record<string, ReactNode> = {
   [NotificationKind.TASK_ASSIGNED]: <CheckShieldOutline />,
   [NotificationKind.APPLICATION_DECIDED]: <FileOutline />,
   [NotificationKind.STRANDED_ALARM]: <ExclamationCircleOutline />,
+  [NotificationKind.NOTICE]: <SoundOutline />,
 };
 
 /** The kind filter, alarms first: they are what must not be missed among the rest (issue 24 item 4). */
@@ -22,6 +23,7 @@ const kindFilters: Array<{ kind: NotificationKindValue | undefined; label: strin
   { kind: NotificationKind.STRANDED_ALARM, label: '告警' },
   { kind: NotificationKind.TASK_ASSIGNED, label: '审批任务' },
   { kind: NotificationKind.APPLICATION_DECIDED, label: '审批结果' },
+  { kind: NotificationKind.NOTICE, label: '通知公告' },
 ];
 
 /** Only paths of this app are followed: a stored url is never a way off the site. */

@@ -1,0 +1,111 @@
+import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
+import { PNG, formField as field, isPhone, listScreen, shot, signInAs, submitForm } from './support';
+
+/**
+ * 通知公告 (issue 27 part 1) at both sizes: the security lead writes a notice
+ * for 中海壳牌 with an attachment and enables it; 王芳, who works there, finds
+ * it on her home screen, reads it with its picture, and still reads it offline;
+ * the lead's list then counts it delivered to the company's people and read by one.
+ */
+
+/** Another person on a device of the same kind as the test's. */
+async function otherDevice(browser: Browser, info: TestInfo): Promise<Page> {
+  const u = info.project.use;
+  const context = await browser.newContext({
+    viewport: u.viewport,
+    isMobile: u.isMobile,
+    hasTouch: u.hasTouch,
+    deviceScaleFactor: u.deviceScaleFactor,
+    locale: u.locale,
+    timezoneId: u.timezoneId,
+    baseURL: u.baseURL,
+  });
+  return context.newPage();
+}
+
+async function pickDepartment(page: Page, name: string) {
+  await field(page, '通知部门').getByRole('button', { name: '添加部门' }).click();
+  const tree = page.getByRole('dialog', { name: '选择部门' });
+  await tree.getByPlaceholder('搜索部门名称').fill(name);
+  await tree
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .first()
+    .click();
+  await expect(tree).toHaveCount(0);
+}
+
+test('a notice, once enabled, reaches a user of a listed department, who reads it online and offline', async ({ page, browser }, info) => {
+  test.setTimeout(120_000);
+  const title = `检修停电通知${Date.now() % 1_000_000}`;
+  await signInAs(page, 'lead');
+  const list = listScreen(page);
+  // The list may be empty at first (no '共 N 条' then): the screen is there once its add button is.
+  await page.goto('/system/notices');
+  await expect(page.getByRole('button', { name: '新增通知' })).toBeVisible();
+
+  await page.getByRole('button', { name: '新增通知' }).click();
+  await field(page, '标题').locator('input').fill(title);
+  await field(page, '内容').locator('textarea').first().fill('11月30日 8:00-12:00 港区北门检修，车辆请改走西门。\n请各单位提前安排。');
+  await pickDepartment(page, '中海壳牌');
+  await shot(page, 'notice-form');
+  await submitForm(page);
+  await expect(page.getByText('创建成功！')).toBeVisible();
+  await list.showOnly('标题', title);
+  await expect(list.row(title)).toContainText('草稿');
+  await shot(page, 'notices');
+
+  await list.action(title, '附件');
+  await page.getByLabel('选择附件').setInputFiles({ name: '绕行路线.png', mimeType: 'image/png', buffer: PNG });
+  await expect(page.getByText('上传成功')).toBeVisible();
+  await expect(page.getByLabel('附件列表')).toContainText('绕行路线.png');
+  await shot(page, 'notice-attachments');
+  if (isPhone(page)) await page.getByRole('button', { name: '返回' }).last().click();
+  else await page.keyboard.press('Escape');
+  await expect(page.locator('.sm')).toHaveCount(0);
+
+  await list.action(title, '启用');
+  await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+  await expect(page.getByText('修改状态成功')).toBeVisible();
+  await expect(list.row(title)).toContainText('启用');
+  // 王芳 and 李强 at least (other tests may add people to 中海壳牌).
+  await expect(list.row(title)).toContainText(/送达 [2-9]\d* · 已读 0/);
+  // Enabled: no editing or deleting until it is disabled again.
+  await expect(list.row(title).getByRole('button', { name: '编辑', exact: true })).toHaveCount(0);
+
+  const reader = await otherDevice(browser, info);
+  await signInAs(reader, 'contact');
+  await reader.goto('/');
+  const card = reader.getByTestId('unread-notices');
+  await expect(card).toContainText(title);
+  await shot(reader, 'home-unread-notices');
+  await card.getByRole('link', { name: new RegExp(title) }).click();
+  await expect(reader).toHaveURL(/\/notices\?open=\d+/);
+  await expect(reader.getByRole('heading', { name: title })).toBeVisible();
+  await expect(reader.getByText('港区北门检修，车辆请改走西门。')).toBeVisible();
+  await expect(reader.getByRole('img', { name: '绕行路线.png' })).toBeVisible();
+  await shot(reader, 'notice-reader');
+
+  // Opened once, it reads without a network: the text from the worker's read copy, the picture from the notice file copy.
+  await reader.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  await expect.poll(() => reader.evaluate(() => !!navigator.serviceWorker.controller), { timeout: 15_000 }).toBe(true);
+  await reader.reload();
+  await expect(reader.getByRole('img', { name: '绕行路线.png' })).toBeVisible();
+  await expect.poll(() => reader.evaluate(async () => (await (await caches.open('notice-files')).keys()).length)).toBeGreaterThan(0);
+  await reader.context().setOffline(true);
+  await reader.reload();
+  await expect(reader.getByRole('heading', { name: title })).toBeVisible();
+  await expect(reader.getByRole('img', { name: '绕行路线.png' })).toHaveJSProperty('complete', true);
+  expect(await reader.getByRole('img', { name: '绕行路线.png' }).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  await reader.context().setOffline(false);
+
+  // Read: it leaves her home's unread notices, and the lead's list counts it.
+  await reader.goto('/');
+  await expect(reader.getByText(/，王芳/)).toBeVisible();
+  await expect(reader.getByTestId('unread-notices').getByText(title)).toHaveCount(0);
+  await reader.context().close();
+  await page.reload();
+  await list.showOnly('标题', title);
+  await expect(list.row(title)).toContainText(/送达 [2-9]\d* · 已读 1/);
+});
