@@ -70,6 +70,7 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:allTransportListHis': screen(() => waybills().then((m) => m.allWaybillHistoryScreen)),
   'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
   'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
+  'menu:personBatchApply': screen(() => import('../features/person-import/person-import-screen').then((m) => m.personImportScreen)),
   'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),
   'menu:personGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.personGateRecordsScreen)),
   'menu:strandedManagementPerson': screen(() => import('../features/stranded/stranded-screens').then((m) => m.personStrandedScreen)),

@@ -4,7 +4,9 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
 import { StreamEvent, type UnreadEvent } from '../../../domain/notifications';
 import { notificationApi, type NotificationEvent } from '../../../domain/schemas/notifications';
+import type { ImportProgressEvent } from '../../../domain/schemas/person-import';
 import { figuresKey } from '../../lib/live-figures';
+import { publishImportProgress } from '../../lib/live-imports';
 import { session } from '../../lib/session';
 import { alarmBannerKey, pageKey, unreadKey } from './api';
 
@@ -62,6 +64,8 @@ function run(client: QueryClient): () => void {
       listeners.forEach((l) => l(n));
     } else if (event === StreamEvent.FIGURES) {
       void client.invalidateQueries({ queryKey: figuresKey });
+    } else if (event === StreamEvent.IMPORT) {
+      publishImportProgress(JSON.parse(data) as ImportProgressEvent);
     }
   };
 
