@@ -83,6 +83,16 @@ const targets: Array<{ what: string; target: string; figure: string; met: boolea
 const LIST_SHARE = 0.7;
 const CHEAP_PAGE_P95_MS = 5;
 const DECISIONS_PER_SECOND = 1000;
+/** Issue 27's targets for the person batch import: IMPORT_PERSONS persons with photos, start to 已完成, on SQLite. */
+const IMPORT_PERSONS = 2000;
+const IMPORT_SECONDS = 60;
+const IMPORT_RSS_MB = 300;
+
+/** A few bytes that open as a JPEG (the server checks the signature, it never decodes a photo), reused under every ID number. */
+const TINY_JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=',
+  'base64',
+);
 
 /** A list's API throughput with one server process, as a share of the same page read raw (one core each). */
 function listTarget(label: string, api: { perSecond: number }, raw: { perSecond: number }) {
@@ -1144,16 +1154,6 @@ async function measureReports(dialect: string, config: ReturnType<typeof loadCon
 
 await main();
 
-/** Issue 27's targets for the person batch import: IMPORT_PERSONS persons with photos, start to 已完成, on SQLite. */
-const IMPORT_PERSONS = 2000;
-const IMPORT_SECONDS = 60;
-const IMPORT_RSS_MB = 300;
-/** A few bytes that open as a JPEG (the server checks the signature, it never decodes a photo), reused under every ID number. */
-const TINY_JPEG = Buffer.from(
-  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=',
-  'base64',
-);
-
 /**
  * 人员批量导入 (spec 001, issue 27): a zip of IMPORT_PERSONS persons with a
  * photo each is uploaded and started; the time is from the start call to the
@@ -1165,6 +1165,12 @@ async function benchPersonImport() {
   const server = await startServerProcess(serverEnv(dataDir, password, 1));
   try {
     const token = await signInViaApi(server.base, dataDir, 'contact', password);
+    const peakMb = () => {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.primary.pid}/status`, 'utf8'));
+      return hwm ? Number(hwm[1]) / 1024 : NaN;
+    };
+    // The peak of starting and seeding, before any import: what the import adds is the difference.
+    const baselineMb = peakMb();
     const raw = new Database(path.join(dataDir, 'park.db'), { readonly: true });
     const dept = (raw.prepare("select name from sys_department where deleted = 0 and name like '%有限公司%' order by depart_id limit 1").get() as { name: string }).name;
     raw.close();
@@ -1229,8 +1235,7 @@ async function benchPersonImport() {
       if ((performance.now() - t1) / 1000 > 600) throw new Error('import did not end within 10 minutes');
     }
     const seconds = (performance.now() - t1) / 1000;
-    const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.primary.pid}/status`, 'utf8'));
-    const rssMb = hwm ? Number(hwm[1]) / 1024 : NaN;
+    const rssMb = peakMb();
     console.log(`\nPerson batch import: ${IMPORT_PERSONS.toLocaleString()} persons with photos (${(data.length / 1024 / 1024).toFixed(1)} MB zip), 1 process, SQLite`);
     console.log(
       `  upload and check ${uploadS.toFixed(1)} s; start to status ${task!.status} ${seconds.toFixed(1)} s; imported ${task!.done_count}, failed ${task!.failed_count}${task!.reason ? ` (${task!.reason})` : ''}; server peak RSS ${rssMb.toFixed(0)} MB`,

@@ -51,13 +51,13 @@ export const personImportScreen = defineScreen<ImportTaskRow>({
   rowKey: 'id',
   card: { title: 'name', extra: 'status' },
   fields: [
-    { name: 'name', kind: 'text', dataIndex: 'name', width: 180 },
-    { name: 'file_size', kind: 'text', dataIndex: 'file_size', hideInSearch: true, width: 120, align: 'right', render: (r) => megabytes(r.file_size) },
-    { name: 'file_name', kind: 'text', dataIndex: 'file_name', hideInSearch: true, width: 200 },
-    { name: 'create_user_name', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, width: 100 },
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 160 },
+    { name: 'file_size', kind: 'text', dataIndex: 'file_size', hideInSearch: true, width: 100, align: 'right', render: (r) => megabytes(r.file_size) },
+    { name: 'file_name', kind: 'text', dataIndex: 'file_name', hideInSearch: true, width: 160 },
+    { name: 'create_user_name', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, width: 80 },
     { name: 'create_time', kind: 'text', dataIndex: 'create_time', hideInSearch: true, width: 170 },
     { name: 'update_time', kind: 'text', dataIndex: 'update_time', hideInSearch: true, width: 170 },
-    { name: 'status', kind: 'enum', options: importStatusOptions, dataIndex: 'status', width: 190, render: (r) => <StatusCell row={r} /> },
+    { name: 'status', kind: 'enum', options: importStatusOptions, dataIndex: 'status', width: 150, render: (r) => <StatusCell row={r} /> },
     { name: 'reason', kind: 'text', dataIndex: 'reason', hideInSearch: true, width: 260 },
   ],
   toolbar: [
