@@ -9,7 +9,7 @@ import { addDays, dateOf } from '../../domain/visit-rules';
 import { importRunnerOf, releaseStaleImports, STALE_MS } from '../../server/modules/person-import/job';
 import { EventStream } from './event-stream';
 import { idNumber } from './fixtures';
-import { Client, dialects, startServer, type TestServer } from './harness';
+import { Client, dialects, startSecondServer, startServer, type TestServer } from './harness';
 
 /**
  * Person batch import (spec 001 §2, §4, §7; issue 27 part 3): template,
@@ -550,6 +550,32 @@ for (const dialect of await dialects()) {
       expect((await start(contact, id)).status).toBe(200);
       await idle();
       expect((await task(id)).status).toBe(ImportStatus.DONE);
+    });
+
+    it('two servers on one database: one start wins, and the run on one reaches a stream held by the other', async () => {
+      const second = await startSecondServer(server);
+      try {
+        const other = new Client(second);
+        other.token = contact.token;
+        const up = await upload(contact, await personsZip(Array.from({ length: 10 }, (_, i) => person(200 + i))));
+        const id = up.body.data.id;
+        const stream = await new EventStream().open(second.base, contact.token);
+        try {
+          const both = await Promise.all([start(contact, id), other.post('/personApplications/import/submit', { id })]);
+          expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+          await Promise.all([idle(), importRunnerOf(second.app.ctx)!.idle()]);
+          expect(await task(id)).toMatchObject({ status: ImportStatus.DONE, done_count: 10 });
+          const ended = await stream.next<{ id: number; status: number }>(
+            (e) => e.event === 'import' && (e.data as { id: number }).id === id && (e.data as { status: number }).status === ImportStatus.DONE,
+            10_000,
+          );
+          expect(ended.data).toMatchObject({ done: 10, total: 10, failed: 0 });
+        } finally {
+          await stream.close();
+        }
+      } finally {
+        await second.close();
+      }
     });
 
     it('streams the progress live (已导入 n / N) to the owner’s notification stream', async () => {
