@@ -17,8 +17,11 @@ export interface PushPayload {
 }
 
 /** Events of GET /api/notifications/stream (text/event-stream). */
-/** The stream's events: the unread count, a new notification, and `figures` when something the board counts changed (no data beyond the time). */
-export const StreamEvent = { UNREAD: 'unread', NOTIFICATION: 'notification', FIGURES: 'figures' } as const;
+/**
+ * The stream's events: the unread count, a new notification, `figures` when something the board counts changed (no
+ * data beyond the time), and `import` with a person batch import's counters while it runs (ImportProgressEvent).
+ */
+export const StreamEvent = { UNREAD: 'unread', NOTIFICATION: 'notification', FIGURES: 'figures', IMPORT: 'import' } as const;
 export interface UnreadEvent {
   count: number;
 }

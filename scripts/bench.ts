@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
+import ExcelJS from 'exceljs';
+import yazl from 'yazl';
 import { DEFAULT_PARK_TZ, formatInZone } from '../domain/time';
 import { addDays, dateOf } from '../domain/visit-rules';
 import { bigScreenApi } from '../domain/schemas/big-screen';
@@ -22,7 +24,7 @@ import { plainQueries } from '../server/modules/reports/queries';
 import { rebuildReportRollups } from '../server/db/migrations/023-report-rollups';
 import { rebuildHourRollup } from '../server/db/migrations/024-board-figures';
 import { loadConfig } from '../server/config';
-import { carApplicationBody } from '../tests/api/fixtures';
+import { carApplicationBody, idNumber } from '../tests/api/fixtures';
 import { seedAppointments } from './bench-seed';
 import { signInViaApi } from './demo-login';
 import { canReachPostgres, createDatabase, PG_ADMIN_URL } from './pg-database';
@@ -81,6 +83,16 @@ const targets: Array<{ what: string; target: string; figure: string; met: boolea
 const LIST_SHARE = 0.7;
 const CHEAP_PAGE_P95_MS = 5;
 const DECISIONS_PER_SECOND = 1000;
+/** Issue 27's targets for the person batch import: IMPORT_PERSONS persons with photos, start to 已完成, on SQLite. */
+const IMPORT_PERSONS = 2000;
+const IMPORT_SECONDS = 60;
+const IMPORT_RSS_MB = 300;
+
+/** A few bytes that open as a JPEG (the server checks the signature, it never decodes a photo), reused under every ID number. */
+const TINY_JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=',
+  'base64',
+);
 
 /** A list's API throughput with one server process, as a share of the same page read raw (one core each). */
 function listTarget(label: string, api: { perSecond: number }, raw: { perSecond: number }) {
@@ -116,7 +128,7 @@ async function main() {
     for (const r of measureScreens(dist)) console.log(`  ${r.screen.padEnd(20)} ${r.totalKb.toFixed(1).padStart(7)} / budget ${r.budgetKb}  ${r.ok ? 'ok' : 'OVER'}`);
   } else console.log('dist/ not built: run `npm run build` for the bundle figures (`npm run size` adds Lighthouse).');
 
-  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg runs those sections alone.
+  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg,import runs those sections alone.
   const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
   const wants = (section: string) => only.size === 0 || only.has(section);
   if (wants('users')) await benchUsers();
@@ -126,6 +138,7 @@ async function main() {
   if (wants('gates')) await benchGateRecords();
   if (wants('reports')) await benchReports();
   if (wants('reports-pg')) await benchPostgresReports();
+  if (wants('import')) await benchPersonImport();
   printTargets();
 }
 
@@ -1160,3 +1173,98 @@ async function measureReports(dialect: string, config: ReturnType<typeof loadCon
 }
 
 await main();
+
+/**
+ * 人员批量导入 (spec 001, issue 27): a zip of IMPORT_PERSONS persons with a
+ * photo each is uploaded and started; the time is from the start call to the
+ * task reading 已完成, and the memory the server process's peak RSS (VmHWM).
+ */
+async function benchPersonImport() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-import-'));
+  const password = 'Bench' + Date.now() + 'i';
+  const server = await startServerProcess(serverEnv(dataDir, password, 1));
+  try {
+    const token = await signInViaApi(server.base, dataDir, 'contact', password);
+    const peakMb = () => {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.primary.pid}/status`, 'utf8'));
+      return hwm ? Number(hwm[1]) / 1024 : NaN;
+    };
+    // The peak of starting and seeding, before any import: what the import adds is the difference.
+    const baselineMb = peakMb();
+    const raw = new Database(path.join(dataDir, 'park.db'), { readonly: true });
+    const dept = (raw.prepare("select name from sys_department where deleted = 0 and name like '%有限公司%' order by depart_id limit 1").get() as { name: string }).name;
+    raw.close();
+    const today = dateOf(formatInZone(Date.now(), DEFAULT_PARK_TZ));
+    const headers = ['访客姓名', '性别', '手机号', '来访单位', '申请类型', '证件类型', '证件号码', '来访事由', '来访开始时间', '来访结束时间', '园区', '被访人姓名', '被访人电话', '被访部门'];
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('人员信息');
+    ws.addRow(headers);
+    const ids: string[] = [];
+    for (let i = 0; i < IMPORT_PERSONS; i++) {
+      const id = idNumber(i, '09');
+      ids.push(id);
+      ws.addRow([
+        `访客${i}`,
+        i % 2 ? '女' : '男',
+        '13900001111',
+        '广州测试检测有限公司',
+        '临时访客',
+        '第二代居民身份证',
+        id,
+        '设备验收',
+        addDays(today, 1),
+        addDays(today, 2),
+        '化工区',
+        '李强',
+        '13800000003',
+        dept,
+      ]);
+    }
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from(await wb.xlsx.writeBuffer()), '人员信息.xlsx');
+    for (const id of ids) zip.addBuffer(TINY_JPEG, `照片/${id}.jpg`, { compress: false });
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const c of zip.outputStream) chunks.push(c as Buffer);
+    const data = Buffer.concat(chunks);
+
+    const form = new FormData();
+    form.append('name', '压测导入');
+    form.append('zipFile', new Blob([new Uint8Array(data)], { type: 'application/zip' }), 'bench.zip');
+    const auth = { authorization: `Bearer ${token}` };
+    const t0 = performance.now();
+    const saved = (await (await fetch(`${server.base}/api/personApplications/import/save`, { method: 'POST', body: form, headers: auth })).json()) as {
+      success: boolean;
+      msg: string;
+      data: { id: number };
+    };
+    if (!saved.success) throw new Error(`import save refused: ${saved.msg}`);
+    const uploadS = (performance.now() - t0) / 1000;
+    const t1 = performance.now();
+    const started = (await (
+      await fetch(`${server.base}/api/personApplications/import/submit`, { method: 'POST', body: JSON.stringify({ id: saved.data.id }), headers: { ...auth, 'content-type': 'application/json' } })
+    ).json()) as { success: boolean; msg: string };
+    if (!started.success) throw new Error(`import start refused: ${started.msg}`);
+    type Task = { id: number; status: number; done_count: number; failed_count: number; reason: string };
+    let task: Task | undefined;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const page = (await (await fetch(`${server.base}/api/personApplications/import/page?size=10&pn=1`, { headers: auth })).json()) as { data: { list: Task[] } };
+      task = page.data.list.find((t) => t.id === saved.data.id);
+      if (task && task.status !== 1) break;
+      if ((performance.now() - t1) / 1000 > 600) throw new Error('import did not end within 10 minutes');
+    }
+    const seconds = (performance.now() - t1) / 1000;
+    const rssMb = peakMb();
+    console.log(`\nPerson batch import: ${IMPORT_PERSONS.toLocaleString()} persons with photos (${(data.length / 1024 / 1024).toFixed(1)} MB zip), 1 process, SQLite`);
+    console.log(
+      `  upload and check ${uploadS.toFixed(1)} s; start to status ${task!.status} ${seconds.toFixed(1)} s; imported ${task!.done_count}, failed ${task!.failed_count}${task!.reason ? ` (${task!.reason})` : ''}; server peak RSS ${rssMb.toFixed(0)} MB (${baselineMb.toFixed(0)} MB before the upload)`,
+    );
+    const ok = task!.status === 2 && task!.done_count === IMPORT_PERSONS;
+    targets.push({ what: `person import of ${IMPORT_PERSONS} with photos, start to 已完成`, target: `≤ ${IMPORT_SECONDS} s`, figure: `${seconds.toFixed(1)} s`, met: ok && seconds <= IMPORT_SECONDS });
+    targets.push({ what: 'person import, server peak RSS (VmHWM)', target: `≤ ${IMPORT_RSS_MB} MB`, figure: `${rssMb.toFixed(0)} MB`, met: rssMb <= IMPORT_RSS_MB });
+  } finally {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

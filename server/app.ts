@@ -41,6 +41,7 @@ import { registrationRoutes } from './modules/registers/registrations';
 import { waybillRoutes } from './modules/registers/waybills';
 import { fileRoutes } from './modules/files';
 import { passRoutes } from './modules/passes';
+import { personImportRoutes } from './modules/person-import/routes';
 import { roleRoutes } from './modules/roles';
 import { permissionRoutes } from './modules/permissions';
 import { iconRoutes } from './modules/icons';
@@ -71,6 +72,7 @@ const areas = [
   registrationRoutes,
   waybillRoutes,
   carListImportRoutes,
+  personImportRoutes,
   passRoutes,
   markRoutes,
   noticeRoutes,

@@ -6,6 +6,7 @@ import { onTableChanged, tableChanged } from './core/paging';
 import { startOvertimeJob } from './jobs/overtime';
 import { startCleanupJob } from './jobs/cleanup';
 import { startDeviceOnlineJob } from './jobs/device-online';
+import { startImportRecoveryJob } from './jobs/import-recovery';
 import { startStrandedJob } from './modules/stranded/timer';
 
 /**
@@ -18,7 +19,7 @@ import { startStrandedJob } from './modules/stranded/timer';
  *
  * - the primary migrates and seeds once, before any worker starts, so workers
  *   never race over the schema or the demo data;
- * - the periodic jobs (overtime, cleanup, device online, stranded alarms) run
+ * - the periodic jobs (overtime, cleanup, device online, stranded alarms, interrupted imports) run
  *   in worker 0 only: they are safe in several processes, but on SQLite each
  *   pass would hold the one write lock that every worker's writes wait for;
  * - "notifications changed for these users" is relayed through the primary to
@@ -79,7 +80,7 @@ async function serve(config: Config) {
   }
 
   await app.listen({ port: config.port, host: config.host });
-  if (runsJobs) stops.push(startOvertimeJob(app), startCleanupJob(app), startDeviceOnlineJob(app), startStrandedJob(app));
+  if (runsJobs) stops.push(startOvertimeJob(app), startCleanupJob(app), startDeviceOnlineJob(app), startStrandedJob(app), startImportRecoveryJob(app));
   const who = cluster.isWorker ? ` [process ${process.env[WORKER_INDEX]}, pid ${process.pid}]` : '';
   app.log.info(`园区出入管理系统 listening on http://localhost:${config.port} (${app.ctx.dialect})${who}`);
 }

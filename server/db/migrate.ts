@@ -27,6 +27,7 @@ import { boardFigures } from './migrations/024-board-figures';
 import { instanceArea } from './migrations/025-instance-area';
 import { notices } from './migrations/026-notices';
 import { reportCrossingIndex } from './migrations/027-report-crossing-index';
+import { personImport } from './migrations/028-person-import';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -58,6 +59,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '025-instance-area': instanceArea(dialect),
     '026-notices': notices(dialect),
     '027-report-crossing-index': reportCrossingIndex(),
+    '028-person-import': personImport(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

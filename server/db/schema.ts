@@ -890,3 +890,38 @@ export interface DB {
   notice_attachment: NoticeAttachmentTable;
   notice_delivery: NoticeDeliveryTable;
 }
+/** Person batch import (migration 028). */
+export interface PersonImportTaskTable {
+  id: Generated<number>;
+  name: string;
+  file_name: string;
+  file_size: ColumnType<number, number, number>;
+  file_path: string;
+  status: Generated<number>;
+  reason: Generated<string>;
+  total: Generated<number>;
+  done_count: Generated<number>;
+  failed_count: Generated<number>;
+  claimed_by: string | null;
+  heartbeat_at: ColumnType<number | null, number | null | undefined, number | null>;
+  create_user_id: number;
+  create_time: string;
+  update_time: string;
+}
+export interface PersonImportRowTable {
+  id: Generated<number>;
+  task_id: number;
+  row_no: number;
+  idcard: string;
+  name: string;
+  status: number;
+  person_application_id: number | null;
+  application_number: string | null;
+  error: Generated<string>;
+  create_time: string;
+}
+// Merged into DB above.
+export interface DB {
+  person_import_task: PersonImportTaskTable;
+  person_import_row: PersonImportRowTable;
+}

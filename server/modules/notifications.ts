@@ -9,6 +9,7 @@ import { onNotified, signalNotified } from '../core/notify';
 import { onTableChanged, pageOf } from '../core/paging';
 import { route } from '../core/route';
 import type { DB, NotificationTable } from '../db/schema';
+import { importProgressOf, TASK_TABLE } from './person-import/job';
 
 /**
  * The in-app notification centre (DESIGN.md §5): each person's rows, the
@@ -73,6 +74,8 @@ interface Stream {
   sent: Map<number, number>;
   /** The unread count this stream last told its page; null before the first. */
   unread: number | null;
+  /** The person batch imports' counters this stream last told its page, by task. */
+  imports: Map<number, string>;
   ping: NodeJS.Timeout;
 }
 
@@ -216,6 +219,11 @@ class StreamHub {
         .execute();
       for (const u of unread) counts.set(u.user_id, Number(u.n));
     }
+    // Imports of these users that ran lately: their counters, as the server running each wrote them (any process).
+    const progress = new Map<number, Awaited<ReturnType<typeof importProgressOf>>>();
+    for (let i = 0; i < users.length; i += 500) {
+      for (const p of await importProgressOf(this.db, users.slice(i, i + 500), since)) progress.set(p.userId, [...(progress.get(p.userId) ?? []), p]);
+    }
     const byUser = new Map<number, typeof rows>();
     for (const r of rows) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
     // Only the users counted above: a stream opened meanwhile got its count when it opened.
@@ -232,6 +240,12 @@ class StreamHub {
           write(s, StreamEvent.NOTIFICATION, { ...toItem(item), unread }, r.notification_id);
         }
         if (news.length === 0 && s.unread !== unread) write(s, StreamEvent.UNREAD, { count: unread });
+        for (const { userId: _u, ...p } of progress.get(userId) ?? []) {
+          const key = JSON.stringify(p);
+          if (s.imports.get(p.id) === key) continue;
+          s.imports.set(p.id, key);
+          write(s, StreamEvent.IMPORT, p);
+        }
       }
     }
     for (const set of this.streams.values()) {
@@ -263,13 +277,23 @@ export async function notificationRoutes(app: FastifyInstance) {
     app.log,
   );
   const unlisten = onNotified(db, () => hub.poke());
+  // An import's progress (written every few hundred ms while it runs) is told at most once a second.
+  let importPoke: NodeJS.Timeout | null = null;
   const unlistenFigures = onTableChanged((table) => {
     if (FIGURE_SOURCES.some((source) => table.startsWith(source))) hub.figuresChanged();
+    if (table === TASK_TABLE && !importPoke && hub.size > 0) {
+      importPoke = setTimeout(() => {
+        importPoke = null;
+        hub.poke();
+      }, 1000);
+      importPoke.unref();
+    }
   });
   // Open streams would keep the server from closing.
   app.addHook('preClose', async () => {
     unlisten();
     unlistenFigures();
+    if (importPoke) clearTimeout(importPoke);
     hub.closeAll();
   });
 
@@ -324,7 +348,7 @@ export async function notificationRoutes(app: FastifyInstance) {
       'X-Accel-Buffering': 'no',
     });
     raw.flushHeaders();
-    const stream: Stream = { userId: auth.userId, sessionId: auth.sessionId, raw, sent: new Map(), unread: null, ping: setInterval(() => void hub.heartbeat(stream), PING_MS) };
+    const stream: Stream = { userId: auth.userId, sessionId: auth.sessionId, raw, sent: new Map(), unread: null, imports: new Map(), ping: setInterval(() => void hub.heartbeat(stream), PING_MS) };
     raw.on('close', () => hub.close(stream));
     try {
       // Only an id a notification can have: a larger one fails PostgreSQL's integer comparison and would close every reconnect at once.

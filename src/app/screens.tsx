@@ -71,6 +71,7 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
   'menu:notice': screen(() => import('../features/notices/notices-screen').then((m) => m.noticesScreen)),
   'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
+  'menu:personBatchApply': screen(() => import('../features/person-import/person-import-screen').then((m) => m.personImportScreen)),
   'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),
   'menu:personGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.personGateRecordsScreen)),
   'menu:strandedManagementPerson': screen(() => import('../features/stranded/stranded-screens').then((m) => m.personStrandedScreen)),

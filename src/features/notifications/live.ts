@@ -4,8 +4,10 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { BACKOFF, backoffDelay } from '../../../domain/backoff';
 import { NotificationKind, StreamEvent, type UnreadEvent } from '../../../domain/notifications';
 import { notificationApi, type NotificationEvent } from '../../../domain/schemas/notifications';
+import type { ImportProgressEvent } from '../../../domain/schemas/person-import';
 import { figuresKey } from '../../lib/live-figures';
 import { receivedNoticesKey } from '../../lib/received-notices';
+import { publishImportProgress } from '../../lib/live-imports';
 import { session } from '../../lib/session';
 import { alarmBannerKey, pageKey, unreadKey } from './api';
 
@@ -64,6 +66,8 @@ function run(client: QueryClient): () => void {
       listeners.forEach((l) => l(n));
     } else if (event === StreamEvent.FIGURES) {
       void client.invalidateQueries({ queryKey: figuresKey });
+    } else if (event === StreamEvent.IMPORT) {
+      publishImportProgress(JSON.parse(data) as ImportProgressEvent);
     }
   };
 

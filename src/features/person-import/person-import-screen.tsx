@@ -1,0 +1,73 @@
+import { Tag } from 'antd-mobile';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { ImportStatus, importStatusOptions, importTaskEditable, personImportApi, personImportLabels, type ImportTaskRow } from '../../../domain/schemas/person-import';
+import { useImportProgress } from '../../lib/live-imports';
+import { defineScreen } from '../../list-screen';
+import { ResultDownload, SCREEN_KEY, StartModal, TaskModal, downloadTemplate, reloadList } from './task-modals';
+import './person-import.css';
+
+const { page, delete: remove } = personImportApi;
+
+const tagColor = { default: 'default', primary: 'primary', success: 'success', danger: 'danger', warning: 'warning' } as const;
+
+/**
+ * The status of a task; while it runs, its live counters ("已导入 n / N")
+ * from the notification stream, so a run longer than the backoff refreshes
+ * still ends on screen: the list reloads when the stream says it ended.
+ */
+function StatusCell({ row }: { row: ImportTaskRow }) {
+  const qc = useQueryClient();
+  const live = useImportProgress(row.id);
+  const status = live && row.status === ImportStatus.RUNNING ? live.status : row.status;
+  useEffect(() => {
+    if (row.status === ImportStatus.RUNNING && live && live.status !== ImportStatus.RUNNING) reloadList(qc);
+  }, [row.status, live, qc]);
+  const option = importStatusOptions.find((o) => o.value === status);
+  const counts = status === ImportStatus.RUNNING ? (live ?? { done: row.done_count, failed: row.failed_count, total: row.total }) : null;
+  return (
+    <span className="pi-status">
+      <Tag color={tagColor[option?.color ?? 'default']} fill="outline">
+        {option?.label ?? String(status)}
+      </Tag>
+      {counts && counts.total > 0 && (
+        <span className="pi-progress" aria-live="polite">
+          已导入 {counts.done + counts.failed} / {counts.total}
+        </span>
+      )}
+    </span>
+  );
+}
+
+const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
+
+/** 人员批量导入 (spec 001 §2, §4): the caller's import tasks. */
+export const personImportScreen = defineScreen<ImportTaskRow>({
+  key: SCREEN_KEY,
+  title: '人员批量导入',
+  description: '上传人员表与人脸照片的 zip 压缩包，后台批量生成人员预约并提交审核',
+  labels: personImportLabels,
+  list: { path: page, permission: 'personBatchApply:list' },
+  rowKey: 'id',
+  card: { title: 'name', extra: 'status' },
+  fields: [
+    { name: 'name', kind: 'text', dataIndex: 'name', width: 160 },
+    { name: 'file_size', kind: 'text', dataIndex: 'file_size', hideInSearch: true, width: 100, align: 'right', render: (r) => megabytes(r.file_size) },
+    { name: 'file_name', kind: 'text', dataIndex: 'file_name', hideInSearch: true, width: 160 },
+    { name: 'create_user_name', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, width: 80 },
+    { name: 'create_time', kind: 'text', dataIndex: 'create_time', hideInSearch: true, width: 170 },
+    { name: 'update_time', kind: 'text', dataIndex: 'update_time', hideInSearch: true, width: 170 },
+    { name: 'status', kind: 'enum', options: importStatusOptions, dataIndex: 'status', width: 150, render: (r) => <StatusCell row={r} /> },
+    { name: 'reason', kind: 'text', dataIndex: 'reason', hideInSearch: true, width: 260 },
+  ],
+  toolbar: [
+    { key: 'add', label: '新建导入', type: 'modal', component: TaskModal, permission: 'personBatchApply:add', primary: true },
+    { key: 'template', label: '下载模板', type: 'run', run: () => downloadTemplate(), permission: 'personBatchApply:add' },
+  ],
+  rowActions: [
+    { key: 'edit', label: '编辑', type: 'modal', component: TaskModal, permission: 'personBatchApply:edit', visible: (r) => importTaskEditable(r.status) },
+    { key: 'start', label: '开始导入', type: 'modal', component: StartModal, permission: 'personBatchApply:commit', visible: (r) => importTaskEditable(r.status) },
+    { key: 'result', label: '下载结果', type: 'modal', component: ResultDownload, permission: 'personBatchApply:list', visible: (r) => r.has_rows === 1 },
+    { key: 'delete', label: '删除', type: 'delete', danger: true, permission: 'personBatchApply:delete', visible: (r) => importTaskEditable(r.status), path: remove, body: (r) => ({ id: r.id }) },
+  ],
+});
