@@ -32,6 +32,7 @@ export const builtScreenCodes = [
   'menu:allTransportListHis',
   'menu:transportListApproval',
   'menu:carMark',
+  'menu:carRoute',
   'menu:vehicleGateCrosRecords',
   'menu:personGateCrosRecords',
   'menu:strandedManagementPerson',

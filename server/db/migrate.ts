@@ -25,6 +25,7 @@ import { outbox } from './migrations/022-outbox';
 import { reportRollups } from './migrations/023-report-rollups';
 import { boardFigures } from './migrations/024-board-figures';
 import { instanceArea } from './migrations/025-instance-area';
+import { entryRoutes } from './migrations/027-entry-routes';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -54,6 +55,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '023-report-rollups': reportRollups(dialect),
     '024-board-figures': boardFigures(dialect),
     '025-instance-area': instanceArea(dialect),
+    '027-entry-routes': entryRoutes(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -69,6 +69,8 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:transportListHis': screen(() => waybills().then((m) => m.waybillHistoryScreen)),
   'menu:allTransportListHis': screen(() => waybills().then((m) => m.allWaybillHistoryScreen)),
   'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
+  // The map line editor loads with the form or a route's map (src/components/park-map/lazy.tsx), not with the list.
+  'menu:carRoute': screen(() => import('../features/driving-routes/routes-screen').then((m) => m.drivingRoutesScreen)),
   'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
   'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),
   'menu:personGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.personGateRecordsScreen)),
