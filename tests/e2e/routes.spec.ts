@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { formField as field, isPhone, listScreen, shot, signInAs, submitForm } from './support';
+import { call, formField as field, isPhone, listScreen, shellDepartment, shot, signInAs, submitForm } from './support';
 
 /** 行车路线 (spec 001 "Vehicle entry routes"; issue 27): the list, the map line editor by finger and by mouse, binding, and the read-only view. */
 
@@ -163,4 +163,32 @@ test('draws and edits a route with the mouse on a desktop', async ({ page }) => 
   await submitForm(page);
   await expect(page.getByText('创建成功！')).toBeVisible();
   await expect(list.row(name)).toBeVisible();
+});
+
+test('a vehicle visit’s detail shows the published route of its visited department on a small map', async ({ page }) => {
+  const token = await signInAs(page, 'admin');
+  const bindings = await call<Array<{ depart_id: number; route_id: number; route_name: string }>>(token, '/drivingRoute/depart/find', {});
+  const route = bindings.find((b) => b.route_name === SEEDED)!;
+  const bound = bindings.filter((b) => b.route_id === route.route_id).map((b) => b.depart_id);
+  // The demo's approved visits go to 中海壳牌: its vehicles follow the seeded route for this test, and no longer after it.
+  await call(token, '/drivingRoute/depart/bind', { id: route.route_id, departIds: [...bound, await shellDepartment(token)] });
+  try {
+    const approved = await call<{ list: Array<{ application_number: string }> }>(token, '/carApplications/all/history/list', { size: 1, pn: 1, state: 2 });
+    const number = approved.list[0]!.application_number;
+    const list = listScreen(page);
+    await list.open('/appointments/car-all-history');
+    await list.showOnly('预约单号', number);
+    await list.openDetail(list.rows().first());
+    const section = page.getByTestId('visit-route');
+    await expect(section).toContainText(SEEDED);
+    await expect(section).toContainText('途经点位：西门车辆道闸1 → 北门车辆道闸1');
+    const map = section.getByTestId('route-editor');
+    await expect(map).toHaveClass(/is-readonly/);
+    await expect(map).toHaveAttribute('data-vertices', '5');
+    await expect(map.locator('.leaflet-overlay-pane path')).toHaveCount(1);
+    await section.scrollIntoViewIfNeeded();
+    await shot(page, `visit-route-${isPhone(page) ? 'phone' : 'desktop'}`);
+  } finally {
+    await call(token, '/drivingRoute/depart/bind', { id: route.route_id, departIds: bound });
+  }
 });
