@@ -33,6 +33,7 @@ export const builtScreenCodes = [
   'menu:transportListApproval',
   'menu:carMark',
   'menu:personBatchApply',
+  'menu:carRoute',
   'menu:vehicleGateCrosRecords',
   'menu:personGateCrosRecords',
   'menu:strandedManagementPerson',

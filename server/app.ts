@@ -51,6 +51,7 @@ import { notificationRoutes } from './modules/notifications';
 import { pushRoutes } from './modules/push';
 import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
+import { drivingRouteRoutes } from './modules/driving-routes/routes';
 
 /** Area plugins, each registering its own routes under /api. */
 const areas = [
@@ -81,6 +82,7 @@ const areas = [
   bigScreenRoutes,
   reportRoutes,
   gateRecordRoutes,
+  drivingRouteRoutes,
   strandedRoutes,
   logRoutes,
   processConfigRoutes,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { col, defineCall, pageOf } from '../contract';
-import { enums, type EnumName } from '../enums';
+import { enums, type EnumName, type EnumOption } from '../enums';
 import { isMainlandIdNumber } from '../identity';
 import { diffDays, isValidDate, type FieldError } from '../visit-rules';
 import { labelled, optionalFilterInt, optionalFilterText, pageQuery, type FieldLabels } from './common';
@@ -30,6 +30,7 @@ export const gateRecordLabels: FieldLabels = {
   deviceId: '闸机',
   openResult: '开闸结果',
   date: '日期',
+  deviated: '路线情况',
   idCard: '证件号码',
   personName: '姓名',
   startDate: '开始日期',
@@ -69,6 +70,7 @@ export const gateRecordCarQuery = labelled(
     direction: codeFilter('gateDirection'),
     openResult: codeFilter('gateOpenResult'),
     date: dayFilter('日期'),
+    deviated: optionalFilterInt.refine((v) => v === undefined || v === 0 || v === 1, { error: '只能是0（正常）、1（偏离路线）' }),
   }),
   gateRecordLabels,
 );
@@ -136,6 +138,8 @@ export const gateRecordCarRow = z.object({
   vehicle_color: col.int.nullable(),
   vehicle_compare_result: col.int.nullable(),
   face_compare_result: col.int.nullable(),
+  /** 1: at a gate off the published route of the visit's department (issue 27). */
+  deviated: col.flag,
 });
 export type GateRecordCarRow = z.infer<typeof gateRecordCarRow>;
 
@@ -156,6 +160,12 @@ export type GateRecordPersonRow = z.infer<typeof gateRecordPersonRow>;
 /** A vehicle barrier as the gate filter offers it. */
 export const gateOption = z.object({ id: col.id, name: col.text, number: col.text });
 export type GateOption = z.infer<typeof gateOption>;
+
+/** 路线情况 of a vehicle crossing (issue 27). */
+export const deviatedOptions: EnumOption[] = [
+  { value: 0, label: '正常', color: 'default' },
+  { value: 1, label: '偏离路线', color: 'danger' },
+];
 
 /** Who reads each list (spec 001 §6). */
 export const GATE_RECORD_CODES = { car: 'vehicleGateCrosRecords:list', person: 'personGateCrosRecords:list' } as const;

@@ -28,6 +28,7 @@ import { instanceArea } from './migrations/025-instance-area';
 import { notices } from './migrations/026-notices';
 import { reportCrossingIndex } from './migrations/027-report-crossing-index';
 import { personImport } from './migrations/028-person-import';
+import { entryRoutes } from './migrations/029-entry-routes';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -60,6 +61,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '026-notices': notices(dialect),
     '027-report-crossing-index': reportCrossingIndex(),
     '028-person-import': personImport(dialect),
+    '029-entry-routes': entryRoutes(dialect),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

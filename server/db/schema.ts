@@ -486,6 +486,8 @@ export interface GateRecordCarTable {
   face_compare_result: number | null;
   capture_time: string;
   create_time: string;
+  /** 1: at a gate off the published route of the visit's department (migration 029, 偏离路线). */
+  deviated: D<number>;
 }
 export interface GateRecordPersonTable {
   id: Generated<number>;
@@ -924,4 +926,40 @@ export interface PersonImportRowTable {
 export interface DB {
   person_import_task: PersonImportTaskTable;
   person_import_row: PersonImportRowTable;
+}
+
+/** The park's named points, WGS-84 (migration 029): a vehicle gate's, or one of their own. */
+export interface LocationTable {
+  id: Generated<number>;
+  name: string;
+  longitude: number | null;
+  latitude: number | null;
+  equipment_id: number | null;
+  create_time: string;
+  update_time: string;
+}
+/** 行车路线 (migration 029): path is JSON text of [lat, lng] WGS-84 vertices, location_id the points' ids joined by commas. */
+export interface DrivingRouteTable {
+  id: Generated<number>;
+  name: string;
+  publish: D<number>;
+  path: string;
+  location_id: D<string>;
+  create_user_id: number | null;
+  update_user_id: number | null;
+  create_time: string;
+  update_time: string;
+  deleted: Generated<number>;
+}
+/** A department's route: one at most (the department is the key). */
+export interface DrivingRouteDepartTable {
+  depart_id: number;
+  route_id: number;
+  create_time: string;
+}
+// Merged into DB above.
+export interface DB {
+  location: LocationTable;
+  driving_route: DrivingRouteTable;
+  driving_route_depart: DrivingRouteDepartTable;
 }

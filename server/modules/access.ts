@@ -77,6 +77,8 @@ export const registerReadCodes = {
   // Gate crossing records and their images (DESIGN.md §8): the records screens' codes.
   gate_record_car: 'vehicleGateCrosRecords:list',
   gate_record_person: 'personGateCrosRecords:list',
+  // 行车路线: the holders of its list code (a visit's own route is read through the visit, modules/driving-routes).
+  driving_route: 'carRoute:list',
 } as const satisfies Record<string, Access>;
 /**
  * Registers under approval (modules/registers). A draft is its filer's until
@@ -166,6 +168,7 @@ export async function anyReadable(db: Db, auth: AuthContext, stored: string, ids
     case 'user':
     case 'gate_record_car':
     case 'gate_record_person':
+    case 'driving_route':
       return holds(auth, registerReadCodes[kind]);
     case 'car_black_white_list':
     case 'person_black_white_list':

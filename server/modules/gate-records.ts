@@ -59,13 +59,26 @@ const lists: RecordList[] = [
   {
     table: 'gate_record_car',
     call: gateRecordApi.car,
-    columns: [...shared, 'license_plate', 'license_plate_color', 'plate_image', 'vehicle_image', 'vehicle_brand', 'vehicle_type', 'vehicle_color', 'vehicle_compare_result', 'face_compare_result'],
+    columns: [
+      ...shared,
+      'license_plate',
+      'license_plate_color',
+      'plate_image',
+      'vehicle_image',
+      'vehicle_brand',
+      'vehicle_type',
+      'vehicle_color',
+      'vehicle_compare_result',
+      'face_compare_result',
+      'deviated',
+    ],
     filters: {
       licensePlate: { column: 'license_plate', match: wholeOrPart('license_plate', (v) => PLATE_PATTERN.test(v)) },
       vehicleColor: equals('vehicle_color'),
       deviceId: equals('device_id'),
       direction: equals('direction'),
       openResult: equals('open_result'),
+      deviated: equals('deviated'),
     },
   },
   {

@@ -3,9 +3,11 @@ import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { allPermissionCodes, flattenPermissions, permissionTree, type PermissionSeed } from '../../domain/permissions';
+import { joinIds, serializePath } from '../../domain/schemas/driving-route';
 import { formatInZone } from '../../domain/time';
 import type { AppContext } from '../core/context';
 import { hashPassword } from '../core/crypto';
+import { addGatePoints } from '../modules/driving-routes/locations';
 import { seedDemoAppointments } from './seed-appointments';
 import { HISTORY_DAYS, seedGateHistory } from './seed-gate-history';
 import { seedDemoLists } from './seed-lists';
@@ -362,6 +364,8 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
   await seedDemoWaybills(ctx);
   await seedDemoEquipment(ctx);
   if (ctx.config.seedGateHistory) await seedGateHistory(ctx);
+  // After the gate history: the demo's recorded crossings are not judged against a route drawn after them.
+  await seedDemoRoute(ctx);
 
   const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();
   if (admin) await bindRolePermissions(ctx, admin.role_id, allPermissionCodes);
@@ -453,6 +457,46 @@ async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {
     console.log(`\n${lines.join('\n')}\n(也已写入 ${file})\n`);
   }
   log.info('demo park seeded');
+}
+
+/**
+ * One published 行车路线 (issue 27): from the west gate to the north gate,
+ * passing both, bound to 宇新化工, a company the demo's appointments do not
+ * visit, so the demo's own crossings stay as they were and a vehicle visit
+ * filed to it shows its route. Only into a park with no routes yet.
+ */
+async function seedDemoRoute(ctx: AppContext) {
+  const { db } = ctx;
+  if (await db.selectFrom('driving_route').select('id').limit(1).executeTakeFirst()) return;
+  const depart = await db.selectFrom('sys_department').select('depart_id').where('code', '=', 'YUXIN').where('deleted', '=', 0).executeTakeFirst();
+  const gates = await db.selectFrom('equipment').select(['id', 'number']).where('number', 'in', ['GATE-W-01', 'GATE-N-01']).where('deleted', '=', 0).execute();
+  if (!depart || gates.length < 2) return;
+  const now = ctx.time();
+  await addGatePoints(db, now);
+  const points = await db
+    .selectFrom('location')
+    .select(['id', 'equipment_id'])
+    .where(
+      'equipment_id',
+      'in',
+      gates.map((g) => g.id),
+    )
+    .execute();
+  const pointOf = (number: string) => points.find((p) => p.equipment_id === gates.find((g) => g.number === number)?.id)?.id;
+  const ids = [pointOf('GATE-W-01'), pointOf('GATE-N-01')].filter((v): v is number => v !== undefined);
+  const line = serializePath([
+    [22.7391, 114.5083],
+    [22.7418, 114.5112],
+    [22.7455, 114.5139],
+    [22.7489, 114.5171],
+    [22.7512, 114.5196],
+  ]);
+  const route = await db
+    .insertInto('driving_route')
+    .values({ name: '西门—北门危化品车辆路线', publish: 1, path: line, location_id: joinIds(ids), create_user_id: null, update_user_id: null, create_time: now, update_time: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db.insertInto('driving_route_depart').values({ depart_id: depart.depart_id, route_id: route.id, create_time: now }).execute();
 }
 
 /**

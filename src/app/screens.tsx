@@ -70,6 +70,8 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:allTransportListHis': screen(() => waybills().then((m) => m.allWaybillHistoryScreen)),
   'menu:transportListApproval': screen(() => waybills().then((m) => m.waybillQueueScreen)),
   'menu:notice': screen(() => import('../features/notices/notices-screen').then((m) => m.noticesScreen)),
+  // The map line editor loads with the form or a route's map (src/components/park-map/lazy.tsx), not with the list.
+  'menu:carRoute': screen(() => import('../features/driving-routes/routes-screen').then((m) => m.drivingRoutesScreen)),
   'menu:carMark': screen(() => import('../features/marks/marks-screen').then((m) => m.vehicleMarksScreen)),
   'menu:personBatchApply': screen(() => import('../features/person-import/person-import-screen').then((m) => m.personImportScreen)),
   'menu:vehicleGateCrosRecords': screen(() => import('../features/gate-records/gate-record-screens').then((m) => m.vehicleGateRecordsScreen)),

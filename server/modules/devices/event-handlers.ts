@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DeviceEvent } from '../../../domain/schemas/device-event';
+import type { AppContext } from '../../core/context';
 import type { DeviceIdentity } from '../../core/device-auth';
 import type { FileRecordKind } from '../../core/file-refs';
 import type { DB } from '../../db/schema';
+import { deviationOf, notifyDeviation } from '../driving-routes/deviation';
 import type { Crossing } from './presence';
 
 type EventOf<T extends DeviceEvent['type']> = Extract<DeviceEvent, { type: T }>;
@@ -21,20 +23,23 @@ interface EventHandler<E extends DeviceEvent> {
   /** A gate crossing moves who is inside (presence.ts): whose, which way, whether it opened the gate. Tracked before the record is stored. */
   crossing?: (e: E) => Omit<Crossing, 'device_id'>;
   /** Stores the event's own record; answers it when the record holds the event's files. */
-  store: (t: Kysely<DB>, device: DeviceIdentity, e: E, now: string) => Promise<{ kind: FileRecordKind; id: number } | void>;
+  store: (t: Kysely<DB>, device: DeviceIdentity, e: E, now: string, ctx: AppContext) => Promise<{ kind: FileRecordKind; id: number } | void>;
 }
 
 export const eventHandlers: { [T in DeviceEvent['type']]: EventHandler<EventOf<T>> } = {
   vehicle: {
     files: ['plate_image', 'vehicle_image'],
     crossing: (e) => ({ kind: 'car', subject: e.license_plate, direction: e.direction, open_result: e.open_result, capture_time: e.capture_time }),
-    async store(t, device, e, now) {
+    async store(t, device, e, now, ctx) {
       const { type: _t, ...fields } = e;
+      // 偏离路线 (issue 27): a crossing at a gate off the route of the visit's department is marked and its alarm goes to the lead.
+      const deviation = await deviationOf(t, device.id, e.license_plate, e.capture_time);
       const row = await t
         .insertInto('gate_record_car')
-        .values({ ...fields, device_id: device.id, create_time: now })
+        .values({ ...fields, device_id: device.id, create_time: now, deviated: deviation ? 1 : 0 })
         .returning('id')
         .executeTakeFirstOrThrow();
+      if (deviation) await notifyDeviation(t, ctx, { ...deviation, recordId: row.id, plate: e.license_plate, gate: device.name, direction: e.direction, captureTime: e.capture_time });
       return { kind: 'gate_record_car', id: row.id };
     },
   },

@@ -79,7 +79,7 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     const fresh = valid.filter((e) => stored.has(e.event_id));
     const crossings = fresh.flatMap((e) => handlerOf(e).crossing?.(e) ?? []);
     await lockSubjects(trx, ctx.dialect, crossings);
-    const blackInside = await writeRecords(trx, device, fresh, now);
+    const blackInside = await writeRecords(trx, ctx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
     return { count: fresh.length, blackInside, stays: crossings.some((c) => c.open_result === 1), types: new Set(fresh.map((e) => e.type)) };
   });
@@ -111,7 +111,7 @@ async function admit(trx: Db, deviceId: number, events: DeviceEvent[], nowMs: nu
 }
 
 /** Each event is stored by its type's handler, a crossing moving who is inside first; answers whether a black-listed subject came in. */
-async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<boolean> {
+async function writeRecords(trx: Db, ctx: AppContext, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<boolean> {
   const t = trx as unknown as Kysely<DB>;
   let blackInside = false;
   // In capture order: a batch replayed out of order still opens a stay before closing it.
@@ -119,7 +119,7 @@ async function writeRecords(trx: Db, device: DeviceIdentity, events: DeviceEvent
     const handler = handlerOf(e);
     const crossing = handler.crossing?.(e);
     if (crossing) blackInside = (await trackCrossing(trx, { ...crossing, device_id: device.id })) || blackInside;
-    const record = await handler.store(t, device, e, now);
+    const record = await handler.store(t, device, e, now, ctx);
     const files = (handler.files ?? []).map((f) => e[f] as string).filter(Boolean);
     if (record && files.length) await recordFileRefs(trx, record.kind, record.id, files);
   }

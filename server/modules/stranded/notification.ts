@@ -35,8 +35,8 @@ export interface AlarmSmsFields {
   sms_state: number;
 }
 
-/** Enabled users who may handle this kind of alarm through a live, enabled role. */
-async function holdersOf(trx: Kysely<DB>, code: string) {
+/** Enabled users who may handle this kind of alarm through a live, enabled role (route deviations too, modules/driving-routes/deviation.ts). */
+export async function holdersOf(trx: Kysely<DB>, code: string) {
   return trx
     .selectFrom('sys_user as u')
     .innerJoin('sys_user_role as ur', 'ur.user_id', 'u.user_id')

@@ -1,8 +1,7 @@
-import gcoord from 'gcoord';
 import type { TileCrs } from '../../../domain/schemas/big-screen';
+import { gcj02ToWgs84, wgs84ToGcj02, type LatLng } from '../../../domain/geo';
 
-/** [latitude, longitude], Leaflet's order. */
-export type LatLng = [number, number];
+export type { LatLng } from '../../../domain/geo';
 
 /** The park the map opens on (spec 002 §2 "Map board": about 22.74, 114.52), in the register's system. */
 export const PARK_CENTER: LatLng = [22.74, 114.52];
@@ -14,7 +13,10 @@ export const PARK_CENTER: LatLng = [22.74, 114.52];
  * beneath the markers and the register's numbers stand as they are.
  */
 export function toTiles([lat, lng]: LatLng, crs: TileCrs | undefined): LatLng {
-  if (crs !== 'gcj02') return [lat, lng];
-  const [x, y] = gcoord.transform<[number, number]>([lng, lat], gcoord.WGS84, gcoord.GCJ02);
-  return [y, x];
+  return crs === 'gcj02' ? wgs84ToGcj02([lat, lng]) : [lat, lng];
+}
+
+/** Where a point taken on the map (a tap, a dragged vertex) lies in the register's system: the inverse of toTiles. */
+export function fromTiles([lat, lng]: LatLng, crs: TileCrs | undefined): LatLng {
+  return crs === 'gcj02' ? gcj02ToWgs84([lat, lng]) : [lat, lng];
 }

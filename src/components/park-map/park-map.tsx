@@ -6,12 +6,14 @@ import type { MapTiles, TileCrs } from '../../../domain/schemas/big-screen';
 import { PARK_CENTER, toTiles, type LatLng } from './coords';
 import './park-map.css';
 
-export { PARK_CENTER, toTiles, type LatLng } from './coords';
+export { PARK_CENTER, fromTiles, toTiles, type LatLng } from './coords';
 
 /** A transparent pixel: a tile that fails after others loaded leaves a gap, never a broken-image icon. */
 const BLANK_TILE = 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 
 const CrsContext = createContext<TileCrs | undefined>(undefined);
+/** The tiles' coordinate system, for what is drawn on the map (route-editor.tsx converts with it). */
+export const useTileCrs = () => useContext(CrsContext);
 
 export interface ParkMapProps {
   /** The configured tiles (GET /board/mapTiles); null draws the plain background. */

@@ -1,5 +1,5 @@
 import { ALL } from '../../../domain/enums';
-import { GATE_RECORD_CODES, gateRecordApi, gateRecordLabels, type GateRecordCarRow, type GateRecordPersonRow } from '../../../domain/schemas/gate-record';
+import { GATE_RECORD_CODES, deviatedOptions, gateRecordApi, gateRecordLabels, type GateRecordCarRow, type GateRecordPersonRow } from '../../../domain/schemas/gate-record';
 import type { Call } from '../../../domain/contract';
 import { formatInZone } from '../../../domain/time';
 import { dateOf } from '../../../domain/visit-rules';
@@ -63,6 +63,8 @@ export const vehicleGateRecordsScreen = recordsScreen<GateRecordCarRow>({
     { name: 'deviceId', kind: 'custom', input: GateSelect, hideInTable: true, hideInCard: true, hideInDetail: true, search: { default: ALL } },
     deviceName<GateRecordCarRow>(120),
     openResult<GateRecordCarRow>(),
+    // 偏离路线 (issue 27): at a gate off the route of the visit's department.
+    { name: 'deviated', kind: 'enum', options: deviatedOptions, tag: true, width: 96, search: { default: ALL } },
     { name: 'vehicle_compare_result', kind: 'enum', options: 'compareResult', hideInSearch: true, hideInCard: true, width: 104 },
     { name: 'face_compare_result', kind: 'enum', options: 'compareResult', hideInSearch: true, hideInCard: true, width: 104 },
     // A getter: the default is read each time the filters start or are reset.

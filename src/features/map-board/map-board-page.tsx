@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { enumLabel } from '../../../domain/enums';
 import { bigScreenApi, type GateTraffic } from '../../../domain/schemas/big-screen';
 import { ParkMap, ParkMarker, type LatLng } from '../../components/park-map/park-map';
+import { mapTilesQuery } from '../../components/park-map/tiles';
 import { call } from '../../lib/http';
 import { FIGURES_POLL_MS, figuresKey } from '../../lib/live-figures';
 import './map-board.css';
@@ -14,8 +15,6 @@ const gateTrafficQuery = queryOptions({
   queryFn: () => call(bigScreenApi.gateTraffic),
   refetchInterval: FIGURES_POLL_MS,
 });
-/** The tiles are the server's configuration: read once per visit. */
-const mapTilesQuery = queryOptions({ queryKey: ['mapTiles'], queryFn: () => call(bigScreenApi.mapTiles), staleTime: Infinity });
 
 type Placed = GateTraffic & { latitude: number; longitude: number };
 const isPlaced = (g: GateTraffic): g is Placed => g.latitude !== null && g.longitude !== null;

@@ -8,6 +8,7 @@ import { ImageList } from '../../../components/image-viewer';
 import { splitFileNames } from '../../../lib/files';
 import { useDepartments, useVehicleTypes } from '../../../lib/preloads';
 import { PassCard } from './pass-card';
+import { VisitRoute } from './visit-route';
 import { ProcessTimeline } from '../../../components/process/process-timeline';
 import { appointmentKinds, kindCalls, rowId } from '../../../../domain/appointment-kinds';
 import { visitRange } from './visit-time';
@@ -288,6 +289,7 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
             {row.visitor_content}
           </Item>
         </Section>
+        <VisitRoute id={row.car_application_id} />
         <Section title="车辆信息">
           <Item name="license_plate">{row.license_plate && <PlateBadge plate={row.license_plate} color={row.license_plate_color} />}</Item>
           <Item name="license_plate_color">{label('plateColor', row.license_plate_color)}</Item>
