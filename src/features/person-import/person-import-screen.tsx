@@ -54,9 +54,11 @@ export const personImportScreen = defineScreen<ImportTaskRow>({
     { name: 'name', kind: 'text', dataIndex: 'name', width: 160 },
     { name: 'file_size', kind: 'text', dataIndex: 'file_size', hideInSearch: true, width: 100, align: 'right', render: (r) => megabytes(r.file_size) },
     { name: 'file_name', kind: 'text', dataIndex: 'file_name', hideInSearch: true, width: 160 },
-    { name: 'create_user_name', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, width: 80 },
+    // Everyone lists only their own tasks: on the desktop table the creator is always the reader, and the reason needs the room.
+    { name: 'create_user_name', kind: 'text', dataIndex: 'create_user_name', hideInSearch: true, hideInTable: true, width: 80 },
     { name: 'create_time', kind: 'text', dataIndex: 'create_time', hideInSearch: true, width: 170 },
-    { name: 'update_time', kind: 'text', dataIndex: 'update_time', hideInSearch: true, width: 170 },
+    // The reason is what a failed task's row is read for: the update time gives it the room (it stays in the card and the detail).
+    { name: 'update_time', kind: 'text', dataIndex: 'update_time', hideInSearch: true, hideInTable: true, width: 170 },
     { name: 'status', kind: 'enum', options: importStatusOptions, dataIndex: 'status', width: 150, render: (r) => <StatusCell row={r} /> },
     { name: 'reason', kind: 'text', dataIndex: 'reason', hideInSearch: true, width: 260 },
   ],
