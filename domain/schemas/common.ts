@@ -74,6 +74,22 @@ export const pageQuery = z.object({
 export const optionalFilterInt = z.preprocess((v) => (v === undefined || v === null || v === '' || numeric(v) === -1 ? undefined : numeric(v)), storedInt('筛选条件必须是整数').optional());
 export const optionalFilterText = z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined)), z.string().max(100, { error: '筛选条件不能超过100个字符' }).optional());
 
+/** Comma-joined ids, one number, or an array → number[] (absent: empty); a bad part fails the whole list. */
+export const idList = (bad: string) =>
+  z.preprocess(
+    (v) => {
+      if (v === undefined || v === null || v === '') return [];
+      if (typeof v === 'number') return [v];
+      if (typeof v !== 'string') return v;
+      const parts = v
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
+    },
+    z.array(idNumber(bad), { error: bad }),
+  );
+
 /** A row id: ids of either database are 1..INT_MAX, so anything else is "not a valid id" (400), never a query. */
 export const idField = (label: string) => intField(`请提供${label}`).pipe(idNumber(`${label}不正确`));
 

@@ -3,7 +3,7 @@ import { col, defineCall, defineResourceContract, defineUpload, none, pageOf } f
 import { shellWire } from '../shell-calls';
 import { NOTICE_CONTENT_MAX, NOTICE_MAX_DEPARTS, NOTICE_TITLE_MAX, NoticeStatus, NoticeType } from '../notices';
 import { isValidDate, isValidDateTime } from '../visit-rules';
-import { idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
+import { idField, idList, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
 
 export * from '../notices';
 
@@ -37,20 +37,10 @@ export const noticeLabels = {
   unread: '仅未读',
 };
 
-/** Comma-joined ids, one number, or an array → number[]; a bad part fails the whole list, so the message lands on the field. */
-const departList = z.preprocess(
-  (v) => {
-    if (v === undefined || v === null || v === '') return [];
-    if (typeof v === 'number') return [v];
-    if (typeof v !== 'string') return v;
-    const parts = v
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean);
-    return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
-  },
+/** The departments, each once: a comma list, one id or an array (common.ts idList). */
+const departList = idList('通知部门不正确').pipe(
   z
-    .array(idNumber('通知部门不正确'), { error: '通知部门不正确' })
+    .array(z.number())
     .min(1, { error: '请选择通知部门' })
     .max(NOTICE_MAX_DEPARTS, { error: `通知部门最多选择${NOTICE_MAX_DEPARTS}个` })
     .transform((ids) => [...new Set(ids)]),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { col, defineCall, defineResourceContract, none } from '../contract';
 import { enums } from '../enums';
-import { idField, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText, stampLabels, choice01 } from './common';
+import { idField, idList, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText, stampLabels, choice01 } from './common';
 
 /**
  * Approval-process configuration (spec 002 §2 "Approval process
@@ -24,22 +24,6 @@ export const CHAIN_REQUIRED_MSG = '未创建流程，请将节点添加到右侧
 
 /** How a chain reads on a line: 被访企业审核 → 石化大队终审. */
 export const chainText = (names: readonly string[]) => names.join(' → ');
-
-/** Comma-joined ids, one number, or an array → number[] (absent: empty); a bad part fails the whole list. */
-const idList = (bad: string) =>
-  z.preprocess(
-    (v) => {
-      if (v === undefined || v === null || v === '') return [];
-      if (typeof v === 'number') return [v];
-      if (typeof v !== 'string') return v;
-      const parts = v
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean);
-      return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
-    },
-    z.array(idNumber(bad), { error: bad }),
-  );
 
 const always = { when: () => true };
 
