@@ -4,7 +4,7 @@ import { DepartmentSelect } from './department-select';
 import './fields.css';
 
 /** Ids from an array or a comma-joined string, as forms and rows hold them. */
-export const departIdsOf = (value: unknown): number[] => {
+export const idsOf = (value: unknown): number[] => {
   if (Array.isArray(value)) return value.map(Number).filter((n) => n > 0);
   if (typeof value === 'string' && value)
     return value
@@ -30,7 +30,7 @@ export interface DepartmentsSelectProps {
  */
 export function DepartmentsSelect({ value, onChange, disabled, placeholder = '请选择部门', ...aria }: DepartmentsSelectProps) {
   const { data: departments = [] } = useDepartments();
-  const ids = departIdsOf(value);
+  const ids = idsOf(value);
   const name = (id: number) => departments.find((d) => d.depart_id === id)?.name ?? String(id);
   return (
     <div className={`departs-select${disabled ? ' departs-select--off' : ''}`}>

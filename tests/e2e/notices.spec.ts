@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
-import { PNG, formField as field, isPhone, listScreen, shot, signInAs, submitForm } from './support';
+import { PNG, formField as field, isPhone, listScreen, pickDepartment, shot, signInAs, submitForm } from './support';
 
 /**
  * 通知公告 (issue 27 part 1) at both sizes: the security lead writes a notice
@@ -23,17 +23,6 @@ async function otherDevice(browser: Browser, info: TestInfo): Promise<Page> {
   return context.newPage();
 }
 
-async function pickDepartment(page: Page, name: string) {
-  await field(page, '通知部门').getByRole('button', { name: '添加部门' }).click();
-  const tree = page.getByRole('dialog', { name: '选择部门' });
-  await tree.getByPlaceholder('搜索部门名称').fill(name);
-  await tree
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .first()
-    .click();
-  await expect(tree).toHaveCount(0);
-}
-
 test('a notice, once enabled, reaches a user of a listed department, who reads it online and offline', async ({ page, browser }, info) => {
   test.setTimeout(120_000);
   const title = `检修停电通知${Date.now() % 1_000_000}`;
@@ -46,7 +35,7 @@ test('a notice, once enabled, reaches a user of a listed department, who reads i
   await page.getByRole('button', { name: '新增通知' }).click();
   await field(page, '标题').locator('input').fill(title);
   await field(page, '内容').locator('textarea').first().fill('11月30日 8:00-12:00 港区北门检修，车辆请改走西门。\n请各单位提前安排。');
-  await pickDepartment(page, '中海壳牌');
+  await pickDepartment(page, '通知部门', '中海壳牌', '添加部门');
   await shot(page, 'notice-form');
   await submitForm(page);
   await expect(page.getByText('创建成功！')).toBeVisible();

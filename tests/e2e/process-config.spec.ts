@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
-import { call, fileVisitor, formField as field, isPhone, listScreen, shot, signInAs, submitForm } from './support';
+import { call, fileVisitor, formField as field, isPhone, listScreen, pickDepartment, shot, signInAs, submitForm } from './support';
 
 /**
  * Approval-process configuration (spec 002 §2) and the rule that an
@@ -30,19 +30,6 @@ async function closeModal(page: Page) {
   if (isPhone(page)) await page.getByRole('button', { name: '返回' }).last().click();
   else await page.keyboard.press('Escape');
   await expect(page.locator('.sm')).toHaveCount(0);
-}
-
-async function pickDepartment(page: Page, label: string, name: string) {
-  await field(page, label)
-    .getByRole('button', { name: `添加${label}` })
-    .click();
-  const tree = page.getByRole('dialog', { name: '选择部门' });
-  await tree.getByPlaceholder('搜索部门名称').fill(name);
-  await tree
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .first()
-    .click();
-  await expect(tree).toHaveCount(0);
 }
 
 test('an administrator builds a node and a definition, puts them into the person process, and only later visitors follow them', async ({ page }) => {

@@ -264,6 +264,18 @@ export function storedOutbox<T = Record<string, unknown>>(page: Page): Promise<T
 export const formField = (page: Page, label: string): Locator =>
   page.locator('.ef-item', { has: page.locator('.ef-label', { hasText: new RegExp(`^\\*?\\s*${escapeRegExp(label)}\\s*[:：]?$`) }) }).first();
 
+/** Adds a department from the tree to a form field of several departments (components/departments-select.tsx), found by search. */
+export async function pickDepartment(page: Page, label: string, name: string, button = `添加${label}`) {
+  await formField(page, label).getByRole('button', { name: button }).click();
+  const tree = page.getByRole('dialog', { name: '选择部门' });
+  await tree.getByPlaceholder('搜索部门名称').fill(name);
+  await tree
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .first()
+    .click();
+  await expect(tree).toHaveCount(0);
+}
+
 /** 保存草稿 of the open form of a record under approval (register, appointment), the same at both sizes. */
 export async function saveDraft(page: Page) {
   await page.getByRole('dialog').last().getByRole('button', { name: '保存草稿', exact: true }).click();

@@ -4,20 +4,11 @@ import { useMemo, useState } from 'react';
 import type { ProcessNodeRow } from '../../../../domain/schemas/process-config';
 import { useIsDesktop } from '../../../lib/use-media';
 import type { FieldInputProps } from '../../../list-screen/types';
+import { idsOf } from '../../../components/departments-select';
 import { useProcessNodes } from '../api';
 import { ChainLine } from './chain-line';
 import { reviewersText } from './node-inputs';
 import './process-config.css';
-
-const idsOf = (value: unknown): number[] => {
-  if (Array.isArray(value)) return value.map(Number).filter((n) => n > 0);
-  if (typeof value === 'string' && value)
-    return value
-      .split(',')
-      .map(Number)
-      .filter((n) => n > 0);
-  return [];
-};
 
 /**
  * The definition form's ordered node selection (spec 002 §2, a transfer):

@@ -3,7 +3,7 @@ import { useEffect, useSyncExternalStore } from 'react';
 import { enums } from '../../../../domain/enums';
 import { OVERTIME_HOURS_MAX, type ProcessNodeRow } from '../../../../domain/schemas/process-config';
 import { ChoiceRadio } from '../../../components/choice-radio';
-import { DepartmentsSelect, departIdsOf } from '../../../components/departments-select';
+import { DepartmentsSelect, idsOf } from '../../../components/departments-select';
 import { EnumSelect } from '../../../components/enum-select';
 import type { FieldInputProps } from '../../../list-screen/types';
 import { useProcessRoles } from '../api';
@@ -72,7 +72,7 @@ export function CountersignInput({ value, onChange, disabled }: FieldInputProps)
 /** Related departments, several (components/departments-select.tsx). Cleared and disabled under the visited-enterprise check. */
 export function DepartmentsInput({ value, onChange, disabled }: FieldInputProps) {
   const company = isYes(companyCheck.useValue());
-  const ids = departIdsOf(value);
+  const ids = idsOf(value);
   useEffect(() => {
     if (company && ids.length) onChange?.([]);
   }, [company, ids.length, onChange]);
