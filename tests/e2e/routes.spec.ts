@@ -23,6 +23,7 @@ async function touchDrag(page: Page, from: { x: number; y: number }, to: { x: nu
 }
 
 test('draws a route by finger at phone size (tap to add, drag, undo), saves it and binds a department', async ({ page }) => {
+  // Skipped at desktop size on purpose: each size draws with its own pointer (touch here, the mouse in the next test).
   test.skip(!isPhone(page), 'the finger path is the phone’s; the mouse path is the desktop test below');
   const name = `巡线P${Date.now() % 100000}`;
   await signInAs(page, 'admin');
@@ -128,6 +129,7 @@ test('lists routes and shows one read-only, its points and its binding', async (
 });
 
 test('draws and edits a route with the mouse on a desktop', async ({ page }) => {
+  // Skipped at phone size on purpose: the finger path is the test above; geoman's mouse editing is the desktop's.
   test.skip(isPhone(page), 'the mouse path is the desktop’s');
   const name = `巡线D${Date.now() % 100000}`;
   await signInAs(page, 'admin');
