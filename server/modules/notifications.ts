@@ -120,24 +120,36 @@ class StreamHub {
   }
 
   async open(s: Stream, lastEventId: number | null) {
-    let set = this.streams.get(s.userId);
-    if (!set) this.streams.set(s.userId, (set = new Set()));
-    // A person with many tabs or phones keeps the newest streams; the oldest reconnect if still open.
-    if (set.size >= MAX_STREAMS_PER_USER) this.close([...set][0]!);
-    set.add(s);
+    // The stream joins the polled set only once it knows what it has: a poll running meanwhile would otherwise send it,
+    // as news, a row of the last minutes that the centre already shows (the CI run of 2026-11-28 on PostgreSQL).
     const since = this.now() - RECENT_MS;
     const recent = await this.db.selectFrom('notification').select(['notification_id', 'created_at']).where('user_id', '=', s.userId).where('created_at', '>', since).execute();
     // What exists when the stream opens is in the count and the centre already; only what comes later is an event.
     for (const r of recent) s.sent.set(r.notification_id, r.created_at);
     if (lastEventId !== null) {
       // A reconnect after a network drop: what arrived meanwhile is replayed.
-      const missed = await this.db.selectFrom('notification').select(columns).where('user_id', '=', s.userId).where('notification_id', '>', lastEventId).orderBy('notification_id').limit(50).execute();
+      const missed = await this.db
+        .selectFrom('notification')
+        .select([...columns, 'created_at'])
+        .where('user_id', '=', s.userId)
+        .where('notification_id', '>', lastEventId)
+        .orderBy('notification_id')
+        .limit(50)
+        .execute();
       const unread = await unreadCount(this.db, s.userId);
-      for (const r of missed) write(s, StreamEvent.NOTIFICATION, { ...toItem(r), unread }, r.notification_id);
+      for (const { created_at, ...r } of missed) {
+        s.sent.set(r.notification_id, created_at);
+        write(s, StreamEvent.NOTIFICATION, { ...toItem(r), unread }, r.notification_id);
+      }
     }
     write(s, StreamEvent.UNREAD, { count: await unreadCount(this.db, s.userId) });
     // The client may have gone while the queries above ran.
     if (s.raw.destroyed) return this.close(s);
+    let set = this.streams.get(s.userId);
+    if (!set) this.streams.set(s.userId, (set = new Set()));
+    // A person with many tabs or phones keeps the newest streams; the oldest reconnect if still open.
+    if (set.size >= MAX_STREAMS_PER_USER) this.close([...set][0]!);
+    set.add(s);
     if (!this.timer) {
       this.timer = setInterval(() => this.poke(), POLL_MS);
       this.timer.unref();
