@@ -297,8 +297,13 @@ async function fillRollups(db: Kysely<any>): Promise<void> {
  * PostgreSQL seed loads millions of rows that way).
  */
 export async function rebuildReportRollups(db: Kysely<any>): Promise<void> {
-  for (const table of ['stat_vehicle_day', 'stat_vehicle_first', ...sumRollups.map((r) => r.name)]) await sql.raw(`DELETE FROM ${table}`).execute(db);
-  await fillRollups(db);
+  const sums = sumRollups.map((r) => r.name);
+  for (const table of ['stat_vehicle_day', 'stat_vehicle_first', ...sums]) await sql.raw(`DELETE FROM ${table}`).execute(db);
+  for (const s of entrySetBackfill()) await sql.raw(s).execute(db);
+  // The vehicle sets' own triggers have just counted them into 车型新增及去重's rollup, row by row: emptied again, so
+  // that the backfill below counts each once (it used to count them twice).
+  for (const table of sums) await sql.raw(`DELETE FROM ${table}`).execute(db);
+  for (const r of sumRollups) for (const s of r.sources) await sql.raw(backfill(r, s)).execute(db);
 }
 
 export function reportRollups(dialect: Dialect) {
