@@ -23,7 +23,7 @@
  * sampling misses) and 2 (all else) into ms per request by the parts issue 14
  * names; docs/performance.md holds the figures and how to read them.
  *
- * Cases: task-page, person-task-page, own-list, history, person-history, user-page, check
+ * Cases: task-page, person-task-page, own-list, history, person-history, all-history, person-all-history, user-page, check
  * (default: task-page check). Sizes: BENCH_APPOINTMENTS (1,000,000),
  * BENCH_USERS (200,000, only with user-page), PROFILE_REQUESTS (2000; a
  * decision case uses PROFILE_DECISIONS, 400), PROFILE_CONCURRENCY (16, 8 for
@@ -51,7 +51,7 @@ const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 16);
 const SAMPLING_US = 200;
 const OUT = path.resolve('.tmp/profile');
 
-type Account = 'contact' | 'reviewer' | 'admin';
+type Account = 'contact' | 'reviewer' | 'admin' | 'squad';
 interface Case {
   name: string;
   label: string;
@@ -145,6 +145,22 @@ function cases(ids: SeededIds): Case[] {
         args: [ids.cnoocShell],
         offset,
       },
+    },
+    {
+      name: 'all-history',
+      label: 'squad POST /api/carApplications/all/history/list',
+      account: 'squad',
+      path: '/carApplications/all/history/list',
+      bodies: (n) => pages(n),
+      concurrency: CONCURRENCY,
+    },
+    {
+      name: 'person-all-history',
+      label: 'squad POST /api/personApplications/all/history/list',
+      account: 'squad',
+      path: '/personApplications/all/history/list',
+      bodies: (n) => pages(n),
+      concurrency: CONCURRENCY,
     },
     {
       name: 'user-page',

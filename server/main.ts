@@ -32,7 +32,7 @@ import { startStrandedJob } from './modules/stranded/timer';
  */
 
 const WORKER_INDEX = 'PARK_WORKER_INDEX';
-type Relay = { type: 'notified'; userIds: number[] } | { type: 'tableChanged'; table: string };
+type Relay = { type: 'notified'; userIds: number[]; push: boolean } | { type: 'tableChanged'; table: string };
 const isRelay = (m: unknown): m is Relay => {
   const r = m as Relay | null;
   if (!r || typeof r !== 'object') return false;
@@ -61,8 +61,8 @@ async function serve(config: Config) {
   if (cluster.isWorker) {
     // A relayed signal is delivered here without being sent back out.
     let relaying = false;
-    onNotified(app.ctx.db, (userIds) => {
-      if (!relaying) process.send?.({ type: 'notified', userIds } satisfies Relay);
+    onNotified(app.ctx.db, (userIds, push) => {
+      if (!relaying) process.send?.({ type: 'notified', userIds, push } satisfies Relay);
     });
     onTableChanged((table) => {
       if (!relaying) process.send?.({ type: 'tableChanged', table } satisfies Relay);
@@ -71,7 +71,7 @@ async function serve(config: Config) {
       if (!isRelay(m)) return;
       relaying = true;
       try {
-        if (m.type === 'notified') signalNotified(app.ctx.db, m.userIds);
+        if (m.type === 'notified') signalNotified(app.ctx.db, m.userIds, m.push === true);
         else tableChanged(m.table);
       } finally {
         relaying = false;

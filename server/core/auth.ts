@@ -8,6 +8,8 @@ import { sha256 } from './crypto';
 import type { AuthContext } from './context';
 import { auditJson } from './redact';
 import { authenticateDevice } from './device-auth';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema';
 
 const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));
 const RENEW_AFTER_MS = 60_000;
@@ -177,29 +179,34 @@ export function registerGuards(app: FastifyInstance) {
   // before the answer goes (onSend), so the answer waits for the log entry's sync with the change it records.
   app.addHook('onSend', async (req, reply, payload) => {
     const operation = req.routeOptions.config?.operation;
-    if (!operation || !req.url.startsWith('/api')) return payload;
+    if (!operation || !req.url.startsWith('/api') || req.operationLogged) return payload;
     // A replayed Idempotency-Key did nothing new: the first send is already in the log.
     if (reply.getHeader('idempotent-replayed')) return payload;
-    const auth = req.auth;
     try {
-      await app.ctx.db
-        .insertInto('sys_operation_log')
-        .values({
-          user_id: auth?.userId ?? null,
-          account: auth?.account ?? '',
-          user_name: auth?.userName ?? '',
-          depart_id: auth?.departId ?? null,
-          operation,
-          result: reply.statusCode < 400 ? 1 : 0,
-          operate_time: app.ctx.time(),
-          api: req.url.split('?')[0],
-          method: req.method,
-          params: auditJson(req.auditParams ?? req.body),
-        })
-        .execute();
+      await writeOperationLog(app.ctx.db, app, req, reply.statusCode);
     } catch (err) {
       req.log.error({ err }, 'operation log write failed');
     }
     return payload;
   });
+}
+
+/** The call's operation-log entry; a unit of work (core/unit-of-work.ts) writes it in its own transaction. */
+export async function writeOperationLog(db: Kysely<DB>, app: FastifyInstance, req: FastifyRequest, status: number): Promise<void> {
+  const auth = req.auth;
+  await db
+    .insertInto('sys_operation_log')
+    .values({
+      user_id: auth?.userId ?? null,
+      account: auth?.account ?? '',
+      user_name: auth?.userName ?? '',
+      depart_id: auth?.departId ?? null,
+      operation: req.routeOptions.config!.operation!,
+      result: status < 400 ? 1 : 0,
+      operate_time: app.ctx.time(),
+      api: req.url.split('?')[0],
+      method: req.method,
+      params: auditJson(req.auditParams ?? req.body),
+    })
+    .execute();
 }

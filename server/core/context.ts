@@ -59,6 +59,8 @@ declare module 'fastify' {
      * returns: the answer with its secret taken out (core/idempotency.ts).
      */
     secretAnswer?: SecretAnswer;
+    /** The route runs as one unit of work (core/unit-of-work.ts): its change, key and log commit together. */
+    unitOfWork?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
@@ -66,6 +68,8 @@ declare module 'fastify' {
     device?: DeviceIdentity;
     /** What the operation log records as params when the body itself is encrypted. */
     auditParams?: unknown;
+    /** The operation log's entry was written with the change, in the call's unit of work. */
+    operationLogged?: boolean;
   }
   interface FastifyInstance {
     ctx: AppContext;

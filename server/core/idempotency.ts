@@ -32,6 +32,13 @@ import { currentRequestScope, requestScope } from './transactions';
  * Routes that write with single autocommitted statements (no transaction) are
  * still protected by the claim, but a crash after such a write and before the
  * answer is stored lets a retry after the lease act again.
+ *
+ * A unit-of-work route (core/unit-of-work.ts: the decisions) skips the two
+ * commits of its own: here it only reads the key, and an unknown key is
+ * claimed as the first statement of the work's transaction and finished with
+ * its answer as the last, so claim, change and answer commit once, together.
+ * What it leaves undone (a refusal that rolled the work back) is claimed and
+ * stored on the way out, as for any route.
  */
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -91,6 +98,14 @@ interface Claim {
   owner: string;
   /** Set once the reply is being stored; later transactions of the request leave the row alone. */
   finished: boolean;
+  /**
+   * A unit-of-work route's claim before it is written: the unit of work
+   * writes the row in its own transaction (claimInTransaction), so a decision
+   * costs one commit, not three. Until that commits, no row exists.
+   */
+  pending?: { route: string; hash: string };
+  /** The unit of work stores the answer itself, under the same owner check; the before-commit mark stands aside. */
+  inUnitOfWork?: boolean;
 }
 
 declare module 'fastify' {
@@ -172,7 +187,7 @@ export async function claimKey(db: Kysely<DB>, k: { userId: number; key: string;
 
 /** Marks the key committed inside the business transaction; refuses (rolling the change back) when the key is no longer this request's. */
 async function markCommitted(trx: Transaction<DB>, claim: Claim, now: number): Promise<void> {
-  if (claim.finished) return;
+  if (claim.finished || claim.inUnitOfWork) return;
   const r = await trx
     .updateTable('idempotency_key')
     .set({ state: 'committed', updated_at: now })
@@ -214,6 +229,66 @@ async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload
   await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: stored.status, response: stored.payload, updated_at: now }).execute();
 }
 
+/**
+ * The first statement of a unit of work with a pending claim: writes the
+ * claim in the work's transaction. On PostgreSQL a concurrent request with
+ * the same key waits here until this transaction ends, then finds the row; on
+ * SQLite the writers take turns anyway. False: another request holds the key.
+ */
+export async function claimInTransaction(trx: Transaction<DB>, claim: Claim, now: number): Promise<boolean> {
+  claim.inUnitOfWork = true;
+  if (!claim.pending) return true;
+  const r = await trx
+    .insertInto('idempotency_key')
+    .values({
+      user_id: claim.userId,
+      idem_key: claim.key,
+      route: claim.pending.route,
+      body_hash: claim.pending.hash,
+      state: 'claimed',
+      owner: claim.owner,
+      http_status: null,
+      response: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doNothing())
+    .executeTakeFirst();
+  return changed(r) === 1;
+}
+
+/** The last statement of a unit of work: its answer, stored in the same commit as the change. Refuses (rolling back) a key taken over meanwhile. */
+export async function finishInTransaction(trx: Transaction<DB>, claim: Claim, status: number, payload: string, now: number, secret?: SecretAnswer): Promise<void> {
+  const stored = storableAnswer(secret, status, payload);
+  const r = await trx
+    .updateTable('idempotency_key')
+    .set({ state: 'done', http_status: stored.status, response: stored.payload, updated_at: now })
+    .where('user_id', '=', claim.userId)
+    .where('idem_key', '=', claim.key)
+    .where('owner', '=', claim.owner)
+    .where('state', 'in', ['claimed', 'committed'])
+    .executeTakeFirst();
+  if (changed(r) !== 1) throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, TAKEN_OVER_MESSAGE);
+}
+
+/**
+ * For a unit of work that found its key taken by a request that committed
+ * first: that request's stored answer, which is this one's too. Throws 422
+ * when that request was another call or body, and 409 "come back" while its
+ * answer is not stored yet.
+ */
+export async function answerOfTaken(db: Kysely<DB>, claim: Claim): Promise<{ status: number; response: string }> {
+  const row = await db
+    .selectFrom('idempotency_key')
+    .select(['route', 'body_hash', 'state', 'http_status', 'response'])
+    .where('user_id', '=', claim.userId)
+    .where('idem_key', '=', claim.key)
+    .executeTakeFirst();
+  if (row && claim.pending && (row.route !== claim.pending.route || row.body_hash !== claim.pending.hash)) throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE);
+  if (row?.state !== 'done' || row.http_status === null || row.response === null) throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE);
+  return { status: row.http_status, response: row.response };
+}
+
 /** Deletes keys older than the retention; answers how many. */
 export async function purgeIdempotencyKeys(db: Kysely<DB>, now: number): Promise<number> {
   const r = await db
@@ -244,36 +319,48 @@ export function registerIdempotency(app: FastifyInstance): void {
     }
     const userId = req.auth.userId;
     const route = `${req.method} ${req.url.split('?')[0]}`;
-    claimKey(db, { userId, key, route, hash: requestFingerprint(req) }, app.ctx.now()).then(
-      (outcome) => {
-        switch (outcome.kind) {
-          case 'claimed': {
-            const claim: Claim = { userId, key, owner: outcome.owner, finished: false };
-            req.idempotency = claim;
-            const work = (trx: Transaction<any>) => markCommitted(trx as Transaction<DB>, claim, app.ctx.now());
-            const scope = currentRequestScope();
-            if (scope) {
-              scope.beforeCommit.push(work);
-              done();
-            } else {
-              requestScope({ beforeCommit: [work] }, () => done());
+    const hash = requestFingerprint(req);
+    // A unit of work only reads here: an unknown key is claimed in the work's own transaction.
+    const known = req.routeOptions.config?.unitOfWork
+      ? db.selectFrom('idempotency_key').select('state').where('user_id', '=', userId).where('idem_key', '=', key).executeTakeFirst()
+      : Promise.resolve(true);
+    known
+      .then(async (row) => {
+        if (row) return claimKey(db, { userId, key, route, hash }, app.ctx.now());
+        req.idempotency = { userId, key, owner: randomUUID(), finished: false, pending: { route, hash } };
+        return null;
+      })
+      .then(
+        (outcome) => {
+          if (outcome === null) return done();
+          switch (outcome.kind) {
+            case 'claimed': {
+              const claim: Claim = { userId, key, owner: outcome.owner, finished: false };
+              req.idempotency = claim;
+              const work = (trx: Transaction<any>) => markCommitted(trx as Transaction<DB>, claim, app.ctx.now());
+              const scope = currentRequestScope();
+              if (scope) {
+                scope.beforeCommit.push(work);
+                done();
+              } else {
+                requestScope({ beforeCommit: [work] }, () => done());
+              }
+              return;
             }
-            return;
+            case 'replay':
+              reply.code(outcome.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(outcome.response);
+              return;
+            case 'already-done':
+              reply.code(200).header(REPLAYED_HEADER, 'true').send(ok(null, ALREADY_DONE_MESSAGE));
+              return;
+            case 'in-progress':
+              return done(new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE));
+            case 'mismatch':
+              return done(new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE));
           }
-          case 'replay':
-            reply.code(outcome.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(outcome.response);
-            return;
-          case 'already-done':
-            reply.code(200).header(REPLAYED_HEADER, 'true').send(ok(null, ALREADY_DONE_MESSAGE));
-            return;
-          case 'in-progress':
-            return done(new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE));
-          case 'mismatch':
-            return done(new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE));
-        }
-      },
-      (err: unknown) => done(err as Error),
-    );
+        },
+        (err: unknown) => done(err as Error),
+      );
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -281,6 +368,12 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (!claim || claim.finished) return payload;
     claim.finished = true;
     try {
+      if (claim.pending) {
+        // The unit of work did not commit (a refusal, a failure): its claim never was. Claim now, as any route does, to keep the answer.
+        const outcome = await claimKey(db, { userId: claim.userId, key: claim.key, ...claim.pending }, app.ctx.now());
+        if (outcome.kind !== 'claimed') return payload;
+        claim.owner = outcome.owner;
+      }
       await finishClaim(db, claim, reply.statusCode, payload, app.ctx.now(), req.routeOptions.config?.secretAnswer);
     } catch (err) {
       // The answer still goes out; the row stays claimed or committed and the lease or "already done" covers a replay.

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
+import { sql, type Kysely, type Transaction, type TransactionBuilder } from 'kysely';
 
 /**
  * Hooks around every `db.transaction().execute(fn)` of the server, so that
@@ -20,6 +20,8 @@ import type { Kysely, Transaction, TransactionBuilder } from 'kysely';
 export interface RequestScope {
   /** Runs inside each transaction of the request, just before COMMIT. */
   beforeCommit: Array<(trx: Transaction<any>) => Promise<void>>;
+  /** Set while the request's unit of work (core/unit-of-work.ts) holds its transaction: every write of the call goes through it. */
+  unitOfWork?: Transaction<any>;
 }
 
 const requests = new AsyncLocalStorage<RequestScope>();
@@ -70,6 +72,8 @@ function hookBuilder<DB>(builder: TransactionBuilder<DB>, durable?: () => Promis
     setAccessMode: (mode: Parameters<typeof setAccessMode>[0]) => hookBuilder(setAccessMode(mode), durable),
     setIsolationLevel: (level: Parameters<typeof setIsolationLevel>[0]) => hookBuilder(setIsolationLevel(level), durable),
     async execute<T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+      // On SQLite a second transaction would wait for the one connection the unit of work holds, for ever.
+      if (requests.getStore()?.unitOfWork) throw new Error('a transaction opened inside a unit of work: use the transaction it passes (or inSavepoint)');
       const after: Array<() => void> = [];
       const result = await execute(async (trx) => {
         committed.set(trx, after);
@@ -83,6 +87,31 @@ function hookBuilder<DB>(builder: TransactionBuilder<DB>, durable?: () => Promis
       return result;
     },
   });
+}
+
+let savepoints = 0;
+
+/**
+ * Runs fn inside trx as one step that fails alone: on an error, what fn
+ * wrote is rolled back (and the after-commit work it registered dropped), the
+ * rest of the transaction stays, and the error goes on to the caller. On
+ * PostgreSQL this also clears the aborted state a failed statement leaves.
+ */
+export async function inSavepoint<T>(trx: Transaction<any>, fn: () => Promise<T>): Promise<T> {
+  const name = sql.raw(`step_${++savepoints}`);
+  const after = committed.get(trx);
+  const mark = after?.length ?? 0;
+  await sql`savepoint ${name}`.execute(trx);
+  try {
+    const value = await fn();
+    await sql`release savepoint ${name}`.execute(trx);
+    return value;
+  } catch (err) {
+    await sql`rollback to savepoint ${name}`.execute(trx);
+    await sql`release savepoint ${name}`.execute(trx);
+    if (after) after.length = mark;
+    throw err;
+  }
 }
 
 /** Makes every transaction of db run the hooks above. Called once where the database is opened. */

@@ -34,7 +34,9 @@ export async function pushRoutes(app: FastifyInstance) {
   const store = pushStore(ctx.db, ctx.dialect);
   const keys = await loadVapidKeys(store);
   const dispatcher = startDispatcher({ store, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log });
-  const unlisten = onNotified(ctx.db, () => dispatcher.kick());
+  const unlisten = onNotified(ctx.db, (_users, push) => {
+    if (push) dispatcher.kick();
+  });
   app.addHook('preClose', async () => {
     unlisten();
     dispatcher.stop();

@@ -1,30 +1,39 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { ErrorCode } from '../../domain/errors';
 import type { AppContext } from '../core/context';
 import { transientDbConflict } from '../core/db-errors';
-import { AppError, fail } from '../core/errors';
+import { AppError } from '../core/errors';
+import { inSavepoint } from '../core/transactions';
 import type { DB } from '../db/schema';
 import { decide } from './engine';
 import { subjects } from './subjects';
 
 /**
- * A queue's check call, single or batch, for every kind under approval: each
- * task is decided in its own transaction, so a task someone else settled
+ * A queue's check call, single or batch, for every kind under approval, in
+ * the call's one transaction (core/unit-of-work.ts). In a batch each task is
+ * decided in a savepoint of its own, so a task someone else settled
  * meanwhile does not undo the others. All done: answers the ids. One task
- * failed: its own error. Some of a batch failed: 409 naming each failed row the
- * caller owns (another user's task stays anonymous), with done and failed.
+ * failed: throws its own error (nothing is kept). Some of a batch failed:
+ * `failure` is the 409 naming each failed row the caller owns (another user's
+ * task stays anonymous), with done and failed; the done ones commit.
  */
 export async function decideTasks(
-  db: Kysely<DB>,
+  trx: Transaction<DB>,
   ctx: AppContext,
   input: { taskIds: number[]; userId: number; result: number; remark: string; queues: readonly string[] },
-): Promise<{ done: number[]; failed: never[] }> {
+): Promise<{ done: number[]; failed: never[]; failure?: AppError }> {
   const taskIds = [...new Set(input.taskIds)];
   const done: number[] = [];
   const failed: Array<{ taskId: number; message: string; error: AppError }> = [];
+  const one = (taskId: number) => decide(trx, ctx, { taskId, userId: input.userId, result: input.result, remark: input.remark, queues: input.queues });
+  // A single task needs no savepoint: its failure fails the call, and the whole transaction rolls back.
+  if (taskIds.length === 1) {
+    await one(taskIds[0]!);
+    return { done: taskIds, failed: [] };
+  }
   for (const taskId of taskIds) {
     try {
-      await db.transaction().execute((trx) => decide(trx, ctx, { taskId, userId: input.userId, result: input.result, remark: input.remark, queues: input.queues }));
+      await inSavepoint(trx, () => one(taskId));
       done.push(taskId);
     } catch (err) {
       // A deadlock victim (only possible if some path broke the lock order) is one failed task, not a 500 for the whole batch.
@@ -34,9 +43,8 @@ export async function decideTasks(
     }
   }
   if (failed.length === 0) return { done, failed: [] };
-  if (taskIds.length === 1) throw failed[0]!.error;
   const names = new Map<number, string>();
-  const owned = await db
+  const owned = await trx
     .selectFrom('process_task')
     .select(['process_task_id', 'process_type', 'ref_id'])
     .where(
@@ -50,7 +58,7 @@ export async function decideTasks(
   for (const t of owned) {
     const def = subjects[t.process_type];
     if (!def) continue;
-    const row = await (db as unknown as Kysely<any>)
+    const row = await (trx as unknown as Kysely<any>)
       .selectFrom(def.table)
       .select([...def.nameColumns])
       .where(def.key, '=', t.ref_id)
@@ -58,8 +66,9 @@ export async function decideTasks(
     if (row) names.set(t.process_task_id, def.ref(row));
   }
   const reasons = failed.map((f) => (names.has(f.taskId) ? `${names.get(f.taskId)} ${f.message}` : f.message));
-  return fail(ErrorCode.STATE_CONFLICT, `${done.length} 条审核成功，${failed.length} 条未处理：${reasons.join('；')}`, {
+  const failure = new AppError(ErrorCode.STATE_CONFLICT, `${done.length} 条审核成功，${failed.length} 条未处理：${reasons.join('；')}`, {
     done,
     failed: failed.map(({ taskId, message }) => ({ taskId, message })),
   });
+  return { done, failed: [], failure };
 }

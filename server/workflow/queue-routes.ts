@@ -11,6 +11,7 @@ import { AppError, ok } from '../core/errors';
 import { containsText, pageOf, rememberedTotal } from '../core/paging';
 import type { AnySelect, Db, RowValues } from '../core/repository';
 import { route } from '../core/route';
+import { committedFailure, unitOfWorkRoute } from '../core/unit-of-work';
 import { decideTasks } from './decide-tasks';
 import { subjectByTable, type SubjectTable } from './subjects';
 
@@ -164,9 +165,11 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
     return ok({ list: page.list.map((t) => wrapTask(decl.table, decl.wrapper, t, rows.get(t.ref_id) ?? {})) as never, total: page.total });
   });
 
-  route(app, decl.calls.check, async (req) => {
+  // A decision is one commit: the tasks, the key of the outbox's send and the log entry together.
+  unitOfWorkRoute(app, decl.calls.check, async (req, trx, reply) => {
     const body = req.body;
     if (decl.batch && new Set(body.taskIds).size > 1 && !req.auth!.permissions.has(decl.batch)) throw missingCode(decl.batch);
-    return ok(await decideTasks(db, app.ctx, { taskIds: body.taskIds, userId: req.auth!.userId, result: body.result, remark: body.remark, queues: [decl.name] }), '审核成功！');
+    const { failure, ...outcome } = await decideTasks(trx, app.ctx, { taskIds: body.taskIds, userId: req.auth!.userId, result: body.result, remark: body.remark, queues: [decl.name] });
+    return failure ? committedFailure(reply, failure) : ok(outcome, '审核成功！');
   });
 }

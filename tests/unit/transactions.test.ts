@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { afterCommit, requestScope, withTransactionHooks } from '../../server/core/transactions';
+import { afterCommit, inSavepoint, requestScope, withTransactionHooks } from '../../server/core/transactions';
 
 interface T {
   item: { name: string };
@@ -58,5 +58,39 @@ describe('transaction hooks', () => {
     afterCommit(db, () => (ran = true));
     await Promise.resolve();
     expect(ran).toBe(true);
+  });
+
+  it('keeps the steps of a batch that succeed when one fails in its savepoint, each with its own outcome', async () => {
+    const signals: string[] = [];
+    const outcomes = await db.transaction().execute(async (trx) => {
+      const results: string[] = [];
+      for (const name of ['first', 'refused', 'third']) {
+        try {
+          await inSavepoint(trx, async () => {
+            await trx.insertInto('item').values({ name }).execute();
+            afterCommit(trx, () => signals.push(name));
+            if (name === 'refused') throw new Error(`${name} failed`);
+          });
+          results.push(`${name}: done`);
+        } catch (err) {
+          results.push(`${name}: ${(err as Error).message}`);
+        }
+      }
+      return results;
+    });
+    expect(outcomes).toEqual(['first: done', 'refused: refused failed', 'third: done']);
+    // One commit kept both others; the refused step's row and its after-commit signal are gone.
+    expect(await names()).toEqual(['first', 'third']);
+    expect(signals).toEqual(['first', 'third']);
+  });
+
+  it('refuses a second transaction opened inside a unit of work, where SQLite would wait for its own connection', async () => {
+    const scope = { beforeCommit: [] as never[], unitOfWork: undefined as unknown };
+    await requestScope(scope as never, () =>
+      db.transaction().execute(async (trx) => {
+        (scope as { unitOfWork: unknown }).unitOfWork = trx;
+        await expect(db.transaction().execute(async () => undefined)).rejects.toThrow('inside a unit of work');
+      }),
+    );
   });
 });
