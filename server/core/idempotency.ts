@@ -34,11 +34,11 @@ import { currentRequestScope, requestScope } from './transactions';
  * answer is stored lets a retry after the lease act again.
  *
  * A unit-of-work route (core/unit-of-work.ts: the decisions) skips the two
- * commits of its own: here it only reads the key, and an unknown key is
- * claimed as the first statement of the work's transaction and finished with
- * its answer as the last, so claim, change and answer commit once, together.
- * What it leaves undone (a refusal that rolled the work back) is claimed and
- * stored on the way out, as for any route.
+ * commits of its own: the key is claimed by the first statement of the work's
+ * transaction and finished with its answer by the last, so claim, change and
+ * answer commit once, together. A key found there already is read as above
+ * (keyTaken); what the work leaves undone (a refusal that rolled it back) is
+ * claimed and stored on the way out, as for any route.
  */
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -272,21 +272,29 @@ export async function finishInTransaction(trx: Transaction<DB>, claim: Claim, st
 }
 
 /**
- * For a unit of work that found its key taken by a request that committed
- * first: that request's stored answer, which is this one's too. Throws 422
- * when that request was another call or body, and 409 "come back" while its
- * answer is not stored yet.
+ * For a unit of work whose claim found the key already there (an earlier
+ * send, or a concurrent one that committed first): what that request
+ * decided, as any route's claim would read it. The answer to send; or null
+ * when the key belonged to a request that died, and is this one's now (the
+ * work runs again under it). Throws the 409 "come back" and the 422 of a key
+ * used for another request.
  */
-export async function answerOfTaken(db: Kysely<DB>, claim: Claim): Promise<{ status: number; response: string }> {
-  const row = await db
-    .selectFrom('idempotency_key')
-    .select(['route', 'body_hash', 'state', 'http_status', 'response'])
-    .where('user_id', '=', claim.userId)
-    .where('idem_key', '=', claim.key)
-    .executeTakeFirst();
-  if (row && claim.pending && (row.route !== claim.pending.route || row.body_hash !== claim.pending.hash)) throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE);
-  if (row?.state !== 'done' || row.http_status === null || row.response === null) throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE);
-  return { status: row.http_status, response: row.response };
+export async function keyTaken(db: Kysely<DB>, claim: Claim, now: number): Promise<{ status: number; payload: string } | null> {
+  const outcome = await claimKey(db, { userId: claim.userId, key: claim.key, ...claim.pending! }, now);
+  switch (outcome.kind) {
+    case 'claimed':
+      claim.pending = undefined;
+      claim.owner = outcome.owner;
+      return null;
+    case 'replay':
+      return { status: outcome.status, payload: outcome.response };
+    case 'already-done':
+      return { status: 200, payload: JSON.stringify(ok(null, ALREADY_DONE_MESSAGE)) };
+    case 'in-progress':
+      throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE);
+    case 'mismatch':
+      throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE);
+  }
 }
 
 /** Deletes keys older than the retention; answers how many. */
@@ -320,47 +328,41 @@ export function registerIdempotency(app: FastifyInstance): void {
     const userId = req.auth.userId;
     const route = `${req.method} ${req.url.split('?')[0]}`;
     const hash = requestFingerprint(req);
-    // A unit of work only reads here: an unknown key is claimed in the work's own transaction.
-    const known = req.routeOptions.config?.unitOfWork
-      ? db.selectFrom('idempotency_key').select('state').where('user_id', '=', userId).where('idem_key', '=', key).executeTakeFirst()
-      : Promise.resolve(true);
-    known
-      .then(async (row) => {
-        if (row) return claimKey(db, { userId, key, route, hash }, app.ctx.now());
-        req.idempotency = { userId, key, owner: randomUUID(), finished: false, pending: { route, hash } };
-        return null;
-      })
-      .then(
-        (outcome) => {
-          if (outcome === null) return done();
-          switch (outcome.kind) {
-            case 'claimed': {
-              const claim: Claim = { userId, key, owner: outcome.owner, finished: false };
-              req.idempotency = claim;
-              const work = (trx: Transaction<any>) => markCommitted(trx as Transaction<DB>, claim, app.ctx.now());
-              const scope = currentRequestScope();
-              if (scope) {
-                scope.beforeCommit.push(work);
-                done();
-              } else {
-                requestScope({ beforeCommit: [work] }, () => done());
-              }
-              return;
+    // A unit of work claims the key in its own transaction (claimInTransaction): nothing to write or read here.
+    if (req.routeOptions.config?.unitOfWork) {
+      req.idempotency = { userId, key, owner: randomUUID(), finished: false, pending: { route, hash } };
+      return done();
+    }
+    claimKey(db, { userId, key, route, hash }, app.ctx.now()).then(
+      (outcome) => {
+        switch (outcome.kind) {
+          case 'claimed': {
+            const claim: Claim = { userId, key, owner: outcome.owner, finished: false };
+            req.idempotency = claim;
+            const work = (trx: Transaction<any>) => markCommitted(trx as Transaction<DB>, claim, app.ctx.now());
+            const scope = currentRequestScope();
+            if (scope) {
+              scope.beforeCommit.push(work);
+              done();
+            } else {
+              requestScope({ beforeCommit: [work] }, () => done());
             }
-            case 'replay':
-              reply.code(outcome.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(outcome.response);
-              return;
-            case 'already-done':
-              reply.code(200).header(REPLAYED_HEADER, 'true').send(ok(null, ALREADY_DONE_MESSAGE));
-              return;
-            case 'in-progress':
-              return done(new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE));
-            case 'mismatch':
-              return done(new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE));
+            return;
           }
-        },
-        (err: unknown) => done(err as Error),
-      );
+          case 'replay':
+            reply.code(outcome.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(outcome.response);
+            return;
+          case 'already-done':
+            reply.code(200).header(REPLAYED_HEADER, 'true').send(ok(null, ALREADY_DONE_MESSAGE));
+            return;
+          case 'in-progress':
+            return done(new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, IN_PROGRESS_MESSAGE));
+          case 'mismatch':
+            return done(new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, MISMATCH_MESSAGE));
+        }
+      },
+      (err: unknown) => done(err as Error),
+    );
   });
 
   app.addHook('onSend', async (req, reply, payload) => {

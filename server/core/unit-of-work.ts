@@ -5,7 +5,7 @@ import type { Envelope } from '../../domain/envelope';
 import type { DB } from '../db/schema';
 import { writeOperationLog } from './auth';
 import { type AppError, failure } from './errors';
-import { answerOfTaken, claimInTransaction, finishInTransaction, REPLAYED_HEADER } from './idempotency';
+import { claimInTransaction, finishInTransaction, keyTaken, REPLAYED_HEADER } from './idempotency';
 import { route, type CallHandler, type CallRequest, type RouteExtras } from './route';
 import { currentRequestScope, requestScope, type RequestScope } from './transactions';
 
@@ -49,21 +49,25 @@ export function unitOfWorkRoute<C extends Call>(
         if (req.routeOptions.config?.operation) await writeOperationLog(trx, app, req, status);
         return answer;
       });
-    try {
-      const answer = await (currentRequestScope() ? run() : requestScope(scope, run));
-      if (claim) {
-        claim.pending = undefined;
-        claim.finished = true;
+    // A second pass only when the key was a dead request's claim, taken over since.
+    for (let pass = 0; ; pass++) {
+      try {
+        const answer = await (currentRequestScope() ? run() : requestScope(scope, run));
+        if (claim) {
+          claim.pending = undefined;
+          claim.finished = true;
+        }
+        req.operationLogged = true;
+        return answer;
+      } catch (err) {
+        if (!(err instanceof KeyTaken) || pass > 0) throw err;
+        const taken = await keyTaken(db, claim!, app.ctx.now());
+        if (!taken) continue;
+        // The same key was sent before, or reached this server or another one first: its answer is this one's too.
+        claim!.finished = true;
+        req.operationLogged = true;
+        return reply.code(taken.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(taken.payload);
       }
-      req.operationLogged = true;
-      return answer;
-    } catch (err) {
-      if (!(err instanceof KeyTaken)) throw err;
-      // The same key reached this server or another one first: its answer, once stored, is this one's too.
-      claim!.finished = true;
-      const taken = await answerOfTaken(db, claim!);
-      req.operationLogged = true;
-      return reply.code(taken.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(taken.response);
     }
   };
   route(app, call, handler as CallHandler<C>, { ...extras, config: { ...extras.config, unitOfWork: true } });

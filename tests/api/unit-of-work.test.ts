@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../domain/errors';
+import { CLAIM_LEASE_MS, jsonFingerprint } from '../../server/core/idempotency';
 import { carApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
@@ -102,6 +103,33 @@ for (const dialect of await dialects()) {
       const other = await newTask();
       expect(await send(key, String(other.taskId))).toMatchObject({ status: 422, body: { code: ErrorCode.IDEMPOTENCY_MISMATCH } });
       expect(await taskState(other.taskId)).toBe(0);
+    });
+
+    it('takes over the key of a request that died before committing, and decides once', async () => {
+      const { taskId } = await newTask();
+      const key = randomUUID();
+      const body = { taskIds: String(taskId), result: 1, remark: '同意' };
+      const old = server.app.ctx.now() - CLAIM_LEASE_MS - 1000;
+      await server.app.ctx.db
+        .insertInto('idempotency_key')
+        .values({
+          user_id: reviewerId,
+          idem_key: key,
+          route: `POST /api${CHECK}`,
+          body_hash: jsonFingerprint(body, {}),
+          state: 'claimed',
+          owner: 'died',
+          http_status: null,
+          response: null,
+          created_at: old,
+          updated_at: old,
+        })
+        .execute();
+      const r = await send(key, String(taskId));
+      expect(r).toMatchObject({ status: 200, replayed: null, body: { success: true, data: { done: [taskId] } } });
+      expect(await taskState(taskId)).toBe(1);
+      expect(await keyRow(key)).toMatchObject({ state: 'done', http_status: 200 });
+      expect(await send(key, String(taskId))).toMatchObject({ status: 200, replayed: 'true', body: r.body });
     });
 
     it('keeps the answer of a refused decision for its replay, and logs it as failed', async () => {
