@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction, Updateable } from 'kysely';
 import { ErrorCode } from '../../domain/errors';
-import type { DB } from '../db/schema';
+import type { DB, IdempotencyKeyTable } from '../db/schema';
 import { sha256 } from './crypto';
 import type { SecretAnswer } from './context';
 import { AppError, failure, ok } from './errors';
@@ -188,9 +188,14 @@ export async function claimKey(db: Kysely<DB>, k: { userId: number; key: string;
 /** Marks the key committed inside the business transaction; refuses (rolling the change back) when the key is no longer this request's. */
 async function markCommitted(trx: Transaction<DB>, claim: Claim, now: number): Promise<void> {
   if (claim.finished || claim.inUnitOfWork) return;
+  await advanceOwnClaim(trx, claim, { state: 'committed', updated_at: now });
+}
+
+/** Moves the request's own claim on, inside its transaction; a key taken over meanwhile (another owner, or done) refuses the whole change. */
+async function advanceOwnClaim(trx: Transaction<DB>, claim: Claim, set: Updateable<IdempotencyKeyTable>): Promise<void> {
   const r = await trx
     .updateTable('idempotency_key')
-    .set({ state: 'committed', updated_at: now })
+    .set(set)
     .where('user_id', '=', claim.userId)
     .where('idem_key', '=', claim.key)
     .where('owner', '=', claim.owner)
@@ -260,15 +265,7 @@ export async function claimInTransaction(trx: Transaction<DB>, claim: Claim, now
 /** The last statement of a unit of work: its answer, stored in the same commit as the change. Refuses (rolling back) a key taken over meanwhile. */
 export async function finishInTransaction(trx: Transaction<DB>, claim: Claim, status: number, payload: string, now: number, secret?: SecretAnswer): Promise<void> {
   const stored = storableAnswer(secret, status, payload);
-  const r = await trx
-    .updateTable('idempotency_key')
-    .set({ state: 'done', http_status: stored.status, response: stored.payload, updated_at: now })
-    .where('user_id', '=', claim.userId)
-    .where('idem_key', '=', claim.key)
-    .where('owner', '=', claim.owner)
-    .where('state', 'in', ['claimed', 'committed'])
-    .executeTakeFirst();
-  if (changed(r) !== 1) throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, TAKEN_OVER_MESSAGE);
+  await advanceOwnClaim(trx, claim, { state: 'done', http_status: stored.status, response: stored.payload, updated_at: now });
 }
 
 /**
