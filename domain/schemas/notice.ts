@@ -124,13 +124,7 @@ export const noticeRow = z.object({
 export type NoticeRow = z.infer<typeof noticeRow>;
 
 /** A notice as its reader sees it: the text, its attachments and when the reader opened it. */
-export const receivedNoticeRow = z.object({
-  notice_id: col.id,
-  title: col.text,
-  type: col.int,
-  content: col.text,
-  publish_time: col.time.nullable(),
-  attachment_count: col.int,
+export const receivedNoticeRow = noticeRow.pick({ notice_id: true, title: true, type: true, content: true, publish_time: true, attachment_count: true }).extend({
   delivered_time: col.time,
   read_time: col.time.nullable(),
 });
