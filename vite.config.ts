@@ -25,7 +25,7 @@ function precompress(): Plugin {
       handler() {
         const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
         for (const file of walk(outDir)) {
-          if (!/\.(js|css|html|svg|json|webmanifest)$/.test(file) || fs.statSync(file).size < 1024) continue;
+          if (!/\.(m?js|css|html|svg|json|webmanifest)$/.test(file) || fs.statSync(file).size < 1024) continue;
           const data = fs.readFileSync(file);
           fs.writeFileSync(`${file}.br`, zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
           fs.writeFileSync(`${file}.gz`, zlib.gzipSync(data, { level: 9 }));
@@ -90,7 +90,8 @@ export default defineConfig({
       injectRegister: false,
       manifest: false,
       injectManifest: {
-        globPatterns: ['**/*.{js,css,html,svg,png,woff2,webmanifest}'],
+        // mjs: pdf.js's worker, so that a notice's PDF previews offline as its images do.
+        globPatterns: ['**/*.{js,mjs,css,html,svg,png,woff2,webmanifest}'],
         maximumFileSizeToCacheInBytes: 3 * 1024 * 1024,
       },
       devOptions: { enabled: false },

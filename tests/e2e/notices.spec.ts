@@ -1,10 +1,10 @@
 import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
-import { PNG, formField as field, isPhone, listScreen, pickDepartment, shot, signInAs, submitForm } from './support';
+import { PDF, PNG, formField as field, isPhone, listScreen, pickDepartment, shot, signInAs, submitForm } from './support';
 
 /**
  * 通知公告 (issue 27 part 1) at both sizes: the security lead writes a notice
  * for 中海壳牌 with an attachment and enables it; 王芳, who works there, finds
- * it on her home screen, reads it with its picture, and still reads it offline;
+ * it on her home screen, reads it with its picture and its PDF drawn in the page, and still reads it offline;
  * the lead's list then counts it delivered to the company's people and read by one.
  */
 
@@ -21,6 +21,20 @@ async function otherDevice(browser: Browser, info: TestInfo): Promise<Page> {
     baseURL: u.baseURL,
   });
   return context.newPage();
+}
+
+/** The PDF attachment is drawn in the page (pdf.js), not handed to the browser's viewer: its blue square is on the canvas. */
+async function expectPdfDrawn(reader: Page) {
+  const pageOne = reader.getByLabel('检修区域图.pdf 第1页');
+  await expect(pageOne).toBeVisible();
+  await expect
+    .poll(() =>
+      pageOne.evaluate((canvas: HTMLCanvasElement) => {
+        const { data } = canvas.getContext('2d')!.getImageData(Math.floor(canvas.width / 2), Math.floor(canvas.height / 2), 1, 1);
+        return [data[0], data[1], data[2]];
+      }),
+    )
+    .toEqual([0, 102, 255]);
 }
 
 test('a notice, once enabled, reaches a user of a listed department, who reads it online and offline', async ({ page, browser }, info) => {
@@ -47,6 +61,8 @@ test('a notice, once enabled, reaches a user of a listed department, who reads i
   await page.getByLabel('选择附件').setInputFiles({ name: '绕行路线.png', mimeType: 'image/png', buffer: PNG });
   await expect(page.getByText('上传成功')).toBeVisible();
   await expect(page.getByLabel('附件列表')).toContainText('绕行路线.png');
+  await page.getByLabel('选择附件').setInputFiles({ name: '检修区域图.pdf', mimeType: 'application/pdf', buffer: PDF });
+  await expect(page.getByLabel('附件列表')).toContainText('检修区域图.pdf');
   await shot(page, 'notice-attachments');
   if (isPhone(page)) await page.getByRole('button', { name: '返回' }).last().click();
   else await page.keyboard.press('Escape');
@@ -72,6 +88,7 @@ test('a notice, once enabled, reaches a user of a listed department, who reads i
   await expect(reader.getByRole('heading', { name: title })).toBeVisible();
   await expect(reader.getByText('港区北门检修，车辆请改走西门。')).toBeVisible();
   await expect(reader.getByRole('img', { name: '绕行路线.png' })).toBeVisible();
+  await expectPdfDrawn(reader);
   await shot(reader, 'notice-reader');
 
   // Opened once, it reads without a network: the text from the worker's read copy, the picture from the notice file copy.
@@ -87,6 +104,7 @@ test('a notice, once enabled, reaches a user of a listed department, who reads i
   await expect(reader.getByRole('heading', { name: title })).toBeVisible();
   await expect(reader.getByRole('img', { name: '绕行路线.png' })).toHaveJSProperty('complete', true);
   expect(await reader.getByRole('img', { name: '绕行路线.png' }).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  await expectPdfDrawn(reader);
   await reader.context().setOffline(false);
 
   // Read: it leaves her home's unread notices, and the lead's list counts it.

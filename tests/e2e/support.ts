@@ -42,6 +42,27 @@ export async function call<T>(token: string, url: string, body?: unknown, method
 // A 1x1 PNG: the upload endpoint checks the bytes, not only the name.
 export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
+/** A one-page PDF whose page is a blue square on white, written with its cross-reference table, as pdf.js reads it without repair. */
+export const PDF = (() => {
+  const draw = '0 0.4 1 rg 50 50 100 100 re f';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << >> >>',
+    `<< /Length ${draw.length} >>\nstream\n${draw}\nendstream`,
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets = objects.map((o, i) => {
+    const at = body.length;
+    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    return at;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+})();
+
 export async function upload(token: string): Promise<string> {
   const form = new FormData();
   form.append('file', new Blob([PNG], { type: 'image/png' }), 'photo.png');

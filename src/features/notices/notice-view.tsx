@@ -1,10 +1,13 @@
 import { DotLoading } from 'antd-mobile';
 import { DownlandOutline, FileOutline } from 'antd-mobile-icons';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { noticeTypeWord } from '../../../domain/notices';
 import type { NoticeAttachment } from '../../../domain/schemas/notice';
 import { fileSrc, useFileAccess } from '../../lib/files';
 import './notices.css';
+
+// pdf.js (≈ 1.5 MB with its worker) loads only when a notice has a PDF to show.
+const PdfPreview = lazy(() => import('./pdf-preview'));
 
 const IMAGE_TYPES = new Set(['jpg', 'jpeg', 'png', 'webp', 'gif']);
 export const isImage = (a: Pick<NoticeAttachment, 'file_type'>) => IMAGE_TYPES.has(a.file_type.toLowerCase());
@@ -81,7 +84,9 @@ function AttachmentView({ attachment: a, access }: { attachment: NoticeAttachmen
       ) : isImage(a) ? (
         <img className="nv-file-image" src={src} alt={a.file_name} onError={() => setFailed(true)} />
       ) : isPdf(a) ? (
-        <iframe className="nv-file-pdf" src={src} title={a.file_name} />
+        <Suspense fallback={<DotLoading />}>
+          <PdfPreview src={src} title={a.file_name} onError={() => setFailed(true)} />
+        </Suspense>
       ) : null}
     </div>
   );
