@@ -52,6 +52,9 @@ describe('persisted queries', () => {
     expect(isPersistedQuery(['list', 'appointments.car', {}])).toBe(false);
     expect(isPersistedQuery(['detail', 'approval.car_task', 3])).toBe(false);
     expect(isPersistedQuery(['home', 'other'])).toBe(false);
+    expect(isPersistedQuery(['home', 'open-alarms'])).toBe(true);
+    expect(isPersistedQuery(['notices', 'received', 'unread'])).toBe(true);
+    expect(isPersistedQuery(['notices', 'received', 'page', 1])).toBe(false);
     expect(isPersistedQuery(['figures', 'dashboard', 'parkCounts'])).toBe(true);
     expect(isPersistedQuery(['figures', 'bigScreen'])).toBe(false);
     expect(isPersistedQuery(['file-access'])).toBe(false);
