@@ -228,6 +228,47 @@ for (const dialect of await dialects()) {
       expect((await row(id)).delivery).toEqual([expect.objectContaining({ depart_id: depart.HZ_PORT, read: 0 })]);
     });
 
+    it('filters the page by type (1 通知, 2 注意事项) and by status, each alone or together', async () => {
+      type Page = { list: NoticeRow[]; total: number };
+      const page = async (filter: Row) => {
+        const r = await lead.post<Page>('/notice/page', { size: 100, pn: 1, ...filter });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        return r.body.data;
+      };
+      const tag = `类型筛选${dialect}`;
+      const notice = await create({ title: `${tag}通知`, type: 1 });
+      const precaution = await create({ title: `${tag}注意事项草稿`, type: 2 });
+      const enabled = await create({ title: `${tag}注意事项启用`, type: 2 });
+      expect((await setStatus(enabled, 1)).body.msg).toBe('修改状态成功');
+      const ids = async (filter: Row) => (await page({ title: tag, ...filter })).list.map((n) => n.notice_id).sort((a, b) => a - b);
+
+      expect(await ids({})).toEqual([notice, precaution, enabled]);
+      expect(await ids({ type: 1 })).toEqual([notice]);
+      expect(await ids({ type: 2 })).toEqual([precaution, enabled]);
+      expect(await ids({ type: '2' })).toEqual([precaution, enabled]);
+      expect(await ids({ status: 1 })).toEqual([enabled]);
+      expect(await ids({ status: 0 })).toEqual([notice, precaution]);
+      expect(await ids({ type: 2, status: 1 })).toEqual([enabled]);
+      expect(await ids({ type: 1, status: 1 })).toEqual([]);
+      // -1 or empty is 全部.
+      expect(await ids({ type: -1, status: '' })).toEqual([notice, precaution, enabled]);
+
+      // Unscoped by title: every row of a filtered page has that type / status, and the totals add up.
+      const all = await page({});
+      const byType = await Promise.all([1, 2].map((type) => page({ type })));
+      for (const [i, p] of byType.entries()) {
+        expect(p.list.length).toBeGreaterThan(0);
+        expect(p.list.every((n) => n.type === i + 1)).toBe(true);
+      }
+      expect(byType[0]!.total + byType[1]!.total).toBe(all.total);
+      const on = await page({ status: 1 });
+      expect(on.list.map((n) => n.notice_id)).toContain(enabled);
+      expect(on.list.every((n) => n.status === 1)).toBe(true);
+      const onPrecautions = await page({ type: 2, status: 1 });
+      expect(onPrecautions.list.map((n) => n.notice_id)).toContain(enabled);
+      expect(onPrecautions.list.every((n) => n.type === 2 && n.status === 1)).toBe(true);
+    });
+
     it('lets one of two concurrent enables win', async () => {
       const id = await create();
       const [a, b] = await Promise.all([setStatus(id, 1), setStatus(id, 1)]);
