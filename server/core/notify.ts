@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { NotificationKindValue } from '../../domain/notifications';
 import { PushState } from '../../server-push/dispatch';
 import type { DB } from '../db/schema';
@@ -49,21 +49,12 @@ export async function notify(trx: Kysely<DB>, ctx: AppContext, items: NewNotific
   const createTime = ctx.time();
   const createdAt = ctx.now();
   const users = [...new Set(items.map((n) => n.userId))];
-  // Most people have no device opted in: their rows are settled as they are written, so the dispatcher
-  // claims and settles only what it can push (two writes per decision fewer, issue 28). Same test as its targets.
-  const withDevice = new Set<number>();
-  for (let i = 0; i < users.length; i += 500) {
-    const found = await trx
-      .selectFrom('push_subscription as p')
-      .innerJoin('sys_session as s', 's.session_id', 'p.session_id')
-      .select('p.user_id')
-      .distinct()
-      .where('p.user_id', 'in', users.slice(i, i + 500))
-      .whereRef('s.user_id', '=', 'p.user_id')
-      .where('s.expires_at', '>', createdAt)
-      .execute();
-    for (const r of found) withDevice.add(r.user_id);
-  }
+  // Most people have no device opted in: their rows are settled as they are written, so the dispatcher claims and
+  // settles only what it can push (two writes per decision fewer, issue 28). Each row asks for itself whether its user
+  // has a live subscription, in the INSERT (one statement where the lookup was another).
+  const pushState = (userId: number) =>
+    sql<number>`case when exists (select 1 from push_subscription p inner join sys_session s on s.session_id = p.session_id
+      where p.user_id = ${userId} and s.user_id = p.user_id and s.expires_at > ${createdAt}) then ${sql.lit(PushState.WAITING)} else ${sql.lit(PushState.DONE)} end`;
   const rows = items.map((n) => ({
     user_id: n.userId,
     kind: n.kind,
@@ -74,12 +65,16 @@ export async function notify(trx: Kysely<DB>, ctx: AppContext, items: NewNotific
     create_time: createTime,
     created_at: createdAt,
     read_at: null,
-    push_state: withDevice.has(n.userId) ? PushState.WAITING : PushState.DONE,
+    push_state: pushState(n.userId),
   }));
-  for (let i = 0; i < rows.length; i += 200)
-    await trx
+  let push = false;
+  for (let i = 0; i < rows.length; i += 200) {
+    const written = await trx
       .insertInto('notification')
       .values(rows.slice(i, i + 200))
+      .returning('push_state')
       .execute();
-  afterCommit(trx, () => signalNotified(ctx.db, users, withDevice.size > 0));
+    push ||= written.some((r) => r.push_state === PushState.WAITING);
+  }
+  afterCommit(trx, () => signalNotified(ctx.db, users, push));
 }

@@ -87,6 +87,33 @@ const parseDeparts = (text: string): number[] => {
   }
 };
 
+/** A node of the chain as a decision's one read joins it (engine.ts decisionRead): the node's columns, sort and name prefixed. */
+export function chainNodeOf(r: {
+  node_sort: number | null;
+  definition_node_id: number | null;
+  process_node_id: number | null;
+  node_name: string | null;
+  role_id: number | null;
+  depart_ids: string | null;
+  countersign: number | null;
+  company_check: number | null;
+  overtime_auto_check: number | null;
+  overtime_hours: number | null;
+}): ChainNode {
+  return {
+    sort: r.node_sort!,
+    definition_node_id: r.definition_node_id!,
+    process_node_id: r.process_node_id!,
+    name: r.node_name!,
+    role_id: r.role_id!,
+    departIds: parseDeparts(r.depart_ids ?? '[]'),
+    countersign: r.countersign ?? 0,
+    company_check: r.company_check ?? 0,
+    overtime_auto_check: r.overtime_auto_check ?? 0,
+    overtime_hours: r.overtime_hours ?? 0,
+  };
+}
+
 const chainColumns = ['sort', 'definition_node_id', 'process_node_id', 'name', 'role_id', 'depart_ids', 'countersign', 'company_check', 'overtime_auto_check', 'overtime_hours'] as const;
 
 /** The instance's own node at `sort`, as copied at submit. */

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Compilable, Kysely, Selectable, Transaction } from 'kysely';
 import { AppState, OVERTIME_REMARK, TaskResult, TaskState } from '../../domain/appointments';
 import { approvalQueueFor } from '../../domain/registers';
 import { subjectByTable, subjectOf, type SubjectTable } from './subjects';
@@ -9,8 +9,9 @@ import { isTransientDbConflict } from '../core/db-errors';
 import { AppError, fail } from '../core/errors';
 import { tableChanged } from '../core/paging';
 import { afterCommit } from '../core/transactions';
+import { prepared } from '../db/prepared';
 import type { DB, ProcessInstanceTable } from '../db/schema';
-import { configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode } from './chain';
+import { chainNodeOf, configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
 
 /**
@@ -86,13 +87,21 @@ async function lockInstance(trx: Db, ctx: AppContext, id: number, subject?: { pr
   return loadInstance(trx, ctx, id, true);
 }
 
+const subjectStateUpdates = new Map<SubjectTable, ReturnType<typeof subjectStateUpdate>>();
+const subjectStateUpdate = (table: SubjectTable) =>
+  prepared<{ state: number; time: string; id: number }, unknown>((db, arg) => {
+    const s = subjectByTable[table];
+    return (db as unknown as Kysely<any>)
+      .updateTable(table)
+      .set({ [s.stateColumn]: arg('state'), update_time: arg('time') })
+      .where(s.key, '=', arg('id'));
+  });
+
 async function setSubjectState(trx: Db, ctx: AppContext, processType: number, refId: number, state: number) {
-  const s = subjectOf(processType);
-  await (trx as Kysely<any>)
-    .updateTable(s.table)
-    .set({ [s.stateColumn]: state, update_time: ctx.time() })
-    .where(s.key, '=', refId)
-    .execute();
+  const { table } = subjectOf(processType);
+  let update = subjectStateUpdates.get(table);
+  if (!update) subjectStateUpdates.set(table, (update = subjectStateUpdate(table)));
+  await update(trx, ctx.dialect, { state, time: ctx.time(), id: refId });
 }
 
 export interface StartInput {
@@ -168,76 +177,103 @@ async function loadInstance(trx: Db, ctx: AppContext, id: number, lock: boolean)
  * departments, visited enterprise, overtime) is the instance's copy; the
  * people holding that role there are looked up now.
  */
-async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: number, known?: ChainNode[]): Promise<number> {
+async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: number, known?: ChainNode[], subjectRow?: Record<string, unknown>): Promise<number> {
   const chain = known ?? (await instanceChain(trx, inst.process_instance_id));
   const defNode = chain.find((n) => n.sort === sort);
   if (!defNode) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
   const last = !chain.some((n) => n.sort > sort);
 
   const departIds = defNode!.company_check === 1 ? (inst.interviewee_depart_id ? [inst.interviewee_depart_id] : []) : defNode!.departIds;
-  const candidates = departIds.length
+  const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
+  const queue = approvalQueueFor(inst.process_type, last);
+  // The candidates are found and given their tasks in one statement: the people holding the node's role in its departments now.
+  const created = departIds.length
     ? await trx
-        .selectFrom('sys_user as u')
-        .innerJoin('sys_user_role as ur', 'ur.user_id', 'u.user_id')
-        .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
-        .select(['u.user_id', 'u.depart_id'])
-        .where('ur.role_id', '=', defNode!.role_id)
-        .where('r.status', '=', 1)
-        .where('r.deleted', '=', 0)
-        .where('u.status', '=', 1)
-        .where('u.deleted', '=', 0)
-        .where('u.depart_id', 'in', departIds)
-        // Separation of duties: nobody approves their own application.
-        .where('u.user_id', '!=', inst.applicant_user_id)
-        .orderBy('u.user_id')
+        .insertInto('process_task')
+        .columns(['process_instance_id', 'definition_node_id', 'sort', 'process_type', 'queue', 'ref_id', 'user_id', 'depart_id', 'state', 'submit_time', 'due_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('sys_user as u')
+            .innerJoin('sys_user_role as ur', 'ur.user_id', 'u.user_id')
+            .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
+            .select((s) => [
+              s.cast<number>(s.val(inst.process_instance_id), 'integer').as('process_instance_id'),
+              s.cast<number>(s.val(defNode!.definition_node_id), 'integer').as('definition_node_id'),
+              s.cast<number>(s.val(sort), 'integer').as('sort'),
+              s.cast<number>(s.val(inst.process_type), 'integer').as('process_type'),
+              s.cast<string | null>(s.val(queue), 'text').as('queue'),
+              s.cast<number>(s.val(inst.ref_id), 'integer').as('ref_id'),
+              'u.user_id',
+              'u.depart_id',
+              s.cast<number>(s.val(TaskState.PENDING), 'integer').as('state'),
+              // The filer's submission, not this node's arrival: every queue and the review header show it as 提交时间.
+              s.cast<string>(s.val(inst.create_time), 'text').as('submit_time'),
+              s.cast<number | null>(s.val(dueAt), 'bigint').as('due_at'),
+            ])
+            .where('ur.role_id', '=', defNode!.role_id)
+            .where('r.status', '=', 1)
+            .where('r.deleted', '=', 0)
+            .where('u.status', '=', 1)
+            .where('u.deleted', '=', 0)
+            .where('u.depart_id', 'in', departIds)
+            // Separation of duties: nobody approves their own application.
+            .where('u.user_id', '!=', inst.applicant_user_id)
+            .orderBy('u.user_id'),
+        )
+        .returning(['process_task_id', 'user_id'])
         .execute()
     : [];
-  if (candidates.length === 0) {
+  if (created.length === 0) {
     const names = departIds.length ? (await trx.selectFrom('sys_department').select('name').where('depart_id', 'in', departIds).execute()).map((d) => d.name).join('、') : '被访部门';
     fail(ErrorCode.STATE_CONFLICT, `审批节点“${defNode!.name}”在“${names}”没有可用的审核人，无法提交，请联系管理员配置审核人`);
   }
-  const now = ctx.time();
-  const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
-  const queue = approvalQueueFor(inst.process_type, last);
-  const created = await trx
-    .insertInto('process_task')
-    .values(
-      candidates.map((c) => ({
-        process_instance_id: inst.process_instance_id,
-        definition_node_id: defNode!.definition_node_id,
-        sort,
-        process_type: inst.process_type,
-        queue,
-        ref_id: inst.ref_id,
-        user_id: c.user_id,
-        depart_id: c.depart_id,
-        state: TaskState.PENDING,
-        result: null,
-        // The filer's submission, not this node's arrival: every queue and the review header show it as 提交时间.
-        submit_time: inst.create_time,
-        approve_time: null,
-        due_at: dueAt,
-      })),
-    )
-    .returning(['process_task_id', 'user_id'])
-    .execute();
   tasksChanged(trx);
   // Where it stands, for the reports (migration 023): at the squad's last node, at a 企业 node, or between.
   const stage = last ? 2 : defNode!.company_check === 1 ? 1 : 0;
   const companyPassed = chain.some((n) => n.company_check === 1 && n.sort < sort) ? 1 : 0;
-  await trx
-    .updateTable('process_instance')
-    .set({ current_sort: sort, state: InstanceState.RUNNING, stage, company_passed: companyPassed, update_time: now })
-    .where('process_instance_id', '=', inst.process_instance_id)
-    .execute();
-  await notifyTasksAssigned(trx, ctx, inst, queue, created);
-  return candidates.length;
+  await instanceAt(trx, ctx.dialect, { sort, state: InstanceState.RUNNING, stage, companyPassed, time: ctx.time(), id: inst.process_instance_id });
+  await notifyTasksAssigned(trx, ctx, inst, queue, created, subjectRow);
+  return created.length;
 }
 
+const instanceAt = prepared<{ sort: number; state: number; stage: number; companyPassed: number; time: string; id: number }, unknown>((db, arg) =>
+  db
+    .updateTable('process_instance')
+    .set({ current_sort: arg('sort'), state: arg('state'), stage: arg('stage'), company_passed: arg('companyPassed'), update_time: arg('time') })
+    .where('process_instance_id', '=', arg('id')),
+);
+const instanceEnded = prepared<{ state: number; time: string; id: number }, unknown>((db, arg) =>
+  db
+    .updateTable('process_instance')
+    .set({ state: arg('state'), update_time: arg('time') })
+    .where('process_instance_id', '=', arg('id')),
+);
+const instanceApproved = prepared<{ companyPassed: number; time: string; id: number }, unknown>((db, arg) =>
+  db
+    .updateTable('process_instance')
+    .set({ state: InstanceState.APPROVED, company_passed: arg('companyPassed'), update_time: arg('time') })
+    .where('process_instance_id', '=', arg('id')),
+);
+
+const closeAll = prepared<{ remark: string; time: string; id: number }, unknown>((db, arg) =>
+  db
+    .updateTable('process_task')
+    .set({ state: TaskState.CLOSED, remark: arg('remark'), approve_time: arg('time') })
+    .where('process_instance_id', '=', arg('id'))
+    .where('state', '=', TaskState.PENDING),
+);
+const closeNode = prepared<{ remark: string; time: string; id: number; sort: number }, unknown>((db, arg) =>
+  db
+    .updateTable('process_task')
+    .set({ state: TaskState.CLOSED, remark: arg('remark'), approve_time: arg('time') })
+    .where('process_instance_id', '=', arg('id'))
+    .where('state', '=', TaskState.PENDING)
+    .where('sort', '=', arg('sort')),
+);
+
 async function closePending(trx: Db, ctx: AppContext, instanceId: number, remark: string, sort?: number) {
-  let q = trx.updateTable('process_task').set({ state: TaskState.CLOSED, remark, approve_time: ctx.time() }).where('process_instance_id', '=', instanceId).where('state', '=', TaskState.PENDING);
-  if (sort !== undefined) q = q.where('sort', '=', sort);
-  await q.execute();
+  const args = { remark, time: ctx.time(), id: instanceId };
+  await (sort === undefined ? closeAll(trx, ctx.dialect, args) : closeNode(trx, ctx.dialect, { ...args, sort }));
   tasksChanged(trx);
 }
 
@@ -269,61 +305,152 @@ export interface Decision {
 
 export type DecisionOutcome = 'waiting' | 'advanced' | 'approved' | 'rejected';
 
-/** One decision, inside the caller's transaction. Throws 404 for a task that is not the caller's, 409 for one no longer pending. */
-export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<DecisionOutcome> {
-  const task = await trx.selectFrom('process_task').selectAll().where('process_task_id', '=', d.taskId).executeTakeFirst();
-  if (!task || (d.userId !== null && task.user_id !== d.userId) || (d.queues && !d.queues.includes(task.queue ?? ''))) {
-    fail(ErrorCode.NOT_FOUND, `审批任务${d.taskId}不存在或不属于您`);
-  }
-  // The lock order: the application row, then the instance, then the task's conditional update.
-  const inst = await lockInstance(trx, ctx, task!.process_instance_id, { processType: task!.process_type, refId: task!.ref_id });
-  const now = ctx.time();
-  const res = await trx
+/** Of a task, what the lock order needs before anything else is read: its subject, and whose task it is. */
+const taskSubject = prepared<{ taskId: number }, { process_type: number; ref_id: number; user_id: number }>((db, arg) =>
+  db.selectFrom('process_task').select(['process_type', 'ref_id', 'user_id']).where('process_task_id', '=', arg('taskId')),
+);
+
+type DecisionRow = Instance & {
+  task_user_id: number;
+  task_queue: string | null;
+  task_sort: number;
+  node_sort: number | null;
+  definition_node_id: number | null;
+  process_node_id: number | null;
+  node_name: string | null;
+  role_id: number | null;
+  depart_ids: string | null;
+  countersign: number | null;
+  company_check: number | null;
+  overtime_auto_check: number | null;
+  overtime_hours: number | null;
+};
+
+/**
+ * A decision's reads in one statement: the task, its instance and the
+ * instance's chain (one row per node). On PostgreSQL it locks the instance
+ * (step 2 of the lock order; the caller holds the subject row).
+ */
+const decisionRead = (lock: boolean) =>
+  prepared<{ taskId: number }, DecisionRow>((db, arg) => {
+    const q = db
+      .selectFrom('process_task as t')
+      .innerJoin('process_instance as i', 'i.process_instance_id', 't.process_instance_id')
+      .leftJoin('process_instance_node as n', 'n.process_instance_id', 't.process_instance_id')
+      .selectAll('i')
+      .select([
+        't.user_id as task_user_id',
+        't.queue as task_queue',
+        't.sort as task_sort',
+        'n.sort as node_sort',
+        'n.definition_node_id',
+        'n.process_node_id',
+        'n.name as node_name',
+        'n.role_id',
+        'n.depart_ids',
+        'n.countersign',
+        'n.company_check',
+        'n.overtime_auto_check',
+        'n.overtime_hours',
+      ])
+      .where('t.process_task_id', '=', arg('taskId'))
+      .orderBy('n.sort');
+    return (lock ? q.forUpdate('i') : q) as unknown as Compilable<DecisionRow>;
+  });
+const readUnlocked = decisionRead(false);
+const readLocked = decisionRead(true);
+
+const settleTask = prepared<{ result: number; remark: string; time: string; auto: number; taskId: number }, unknown>((db, arg) =>
+  db
     .updateTable('process_task')
-    .set({ state: TaskState.DONE, result: d.result, remark: d.remark, approve_time: now, auto: d.userId === null ? 1 : 0 })
-    .where('process_task_id', '=', d.taskId)
-    .where('state', '=', TaskState.PENDING)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, await describeSettled(trx, d.taskId));
+    .set({ state: TaskState.DONE, result: arg('result'), remark: arg('remark'), approve_time: arg('time'), auto: arg('auto') })
+    .where('process_task_id', '=', arg('taskId'))
+    .where('state', '=', TaskState.PENDING),
+);
+
+const openAtNode = prepared<{ id: number; sort: number }, { n: number }>((db, arg) =>
+  db
+    .selectFrom('process_task')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('process_instance_id', '=', arg('id'))
+    .where('sort', '=', arg('sort'))
+    .where('state', '=', TaskState.PENDING),
+);
+
+/**
+ * One decision, inside the caller's transaction. Throws 404 for a task that
+ * is not the caller's, 409 for one no longer pending. An approval that
+ * moves on is seven statements on SQLite and eight on PostgreSQL (issue 28):
+ * the reads (task, instance and chain in one; the subject's lock first on
+ * PostgreSQL, its name on SQLite), the task, the node's other tasks, the next
+ * node's tasks with their candidates, the instance, and the notifications.
+ */
+export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<DecisionOutcome> {
+  const notYours = () => fail(ErrorCode.NOT_FOUND, `审批任务${d.taskId}不存在或不属于您`);
+  let subjectRow: Record<string, unknown> | undefined;
+  if (ctx.dialect === 'postgres') {
+    // The lock order: the application row, then the instance, then the task's conditional update.
+    const t = (await taskSubject(trx, ctx.dialect, { taskId: d.taskId })).rows[0];
+    if (!t || (d.userId !== null && t.user_id !== d.userId)) notYours();
+    subjectRow = await lockSubjectRow(trx, ctx, subjectOf(t!.process_type).table, t!.ref_id);
+  }
+  const rows = (await (ctx.dialect === 'postgres' ? readLocked : readUnlocked)(trx, ctx.dialect, { taskId: d.taskId })).rows;
+  const read = rows[0];
+  if (!read || (d.userId !== null && read.task_user_id !== d.userId) || (d.queues && !d.queues.includes(read.task_queue ?? ''))) notYours();
+  const { task_user_id: _u, task_queue: _q, task_sort: taskSort, ...first } = read!;
+  const inst = instanceOf(first);
+  const chain = rows.filter((r) => r.node_sort !== null).map(chainNodeOf);
+  const now = ctx.time();
+  const settled = await settleTask(trx, ctx.dialect, { result: d.result, remark: d.remark, time: now, auto: d.userId === null ? 1 : 0, taskId: d.taskId });
+  if (Number(settled.numAffectedRows ?? 0) === 0) fail(ErrorCode.STATE_CONFLICT, await describeSettled(trx, d.taskId));
   tasksChanged(trx);
 
   if (d.result !== TaskResult.APPROVE) {
     await closePending(trx, ctx, inst.process_instance_id, '审批已被驳回');
-    await trx.updateTable('process_instance').set({ state: InstanceState.REJECTED, update_time: now }).where('process_instance_id', '=', inst.process_instance_id).execute();
+    await instanceEnded(trx, ctx.dialect, { state: InstanceState.REJECTED, time: now, id: inst.process_instance_id });
     await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REJECTED);
-    await notifyDecided(trx, ctx, inst, false, d.remark);
+    await notifyDecided(trx, ctx, inst, false, d.remark, subjectRow);
     return 'rejected';
   }
 
-  const chain = await instanceChain(trx, inst.process_instance_id);
-  const node = chain.find((n) => n.sort === task!.sort);
+  const node = chain.find((n) => n.sort === taskSort);
   if (!node) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
   if (node!.countersign === 1) {
-    const open = await trx
-      .selectFrom('process_task')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('process_instance_id', '=', inst.process_instance_id)
-      .where('sort', '=', task!.sort)
-      .where('state', '=', TaskState.PENDING)
-      .executeTakeFirstOrThrow();
-    if (Number(open.n) > 0) return 'waiting';
+    const open = (await openAtNode(trx, ctx.dialect, { id: inst.process_instance_id, sort: taskSort })).rows[0];
+    if (Number(open?.n ?? 0) > 0) return 'waiting';
   } else {
-    await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', task!.sort);
+    await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', taskSort);
   }
 
-  const next = chain.find((n) => n.sort > task!.sort)?.sort;
+  const next = chain.find((n) => n.sort > taskSort)?.sort;
   if (next === undefined) {
-    await trx
-      .updateTable('process_instance')
-      .set({ state: InstanceState.APPROVED, company_passed: chain.some((n) => n.company_check === 1) ? 1 : 0, update_time: now })
-      .where('process_instance_id', '=', inst.process_instance_id)
-      .execute();
+    await instanceApproved(trx, ctx.dialect, { companyPassed: chain.some((n) => n.company_check === 1) ? 1 : 0, time: now, id: inst.process_instance_id });
     await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.APPROVED);
-    await notifyDecided(trx, ctx, inst, true);
+    await notifyDecided(trx, ctx, inst, true, '', subjectRow);
     return 'approved';
   }
-  await activateNode(trx, ctx, inst, next, chain);
+  await activateNode(trx, ctx, inst, next, chain, subjectRow);
   return 'advanced';
+}
+
+/** The instance's own columns of a decision's read. */
+function instanceOf(r: Instance & Record<string, unknown>): Instance {
+  return {
+    process_instance_id: r.process_instance_id,
+    process_id: r.process_id,
+    process_definition_id: r.process_definition_id,
+    process_type: r.process_type,
+    ref_id: r.ref_id,
+    state: r.state,
+    current_sort: r.current_sort,
+    applicant_user_id: r.applicant_user_id,
+    interviewee_depart_id: r.interviewee_depart_id,
+    visit_area: r.visit_area,
+    stage: r.stage,
+    company_passed: r.company_passed,
+    create_time: r.create_time,
+    update_time: r.update_time,
+  };
 }
 
 /** Revoke (state 4): open tasks are closed; resume later restarts at the node where it stopped. */
@@ -331,7 +458,7 @@ export async function revokeInstance(trx: Db, ctx: AppContext, instanceId: numbe
   const inst = await lockInstance(trx, ctx, instanceId);
   if (inst.state !== InstanceState.RUNNING && inst.state !== InstanceState.APPROVED) fail(ErrorCode.STATE_CONFLICT, '审批流程已结束，不能撤销');
   await closePending(trx, ctx, instanceId, '申请已撤销');
-  await trx.updateTable('process_instance').set({ state: InstanceState.REVOKED, update_time: ctx.time() }).where('process_instance_id', '=', instanceId).execute();
+  await instanceEnded(trx, ctx.dialect, { state: InstanceState.REVOKED, time: ctx.time(), id: instanceId });
   await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REVOKED);
 }
 
@@ -365,7 +492,7 @@ export async function rejectInstance(trx: Db, ctx: AppContext, instanceId: numbe
       due_at: null,
     })
     .execute();
-  await trx.updateTable('process_instance').set({ state: InstanceState.REJECTED, update_time: now }).where('process_instance_id', '=', instanceId).execute();
+  await instanceEnded(trx, ctx.dialect, { state: InstanceState.REJECTED, time: now, id: instanceId });
   await setSubjectState(trx, ctx, inst.process_type, inst.ref_id, AppState.REJECTED);
   await notifyDecided(trx, ctx, inst, false, remark);
 }

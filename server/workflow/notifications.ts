@@ -3,20 +3,35 @@ import { approvalQueues, type ApprovalQueueName } from '../../domain/registers';
 import { NotificationKind, recordLink } from '../../domain/notifications';
 import type { AppContext } from '../core/context';
 import { notify } from '../core/notify';
+import { prepared } from '../db/prepared';
 import type { DB } from '../db/schema';
 import { subjects, type SubjectDef } from './subjects';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** The row a process is about, named for a notification; null when it is gone. */
-async function describe(trx: Db, processType: number, refId: number): Promise<{ def: SubjectDef; name: string } | null> {
+const nameReads = new Map<string, ReturnType<typeof nameRead>>();
+const nameRead = (def: SubjectDef) =>
+  prepared<{ id: number }, Record<string, unknown>>((db, arg) =>
+    (db as unknown as Kysely<any>)
+      .selectFrom(def.table)
+      .select([...def.nameColumns])
+      .where(def.key, '=', arg('id')),
+  );
+
+/**
+ * The row a process is about, named for a notification; null when it is gone.
+ * `known` is the row when the caller has read it already (a decision on
+ * PostgreSQL, which locked it).
+ */
+async function describe(trx: Db, ctx: AppContext, processType: number, refId: number, known?: Record<string, unknown>): Promise<{ def: SubjectDef; name: string } | null> {
   const def = subjects[processType];
   if (!def) return null;
-  const row = await (trx as Kysely<any>)
-    .selectFrom(def.table)
-    .select([...def.nameColumns])
-    .where(def.key, '=', refId)
-    .executeTakeFirst();
+  let row = known;
+  if (!row) {
+    let read = nameReads.get(def.table);
+    if (!read) nameReads.set(def.table, (read = nameRead(def)));
+    row = (await read(trx, ctx.dialect, { id: refId })).rows[0];
+  }
   return row ? { def, name: def.name(row) } : null;
 }
 
@@ -27,8 +42,9 @@ export async function notifyTasksAssigned(
   inst: { process_type: number; ref_id: number },
   queue: ApprovalQueueName | null,
   tasks: Array<{ process_task_id: number; user_id: number }>,
+  subjectRow?: Record<string, unknown>,
 ): Promise<void> {
-  const subject = await describe(trx, inst.process_type, inst.ref_id);
+  const subject = await describe(trx, ctx, inst.process_type, inst.ref_id, subjectRow);
   const q = queue ? approvalQueues[queue] : null;
   const what = subject ? subject.name : '一项申请';
   await notify(
@@ -46,8 +62,15 @@ export async function notifyTasksAssigned(
 }
 
 /** '预约已通过' / '预约被驳回' to the applicant once the approval has ended either way. */
-export async function notifyDecided(trx: Db, ctx: AppContext, inst: { process_type: number; ref_id: number; applicant_user_id: number }, approved: boolean, remark = ''): Promise<void> {
-  const subject = await describe(trx, inst.process_type, inst.ref_id);
+export async function notifyDecided(
+  trx: Db,
+  ctx: AppContext,
+  inst: { process_type: number; ref_id: number; applicant_user_id: number },
+  approved: boolean,
+  remark = '',
+  subjectRow?: Record<string, unknown>,
+): Promise<void> {
+  const subject = await describe(trx, ctx, inst.process_type, inst.ref_id, subjectRow);
   if (!subject) return;
   const { def } = subject;
   const reason = remark.trim() ? `：${remark.trim().slice(0, 100)}` : '';

@@ -1,0 +1,43 @@
+import type { CompiledQuery, Compilable, Kysely, QueryResult } from 'kysely';
+import type { Dialect } from './index';
+import type { DB } from './schema';
+
+const SLOT = Symbol('prepared slot');
+type Slot = { readonly [SLOT]: string };
+const isSlot = (v: unknown): v is Slot => typeof v === 'object' && v !== null && SLOT in v;
+
+/** Stands for the value named `name` while the statement is built; typed as that value so the builder checks it. */
+export type Arg<A> = <K extends keyof A & string>(name: K) => A[K];
+
+/**
+ * A statement of the hot path built and compiled once per dialect, then run
+ * with each call's values (issue 28): a decision's statements cost their
+ * Kysely query tree and SQL compilation on every call, a seventh of its main
+ * thread, for SQL text that never changes. `build` writes the statement with
+ * `arg('name')` where a value goes; the compiled SQL keeps a parameter there,
+ * which each run fills from its arguments. The shape must not depend on the
+ * values: no IN lists, no branches on them (those stay ordinary queries).
+ * better-sqlite3 then reuses its compiled statement by the same SQL text
+ * (db/index.ts), and pg sends the same text each time.
+ */
+export function prepared<A extends Record<string, unknown>, R>(build: (db: Kysely<DB>, arg: Arg<A>) => Compilable<R>) {
+  const compiled = new Map<Dialect, { query: CompiledQuery<R>; slots: Array<string | null> }>();
+  const arg = ((name: string) => ({ [SLOT]: name })) as unknown as Arg<A>;
+  return (db: Kysely<any>, dialect: Dialect, args: A): Promise<QueryResult<R>> => {
+    let c = compiled.get(dialect);
+    if (!c) {
+      const query = build(db as Kysely<DB>, arg).compile();
+      c = { query, slots: query.parameters.map((p) => (isSlot(p) ? p[SLOT] : null)) };
+      compiled.set(dialect, c);
+    }
+    const { query, slots } = c;
+    const parameters = query.parameters.map((p, i) => {
+      const name = slots[i];
+      if (name === null) return p;
+      const value = args[name];
+      if (value === undefined) throw new Error(`prepared statement: no value for '${name}'`);
+      return value;
+    });
+    return db.executeQuery<R>({ ...query, parameters });
+  };
+}
