@@ -5,6 +5,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, ty
 import pg from 'pg';
 import { withTransactionHooks } from '../core/transactions';
 import { walGroupSync } from './group-sync';
+import { preparedName } from './prepared';
 import type { DB } from './schema';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -30,6 +31,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client dropped by the server (restart, admin kill, a dropped test database) is replaced on next use; unhandled, it would crash the process.
     pool.on('error', (err) => console.error('PostgreSQL idle client error:', err.message));
+    pool.on('connect', namePreparedStatements);
     const db = withTransactionHooks(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }));
     return { db, dialect: 'postgres', durable: () => Promise.resolve(), close: () => db.destroy() };
   }
@@ -53,6 +55,21 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
       sync.close();
     },
   };
+}
+
+/**
+ * Sends the hot path's statements (db/prepared.ts) as named ones: the first
+ * use on a connection prepares the statement, later ones only bind and run
+ * it, so PostgreSQL parses and plans a decision's statements once per
+ * connection. Other SQL goes as it came. The client's own query method is
+ * looked up on each call (tests count statements by wrapping it).
+ */
+function namePreparedStatements(client: pg.PoolClient): void {
+  client.query = function (text: unknown, values?: unknown, ...rest: unknown[]) {
+    const query = Object.getPrototypeOf(client).query as (...args: unknown[]) => unknown;
+    const name = typeof text === 'string' && Array.isArray(values) ? preparedName(text) : undefined;
+    return name ? query.call(client, { name, text, values }, ...rest) : query.call(client, text, values, ...rest);
+  } as typeof client.query;
 }
 
 /**

@@ -17,9 +17,16 @@ export type Arg<A> = <K extends keyof A & string>(name: K) => A[K];
  * `arg('name')` where a value goes; the compiled SQL keeps a parameter there,
  * which each run fills from its arguments. The shape must not depend on the
  * values: no IN lists, no branches on them (those stay ordinary queries).
- * better-sqlite3 then reuses its compiled statement by the same SQL text
- * (db/index.ts), and pg sends the same text each time.
+ * better-sqlite3 then reuses its compiled statement by the same SQL text,
+ * and each PostgreSQL connection prepares it once by name (db/index.ts), so
+ * the server parses and plans it once per connection, not per call.
  */
+/** The SQL texts compiled for PostgreSQL, each with the name its connections prepare it under (db/index.ts). */
+const pgNames = new Map<string, string>();
+
+/** The name a connection prepares this SQL under, if it is one of these statements. */
+export const preparedName = (sqlText: string): string | undefined => pgNames.get(sqlText);
+
 export function prepared<A extends Record<string, unknown>, R>(build: (db: Kysely<DB>, arg: Arg<A>) => Compilable<R>) {
   const compiled = new Map<Dialect, { query: CompiledQuery<R>; slots: Array<string | null> }>();
   const arg = ((name: string) => ({ [SLOT]: name })) as unknown as Arg<A>;
@@ -29,6 +36,7 @@ export function prepared<A extends Record<string, unknown>, R>(build: (db: Kysel
       const query = build(db as Kysely<DB>, arg).compile();
       c = { query, slots: query.parameters.map((p) => (isSlot(p) ? p[SLOT] : null)) };
       compiled.set(dialect, c);
+      if (dialect === 'postgres' && !pgNames.has(query.sql)) pgNames.set(query.sql, `park_${pgNames.size + 1}`);
     }
     const { query, slots } = c;
     const parameters = query.parameters.map((p, i) => {
