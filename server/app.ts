@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { ErrorCode } from '../domain/errors';
 import { formatInZone } from '../domain/time';
@@ -12,6 +11,7 @@ import { seed } from './seed/seed';
 import { registerGuards } from './core/auth';
 import type { AppContext } from './core/context';
 import { loadServerKeys } from './core/crypto';
+import { securityHeaders } from './core/security-headers';
 import { registerIdempotency } from './core/idempotency';
 import { AppError, failure } from './core/errors';
 import { transientDbConflict } from './core/db-errors';
@@ -166,7 +166,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     }
   });
 
-  await app.register(helmet, {
+  const headers = securityHeaders({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -185,6 +185,10 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     },
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: false,
+  });
+  app.addHook('onRequest', (_req, reply, done) => {
+    reply.headers(headers);
+    done();
   });
 
   app.addHook('preValidation', async (req) => {
