@@ -43,9 +43,11 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
   // the server syncs the WAL itself before it tells anyone of a write (group commit, db/group-sync.ts).
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   const sync = walGroupSync(file);
-  const db = withTransactionHooks(new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) }), sync.durable);
+  const busyTimeout = { off: sqlite.prepare('pragma busy_timeout = 0'), on: sqlite.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`) };
+  const dialect = new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }, (wait) => void (wait ? busyTimeout.on : busyTimeout.off).get());
+  const db = withTransactionHooks(new Kysely<DB>({ dialect }), sync.durable);
   return {
     db,
     dialect: 'sqlite',
@@ -72,30 +74,60 @@ function namePreparedStatements(client: pg.PoolClient): void {
   } as typeof client.query;
 }
 
+/** How long a statement waits for another process's write lock before it fails with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Transactions take SQLite's write lock when they begin (BEGIN IMMEDIATE),
  * not at their first write. With several server processes on one file
  * (WEB_CONCURRENCY), a deferred transaction that read and then wrote after
  * another process committed would fail at once with SQLITE_BUSY (its snapshot
- * is stale and cannot be upgraded); taken at BEGIN, the lock is waited for
- * (busy_timeout) and the reads see the latest commit. In one process it
- * changes nothing: Kysely already runs one transaction at a time on the
- * connection.
+ * is stale and cannot be upgraded); taken at BEGIN, the lock is waited for and
+ * the reads see the latest commit. In one process it changes nothing: Kysely
+ * already runs one transaction at a time on the connection.
+ *
+ * The wait is asynchronous (issue 28 item 3). SQLite's own busy handler
+ * sleeps the thread (1, 2, 5, 10 … ms), and the thread is the process's event
+ * loop: while another process held the lock for a millisecond, this one parsed
+ * no request and answered none, and a second process lowered decisions/s
+ * instead of adding to them. So BEGIN IMMEDIATE is tried with no busy wait,
+ * and on SQLITE_BUSY tried again after the event loop has turned (at once a
+ * few times, then every millisecond), up to the same 5 s. Statements outside
+ * a transaction keep SQLite's wait: they are single writes, rare here.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #busyWait: (wait: boolean) => void;
+  constructor(config: SqliteDialectConfig, busyWait: (wait: boolean) => void) {
+    super(config);
+    this.#busyWait = busyWait;
+  }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      this.#busyWait(false);
+      try {
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() - started >= BUSY_TIMEOUT_MS) throw err;
+      } finally {
+        this.#busyWait(true);
+      }
+      await new Promise((resolve) => (attempt < 4 ? setImmediate(resolve) : setTimeout(resolve, 1)));
+    }
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
-  constructor(config: SqliteDialectConfig) {
+  readonly #busyWait: (wait: boolean) => void;
+  constructor(config: SqliteDialectConfig, busyWait: (wait: boolean) => void) {
     super(config);
     this.#config = config;
+    this.#busyWait = busyWait;
   }
   override createDriver() {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#busyWait);
   }
 }
 
