@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /**
  * Stored file names: 32 lowercase hex digits (a random UUID without dashes)
@@ -22,8 +23,8 @@ export interface OpenedFile {
  * an S3-compatible store can implement the same four calls later.
  */
 export interface FileStore {
-  /** Stores the bytes under a new random name with the given extension (without dot); answers the name. */
-  put(data: Buffer, ext: string): Promise<string>;
+  /** Stores the bytes (or what the stream gives) under a new random name with the given extension (without dot); answers the name. */
+  put(data: Buffer | Readable, ext: string): Promise<string>;
   /** A stream of the file and its size, or null when the name is invalid or unknown. */
   open(name: string): Promise<OpenedFile | null>;
   exists(name: string): Promise<boolean>;
@@ -48,7 +49,8 @@ export function localFileStore(root: string): FileStore {
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;
       try {
-        await fs.promises.writeFile(tmp, data, { flag: 'wx' });
+        if (Buffer.isBuffer(data)) await fs.promises.writeFile(tmp, data, { flag: 'wx' });
+        else await pipeline(data, fs.createWriteStream(tmp, { flags: 'wx' }));
         await fs.promises.rename(tmp, file);
       } catch (err) {
         await fs.promises.rm(tmp, { force: true });

@@ -17,7 +17,7 @@ import { ImportGate, readSheetOffThread } from '../../core/xlsx-off-thread';
 import type { DB, PersonImportTaskTable } from '../../db/schema';
 import { saveApplication, submitApplication } from '../appointments/service';
 import { EXAMPLE_CONTENT, personColumns } from './columns';
-import { readEntry, scanZip, ZipRefused } from './zip';
+import { openEntry, readEntry, scanZip, ZipRefused } from './zip';
 
 /**
  * The background run of a person batch import (spec 001 §2: start import).
@@ -159,16 +159,20 @@ export function importRunner(app: FastifyInstance): ImportRunner {
         if (twin !== undefined) throw new AppError(ErrorCode.VALIDATION, `证件号码与第${twin}行重复`);
         if (idcard && !photo) throw new AppError(ErrorCode.VALIDATION, `缺少人脸照片：压缩包中没有“${idcard}.jpg”（或 .jpeg、.png）`);
         if (photo) {
-          let data: Buffer;
-          try {
-            data = await readEntry(scanned.zip, photo.entry, IMPORT_ZIP_LIMITS.maxPhotoBytes, `人脸照片“${photo.name}”`);
-          } catch (err) {
-            throw new AppError(ErrorCode.VALIDATION, (err as Error).message);
+          // A bad entry is the row's error, named as the person reads it.
+          const asRowError = (err: unknown) => (err instanceof ZipRefused ? new AppError(ErrorCode.VALIDATION, err.message) : err);
+          const { head, stream } = await openEntry(scanned.zip, photo.entry, IMPORT_ZIP_LIMITS.maxPhotoBytes, `人脸照片“${photo.name}”`).catch((err: unknown) => {
+            throw asRowError(err);
+          });
+          const type = detectFileType(head);
+          if (!type || (type.ext !== 'jpg' && type.ext !== 'png')) {
+            stream.destroy();
+            throw new AppError(ErrorCode.VALIDATION, `人脸照片“${photo.name}”不是 JPG 或 PNG 图片`);
           }
-          const type = detectFileType(data);
-          if (!type || (type.ext !== 'jpg' && type.ext !== 'png')) throw new AppError(ErrorCode.VALIDATION, `人脸照片“${photo.name}”不是 JPG 或 PNG 图片`);
           // Stored before the row's transaction (the store is not transactional); removed again if the row does not commit.
-          stored = await store.put(data, type.ext);
+          stored = await store.put(stream, type.ext).catch((err: unknown) => {
+            throw asRowError(err);
+          });
         }
         const photoName = stored;
         const number = await db.transaction().execute(async (trx) => {
