@@ -89,7 +89,8 @@ function hookBuilder<DB>(builder: TransactionBuilder<DB>, durable?: () => Promis
   });
 }
 
-let savepoints = 0;
+/** How deep in savepoints each open transaction is. */
+const depths = new WeakMap<object, number>();
 
 /**
  * Runs fn inside trx as one step that fails alone: on an error, what fn
@@ -98,19 +99,27 @@ let savepoints = 0;
  * PostgreSQL this also clears the aborted state a failed statement leaves.
  */
 export async function inSavepoint<T>(trx: Transaction<any>, fn: () => Promise<T>): Promise<T> {
-  const name = sql.raw(`step_${++savepoints}`);
+  // Named by depth, not numbered: steps one after another reuse one name (a savepoint's name need only be unique among
+  // those open), so the statements' SQL repeats and SQLite's compiled statements are reused (db/index.ts).
+  const depth = (depths.get(trx) ?? 0) + 1;
+  depths.set(trx, depth);
+  const name = sql.raw(`step_${depth}`);
   const after = committed.get(trx);
   const mark = after?.length ?? 0;
-  await sql`savepoint ${name}`.execute(trx);
   try {
-    const value = await fn();
-    await sql`release savepoint ${name}`.execute(trx);
-    return value;
-  } catch (err) {
-    await sql`rollback to savepoint ${name}`.execute(trx);
-    await sql`release savepoint ${name}`.execute(trx);
-    if (after) after.length = mark;
-    throw err;
+    await sql`savepoint ${name}`.execute(trx);
+    try {
+      const value = await fn();
+      await sql`release savepoint ${name}`.execute(trx);
+      return value;
+    } catch (err) {
+      await sql`rollback to savepoint ${name}`.execute(trx);
+      await sql`release savepoint ${name}`.execute(trx);
+      if (after) after.length = mark;
+      throw err;
+    }
+  } finally {
+    depths.set(trx, depth - 1);
   }
 }
 
