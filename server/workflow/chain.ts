@@ -87,8 +87,8 @@ const parseDeparts = (text: string): number[] => {
   }
 };
 
-/** A node of the chain as a decision's one read joins it (engine.ts decisionRead): the node's columns, sort and name prefixed. */
-export function chainNodeOf(r: {
+/** A node of the chain as a decision's one read joins it (engine.ts decisionRead): its columns, sort and name prefixed, null past a chain's end. */
+export interface JoinedNode {
   node_sort: number | null;
   definition_node_id: number | null;
   process_node_id: number | null;
@@ -99,7 +99,9 @@ export function chainNodeOf(r: {
   company_check: number | null;
   overtime_auto_check: number | null;
   overtime_hours: number | null;
-}): ChainNode {
+}
+
+export function chainNodeOf(r: JoinedNode): ChainNode {
   return {
     sort: r.node_sort!,
     definition_node_id: r.definition_node_id!,

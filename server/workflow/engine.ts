@@ -11,7 +11,7 @@ import { tableChanged } from '../core/paging';
 import { afterCommit } from '../core/transactions';
 import { prepared } from '../db/prepared';
 import type { DB, ProcessInstanceTable } from '../db/schema';
-import { chainNodeOf, configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode } from './chain';
+import { chainNodeOf, configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode, type JoinedNode } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
 
 /**
@@ -310,21 +310,7 @@ const taskSubject = prepared<{ taskId: number }, { process_type: number; ref_id:
   db.selectFrom('process_task').select(['process_type', 'ref_id', 'user_id']).where('process_task_id', '=', arg('taskId')),
 );
 
-type DecisionRow = Instance & {
-  task_user_id: number;
-  task_queue: string | null;
-  task_sort: number;
-  node_sort: number | null;
-  definition_node_id: number | null;
-  process_node_id: number | null;
-  node_name: string | null;
-  role_id: number | null;
-  depart_ids: string | null;
-  countersign: number | null;
-  company_check: number | null;
-  overtime_auto_check: number | null;
-  overtime_hours: number | null;
-};
+type DecisionRow = Instance & JoinedNode & { task_user_id: number; task_queue: string | null; task_sort: number };
 
 /**
  * A decision's reads in one statement: the task, its instance and the
