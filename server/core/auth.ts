@@ -9,6 +9,7 @@ import type { AuthContext } from './context';
 import { auditJson } from './redact';
 import { authenticateDevice } from './device-auth';
 import type { Kysely } from 'kysely';
+import { prepared } from '../db/prepared';
 import type { DB } from '../db/schema';
 
 const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));
@@ -46,7 +47,12 @@ const identityCaches = new WeakMap<object, Map<string, CachedIdentity>>();
 const identityCounts = new WeakMap<object, { cached: number; looked: number }>();
 export const identityCacheCounts = (db: object) => ({ ...(identityCounts.get(db) ?? { cached: 0, looked: 0 }) });
 
-const authEpoch = async (app: FastifyInstance) => (await app.ctx.db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1).executeTakeFirstOrThrow()).epoch;
+const epochRead = prepared<Record<string, never>, { epoch: number }>((db) => db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1));
+const authEpoch = async (app: FastifyInstance) => {
+  const row = (await epochRead(app.ctx.db, app.ctx.dialect, {})).rows[0];
+  if (!row) throw new Error('auth_epoch has no row');
+  return row.epoch;
+};
 
 /** Loads the session behind a token, renewing its idle expiry at most once a minute. */
 export async function authenticate(app: FastifyInstance, token: string): Promise<AuthContext | null> {
@@ -192,21 +198,45 @@ export function registerGuards(app: FastifyInstance) {
 }
 
 /** The call's operation-log entry; a unit of work (core/unit-of-work.ts) writes it in its own transaction. */
+type LogEntry = {
+  userId: number | null;
+  account: string;
+  userName: string;
+  departId: number | null;
+  operation: string;
+  result: number;
+  time: string;
+  api: string;
+  method: string;
+  params: string;
+};
+const logInsert = prepared<LogEntry, unknown>((db, arg) =>
+  db.insertInto('sys_operation_log').values({
+    user_id: arg('userId'),
+    account: arg('account'),
+    user_name: arg('userName'),
+    depart_id: arg('departId'),
+    operation: arg('operation'),
+    result: arg('result'),
+    operate_time: arg('time'),
+    api: arg('api'),
+    method: arg('method'),
+    params: arg('params'),
+  }),
+);
+
 export async function writeOperationLog(db: Kysely<DB>, app: FastifyInstance, req: FastifyRequest, status: number): Promise<void> {
   const auth = req.auth;
-  await db
-    .insertInto('sys_operation_log')
-    .values({
-      user_id: auth?.userId ?? null,
-      account: auth?.account ?? '',
-      user_name: auth?.userName ?? '',
-      depart_id: auth?.departId ?? null,
-      operation: req.routeOptions.config!.operation!,
-      result: status < 400 ? 1 : 0,
-      operate_time: app.ctx.time(),
-      api: req.url.split('?')[0],
-      method: req.method,
-      params: auditJson(req.auditParams ?? req.body),
-    })
-    .execute();
+  await logInsert(db, app.ctx.dialect, {
+    userId: auth?.userId ?? null,
+    account: auth?.account ?? '',
+    userName: auth?.userName ?? '',
+    departId: auth?.departId ?? null,
+    operation: req.routeOptions.config!.operation!,
+    result: status < 400 ? 1 : 0,
+    time: app.ctx.time(),
+    api: req.url.split('?')[0]!,
+    method: req.method,
+    params: auditJson(req.auditParams ?? req.body),
+  });
 }

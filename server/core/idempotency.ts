@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import { ErrorCode } from '../../domain/errors';
+import type { Dialect } from '../db/index';
+import { prepared } from '../db/prepared';
 import type { DB, IdempotencyKeyTable } from '../db/schema';
 import { sha256 } from './crypto';
 import type { SecretAnswer } from './context';
@@ -240,32 +242,46 @@ async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload
  * the same key waits here until this transaction ends, then finds the row; on
  * SQLite the writers take turns anyway. False: another request holds the key.
  */
-export async function claimInTransaction(trx: Transaction<DB>, claim: Claim, now: number): Promise<boolean> {
-  claim.inUnitOfWork = true;
-  if (!claim.pending) return true;
-  const r = await trx
+const claimRow = prepared<{ userId: number; key: string; route: string; hash: string; owner: string; now: number }, unknown>((db, arg) =>
+  db
     .insertInto('idempotency_key')
     .values({
-      user_id: claim.userId,
-      idem_key: claim.key,
-      route: claim.pending.route,
-      body_hash: claim.pending.hash,
+      user_id: arg('userId'),
+      idem_key: arg('key'),
+      route: arg('route'),
+      body_hash: arg('hash'),
       state: 'claimed',
-      owner: claim.owner,
+      owner: arg('owner'),
       http_status: null,
       response: null,
-      created_at: now,
-      updated_at: now,
+      created_at: arg('now'),
+      updated_at: arg('now'),
     })
-    .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doNothing())
-    .executeTakeFirst();
-  return changed(r) === 1;
+    .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doNothing()),
+);
+
+export async function claimInTransaction(trx: Transaction<DB>, dialect: Dialect, claim: Claim, now: number): Promise<boolean> {
+  claim.inUnitOfWork = true;
+  if (!claim.pending) return true;
+  const r = await claimRow(trx, dialect, { userId: claim.userId, key: claim.key, route: claim.pending.route, hash: claim.pending.hash, owner: claim.owner, now });
+  return Number(r.numAffectedRows ?? 0) === 1;
 }
 
+const storeAnswer = prepared<{ status: number; response: string; now: number; userId: number; key: string; owner: string }, unknown>((db, arg) =>
+  db
+    .updateTable('idempotency_key')
+    .set({ state: 'done', http_status: arg('status'), response: arg('response'), updated_at: arg('now') })
+    .where('user_id', '=', arg('userId'))
+    .where('idem_key', '=', arg('key'))
+    .where('owner', '=', arg('owner'))
+    .where('state', 'in', ['claimed', 'committed']),
+);
+
 /** The last statement of a unit of work: its answer, stored in the same commit as the change. Refuses (rolling back) a key taken over meanwhile. */
-export async function finishInTransaction(trx: Transaction<DB>, claim: Claim, status: number, payload: string, now: number, secret?: SecretAnswer): Promise<void> {
+export async function finishInTransaction(trx: Transaction<DB>, dialect: Dialect, claim: Claim, status: number, payload: string, now: number, secret?: SecretAnswer): Promise<void> {
   const stored = storableAnswer(secret, status, payload);
-  await advanceOwnClaim(trx, claim, { state: 'done', http_status: stored.status, response: stored.payload, updated_at: now });
+  const r = await storeAnswer(trx, dialect, { status: stored.status, response: stored.payload, now, userId: claim.userId, key: claim.key, owner: claim.owner });
+  if (Number(r.numAffectedRows ?? 0) !== 1) throw new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, TAKEN_OVER_MESSAGE);
 }
 
 /**

@@ -36,7 +36,7 @@ export function unitOfWorkRoute<C extends Call>(
     const scope: RequestScope = currentRequestScope() ?? { beforeCommit: [] };
     const run = () =>
       db.transaction().execute(async (trx): Promise<Answer> => {
-        if (claim && !(await claimInTransaction(trx, claim, app.ctx.now()))) throw new KeyTaken();
+        if (claim && !(await claimInTransaction(trx, app.ctx.dialect, claim, app.ctx.now()))) throw new KeyTaken();
         scope.unitOfWork = trx;
         let answer: Answer;
         try {
@@ -45,7 +45,7 @@ export function unitOfWorkRoute<C extends Call>(
           scope.unitOfWork = undefined;
         }
         const status = reply.statusCode;
-        if (claim) await finishInTransaction(trx, claim, status, JSON.stringify(answer), app.ctx.now(), req.routeOptions.config?.secretAnswer);
+        if (claim) await finishInTransaction(trx, app.ctx.dialect, claim, status, JSON.stringify(answer), app.ctx.now(), req.routeOptions.config?.secretAnswer);
         if (req.routeOptions.config?.operation) await writeOperationLog(trx, app, req, status);
         return answer;
       });
