@@ -236,12 +236,6 @@ async function finishClaim(db: Kysely<DB>, claim: Claim, status: number, payload
   await mine(db.updateTable('idempotency_key')).set({ state: 'done', http_status: stored.status, response: stored.payload, updated_at: now }).execute();
 }
 
-/**
- * The first statement of a unit of work with a pending claim: writes the
- * claim in the work's transaction. On PostgreSQL a concurrent request with
- * the same key waits here until this transaction ends, then finds the row; on
- * SQLite the writers take turns anyway. False: another request holds the key.
- */
 const claimRow = prepared<{ userId: number; key: string; route: string; hash: string; owner: string; now: number }, unknown>((db, arg) =>
   db
     .insertInto('idempotency_key')
@@ -260,6 +254,12 @@ const claimRow = prepared<{ userId: number; key: string; route: string; hash: st
     .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doNothing()),
 );
 
+/**
+ * The first statement of a unit of work with a pending claim: writes the
+ * claim in the work's transaction. On PostgreSQL a concurrent request with
+ * the same key waits here until this transaction ends, then finds the row; on
+ * SQLite the writers take turns anyway. False: another request holds the key.
+ */
 export async function claimInTransaction(trx: Transaction<DB>, dialect: Dialect, claim: Claim, now: number): Promise<boolean> {
   claim.inUnitOfWork = true;
   if (!claim.pending) return true;

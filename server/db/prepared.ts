@@ -49,3 +49,16 @@ export function prepared<A extends Record<string, unknown>, R>(build: (db: Kysel
     return db.executeQuery<R>({ ...query, parameters });
   };
 }
+
+/**
+ * One prepared statement per key, built on first use: for a statement whose
+ * table is the value that varies (each subject table's state update or name).
+ */
+export function preparedPer<K, A extends Record<string, unknown>, R>(build: (key: K, db: Kysely<DB>, arg: Arg<A>) => Compilable<R>) {
+  const each = new Map<K, ReturnType<typeof prepared<A, R>>>();
+  return (key: K) => {
+    let statement = each.get(key);
+    if (!statement) each.set(key, (statement = prepared<A, R>((db, arg) => build(key, db, arg))));
+    return statement;
+  };
+}

@@ -9,7 +9,7 @@ import { isTransientDbConflict } from '../core/db-errors';
 import { AppError, fail } from '../core/errors';
 import { tableChanged } from '../core/paging';
 import { afterCommit } from '../core/transactions';
-import { prepared } from '../db/prepared';
+import { prepared, preparedPer } from '../db/prepared';
 import type { DB, ProcessInstanceTable } from '../db/schema';
 import { chainNodeOf, configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode, type JoinedNode } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
@@ -87,21 +87,17 @@ async function lockInstance(trx: Db, ctx: AppContext, id: number, subject?: { pr
   return loadInstance(trx, ctx, id, true);
 }
 
-const subjectStateUpdates = new Map<SubjectTable, ReturnType<typeof subjectStateUpdate>>();
-const subjectStateUpdate = (table: SubjectTable) =>
-  prepared<{ state: number; time: string; id: number }, unknown>((db, arg) => {
-    const s = subjectByTable[table];
-    return (db as unknown as Kysely<any>)
-      .updateTable(table)
-      .set({ [s.stateColumn]: arg('state'), update_time: arg('time') })
-      .where(s.key, '=', arg('id'));
-  });
+const subjectStateUpdate = preparedPer<SubjectTable, { state: number; time: string; id: number }, unknown>((table, db, arg) => {
+  const s = subjectByTable[table];
+  return (db as unknown as Kysely<any>)
+    .updateTable(table)
+    .set({ [s.stateColumn]: arg('state'), update_time: arg('time') })
+    .where(s.key, '=', arg('id'));
+});
 
 async function setSubjectState(trx: Db, ctx: AppContext, processType: number, refId: number, state: number) {
   const { table } = subjectOf(processType);
-  let update = subjectStateUpdates.get(table);
-  if (!update) subjectStateUpdates.set(table, (update = subjectStateUpdate(table)));
-  await update(trx, ctx.dialect, { state, time: ctx.time(), id: refId });
+  await subjectStateUpdate(table)(trx, ctx.dialect, { state, time: ctx.time(), id: refId });
 }
 
 export interface StartInput {

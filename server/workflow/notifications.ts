@@ -3,20 +3,18 @@ import { approvalQueues, type ApprovalQueueName } from '../../domain/registers';
 import { NotificationKind, recordLink } from '../../domain/notifications';
 import type { AppContext } from '../core/context';
 import { notify } from '../core/notify';
-import { prepared } from '../db/prepared';
+import { preparedPer } from '../db/prepared';
 import type { DB } from '../db/schema';
 import { subjects, type SubjectDef } from './subjects';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-const nameReads = new Map<string, ReturnType<typeof nameRead>>();
-const nameRead = (def: SubjectDef) =>
-  prepared<{ id: number }, Record<string, unknown>>((db, arg) =>
-    (db as unknown as Kysely<any>)
-      .selectFrom(def.table)
-      .select([...def.nameColumns])
-      .where(def.key, '=', arg('id')),
-  );
+const nameRead = preparedPer<SubjectDef, { id: number }, Record<string, unknown>>((def, db, arg) =>
+  (db as unknown as Kysely<any>)
+    .selectFrom(def.table)
+    .select([...def.nameColumns])
+    .where(def.key, '=', arg('id')),
+);
 
 /**
  * The row a process is about, named for a notification; null when it is gone.
@@ -28,9 +26,7 @@ async function describe(trx: Db, ctx: AppContext, processType: number, refId: nu
   if (!def) return null;
   let row = known;
   if (!row) {
-    let read = nameReads.get(def.table);
-    if (!read) nameReads.set(def.table, (read = nameRead(def)));
-    row = (await read(trx, ctx.dialect, { id: refId })).rows[0];
+    row = (await nameRead(def)(trx, ctx.dialect, { id: refId })).rows[0];
   }
   return row ? { def, name: def.name(row) } : null;
 }
