@@ -64,11 +64,26 @@ async function load(call: (i: number) => Promise<void>, requests = REQUESTS, con
 /** Calls run untimed before a list's timed run: the server process starts cold (JIT, its own SQLite page cache), the raw baselines run warm in this one. */
 const WARMUP = 300;
 
-/** A list's load after its warm-up (lists only: a decision's calls use up their tasks). */
-async function warmLoad(call: (i: number) => Promise<void>, requests = REQUESTS, concurrency = CONCURRENCY) {
+/** CPU time a process's main thread has run, in ns (Linux's /proc/<pid>/schedstat, whose first field is the thread group leader's). */
+const mainThreadNs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+
+/**
+ * A list's load after its warm-up (lists only: a decision's calls use up their
+ * tasks). Given the server's pid (one process), also its main thread's CPU per
+ * call and the share of the run it was busy: below about 95 %, something else
+ * (this client, sharing the two cores) held the rate down.
+ */
+async function warmLoad(call: (i: number) => Promise<void>, serverPid?: number, requests = REQUESTS, concurrency = CONCURRENCY): Promise<LoadFigures> {
   await load(call, Math.min(WARMUP, requests), concurrency);
-  return load(call, requests, concurrency);
+  const cpu = serverPid ? mainThreadNs(serverPid) : 0;
+  const started = performance.now();
+  const r = await load(call, requests, concurrency);
+  if (!serverPid) return r;
+  const ms = (mainThreadNs(serverPid) - cpu) / 1e6;
+  return { ...r, serverMs: ms / requests, busy: ms / (performance.now() - started) };
 }
+
+type LoadFigures = { perSecond: number; p95: number; serverMs?: number; busy?: number };
 
 /** The same page read straight from better-sqlite3, sequentially, as the baseline. */
 function rawLoad(run: (i: number) => void, requests = REQUESTS) {
@@ -81,8 +96,9 @@ function rawLoad(run: (i: number) => void, requests = REQUESTS) {
   return { perSecond: requests / (times.reduce((a, b) => a + b, 0) / 1000), p95: p95(times) };
 }
 
-const row = (label: string, r: { perSecond: number; p95: number }, unit = 'req/s') =>
-  `  ${label.padEnd(44)} ${r.perSecond.toFixed(0).padStart(7)} ${unit.padEnd(6)} p95 ${r.p95.toFixed(2).padStart(7)} ms`;
+const row = (label: string, r: LoadFigures, unit = 'req/s') =>
+  `  ${label.padEnd(44)} ${r.perSecond.toFixed(0).padStart(7)} ${unit.padEnd(6)} p95 ${r.p95.toFixed(2).padStart(7)} ms` +
+  (r.serverMs === undefined ? '' : `   server main thread ${r.serverMs.toFixed(3)} ms/call, busy ${(r.busy! * 100).toFixed(0)} %`);
 
 /** Every server process the bench starts: one, then one per core (WEB_CONCURRENCY). */
 const CORES = os.availableParallelism();
@@ -209,15 +225,18 @@ async function benchUsers() {
     const server = await startServerProcess(serverEnv(dataDir, password, processes));
     try {
       const token = await signInViaApi(server.base, dataDir, 'admin', password);
-      return await warmLoad(async (i) => {
-        const res = await fetch(`${server.base}/api/user/page`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: JSON.stringify({ size: 10, pn: pages[i % pages.length] }),
-        });
-        if (!res.ok) throw new Error(`user/page answered ${res.status}`);
-        await res.arrayBuffer();
-      });
+      return await warmLoad(
+        async (i) => {
+          const res = await fetch(`${server.base}/api/user/page`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify({ size: 10, pn: pages[i % pages.length] }),
+          });
+          if (!res.ok) throw new Error(`user/page answered ${res.status}`);
+          await res.arrayBuffer();
+        },
+        processes === 1 ? server.primary.pid : undefined,
+      );
     } finally {
       await server.stop();
     }
@@ -360,7 +379,7 @@ async function benchRegisters() {
       });
       if (!res.ok) throw new Error(`${c.path} answered ${res.status}`);
       await res.arrayBuffer();
-    });
+    }, server.primary.pid);
     console.log(row(c.label, r));
     console.log(row('  baseline: raw better-sqlite3', baselines[k]!, 'pages/s'));
     listTarget(c.label, r, baselines[k]!);
@@ -516,7 +535,7 @@ async function benchAppointments() {
         if (!json.success) throw new Error(`${url} answered ${res.status}: ${json.msg}`);
       };
       const lists = [];
-      if (!decisionsOnly) for (const c of cases) lists.push(await warmLoad((i) => post(tokens[c.account], c.path, { size: 10, pn: pn(i) })));
+      if (!decisionsOnly) for (const c of cases) lists.push(await warmLoad((i) => post(tokens[c.account], c.path, { size: 10, pn: pn(i) }), processes === 1 ? server.primary.pid : undefined));
       const cheap = decisionsOnly ? { perSecond: 0, p95: 0 } : await load((i) => post(tokens.reviewer, '/carApplications/task/page', { size: 10, pn: pn(i) }), 300, 1);
       // As the PWA's outbox sends them: each decision with its Idempotency-Key.
       const run = `${processes}-${Date.now()}`;
@@ -983,7 +1002,7 @@ async function benchGateRecords() {
       });
       if (!res.ok) throw new Error(`device/record/car/page answered ${res.status}`);
       await res.arrayBuffer();
-    });
+    }, server.primary.pid);
     console.log(row(c.label, r));
     console.log(row('  baseline: raw better-sqlite3', baselines[k]!, 'pages/s'));
     listTarget(c.label, r, baselines[k]!);

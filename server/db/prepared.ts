@@ -62,3 +62,40 @@ export function preparedPer<K, A extends Record<string, unknown>, R>(build: (key
     return statement;
   };
 }
+
+/**
+ * The lengths an `in (…)` list is prepared for. A list is padded to the next
+ * with its last value (a repeated value matches nothing more), so a page's
+ * keys, ten on a full page and fewer on the last, use one of a few statements
+ * rather than one per length.
+ */
+const IN_LENGTHS = [1, 10, 20, 50, 100];
+
+/**
+ * A statement over a list of values, `in (…)`, prepared per key and list
+ * length: `build` writes the list where it goes, each item a slot. A list
+ * longer than the longest length gets a statement of its own length (the
+ * callers' lists are pages, at most MAX_PAGE_SIZE). An empty list is the
+ * caller's to answer without a query.
+ */
+export function preparedIn<K, A extends Record<string, unknown>, R>(build: (key: K, db: Kysely<DB>, arg: Arg<A>, list: never[]) => Compilable<R>) {
+  const each = new Map<K, Map<number, ReturnType<typeof prepared<Record<string, unknown>, R>>>>();
+  return (key: K, values: readonly unknown[]) => {
+    if (values.length === 0) throw new Error('preparedIn: an empty list');
+    const length = IN_LENGTHS.find((n) => n >= values.length) ?? values.length;
+    let byLength = each.get(key);
+    if (!byLength) each.set(key, (byLength = new Map()));
+    let statement = byLength.get(length);
+    if (!statement) {
+      const slots = Array.from({ length }, (_, i) => `in${i}`);
+      statement = prepared<Record<string, unknown>, R>((db, arg) => build(key, db, arg as unknown as Arg<A>, slots.map((s) => arg(s)) as never[]));
+      byLength.set(length, statement);
+    }
+    const run = statement;
+    return (db: Kysely<any>, dialect: Dialect, args: A): Promise<QueryResult<R>> => {
+      const all: Record<string, unknown> = { ...args };
+      for (let i = 0; i < length; i++) all[`in${i}`] = values[Math.min(i, values.length - 1)];
+      return run(db, dialect, all);
+    };
+  };
+}

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import { TaskState } from '../../domain/appointments';
 import { ErrorCode } from '../../domain/errors';
 import { flattenPermissions, type PermissionCode } from '../../domain/permissions';
 import type { ApprovalQueueName } from '../../domain/registers';
 import type { z } from 'zod';
 import type { queueCalls } from '../../domain/schemas/approval-task';
-import type { AuthContext } from '../core/context';
+import type { AppContext, AuthContext } from '../core/context';
+import { prepared } from '../db/prepared';
 import { AppError, ok } from '../core/errors';
 import { containsText, pageOf, rememberedTotal } from '../core/paging';
 import type { AnySelect, Db, RowValues } from '../core/repository';
@@ -42,7 +43,7 @@ interface QueueRows {
   /** Conditions on the row (`a`) for this page's query; none keeps the count inside the task index. */
   rowFilters: (q: RowValues, auth: AuthContext) => Array<(s: AnySelect) => AnySelect>;
   /** The rows of a page by key, as the wrapper shows them (names beside ids, JSON columns parsed). */
-  rowsById: (db: Db, ids: number[]) => Promise<Map<number, RowValues>>;
+  rowsById: (ctx: Pick<AppContext, 'db' | 'dialect'>, ids: number[]) => Promise<Map<number, RowValues>>;
 }
 
 /** A text filter matched as "contains"; upper-cased where the column is stored upper-case (plates, ID numbers). */
@@ -112,6 +113,33 @@ export function wrapTask(table: SubjectTable, wrapper: string, task: TaskFields,
 
 type QueueCalls = ReturnType<typeof queueCalls>;
 
+/** An approver's pending tasks in one queue, driven by process_task_queue (user_id, queue, state, process_task_id). */
+const pendingTasks = (db: Kysely<any>, userId: number, queue: string): AnySelect =>
+  db.selectFrom('process_task as t').where('t.user_id', '=', userId).where('t.queue', '=', queue).where('t.state', '=', TaskState.PENDING);
+
+/**
+ * A page of tasks, then the node names of its rows: joined before the
+ * OFFSET, every skipped task would be joined too.
+ */
+const taskPage = (db: Kysely<any>, tasks: AnySelect, limit: number, offset: number): AnySelect =>
+  db
+    .selectFrom(
+      tasks
+        .select([...taskColumns.filter((c) => c.startsWith('t.')), 't.sort'])
+        .orderBy('t.process_task_id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .as('t'),
+    )
+    .innerJoin('process_instance_node as d', (j) => j.onRef('d.process_instance_id', '=', 't.process_instance_id').onRef('d.sort', '=', 't.sort'))
+    .select([...taskColumns])
+    .orderBy('t.process_task_id', 'desc');
+
+/** The unfiltered page, what every queue screen opens on, compiled once for all queues (issue 28). */
+const unfilteredQueuePage = prepared<{ userId: number; queue: string; limit: number; offset: number }, TaskFields>(
+  (db, arg) => taskPage(db as unknown as Kysely<any>, pendingTasks(db as unknown as Kysely<any>, arg('userId'), arg('queue')), arg('limit'), arg('offset')) as unknown as Compilable<TaskFields>,
+);
+
 export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
   const { db } = app.ctx;
   const anyDb = db as unknown as Kysely<any>;
@@ -120,10 +148,9 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
   route(app, decl.calls.page, async (req) => {
     const q = req.body as RowValues & { size: number; pn: number };
     const rowFilters = decl.rowFilters(q, req.auth!);
-    // Driven by process_task_queue (user_id, queue, state, process_task_id); the row joins by key, and only when a
-    // filter reads it. A pending task's row is under review, which cannot be deleted: no deleted test needed.
+    // The row joins by key, and only when a filter reads it. A pending task's row is under review, which cannot be deleted: no deleted test needed.
     const tasks = () => {
-      let s: AnySelect = anyDb.selectFrom('process_task as t').where('t.user_id', '=', req.auth!.userId).where('t.queue', '=', decl.name).where('t.state', '=', TaskState.PENDING);
+      let s = pendingTasks(anyDb, req.auth!.userId, decl.name);
       if (q.begin_time) s = s.where('t.submit_time', '>=', q.begin_time);
       if (q.end_time) s = s.where('t.submit_time', '<=', q.end_time);
       if (!rowFilters.length) return s;
@@ -136,28 +163,14 @@ export function queueRoutes(app: FastifyInstance, decl: QueueDecl) {
         .executeTakeFirst() as Promise<{ total: number } | undefined>;
     // The unfiltered queue's count reads every pending task of the approver's index range and costs as much as the page.
     const filtered = rowFilters.length > 0 || !!q.begin_time || !!q.end_time;
-    const page = await pageOf(
-      q,
-      filtered ? count : rememberedTotal({ db: anyDb, table: 'process_task', scope: `queue:${req.auth!.userId}:${decl.name}` }, count),
-      // The page of tasks first, then the node names of its rows: joined before the OFFSET, every skipped task would be joined too.
-      (limit, offset) =>
-        anyDb
-          .selectFrom(
-            tasks()
-              .select([...taskColumns.filter((c) => c.startsWith('t.')), 't.sort'])
-              .orderBy('t.process_task_id', 'desc')
-              .limit(limit)
-              .offset(offset)
-              .as('t'),
-          )
-          .innerJoin('process_instance_node as d', (j) => j.onRef('d.process_instance_id', '=', 't.process_instance_id').onRef('d.sort', '=', 't.sort'))
-          .select([...taskColumns])
-          .orderBy('t.process_task_id', 'desc')
-          .execute() as Promise<TaskFields[]>,
+    const page = await pageOf(q, filtered ? count : rememberedTotal({ db: anyDb, table: 'process_task', scope: `queue:${req.auth!.userId}:${decl.name}` }, count), async (limit, offset) =>
+      filtered
+        ? ((await taskPage(anyDb, tasks(), limit, offset).execute()) as TaskFields[])
+        : (await unfilteredQueuePage(anyDb, app.ctx.dialect, { userId: req.auth!.userId, queue: decl.name, limit, offset })).rows,
     );
     const rows = page.list.length
       ? await decl.rowsById(
-          db,
+          app.ctx,
           page.list.map((t) => t.ref_id),
         )
       : new Map<number, RowValues>();

@@ -44,7 +44,7 @@ export async function applicationRoutes(app: FastifyInstance) {
       [calls.historyList, 'history'],
       [calls.allList, 'all'],
     ] as const) {
-      route(app, call, async (req) => ok(rowOf(await listApplications(db, auth(req), k.kind, scope, req.body as Record<string, unknown> & { size: number; pn: number }))));
+      route(app, call, async (req) => ok(rowOf(await listApplications(ctx, auth(req), k.kind, scope, req.body as Record<string, unknown> & { size: number; pn: number }))));
     }
 
     for (const call of [calls.detail, calls.historyDetail, calls.allDetail]) {

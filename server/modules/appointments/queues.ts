@@ -14,7 +14,7 @@ import { lockSubjectRow, processInfo } from '../../workflow/engine';
 import { pendingTaskOn } from '../../workflow/subject-actions';
 import { missingCode, queueRoutes as approvalQueueRoutes, taskColumns, textFilterConditions, wrapTask, type TaskFields } from '../../workflow/queue-routes';
 import { kinds } from './kinds';
-import { assertRegistered, loadApplication, visitModelOf, type ApplicationRecord } from './service';
+import { applicationsByKeys, assertRegistered, loadApplication, visitModelOf, type ApplicationRecord } from './service';
 
 /**
  * The seven approval queues of spec 000 §2 (pages, checks, task detail) and
@@ -42,21 +42,6 @@ function parseJsonColumns<T extends Record<string, unknown>>(row: T, columns: re
   return out as T;
 }
 
-/** Applications of one kind by id, with the names the queue rows show. */
-async function applicationsById(db: AnyDb, kind: AppointmentKind, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
-  if (ids.length === 0) return new Map();
-  const k = kinds[kind];
-  let q = db
-    .selectFrom(`${k.table} as a`)
-    .leftJoin('sys_department as dep', 'dep.depart_id', 'a.interviewee_depart_id')
-    .selectAll('a')
-    .select('dep.name as interviewee_depart_name')
-    .where(`a.${k.key}`, 'in', ids);
-  q = k.joinNames(q);
-  const rows = await q.execute();
-  return new Map(rows.map((r: Record<string, unknown>) => [r[k.key] as number, parseJsonColumns(r, k.jsonColumns)]));
-}
-
 export async function queueRoutes(app: FastifyInstance) {
   const { db } = app.ctx;
   const anyDb = db as unknown as Kysely<any>;
@@ -77,7 +62,10 @@ export async function queueRoutes(app: FastifyInstance) {
         // The department filter is shown only with the queue's showDept code; without it the value is ignored, not refused.
         ...(q.interviewee_depart_id !== undefined && auth.permissions.has(queue.showDept) ? [(s: AnySelect) => s.where('a.interviewee_depart_id', '=', q.interviewee_depart_id)] : []),
       ],
-      rowsById: (db, ids) => applicationsById(db as unknown as AnyDb, kind, ids),
+      rowsById: async (ctx, ids) => {
+        const rows = await applicationsByKeys(ctx, kind, ids);
+        return new Map(rows.map((r) => [r[kinds[kind].key] as number, parseJsonColumns(r, kinds[kind].jsonColumns)]));
+      },
     });
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { type Compilable, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { AppState, ProcessType, vehicleProcessType, type AppointmentAction, type AppointmentKind } from '../../../domain/appointments';
 import { ErrorCode } from '../../../domain/errors';
 import { carApplicationRuleErrors, stripHiddenCargo, type CarApplicationRow, type CarPersonRow, type VehicleModelFlags } from '../../../domain/schemas/car-application';
@@ -12,6 +12,7 @@ import { fileNamesOfRow, recordFileRefs } from '../../core/file-refs';
 import { containsText, pageOf, rememberedTotal, tableChanged } from '../../core/paging';
 import { afterCommit } from '../../core/transactions';
 import { parse, parseWithRules, ruleFailure } from '../../core/validate';
+import { preparedIn, preparedPer } from '../../db/prepared';
 import type { DB } from '../../db/schema';
 import { rejectInstance, resumeInstance } from '../../workflow/engine';
 import { applicationNumber, approvalProcess, assertAllows, instanceOf, lockLive, revokeApproval, submitForApproval, type SubjectRow } from '../../workflow/subject-actions';
@@ -303,8 +304,37 @@ function hasFilters(k: (typeof kinds)[AppointmentKind], q: Record<string, unknow
   );
 }
 
+/**
+ * A page of rows and their names, newest first: the page's keys first (from
+ * the list's index alone unless a filter reads the row), then its rows. Joined
+ * before the OFFSET, every skipped row would be read and joined too. As
+ * `in (…)`, not a join: with the LIMIT a bound parameter, SQLite would not
+ * know the subquery is small and could scan the table against it.
+ */
+function pageQuery(db: Db, k: KindDef, filter: (qb: AnySelect) => AnySelect, limit: number, offset: number): AnySelect {
+  const keys = filter(anyDb(db).selectFrom(`${k.table} as a`))
+    .select(`a.${k.key}`)
+    .orderBy(`a.${k.key}`, 'desc')
+    .limit(limit)
+    .offset(offset);
+  return selectWithNames(db, k).where(`a.${k.key}`, 'in', keys).orderBy(`a.${k.key}`, 'desc');
+}
+
+/**
+ * The page of an unfiltered list, what every list screen opens on, compiled
+ * once per kind and scope (issue 28): the same query as a filtered page's with
+ * no filter, the filer and the one visited department as parameters. A
+ * history over a branch of several departments is built per call.
+ */
+const unfilteredPage = preparedPer<`${AppointmentKind}:${ListScope}`, { userId: number; departId: number; limit: number; offset: number }, Record<string, any>>((key, db, arg) => {
+  const [kind, scope] = key.split(':') as [AppointmentKind, ListScope];
+  const filter = filterOf(kinds[kind], scope, { userId: arg('userId') } as AuthContext, {}, [arg('departId')]);
+  return pageQuery(db as unknown as Db, kinds[kind], filter, arg('limit'), arg('offset')) as unknown as Compilable<Record<string, any>>;
+});
+
 /** One page of a list: { list, total }, newest first. `q` is the list query as the route's schema (the kind's listQuery) parsed it. */
-export async function listApplications(db: Db, auth: AuthContext, kind: AppointmentKind, scope: ListScope, q: Record<string, unknown> & { size: number; pn: number }) {
+export async function listApplications(ctx: Pick<AppContext, 'db' | 'dialect'>, auth: AuthContext, kind: AppointmentKind, scope: ListScope, q: Record<string, unknown> & { size: number; pn: number }) {
+  const { db } = ctx;
   const k = kinds[kind];
   const branch = scope === 'history' ? await departmentBranch(db as Kysely<DB>, auth.departId) : [];
   const filter = filterOf(k, scope, auth, q, branch);
@@ -312,21 +342,26 @@ export async function listApplications(db: Db, auth: AuthContext, kind: Appointm
     filter(anyDb(db).selectFrom(`${k.table} as a`))
       .select((eb) => eb.fn.countAll().as('total'))
       .executeTakeFirst() as Promise<{ total: number }>;
+  const filtered = hasFilters(k, q);
   // Unfiltered totals are remembered per table and scope (everyone's all-history, a department branch's history, a
   // filer's own list) and forgotten when this server saves, submits, deletes or imports an application.
   const key = { all: 'all', history: `history:${branch.join(',')}`, own: `own:${auth.userId}` }[scope];
-  return pageOf(q, hasFilters(k, q) ? count : rememberedTotal({ db, table: k.table, scope: key }, count), async (limit, offset) => {
-    // The page's keys first (from the list's index alone unless a filter reads the row), then its rows and their names:
-    // joined before the OFFSET, every skipped row would be read and joined too. As `in (…)`, not a join: with the
-    // LIMIT a bound parameter, SQLite would not know the subquery is small and could scan the table against it.
-    const keys = filter(anyDb(db).selectFrom(`${k.table} as a`))
-      .select(`a.${k.key}`)
-      .orderBy(`a.${k.key}`, 'desc')
-      .limit(limit)
-      .offset(offset);
-    const rows = await selectWithNames(db, k).where(`a.${k.key}`, 'in', keys).orderBy(`a.${k.key}`, 'desc').execute();
+  return pageOf(q, filtered ? count : rememberedTotal({ db, table: k.table, scope: key }, count), async (limit, offset) => {
+    const rows =
+      filtered || branch.length > 1
+        ? await pageQuery(db, k, filter, limit, offset).execute()
+        : (await unfilteredPage(`${kind}:${scope}`)(anyDb(db), ctx.dialect, { userId: auth.userId, departId: branch[0] ?? 0, limit, offset })).rows;
     return rows.map((r) => decode(k, r));
   });
+}
+
+/** Applications of one kind by key with their names (a queue page's rows), prepared per kind and page length; JSON columns left as stored. */
+const rowsByKeys = preparedIn<AppointmentKind, Record<string, never>, Record<string, unknown>>(
+  (kind, db, _arg, keys) => selectWithNames(db as unknown as Db, kinds[kind]).where(`a.${kinds[kind].key}`, 'in', keys) as unknown as Compilable<Record<string, unknown>>,
+);
+
+export async function applicationsByKeys(ctx: Pick<AppContext, 'db' | 'dialect'>, kind: AppointmentKind, keys: readonly number[]): Promise<Array<Record<string, unknown>>> {
+  return keys.length ? (await rowsByKeys(kind, keys)(anyDb(ctx.db), ctx.dialect, {})).rows : [];
 }
 
 /**

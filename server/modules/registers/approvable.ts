@@ -12,6 +12,7 @@ import type { AnySelect, Db, RowValues } from '../../core/repository';
 import { defineResource, registerResource, type ResourceDef } from '../../core/resource';
 import { route } from '../../core/route';
 import { ruleFailure } from '../../core/validate';
+import { preparedIn } from '../../db/prepared';
 import type { DB } from '../../db/schema';
 import type { SubjectTable } from '../../workflow/engine';
 import { queueRoutes, textFilterConditions } from '../../workflow/queue-routes';
@@ -58,6 +59,14 @@ export const defineApprovable = (def: Omit<ApprovableDef, keyof UnderApproval | 
 });
 
 export { applicationNumber };
+
+/** A queue page's rows by id, prepared per register and page length. */
+const rowsByIds = preparedIn<ApprovableDef, Record<string, never>, RowValues>((def, db, _arg, ids) =>
+  (db as unknown as Kysely<any>)
+    .selectFrom(def.table)
+    .select([...def.columns])
+    .where('id', 'in', ids),
+);
 
 /** Submit (spec 001 §4) once the state allows it: the row's process starts. The push route and the demo seed both file through this. */
 export async function startApproval(trx: Db, ctx: AppContext, def: Pick<ApprovableDef, 'table' | 'processType'>, id: number, applicantUserId: number, byUserId: number): Promise<void> {
@@ -191,12 +200,8 @@ export function approvableRoutes(def: ApprovableDef) {
         ),
         ...(def.taskWhere ? [(s: AnySelect) => def.taskWhere!(s, q)] : []),
       ],
-      rowsById: async (rowDb, ids) => {
-        const rows: RowValues[] = await (rowDb as unknown as Kysely<any>)
-          .selectFrom(def.table)
-          .select([...def.columns])
-          .where('id', 'in', ids)
-          .execute();
+      rowsById: async (ctx, ids) => {
+        const rows = (await rowsByIds(def, ids)(ctx.db as unknown as Kysely<any>, ctx.dialect, {})).rows;
         return new Map((await decorated(rows)).map((r) => [r.id as number, r]));
       },
     });
