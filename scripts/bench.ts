@@ -28,6 +28,7 @@ import { carApplicationBody, idNumber } from '../tests/api/fixtures';
 import { seedAppointments } from './bench-seed';
 import { signInViaApi } from './demo-login';
 import { canReachPostgres, createDatabase, PG_ADMIN_URL } from './pg-database';
+import { HttpClient } from './http-client';
 import { startServerProcess } from './server-process';
 import { measureScreens } from './size';
 
@@ -225,18 +226,12 @@ async function benchUsers() {
     const server = await startServerProcess(serverEnv(dataDir, password, processes));
     try {
       const token = await signInViaApi(server.base, dataDir, 'admin', password);
-      return await warmLoad(
-        async (i) => {
-          const res = await fetch(`${server.base}/api/user/page`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-            body: JSON.stringify({ size: 10, pn: pages[i % pages.length] }),
-          });
-          if (!res.ok) throw new Error(`user/page answered ${res.status}`);
-          await res.arrayBuffer();
-        },
-        processes === 1 ? server.primary.pid : undefined,
-      );
+      const client = new HttpClient(server.base);
+      try {
+        return await warmLoad(async (i) => void (await client.postJson('/api/user/page', token, { size: 10, pn: pages[i % pages.length] })), processes === 1 ? server.primary.pid : undefined);
+      } finally {
+        client.close();
+      }
     } finally {
       await server.stop();
     }
@@ -370,20 +365,14 @@ async function benchRegisters() {
     contact: await signInViaApi(origin, dataDir, 'contact', password),
   };
   console.log(`\nRegister lists and queues over ${LIST_ENTRIES.toLocaleString()} entries, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: raw better-sqlite3)`);
+  const client = new HttpClient(origin);
   for (const [k, c] of cases.entries()) {
-    const r = await warmLoad(async (i) => {
-      const res = await fetch(`${origin}/api${c.path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[c.account]}` },
-        body: JSON.stringify({ size: 10, pn: pn(i), ...c.body }),
-      });
-      if (!res.ok) throw new Error(`${c.path} answered ${res.status}`);
-      await res.arrayBuffer();
-    }, server.primary.pid);
+    const r = await warmLoad(async (i) => void (await client.postJson(`/api${c.path}`, tokens[c.account], { size: 10, pn: pn(i), ...c.body })), server.primary.pid);
     console.log(row(c.label, r));
     console.log(row('  baseline: raw better-sqlite3', baselines[k]!, 'pages/s'));
     listTarget(c.label, r, baselines[k]!);
   }
+  client.close();
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
@@ -520,6 +509,7 @@ async function benchAppointments() {
   raw.close();
 
   /** The lists, the cheap page at one client and the decisions against the server in `processes` processes. */
+  const clients: HttpClient[] = [];
   const run = async (processes: number, tasks: number[], decisionsOnly = false) => {
     const server = await startServerProcess(serverEnv(dataDir, password, processes));
     const origin = server.base;
@@ -529,23 +519,29 @@ async function benchAppointments() {
         reviewer: await signInViaApi(origin, dataDir, 'reviewer', password),
         squad: await signInViaApi(origin, dataDir, 'squad', password),
       };
-      const post = async (token: string, url: string, body: unknown, headers: Record<string, string> = {}) => {
-        const res = await fetch(`${origin}/api${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
-        const json = (await res.json()) as { success: boolean; msg: string };
-        if (!json.success) throw new Error(`${url} answered ${res.status}: ${json.msg}`);
-      };
+      const client = new HttpClient(origin);
+      clients.push(client);
+      const post = async (token: string, url: string, body: unknown, headers: Record<string, string> = {}) => void (await client.postJson(`/api${url}`, token, body, headers));
+      const pid = processes === 1 ? server.primary.pid : undefined;
       const lists = [];
-      if (!decisionsOnly) for (const c of cases) lists.push(await warmLoad((i) => post(tokens[c.account], c.path, { size: 10, pn: pn(i) }), processes === 1 ? server.primary.pid : undefined));
+      if (!decisionsOnly) for (const c of cases) lists.push(await warmLoad((i) => post(tokens[c.account], c.path, { size: 10, pn: pn(i) }), pid));
       const cheap = decisionsOnly ? { perSecond: 0, p95: 0 } : await load((i) => post(tokens.reviewer, '/carApplications/task/page', { size: 10, pn: pn(i) }), 300, 1);
       // As the PWA's outbox sends them: each decision with its Idempotency-Key.
       const run = `${processes}-${Date.now()}`;
-      const decisions = await load(
+      const cpu = pid ? mainThreadNs(pid) : 0;
+      const started = performance.now();
+      const decisions: LoadFigures = await load(
         (i) => post(tokens.reviewer, '/carApplications/task/check', { taskIds: String(tasks[i]), result: 1, remark: '同意' }, { 'idempotency-key': `bench-${run}-${i}` }),
         tasks.length,
         8,
       );
+      if (pid) {
+        const ms = (mainThreadNs(pid) - cpu) / 1e6;
+        Object.assign(decisions, { serverMs: ms / tasks.length, busy: ms / (performance.now() - started) });
+      }
       return { lists, cheap, decisions };
     } finally {
+      clients.pop()?.close();
       await server.stop();
     }
   };
@@ -672,11 +668,12 @@ async function benchPostgresDecisions() {
   const pool = new pg.Pool({ connectionString: database.url, max: 8, application_name: BENCH_APP });
   // pool.end() can resolve before its last connection has closed; the drop below then ends that connection, which must not crash the bench.
   pool.on('error', () => undefined);
+  const clients = new Map<string, HttpClient>();
   const call = async (origin: string, token: string, url: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${origin}/api${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
-    const json = (await res.json()) as { success: boolean; msg: string; data: { id?: number } };
-    if (!json.success) throw new Error(`${url} answered ${res.status}: ${json.msg}`);
-    return json.data;
+    let client = clients.get(origin);
+    if (!client) clients.set(origin, (client = new HttpClient(origin)));
+    const answer = await client.postJson(`/api${url}`, token, body, headers);
+    return (JSON.parse(answer.body.toString('utf8')) as { data: { id?: number } }).data;
   };
   /** Transaction ids handed out (one per transaction that wrote) and WAL syncs so far, server-wide: what a decision costs the disk. */
   const writes = async () => {
@@ -799,6 +796,7 @@ async function benchPostgresDecisions() {
       targets.push({ what: `PostgreSQL WAL syncs per decision, ${label}`, target: `≤ ${PG_PER_DECISION}`, figure: r.syncs.toFixed(2), met: r.syncs <= PG_PER_DECISION });
     }
   } finally {
+    for (const client of clients.values()) client.close();
     await pool.end();
     await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -993,20 +991,14 @@ async function benchGateRecords() {
   console.log(
     `\nVehicle gate records by day over ${total.toLocaleString()} records, ${REQUESTS} requests each, ${CONCURRENCY} concurrent, signed in (baseline: the same page, count and device names from raw better-sqlite3)`,
   );
+  const client = new HttpClient(origin);
   for (const [k, c] of cases.entries()) {
-    const r = await warmLoad(async (i) => {
-      const res = await fetch(`${origin}/api/device/record/car/page`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ size: 10, pn: pn(i), ...c.body }),
-      });
-      if (!res.ok) throw new Error(`device/record/car/page answered ${res.status}`);
-      await res.arrayBuffer();
-    }, server.primary.pid);
+    const r = await warmLoad(async (i) => void (await client.postJson('/api/device/record/car/page', token, { size: 10, pn: pn(i), ...c.body })), server.primary.pid);
     console.log(row(c.label, r));
     console.log(row('  baseline: raw better-sqlite3', baselines[k]!, 'pages/s'));
     listTarget(c.label, r, baselines[k]!);
   }
+  client.close();
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
