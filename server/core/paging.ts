@@ -80,5 +80,11 @@ export function rememberedTotal(key: string | TotalKey, count: () => Promise<{ t
  * are escaped, and the ESCAPE clause says so (SQLite has no default escape
  * character, so without it an escaped pattern matches nothing); both sides are
  * lower-cased because SQLite's LIKE ignores ASCII case and PostgreSQL's does not.
+ * `upper`: the column is stored upper-case (plates, ID numbers, by their form
+ * schemas), so the text is upper-cased instead and the column compared as
+ * stored: lower() of every row scanned cost a plate search half its time.
  */
-export const containsText = (column: string, text: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${`%${text.replace(/[\\%_]/g, (m) => '\\' + m)}%`}) escape '\\'`;
+export const containsText = (column: string, text: string, upper = false) => {
+  const pattern = `%${(upper ? text.toUpperCase() : text).replace(/[\\%_]/g, (m) => '\\' + m)}%`;
+  return upper ? sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'` : sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`;
+};

@@ -20,6 +20,9 @@ export type RowValues = Record<string, unknown>;
 /** How a list filter matches its column: 'contains' text (escaped, case-insensitive on both databases), 'equals', or a branch of the department tree. */
 export type FilterMatch = 'contains' | 'equals' | 'prefix' | ((q: AnySelect, value: unknown, db: Db) => AnySelect | Promise<AnySelect>);
 
+/** A list's filter: the column it reads and how it matches; `upper`, the column is stored upper-case (a 'contains' on plates: paging.ts containsText). */
+export type ListFilter = { column: string; match: FilterMatch; upper?: boolean };
+
 export interface TableSpec {
   table: keyof DB & string;
   key: string;
@@ -48,11 +51,11 @@ export function tableRepository(database: Db, spec: TableSpec) {
     spec,
     live,
     ordered,
-    async applyFilters(q: AnySelect, filters: Record<string, { column: string; match: FilterMatch }>, values: RowValues): Promise<AnySelect> {
+    async applyFilters(q: AnySelect, filters: Record<string, ListFilter>, values: RowValues): Promise<AnySelect> {
       for (const [name, f] of Object.entries(filters)) {
         const v = values[name];
         if (v === undefined || v === null || v === '') continue;
-        if (f.match === 'contains') q = q.where(containsText(f.column, String(v)));
+        if (f.match === 'contains') q = q.where(containsText(f.column, String(v), f.upper));
         else if (f.match === 'prefix') q = q.where(sql<boolean>`${sql.ref(f.column)} like ${`${String(v).replace(/[\\%_]/g, (m) => '\\' + m)}%`} escape '\\'`);
         else if (f.match === 'equals') q = q.where(f.column, '=', v);
         else q = await f.match(q, v, database);

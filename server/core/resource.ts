@@ -3,7 +3,7 @@ import { ErrorCode } from '../../domain/errors';
 import type { ResourceContract } from '../../domain/contract';
 import type { AuthContext } from './context';
 import { AppError, notFound, ok } from './errors';
-import { tableRepository, type AnySelect, type Db, type FilterMatch, type RowValues, type TableRepository, type TableSpec } from './repository';
+import { tableRepository, type AnySelect, type Db, type ListFilter, type RowValues, type TableRepository, type TableSpec } from './repository';
 import { route } from './route';
 import { parse } from './validate';
 
@@ -36,7 +36,7 @@ export interface ResourceDef extends TableSpec {
   contract: ResourceContract;
   /** Whose rows the caller may read, beyond the route's permission code: get and detail answer 404 for any other row. */
   readable: ReadRule;
-  filters?: Record<string, { column: string; match: FilterMatch }>;
+  filters?: Record<string, ListFilter>;
   /** Fields whose value another live row may not hold. */
   unique?: Array<{ field: string; column: string; /** Unique over the whole table, not only this kind's scope. */ acrossScope?: boolean }>;
   /** The list's rows before paging (joins); default the live rows of the table. */

@@ -5,8 +5,8 @@ import { maskIdNumber } from '../../domain/pass';
 import { gateRecordApi, gateRecordLabels, recordDays, recordRangeErrors } from '../../domain/schemas/gate-record';
 import { dateOf } from '../../domain/visit-rules';
 import { ok } from '../core/errors';
-import { containsText, pageOf } from '../core/paging';
-import { tableRepository, type Db, type FilterMatch, type RowValues } from '../core/repository';
+import { containsText, pageOf, rememberedTotal } from '../core/paging';
+import { tableRepository, type Db, type FilterMatch, type ListFilter, type RowValues } from '../core/repository';
 import { route } from '../core/route';
 import { ruleFailure } from '../core/validate';
 import { holds, type registerReadCodes } from './access';
@@ -35,7 +35,7 @@ interface RecordList {
   /** The page's declaration: path, code, query and row. */
   call: Call;
   columns: readonly string[];
-  filters: Record<string, { column: string; match: FilterMatch }>;
+  filters: Record<string, ListFilter>;
   /** The spec's column names answered beside ours (the person list's paper_number). */
   aliases?: Record<string, string>;
   /** Columns holding ID numbers, masked for readers without FULL_ID_CODE. */
@@ -128,10 +128,11 @@ export async function gateRecordRoutes(app: FastifyInstance) {
       const [first, last] = recordDays(q, today);
       const days = repo.live().where('capture_time', '>=', `${first} 00:00:00`).where('capture_time', '<=', `${last} 23:59:59`);
       const filtered = await repo.applyFilters(days, def.filters, q);
-      const page = await pageOf(
-        q,
-        async () => ({ total: await repo.count(filtered) }),
-        async (limit, offset) => decorate(await repo.page(filtered, limit, offset), ctx.db, def, holds(req.auth!, FULL_ID_CODE)),
+      const count = async () => ({ total: await repo.count(filtered) });
+      // The screen opens on today's crossings, unfiltered: that total is remembered until the next batch stored (ingest.ts).
+      const unfiltered = Object.keys(def.filters).every((name) => q[name] === undefined || q[name] === null || q[name] === '');
+      const page = await pageOf(q, unfiltered ? rememberedTotal({ db: ctx.db, table: def.table, scope: `days:${first}:${last}` }, count) : count, async (limit, offset) =>
+        decorate(await repo.page(filtered, limit, offset), ctx.db, def, holds(req.auth!, FULL_ID_CODE)),
       );
       return ok(page as never);
     });

@@ -5,7 +5,7 @@ import type { FieldLabels } from '../../domain/schemas/common';
 import { ok } from '../core/errors';
 import { containsText, pageOf } from '../core/paging';
 import { redactAuditText } from '../core/redact';
-import { tableRepository, type Db, type FilterMatch, type RowValues } from '../core/repository';
+import { tableRepository, type Db, type FilterMatch, type ListFilter, type RowValues } from '../core/repository';
 import { route } from '../core/route';
 import { ruleFailure } from '../core/validate';
 
@@ -26,7 +26,7 @@ interface LogList {
   labels: FieldLabels;
   time: string;
   columns: readonly string[];
-  filters: Record<string, { column: string; match: FilterMatch }>;
+  filters: Record<string, ListFilter>;
   /** Does the query name something whose own index serves any window? */
   unbounded?: (q: RowValues, db: Db) => Promise<boolean>;
   decorate: (rows: RowValues[], db: Db) => Promise<RowValues[]>;

@@ -7,7 +7,7 @@ import { profileUpdate, userApi, userLabels, type UserUpdate } from '../../domai
 import { decryptContent, hashPassword } from '../core/crypto';
 import { AppError, notFound, ok } from '../core/errors';
 import { rememberedTotal, tableChanged } from '../core/paging';
-import type { Db, FilterMatch, RowValues } from '../core/repository';
+import type { Db, FilterMatch, ListFilter, RowValues } from '../core/repository';
 import { defineResource, registerResource } from '../core/resource';
 import { route } from '../core/route';
 import { parse } from '../core/validate';
@@ -42,7 +42,7 @@ async function withNames(rows: RowValues[], db: Db): Promise<RowValues[]> {
   return rows.map((u) => ({ ...u, depart_name: departName.get(Number(u.depart_id)) ?? null, roleNames: roles.filter((r) => r.user_id === u.user_id).map((r) => r.name) }));
 }
 
-const filters: Record<string, { column: string; match: FilterMatch }> = {
+const filters: Record<string, ListFilter> = {
   userName: { column: 'user_name', match: 'contains' },
   account: { column: 'account', match: 'contains' },
   phone: { column: 'phone', match: 'equals' },

@@ -52,7 +52,7 @@ export type TextFilter = { field: string; upper?: boolean };
 export const textFilterConditions = (filters: readonly TextFilter[], q: RowValues, alias = 'a'): Array<(s: AnySelect) => AnySelect> =>
   filters.flatMap((f) => {
     const v = q[f.field];
-    return typeof v === 'string' && v ? [(s: AnySelect) => s.where(containsText(`${alias}.${f.field}`, f.upper ? v.toUpperCase() : v))] : [];
+    return typeof v === 'string' && v ? [(s: AnySelect) => s.where(containsText(`${alias}.${f.field}`, v, f.upper))] : [];
   });
 
 const permissionNames = new Map(flattenPermissions().map((n) => [n.code, n.name]));

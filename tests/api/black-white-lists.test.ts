@@ -140,6 +140,9 @@ for (const dialect of await dialects()) {
       const white = await create('/carBlackWhiteList', carEntry({ license_plate: p, type: 2, start_time: addDays(today, 3), end_time: addDays(today, 9) }));
       const list = async (q: Row) => (await lead.post<{ list: CarListRow[]; total: number }>('/carBlackWhiteList/list', { size: 10, pn: 1, ...q })).body.data;
       expect((await list({ license_plate: p })).list.map((r) => r.id)).toEqual([white]);
+      // Part of a plate, typed in lower case, finds the stored upper-case plate on both databases; % is a character, not a wildcard.
+      expect((await list({ license_plate: p.slice(1).toLowerCase() })).list.map((r) => r.id)).toEqual([white]);
+      expect((await list({ license_plate: `${p.slice(1, 3)}%` })).total).toBe(0);
       expect((await list({ license_plate: p, type: 1 })).total).toBe(0);
       expect((await list({ license_plate: p, type: -1, status: 0 })).total).toBe(1);
       expect((await list({ license_plate: p, validity: 2 })).total).toBe(1);

@@ -292,5 +292,18 @@ for (const dialect of await dialects()) {
         expect(r.body.msg).toContain(msg);
       }
     });
+
+    // Last: it adds crossings today, which the counts above do not expect.
+    it('counts a crossing in today’s unfiltered total as soon as its batch is stored, though the total is remembered', async () => {
+      const before = (await cars({})).total;
+      expect((await cars({})).total).toBe(before);
+      await feed(gates.b, [vehicle('b2', at(today, '00:05:00'), { license_plate: '粤L7G04学' })]);
+      expect((await cars({})).total).toBe(before + 1);
+      expect(events(await cars({}))[0]).toBe('b2');
+      // A day's own total, under its own key: yesterday's is not today's.
+      expect((await cars({ date: yesterday })).total).not.toBe(before + 1);
+      await feed(gates.p, [person('q5', at(today, '00:06:00'))]);
+      expect((await persons({})).total).toBe((await persons({ personName: '' })).total);
+    });
   });
 }

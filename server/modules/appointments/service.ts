@@ -282,7 +282,7 @@ function filterOf(k: KindDef, scope: ListScope, auth: AuthContext | null, q: Rec
     if (scope === 'history') r = r.where('a.state', '!=', AppState.DRAFT);
     for (const f of k.textFilters) {
       const v = q[f.field];
-      if (typeof v === 'string' && v !== '') r = r.where(containsText(`a.${f.field}`, f.upper ? v.toUpperCase() : v));
+      if (typeof v === 'string' && v !== '') r = r.where(containsText(`a.${f.field}`, v, f.upper));
     }
     for (const f of k.intFilters) {
       const v = q[f];

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { deviceEvent, eventProblem, MAX_CAPTURE_AGE_DAYS, MAX_CLOCK_AHEAD_MS, type DeviceEvent } from '../../../domain/schemas/device-event';
 import { addMinutes, formatInZone } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
-import { recordFileRefs } from '../../core/file-refs';
+import { recordFileRefs, type FileRecordKind } from '../../core/file-refs';
 import { tableChanged } from '../../core/paging';
 import type { Db } from '../../core/repository';
 import type { DeviceIdentity } from '../../core/device-auth';
@@ -79,10 +79,12 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     const fresh = valid.filter((e) => stored.has(e.event_id));
     const crossings = fresh.flatMap((e) => handlerOf(e).crossing?.(e) ?? []);
     await lockSubjects(trx, ctx.dialect, crossings);
-    const blackInside = await writeRecords(trx, ctx, device, fresh, now);
+    const { blackInside, tables } = await writeRecords(trx, ctx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
-    return { count: fresh.length, blackInside, stays: crossings.some((c) => c.open_result === 1), types: new Set(fresh.map((e) => e.type)) };
+    return { count: fresh.length, blackInside, tables, stays: crossings.some((c) => c.open_result === 1), types: new Set(fresh.map((e) => e.type)) };
   });
+  // The crossing records' lists remember their day's total (gate-records.ts).
+  for (const table of accepted.tables) tableChanged(table);
   // The board's live figures (server/modules/figures.ts) count crossings and device alarms.
   for (const type of accepted.types) if (type !== 'heartbeat') tableChanged(`device_event:${type}`);
   // A new or ended stay moves the next deadline: the alarm timer re-reads it (server/modules/stranded/timer.ts, relayed to the process running it).
@@ -111,19 +113,21 @@ async function admit(trx: Db, deviceId: number, events: DeviceEvent[], nowMs: nu
 }
 
 /** Each event is stored by its type's handler, a crossing moving who is inside first; answers whether a black-listed subject came in. */
-async function writeRecords(trx: Db, ctx: AppContext, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<boolean> {
+async function writeRecords(trx: Db, ctx: AppContext, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<{ blackInside: boolean; tables: Set<FileRecordKind> }> {
   const t = trx as unknown as Kysely<DB>;
   let blackInside = false;
+  const tables = new Set<FileRecordKind>();
   // In capture order: a batch replayed out of order still opens a stay before closing it.
   for (const e of [...events].sort((a, b) => (a.capture_time < b.capture_time ? -1 : a.capture_time > b.capture_time ? 1 : 0))) {
     const handler = handlerOf(e);
     const crossing = handler.crossing?.(e);
     if (crossing) blackInside = (await trackCrossing(trx, { ...crossing, device_id: device.id })) || blackInside;
     const record = await handler.store(t, device, e, now, ctx);
+    if (record) tables.add(record.kind);
     const files = (handler.files ?? []).map((f) => e[f] as string).filter(Boolean);
     if (record && files.length) await recordFileRefs(trx, record.kind, record.id, files);
   }
-  return blackInside;
+  return { blackInside, tables };
 }
 
 /** How stale an online device's last_seen_at may be before a contact rewrites it (well under the five offline minutes). */

@@ -48,7 +48,7 @@ export const carListDef = (ctx: AppContext): ApprovableDef =>
     processType: ProcessType.CAR_LIST,
     columns: [...shared, 'license_plate', 'vehicle_type_id'],
     filters: {
-      license_plate: { column: 'license_plate', match: 'contains' },
+      license_plate: { column: 'license_plate', match: 'contains', upper: true },
       type: { column: 'type', match: 'equals' },
       status: { column: 'status', match: 'equals' },
       validity: { column: 'end_time', match: byValidity(ctx) },

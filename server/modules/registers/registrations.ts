@@ -64,7 +64,7 @@ export const registrationDef = defineApprovable({
   columns,
   filters: {
     application_number: { column: 'application_number', match: 'contains' },
-    license_plate: { column: 'license_plate', match: 'contains' },
+    license_plate: { column: 'license_plate', match: 'contains', upper: true },
     visitor_company: { column: 'visitor_company', match: 'contains' },
     visit_area: { column: 'visit_area', match: byArea('visit_area') },
     state: { column: 'state', match: 'equals' },

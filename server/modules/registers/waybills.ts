@@ -67,7 +67,7 @@ export const waybillDef = defineApprovable({
   columns,
   filters: {
     application_number: { column: 'application_number', match: 'contains' },
-    license_plate: { column: 'license_plate', match: 'contains' },
+    license_plate: { column: 'license_plate', match: 'contains', upper: true },
     enterprise: { column: 'enterprise', match: 'contains' },
     transport_type: { column: 'transport_type', match: 'equals' },
     state: { column: 'state', match: 'equals' },

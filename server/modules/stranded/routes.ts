@@ -19,7 +19,7 @@ import {
 import { addDays, dateOf } from '../../../domain/visit-rules';
 import type { AppContext } from '../../core/context';
 import { fail, notFound, ok } from '../../core/errors';
-import type { AnySelect, Db, FilterMatch, RowValues } from '../../core/repository';
+import type { AnySelect, Db, FilterMatch, ListFilter, RowValues } from '../../core/repository';
 import { defineResource, registerResource } from '../../core/resource';
 import { tableChanged } from '../../core/paging';
 import { route } from '../../core/route';
@@ -90,7 +90,7 @@ async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
 }
 
 /** The lists' filters (and the statistics'): plate, name, park, and the alarm time range. */
-const strandedFilters: Record<string, { column: string; match: FilterMatch }> = {
+const strandedFilters: Record<string, ListFilter> = {
   license_plate: { column: 'license_plate', match: 'contains' },
   person_name: { column: 'person_name', match: 'contains' },
   visit_area: { column: 'visit_area', match: 'equals' },
