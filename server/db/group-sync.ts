@@ -32,20 +32,41 @@ export interface GroupSync {
  * Coalesces callers onto flushes: a caller waits for a flush that starts after
  * it called (one already running may have missed its writes), and all callers
  * that arrive while a flush runs share the next one.
+ *
+ * Given `commits` (how many commits the connection has made so far), a caller
+ * with nothing new to sync does not wait at all: every commit up to the count
+ * is in the WAL file when it is read, so a flush that started at that count
+ * covers them, and one that succeeded needs no successor. A call that wrote
+ * nothing (a list read by POST) was otherwise answered only after an
+ * fdatasync of its own.
  */
-export function coalesce(flush: () => Promise<void>): () => Promise<void> {
+export function coalesce(flush: () => Promise<void>, commits?: () => number): () => Promise<void> {
   let running: Promise<void> | null = null;
+  let runningFrom = -1;
   let queued: Promise<void> | null = null;
+  /** The commit count at the start of the latest flush that succeeded. */
+  let synced = -1;
 
   const start = (): Promise<void> => {
-    const run = flush().finally(() => {
-      if (running === run) running = null;
-    });
+    const from = commits ? commits() : -1;
+    const run = flush()
+      .then(() => {
+        if (from > synced) synced = from;
+      })
+      .finally(() => {
+        if (running === run) running = null;
+      });
     running = run;
+    runningFrom = from;
     return run;
   };
 
   return () => {
+    if (commits) {
+      const now = commits();
+      if (now <= synced) return Promise.resolve();
+      if (running && now <= runningFrom) return running;
+    }
     if (!running) return start();
     if (!queued) {
       queued = running.then(
@@ -63,8 +84,8 @@ export function coalesce(flush: () => Promise<void>): () => Promise<void> {
   };
 }
 
-/** The WAL file of an SQLite database at dbPath, synced by fdatasync on demand. */
-export function walGroupSync(dbPath: string): GroupSync {
+/** The WAL file of an SQLite database at dbPath, synced by fdatasync on demand; `commits` as coalesce takes it. */
+export function walGroupSync(dbPath: string, commits?: () => number): GroupSync {
   const walPath = `${dbPath}-wal`;
   let fd: number | null = null;
   let closed = false;
@@ -85,7 +106,7 @@ export function walGroupSync(dbPath: string): GroupSync {
   };
 
   return {
-    durable: coalesce(flush),
+    durable: coalesce(flush, commits),
     close() {
       closed = true;
       if (fd !== null) fs.closeSync(fd);

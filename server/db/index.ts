@@ -44,9 +44,10 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  const sync = walGroupSync(file);
+  const counter = commitCounter(sqlite);
+  const sync = walGroupSync(file, counter.commits);
   const busyTimeout = { off: sqlite.prepare('pragma busy_timeout = 0'), on: sqlite.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`) };
-  const dialect = new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }, (wait) => void (wait ? busyTimeout.on : busyTimeout.off).get());
+  const dialect = new ImmediateSqliteDialect({ database: withStatementCache(sqlite, STATEMENT_CACHE_SIZE, counter.running) }, (wait) => void (wait ? busyTimeout.on : busyTimeout.off).get());
   const db = withTransactionHooks(new Kysely<DB>({ dialect }), sync.durable);
   return {
     db,
@@ -131,6 +132,37 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Counts the connection's commits for the group commit (db/group-sync.ts), so
+ * that a call that wrote nothing waits for no sync. Kysely prepares each
+ * statement right before running it, at once and on this thread, so whenever
+ * anything else runs, the statement last prepared has run: it committed if it
+ * ended the transaction it ran in (COMMIT, or RELEASE of the outermost
+ * savepoint), or wrote outside one. A ROLLBACK counts too: one sync too many,
+ * never one too few. Every statement of the server goes through Kysely; the
+ * busy-wait pragmas, the only ones that do not, write nothing.
+ */
+function commitCounter(sqlite: Database.Database) {
+  let last: Database.Statement | null = null;
+  let inTransactionBefore = false;
+  let commits = 0;
+  const settle = () => {
+    if (last && !sqlite.inTransaction && (inTransactionBefore || !last.readonly)) commits++;
+    last = null;
+  };
+  return {
+    running(stmt: Database.Statement) {
+      settle();
+      inTransactionBefore = sqlite.inTransaction;
+      last = stmt;
+    },
+    commits() {
+      settle();
+      return commits;
+    },
+  };
+}
+
 /** Distinct SQL texts kept compiled (a list's filters and IN-lists make variants; the least recently used go first). */
 const STATEMENT_CACHE_SIZE = 1000;
 
@@ -142,7 +174,11 @@ const STATEMENT_CACHE_SIZE = 1000;
  * this one connection (nothing here streams), and SQLite recompiles a kept
  * statement by itself when a migration changes the schema under it.
  */
-export function withStatementCache(sqlite: Database.Database, size = STATEMENT_CACHE_SIZE): { prepare: (sql: string) => Database.Statement; close: () => void } {
+export function withStatementCache(
+  sqlite: Database.Database,
+  size = STATEMENT_CACHE_SIZE,
+  running?: (stmt: Database.Statement) => void,
+): { prepare: (sql: string) => Database.Statement; close: () => void } {
   const kept = new Map<string, Database.Statement>();
   return {
     prepare(sql: string) {
@@ -151,6 +187,7 @@ export function withStatementCache(sqlite: Database.Database, size = STATEMENT_C
       else stmt = sqlite.prepare(sql);
       kept.set(sql, stmt);
       if (kept.size > size) kept.delete(kept.keys().next().value!);
+      running?.(stmt);
       return stmt;
     },
     close: () => {

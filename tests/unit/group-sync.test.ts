@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../server/db/index';
 import { coalesce } from '../../server/db/group-sync';
@@ -61,6 +61,32 @@ describe('group commit: callers coalesce onto flushes (server/db/group-sync.ts)'
     started[1]!.resolve();
     await next;
   });
+
+  it('given the commit count, a caller with no commit since the last sync began waits for nothing', async () => {
+    const { flush, started } = manualFlush();
+    let commits = 0;
+    const durable = coalesce(flush, () => commits);
+    commits = 1;
+    const first = durable();
+    expect(started).toHaveLength(1);
+    // Nothing committed since that flush began: it covers this caller too, and no second flush is queued for it.
+    const same = durable();
+    started[0]!.resolve();
+    await Promise.all([first, same]);
+    expect(started).toHaveLength(1);
+    expect(await settled(durable())).toBe(true);
+    expect(started).toHaveLength(1);
+    // A commit after it: the next caller gets a flush of its own.
+    commits = 2;
+    const next = durable();
+    expect(started).toHaveLength(2);
+    expect(await settled(next)).toBe(false);
+    // A failed flush syncs nothing: the same count asks again.
+    started[1]!.reject(new Error('EIO'));
+    await expect(next).rejects.toThrow('EIO');
+    void durable();
+    expect(started).toHaveLength(3);
+  });
 });
 
 describe('group commit on the embedded database', () => {
@@ -109,6 +135,51 @@ describe('group commit on the embedded database', () => {
       ),
     );
     expect(events.filter((e) => e === 'sync').length).toBeLessThanOrEqual(3);
+    await database.close();
+  });
+
+  it('syncs after every kind of commit, and not for a call that only read', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-group-sync-'));
+    dirs.push(dir);
+    const database = openDatabase({ dataDir: dir });
+    const { db } = database;
+    await sql`create table t (a integer)`.execute(db);
+    await database.durable();
+    let syncs = 0;
+    const real = fs.fdatasync;
+    vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      syncs++;
+      real(fd, cb);
+    }) as typeof fs.fdatasync);
+    const syncsOf = async (work: () => Promise<unknown>) => {
+      const before = syncs;
+      await work();
+      await database.durable();
+      return syncs - before;
+    };
+    const t = () => db as unknown as Kysely<{ t: { a: number } }>;
+
+    expect(await syncsOf(() => t().selectFrom('t').selectAll().execute())).toBe(0);
+    expect(await syncsOf(() => t().insertInto('t').values({ a: 1 }).execute())).toBe(1);
+    expect(await syncsOf(() => t().insertInto('t').values({ a: 2 }).returning('a').execute())).toBe(1);
+    expect(await syncsOf(() => t().selectFrom('t').selectAll().execute())).toBe(0);
+    // A transaction's own promise syncs; the call's sync after it has nothing left to do.
+    expect(
+      await syncsOf(() =>
+        t()
+          .transaction()
+          .execute((trx) => trx.updateTable('t').set({ a: 3 }).execute()),
+      ),
+    ).toBe(1);
+    // A read-only transaction ends with a COMMIT too: one sync too many is allowed, one too few never.
+    expect(
+      await syncsOf(() =>
+        t()
+          .transaction()
+          .execute((trx) => trx.selectFrom('t').selectAll().execute()),
+      ),
+    ).toBeLessThanOrEqual(1);
+    expect(await syncsOf(() => t().selectFrom('t').selectAll().execute())).toBe(0);
     await database.close();
   });
 });
