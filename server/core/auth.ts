@@ -183,17 +183,17 @@ export function registerGuards(app: FastifyInstance) {
 
   // Mutating calls land in the operation log whatever their outcome, with secrets removed. Written
   // before the answer goes (onSend), so the answer waits for the log entry's sync with the change it records.
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     const operation = req.routeOptions.config?.operation;
-    if (!operation || !req.url.startsWith('/api') || req.operationLogged) return payload;
     // A replayed Idempotency-Key did nothing new: the first send is already in the log.
-    if (reply.getHeader('idempotent-replayed')) return payload;
-    try {
-      await writeOperationLog(app.ctx.db, app, req, reply.statusCode);
-    } catch (err) {
-      req.log.error({ err }, 'operation log write failed');
-    }
-    return payload;
+    if (!operation || !req.url.startsWith('/api') || req.operationLogged || reply.getHeader('idempotent-replayed')) return done(null, payload);
+    writeOperationLog(app.ctx.db, app, req, reply.statusCode).then(
+      () => done(null, payload),
+      (err: unknown) => {
+        req.log.error({ err }, 'operation log write failed');
+        done(null, payload);
+      },
+    );
   });
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import { ErrorCode } from '../../domain/errors';
 import type { Dialect } from '../db/index';
@@ -378,15 +378,20 @@ export function registerIdempotency(app: FastifyInstance): void {
     );
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     const claim = req.idempotency;
-    if (!claim || claim.finished) return payload;
+    if (!claim || claim.finished) return done(null, payload);
+    void storeAnswerOf(req, reply, payload, claim).then(() => done(null, payload));
+  });
+
+  /** The call's answer kept under its key; never fails the call (its failure is logged). */
+  async function storeAnswerOf(req: FastifyRequest, reply: FastifyReply, payload: unknown, claim: Claim): Promise<void> {
     claim.finished = true;
     try {
       if (claim.pending) {
         // The unit of work did not commit (a refusal, a failure): its claim never was. Claim now, as any route does, to keep the answer.
         const outcome = await claimKey(db, { userId: claim.userId, key: claim.key, ...claim.pending }, app.ctx.now());
-        if (outcome.kind !== 'claimed') return payload;
+        if (outcome.kind !== 'claimed') return;
         claim.owner = outcome.owner;
       }
       await finishClaim(db, claim, reply.statusCode, payload, app.ctx.now(), req.routeOptions.config?.secretAnswer);
@@ -394,6 +399,5 @@ export function registerIdempotency(app: FastifyInstance): void {
       // The answer still goes out; the row stays claimed or committed and the lease or "already done" covers a replay.
       req.log.error({ err }, 'storing the idempotent answer failed');
     }
-    return payload;
-  });
+  }
 }
