@@ -4,6 +4,7 @@
  * measured in the same run (for lists: the same page read straight from
  * better-sqlite3, with no HTTP, auth or JSON in between).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,7 +30,7 @@ import { seedAppointments } from './bench-seed';
 import { signInViaApi } from './demo-login';
 import { canReachPostgres, createDatabase, PG_ADMIN_URL } from './pg-database';
 import { HttpClient } from './http-client';
-import { startServerProcess } from './server-process';
+import { freePort, startServerProcess } from './server-process';
 import { measureScreens } from './size';
 
 const USERS = Number(process.env.BENCH_USERS ?? 200_000);
@@ -85,6 +86,27 @@ async function warmLoad(call: (i: number) => Promise<void>, serverPid?: number, 
 }
 
 type LoadFigures = { perSecond: number; p95: number; serverMs?: number; busy?: number };
+
+/**
+ * What any Node HTTP server can do on one core here: a bare node:http server
+ * in its own process answering every request with `body` (a page's JSON as
+ * the API sent it), loaded by the same client. A list whose raw query is
+ * cheaper than this floor's share cannot reach its share of raw, whatever the
+ * server does.
+ */
+async function httpFloor(body: string, requests = REQUESTS): Promise<LoadFigures> {
+  const port = await freePort();
+  const script = `require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(process.env.BODY) }); res.end(process.env.BODY); }); }).listen(${port}, '127.0.0.1', () => console.log('up'));`;
+  const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => child.stdout!.once('data', resolve));
+  const client = new HttpClient(`http://127.0.0.1:${port}`);
+  try {
+    return await warmLoad((i) => client.postJson('/', 'floor', { size: 10, pn: i }).then(() => undefined), child.pid, requests);
+  } finally {
+    client.close();
+    child.kill();
+  }
+}
 
 /** The same page read straight from better-sqlite3, sequentially, as the baseline. */
 function rawLoad(run: (i: number) => void, requests = REQUESTS) {
@@ -998,6 +1020,11 @@ async function benchGateRecords() {
     console.log(row('  baseline: raw better-sqlite3', baselines[k]!, 'pages/s'));
     listTarget(c.label, r, baselines[k]!);
   }
+  // The plate's page is a handful of rows by an index: its raw query takes a few hundredths of a millisecond.
+  const platePage = (await client.postJson('/api/device/record/car/page', token, { size: 10, pn: 1, ...cases[1]!.body })).body.toString('utf8');
+  const floor = await httpFloor(platePage);
+  console.log(row('  floor: bare node:http, the same answer', floor));
+  console.log(`    at most ${((floor.perSecond / baselines[1]!.perSecond) * 100).toFixed(0)} % of the plate's raw query for any Node server on this core`);
   client.close();
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
