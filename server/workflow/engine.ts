@@ -9,7 +9,7 @@ import { isTransientDbConflict } from '../core/db-errors';
 import { AppError, fail } from '../core/errors';
 import { tableChanged } from '../core/paging';
 import { afterCommit } from '../core/transactions';
-import { prepared, preparedPer } from '../db/prepared';
+import { prepared, preparedIn, preparedPer } from '../db/prepared';
 import type { DB, ProcessInstanceTable } from '../db/schema';
 import { chainNodeOf, configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode, type JoinedNode } from './chain';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
@@ -182,42 +182,22 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
   const departIds = defNode!.company_check === 1 ? (inst.interviewee_depart_id ? [inst.interviewee_depart_id] : []) : defNode!.departIds;
   const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
   const queue = approvalQueueFor(inst.process_type, last);
-  // The candidates are found and given their tasks in one statement: the people holding the node's role in its departments now.
   const created = departIds.length
-    ? await trx
-        .insertInto('process_task')
-        .columns(['process_instance_id', 'definition_node_id', 'sort', 'process_type', 'queue', 'ref_id', 'user_id', 'depart_id', 'state', 'submit_time', 'due_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('sys_user as u')
-            .innerJoin('sys_user_role as ur', 'ur.user_id', 'u.user_id')
-            .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
-            .select((s) => [
-              s.cast<number>(s.val(inst.process_instance_id), 'integer').as('process_instance_id'),
-              s.cast<number>(s.val(defNode!.definition_node_id), 'integer').as('definition_node_id'),
-              s.cast<number>(s.val(sort), 'integer').as('sort'),
-              s.cast<number>(s.val(inst.process_type), 'integer').as('process_type'),
-              s.cast<string | null>(s.val(queue), 'text').as('queue'),
-              s.cast<number>(s.val(inst.ref_id), 'integer').as('ref_id'),
-              'u.user_id',
-              'u.depart_id',
-              s.cast<number>(s.val(TaskState.PENDING), 'integer').as('state'),
-              // The filer's submission, not this node's arrival: every queue and the review header show it as 提交时间.
-              s.cast<string>(s.val(inst.create_time), 'text').as('submit_time'),
-              s.cast<number | null>(s.val(dueAt), 'bigint').as('due_at'),
-            ])
-            .where('ur.role_id', '=', defNode!.role_id)
-            .where('r.status', '=', 1)
-            .where('r.deleted', '=', 0)
-            .where('u.status', '=', 1)
-            .where('u.deleted', '=', 0)
-            .where('u.depart_id', 'in', departIds)
-            // Separation of duties: nobody approves their own application.
-            .where('u.user_id', '!=', inst.applicant_user_id)
-            .orderBy('u.user_id'),
-        )
-        .returning(['process_task_id', 'user_id'])
-        .execute()
+    ? (
+        await insertCandidates('candidates', departIds)(trx, ctx.dialect, {
+          instanceId: inst.process_instance_id,
+          nodeId: defNode!.definition_node_id,
+          sort,
+          processType: inst.process_type,
+          queue,
+          refId: inst.ref_id,
+          state: TaskState.PENDING,
+          submitTime: inst.create_time,
+          dueAt,
+          roleId: defNode!.role_id,
+          applicantId: inst.applicant_user_id,
+        })
+      ).rows
     : [];
   if (created.length === 0) {
     const names = departIds.length ? (await trx.selectFrom('sys_department').select('name').where('depart_id', 'in', departIds).execute()).map((d) => d.name).join('、') : '被访部门';
@@ -231,6 +211,61 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
   await notifyTasksAssigned(trx, ctx, inst, queue, created, subjectRow);
   return created.length;
 }
+
+type CandidateArgs = {
+  instanceId: number;
+  nodeId: number;
+  sort: number;
+  processType: number;
+  queue: string | null;
+  refId: number;
+  state: number;
+  submitTime: string;
+  dueAt: number | null;
+  roleId: number;
+  applicantId: number;
+};
+
+/**
+ * A node's candidates given their tasks in one statement: the people holding
+ * the node's role in its departments now. Prepared per number of departments
+ * (issue 28): built per call, it was the largest query a decision compiled.
+ */
+const insertCandidates = preparedIn<'candidates', CandidateArgs, { process_task_id: number; user_id: number }>((_key, db, arg, departIds) =>
+  db
+    .insertInto('process_task')
+    .columns(['process_instance_id', 'definition_node_id', 'sort', 'process_type', 'queue', 'ref_id', 'user_id', 'depart_id', 'state', 'submit_time', 'due_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('sys_user as u')
+        .innerJoin('sys_user_role as ur', 'ur.user_id', 'u.user_id')
+        .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
+        .select((s) => [
+          s.cast<number>(s.val(arg('instanceId')), 'integer').as('process_instance_id'),
+          s.cast<number>(s.val(arg('nodeId')), 'integer').as('definition_node_id'),
+          s.cast<number>(s.val(arg('sort')), 'integer').as('sort'),
+          s.cast<number>(s.val(arg('processType')), 'integer').as('process_type'),
+          s.cast<string | null>(s.val(arg('queue')), 'text').as('queue'),
+          s.cast<number>(s.val(arg('refId')), 'integer').as('ref_id'),
+          'u.user_id',
+          'u.depart_id',
+          s.cast<number>(s.val(arg('state')), 'integer').as('state'),
+          // The filer's submission, not this node's arrival: every queue and the review header show it as 提交时间.
+          s.cast<string>(s.val(arg('submitTime')), 'text').as('submit_time'),
+          s.cast<number | null>(s.val(arg('dueAt')), 'bigint').as('due_at'),
+        ])
+        .where('ur.role_id', '=', arg('roleId'))
+        .where('r.status', '=', 1)
+        .where('r.deleted', '=', 0)
+        .where('u.status', '=', 1)
+        .where('u.deleted', '=', 0)
+        .where('u.depart_id', 'in', departIds)
+        // Separation of duties: nobody approves their own application.
+        .where('u.user_id', '!=', arg('applicantId'))
+        .orderBy('u.user_id'),
+    )
+    .returning(['process_task_id', 'user_id']),
+);
 
 const instanceAt = prepared<{ sort: number; state: number; stage: number; companyPassed: number; time: string; id: number }, unknown>((db, arg) =>
   db
