@@ -112,7 +112,10 @@ async function admit(trx: Db, deviceId: number, events: DeviceEvent[], nowMs: nu
   return fresh;
 }
 
-/** Each event is stored by its type's handler, a crossing moving who is inside first; answers whether a black-listed subject came in. */
+/**
+ * Each event is stored by its type's handler, a crossing moving who is inside first. Answers whether a
+ * black-listed subject came in, and the tables that got records (a record's kind is its table's name).
+ */
 async function writeRecords(trx: Db, ctx: AppContext, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<{ blackInside: boolean; tables: Set<FileRecordKind> }> {
   const t = trx as unknown as Kysely<DB>;
   let blackInside = false;
