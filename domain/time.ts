@@ -16,11 +16,24 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/**
+ * The last second formatted, per zone: a server asks for "now" several times
+ * a call (a decision four), and formatToParts is 10–15 µs each; within one
+ * second of one zone the text is the same.
+ */
+const lastSecond = new Map<string, { second: number; text: string }>();
+
 /** Formats an instant as 'YYYY-MM-DD HH:mm:ss' in the given IANA zone without a date library. */
 export function formatInZone(instant: Date | number, timeZone: string = DEFAULT_PARK_TZ): string {
-  const parts = formatterFor(timeZone).formatToParts(typeof instant === 'number' ? new Date(instant) : instant);
+  const ms = typeof instant === 'number' ? instant : instant.getTime();
+  const second = Math.floor(ms / 1000);
+  const last = lastSecond.get(timeZone);
+  if (last && last.second === second) return last.text;
+  const parts = formatterFor(timeZone).formatToParts(ms);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00';
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+  const text = `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+  lastSecond.set(timeZone, { second, text });
+  return text;
 }
 
 /** 'mm:ss' for a countdown of whole seconds (captcha cooldown, spec 002 §2). */

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { NotificationKindValue } from '../../domain/notifications';
 import { PushState } from '../../server-push/dispatch';
+import { preparedPer } from '../db/prepared';
 import type { DB } from '../db/schema';
 import type { AppContext } from './context';
 import { afterCommit } from './transactions';
@@ -39,6 +40,43 @@ export function signalNotified(db: Kysely<DB>, userIds: number[], push = false):
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
 
+/** The most rows one INSERT writes: a department's whole reviewer list stays one statement, and a statement stays small. */
+const CHUNK = 200;
+
+type Row = { user: number; kind: string; title: string; body: string; url: string; tag: string };
+type RowArgs = Record<string, unknown> & { createTime: string; createdAt: number };
+
+/**
+ * The INSERT of `count` notifications, prepared once per count (issue 28: a
+ * decision built and compiled this one on every call). Each row asks for
+ * itself whether its user has a live subscription: most people have no device
+ * opted in, and their rows are settled as they are written, so the dispatcher
+ * claims and settles only what it can push.
+ */
+const insertRows = preparedPer<number, RowArgs, { push_state: number }>((count, db, arg) =>
+  db
+    .insertInto('notification')
+    .values(
+      Array.from({ length: count }, (_, i) => {
+        const a = (field: keyof Row) => arg(`${field}${i}`) as never;
+        return {
+          user_id: a('user'),
+          kind: a('kind'),
+          title: a('title'),
+          body: a('body'),
+          url: a('url'),
+          tag: a('tag'),
+          create_time: arg('createTime'),
+          created_at: arg('createdAt'),
+          read_at: null,
+          push_state: sql<number>`case when exists (select 1 from push_subscription p inner join sys_session s on s.session_id = p.session_id
+            where p.user_id = ${a('user')} and s.user_id = p.user_id and s.expires_at > ${arg('createdAt')}) then ${sql.lit(PushState.WAITING)} else ${sql.lit(PushState.DONE)} end`,
+        };
+      }),
+    )
+    .returning('push_state'),
+);
+
 /**
  * Stores notifications in the caller's transaction, so an event never exists
  * without its notification (nor a notification without its event), and wakes
@@ -49,32 +87,20 @@ export async function notify(trx: Kysely<DB>, ctx: AppContext, items: NewNotific
   const createTime = ctx.time();
   const createdAt = ctx.now();
   const users = [...new Set(items.map((n) => n.userId))];
-  // Most people have no device opted in: their rows are settled as they are written, so the dispatcher claims and
-  // settles only what it can push (two writes per decision fewer, issue 28). Each row asks for itself whether its user
-  // has a live subscription, in the INSERT (one statement where the lookup was another).
-  const pushState = (userId: number) =>
-    sql<number>`case when exists (select 1 from push_subscription p inner join sys_session s on s.session_id = p.session_id
-      where p.user_id = ${userId} and s.user_id = p.user_id and s.expires_at > ${createdAt}) then ${sql.lit(PushState.WAITING)} else ${sql.lit(PushState.DONE)} end`;
-  const rows = items.map((n) => ({
-    user_id: n.userId,
-    kind: n.kind,
-    title: clip(n.title, 60),
-    body: clip(n.body, 300),
-    url: clip(n.url, 300),
-    tag: clip(n.tag, 100),
-    create_time: createTime,
-    created_at: createdAt,
-    read_at: null,
-    push_state: pushState(n.userId),
-  }));
   let push = false;
-  for (let i = 0; i < rows.length; i += 200) {
-    const written = await trx
-      .insertInto('notification')
-      .values(rows.slice(i, i + 200))
-      .returning('push_state')
-      .execute();
-    push ||= written.some((r) => r.push_state === PushState.WAITING);
+  for (let start = 0; start < items.length; start += CHUNK) {
+    const chunk = items.slice(start, start + CHUNK);
+    const args: RowArgs = { createTime, createdAt };
+    chunk.forEach((n, i) => {
+      args[`user${i}`] = n.userId;
+      args[`kind${i}`] = n.kind;
+      args[`title${i}`] = clip(n.title, 60);
+      args[`body${i}`] = clip(n.body, 300);
+      args[`url${i}`] = clip(n.url, 300);
+      args[`tag${i}`] = clip(n.tag, 100);
+    });
+    const written = await insertRows(chunk.length)(trx, ctx.dialect, args);
+    push ||= written.rows.some((r) => r.push_state === PushState.WAITING);
   }
   afterCommit(trx, () => signalNotified(ctx.db, users, push));
 }

@@ -120,6 +120,16 @@ describe('shared helpers', () => {
     expect(formatCountdown(125)).toBe('02:05');
     expect(formatCountdown(-3)).toBe('00:00');
   });
+  it('formats each second and each zone for itself, though it remembers the last second formatted', () => {
+    const at = Date.UTC(2026, 0, 2, 15, 59, 59, 100);
+    expect(formatInZone(at, 'Asia/Shanghai')).toBe('2026-01-02 23:59:59');
+    expect(formatInZone(at + 800, 'Asia/Shanghai')).toBe('2026-01-02 23:59:59');
+    expect(formatInZone(at + 900, 'Asia/Shanghai')).toBe('2026-01-03 00:00:00');
+    expect(formatInZone(new Date(at + 900), 'UTC')).toBe('2026-01-02 16:00:00');
+    expect(formatInZone(at + 900, 'Asia/Shanghai')).toBe('2026-01-03 00:00:00');
+    expect(formatInZone(at - 86_400_000, 'Asia/Shanghai')).toBe('2026-01-01 23:59:59');
+    expect(formatInZone(-1500, 'UTC')).toBe('1969-12-31 23:59:58');
+  });
   it('builds the department tree from depart_id and pid', () => {
     const t = buildTree([
       { depart_id: 1, pid: 0 },
