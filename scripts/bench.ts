@@ -24,6 +24,7 @@ import { buildApp } from '../server/app';
 import { plainQueries } from '../server/modules/reports/queries';
 import { rebuildReportRollups } from '../server/db/migrations/023-report-rollups';
 import { rebuildHourRollup } from '../server/db/migrations/024-board-figures';
+import { applyReadPragmas } from '../server/db/index';
 import { loadConfig } from '../server/config';
 import { carApplicationBody, idNumber } from '../tests/api/fixtures';
 import { seedAppointments } from './bench-seed';
@@ -223,6 +224,7 @@ async function benchUsers() {
 
   // Bulk-load users straight into the file: the API would spend minutes hashing passwords.
   const raw = new Database(path.join(dataDir, 'park.db'));
+  applyReadPragmas(raw);
   const t0 = performance.now();
   const hash = (raw.prepare("select password_hash from sys_user where account = 'admin'").get() as { password_hash: string }).password_hash;
   const departs = (raw.prepare('select depart_id from sys_department').all() as Array<{ depart_id: number }>).map((d) => d.depart_id);
@@ -284,6 +286,7 @@ async function benchRegisters() {
   await app.close();
 
   const raw = new Database(path.join(dataDir, 'park.db'));
+  applyReadPragmas(raw);
   const t0 = performance.now();
   const userOf = (account: string) => (raw.prepare('select user_id from sys_user where account = ?').get(account) as { user_id: number }).user_id;
   const lead = userOf('lead');
@@ -412,6 +415,7 @@ async function benchAppointments() {
   await app.close();
 
   const raw = new Database(path.join(dataDir, 'park.db'));
+  applyReadPragmas(raw);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = FULL');
   const t0 = performance.now();
@@ -849,6 +853,7 @@ async function benchDevices(origin: string, dataDir: string, password: string, r
   const plateOf = (i: number) => (i % 10 === 9 ? `粤Z${String(i % 100000).padStart(5, '0')}` : `${provinces[(i * 7) % 10]}L${String((i * 7919) % 100000).padStart(5, '0')}`);
 
   const raw = new Database(path.join(dataDir, 'park.db'));
+  applyReadPragmas(raw);
   raw.pragma('synchronous = FULL');
   const now = formatInZone(Date.now(), process.env.PARK_TZ ?? DEFAULT_PARK_TZ);
   const day = dateOf(now);
@@ -976,6 +981,7 @@ async function benchGateRecords() {
   await app.close();
 
   const raw = new Database(path.join(dataDir, 'park.db'));
+  applyReadPragmas(raw);
   raw.pragma('journal_mode = WAL');
   const t0 = performance.now();
   const today = dateOf(formatInZone(Date.now(), config.tz));
@@ -1053,6 +1059,7 @@ async function benchReports() {
   const today = dateOf(formatInZone(Date.now(), config.tz));
 
   const raw = new Database(path.join(dataDir, 'park.db'));
+  applyReadPragmas(raw);
   raw.pragma('journal_mode = WAL');
   const t0 = performance.now();
   // Row by row through the rollups' triggers the year takes about 13 minutes;

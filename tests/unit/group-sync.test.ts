@@ -138,6 +138,18 @@ describe('group commit on the embedded database', () => {
     await database.close();
   });
 
+  it('reads through a 64 MiB page cache and a memory map of the file (issue 28)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-group-sync-'));
+    dirs.push(dir);
+    const database = openDatabase({ dataDir: dir });
+    try {
+      expect((await sql<{ cache_size: number }>`pragma cache_size`.execute(database.db)).rows[0]!.cache_size).toBe(-65536);
+      expect((await sql<{ mmap_size: number }>`pragma mmap_size`.execute(database.db)).rows[0]!.mmap_size).toBe(1073741824);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('syncs after every kind of commit, and not for a call that only read', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-group-sync-'));
     dirs.push(dir);
