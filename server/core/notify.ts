@@ -43,7 +43,8 @@ const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max - 1) +
 /** The most rows one INSERT writes: a department's whole reviewer list stays one statement, and a statement stays small. */
 const CHUNK = 200;
 
-type Row = { user: number; kind: string; title: string; body: string; url: string; tag: string };
+/** The values each row of the prepared INSERT takes, as `user0`, `kind0`, … `tag199`. */
+type RowField = 'user' | 'kind' | 'title' | 'body' | 'url' | 'tag';
 type RowArgs = Record<string, unknown> & { createTime: string; createdAt: number };
 
 /**
@@ -58,7 +59,7 @@ const insertRows = preparedPer<number, RowArgs, { push_state: number }>((count, 
     .insertInto('notification')
     .values(
       Array.from({ length: count }, (_, i) => {
-        const a = (field: keyof Row) => arg(`${field}${i}`) as never;
+        const a = (field: RowField) => arg(`${field}${i}`) as never;
         return {
           user_id: a('user'),
           kind: a('kind'),
