@@ -200,7 +200,7 @@ async function main() {
     for (const r of measureScreens(dist)) console.log(`  ${r.screen.padEnd(20)} ${r.totalKb.toFixed(1).padStart(7)} / budget ${r.budgetKb}  ${r.ok ? 'ok' : 'OVER'}`);
   } else console.log('dist/ not built: run `npm run build` for the bundle figures (`npm run size` adds Lighthouse).');
 
-  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg,import runs those sections alone.
+  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg,exports,import runs those sections alone.
   const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
   const wants = (section: string) => only.size === 0 || only.has(section);
   if (wants('users')) await benchUsers();
@@ -210,6 +210,7 @@ async function main() {
   if (wants('gates')) await benchGateRecords();
   if (wants('reports')) await benchReports();
   if (wants('reports-pg')) await benchPostgresReports();
+  if (wants('exports')) await benchExports();
   if (wants('import')) await benchPersonImport();
   printTargets();
 }
@@ -1051,8 +1052,18 @@ const BOARD_P95_MS = 20;
  * then the board's calls at one client.
  */
 async function benchReports() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'park-bench-reports-'));
-  const password = 'Bench' + Date.now() + 'r';
+  const { dataDir, password, config, today } = await seedReportYear('park-bench-reports-', 'r');
+  try {
+    await measureReports('SQLite', config, serverEnv(dataDir, password, 1), dataDir, password, today);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A demo park on SQLite in a new directory under the system's temporary one, with the reports' year loaded and rolled up. */
+async function seedReportYear(prefix: string, tag: string) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const password = 'Bench' + Date.now() + tag;
   const config = loadConfig({ DATA_DIR: dataDir, SMS_PROVIDER: 'file', DEMO_PASSWORD: password, PORT: '0', LOG_LEVEL: 'warn' }, { staticDir: undefined });
   const seeded = await buildApp(config);
   await seeded.close();
@@ -1075,11 +1086,7 @@ async function benchReports() {
   console.log(
     `\nSeeded ${APPOINTMENTS.toLocaleString()} appointments over 365 days and ${GATE_RECORDS.toLocaleString()} vehicle and ${Math.round(GATE_RECORDS / 5).toLocaleString()} person crossings over the year into SQLite, rollups rebuilt from them, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
-  try {
-    await measureReports('SQLite', config, serverEnv(dataDir, password, 1), dataDir, password, today);
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  return { dataDir, password, config, today };
 }
 
 /**
@@ -1210,6 +1217,22 @@ async function rebuildRollups(config: ReturnType<typeof loadConfig>) {
   }
 }
 
+/** Every report (each variant) over the year up to today, both parks; 申请数量统计 and 审批统计 on yesterday. */
+function reportYearCases(today: string) {
+  const yesterday = addDays(today, -1);
+  const year = { start_time: addDays(today, -364), end_time: today };
+  const cases: Array<{ label: string; def: ReportDef; filters: Record<string, unknown> }> = [];
+  for (const def of reports as readonly ReportDef[]) {
+    const base = { ...def.defaults(today), ...('start_time' in def.defaults(today) ? year : {}) } as Record<string, unknown>;
+    if ('date' in base) base.date = yesterday;
+    if ('count_date' in base) base.count_date = yesterday;
+    for (const p of ['visit_area', 'type']) if (p in base) base[p] = 3;
+    if (def.variants) for (const v of Object.keys(def.variants.calls)) cases.push({ label: `${def.title} (${v})`, def, filters: { ...base, [def.variants.filter]: v } });
+    else cases.push({ label: def.title, def, filters: base });
+  }
+  return { yesterday, year, cases };
+}
+
 /**
  * Each report over a year (a day's reports on yesterday) at one client (p95)
  * and at 16 concurrent (req/s) against the server process, beside the same
@@ -1234,17 +1257,7 @@ async function measureReports(dialect: string, config: ReturnType<typeof loadCon
       if (!res.ok) throw new Error(`${p} answered ${res.status}`);
       await res.arrayBuffer();
     };
-    const yesterday = addDays(today, -1);
-    const year = { start_time: addDays(today, -364), end_time: today };
-    const cases: Array<{ label: string; def: ReportDef; filters: Record<string, unknown> }> = [];
-    for (const def of reports as readonly ReportDef[]) {
-      const base = { ...def.defaults(today), ...('start_time' in def.defaults(today) ? year : {}) } as Record<string, unknown>;
-      if ('date' in base) base.date = yesterday;
-      if ('count_date' in base) base.count_date = yesterday;
-      for (const p of ['visit_area', 'type']) if (p in base) base[p] = 3;
-      if (def.variants) for (const v of Object.keys(def.variants.calls)) cases.push({ label: `${def.title} (${v})`, def, filters: { ...base, [def.variants.filter]: v } });
-      else cases.push({ label: def.title, def, filters: base });
-    }
+    const { yesterday, year, cases } = reportYearCases(today);
     console.log(`\nStatistics reports on ${dialect} over a year (${year.start_time} to ${year.end_time}; 申请数量统计 and 审批统计 on ${yesterday}), patrol signed in, 1 server process`);
     console.log('(baseline: the same figures by a plain GROUP BY over the base tables, sequentially, in the bench process)');
     for (const c of cases) {
@@ -1289,7 +1302,99 @@ async function measureReports(dialect: string, config: ReturnType<typeof loadCon
   }
 }
 
+/** Issue 13: another user's p95 while 50 report calls run at once, half of them xlsx exports. */
+const EXPORT_NEIGHBOUR_P95_MS = 100;
+const EXPORT_CLIENTS = 50;
+const EXPORT_ROUNDS = 10;
+
 await main();
+
+/**
+ * Exports beside other users (issue 13), on SQLite with the reports' year
+ * and one server process: another user's cheap call (admin's /user/info, one
+ * client) alone, then while EXPORT_CLIENTS clients call the reports over the
+ * year back to back, every other call an xlsx export and the rest the same
+ * report as JSON; beside them the server main thread's CPU per export and per
+ * data call, measured one at a time.
+ */
+async function benchExports() {
+  const { dataDir, password, today } = await seedReportYear('park-bench-exports-', 'x');
+  const server = await startServerProcess(serverEnv(dataDir, password, 1));
+  try {
+    const patrol = await signInViaApi(server.base, dataDir, 'patrol', password);
+    const admin = await signInViaApi(server.base, dataDir, 'admin', password);
+    const statuses = new Map<number, number>();
+    const call = async (token: string, p: string) => {
+      const res = await fetch(`${server.base}/api${p}`, { headers: { authorization: `Bearer ${token}` } });
+      await res.arrayBuffer();
+      if (token === patrol) statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status !== 200 && res.status !== 429) throw new Error(`${p} answered ${res.status}`);
+    };
+    const calls = reportYearCases(today).cases.map((c) => {
+      const declared = reportCallsFor(c.def, c.filters);
+      const qs = new URLSearchParams(Object.entries(c.filters).flatMap(([k, v]) => (k === c.def.variants?.filter ? [] : [[k, String(v)] as [string, string]]))).toString();
+      return { data: `${declared.data.path}?${qs}`, export: `${declared.export.path}?${qs}` };
+    });
+    const reportCall = (i: number) => {
+      const c = calls[Math.floor(i / 2) % calls.length]!;
+      return call(patrol, i % 2 === 0 ? c.export : c.data);
+    };
+    const neighbour = () => call(admin, '/user/info');
+
+    // Warm: every report both ways, and the neighbour's call.
+    await load(reportCall, calls.length * 2, 1);
+    await load(neighbour, 100, 1);
+    const pid = server.primary.pid!;
+    const cpuPerCall = async (kind: 'export' | 'data') => {
+      const before = mainThreadNs(pid);
+      const n = calls.length * 4;
+      await load((i) => call(patrol, calls[i % calls.length]![kind]), n, 1);
+      return (mainThreadNs(pid) - before) / 1e6 / n;
+    };
+    const exportMs = await cpuPerCall('export');
+    const dataMs = await cpuPerCall('data');
+
+    const alone = await load(neighbour, 300, 1);
+    /** The neighbour's calls, one after another, while EXPORT_CLIENTS clients make `reportLoadCall` EXPORT_ROUNDS times each. */
+    const beside = async (reportLoadCall: (i: number) => Promise<void>) => {
+      const times: number[] = [];
+      let loading = true;
+      const started = performance.now();
+      const reportLoad = load(reportLoadCall, EXPORT_CLIENTS * EXPORT_ROUNDS, EXPORT_CLIENTS).finally(() => (loading = false));
+      while (loading) {
+        const s = performance.now();
+        await neighbour();
+        times.push(performance.now() - s);
+      }
+      const reports = await reportLoad;
+      return { neighbour: { perSecond: times.length / ((performance.now() - started) / 1000), p95: p95(times) }, reports };
+    };
+    statuses.clear();
+    const mixed = await beside(reportCall);
+    const answers = [...statuses].map(([status, n]) => `${n} × ${status}`).join(', ');
+    // The same clients asking JSON only: what the data calls alone cost the neighbour, the floor under the exports.
+    const json = await beside((i) => call(patrol, calls[Math.floor(i / 2) % calls.length]!.data));
+
+    console.log(`\nExports beside other users on SQLite (1 server process; the reports over ${calls.length} report calls, a year each)`);
+    console.log(`  server main thread per call, one at a time: xlsx export ${exportMs.toFixed(2)} ms, the same report as JSON ${dataMs.toFixed(2)} ms`);
+    console.log(row("another user's /user/info alone, 1 client", alone));
+    console.log(row(`  during ${EXPORT_CLIENTS} concurrent report calls (${EXPORT_CLIENTS / 2} xlsx)`, mixed.neighbour));
+    console.log(row(`    the ${EXPORT_CLIENTS} report clients themselves`, mixed.reports));
+    console.log(`    report answers: ${answers} (429: an export that waited its turn too long)`);
+    console.log(row(`  during ${EXPORT_CLIENTS} concurrent report calls (JSON only)`, json.neighbour));
+    console.log(row(`    the ${EXPORT_CLIENTS} report clients themselves`, json.reports));
+    const during = mixed.neighbour;
+    targets.push({
+      what: `another user's p95 during ${EXPORT_CLIENTS} report calls (${EXPORT_CLIENTS / 2} xlsx), SQLite`,
+      target: `< ${EXPORT_NEIGHBOUR_P95_MS} ms`,
+      figure: `${during.p95.toFixed(1)} ms (alone ${alone.p95.toFixed(1)})`,
+      met: during.p95 < EXPORT_NEIGHBOUR_P95_MS,
+    });
+  } finally {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
 /**
  * 人员批量导入 (spec 001, issue 27): a zip of IMPORT_PERSONS persons with a

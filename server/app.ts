@@ -14,7 +14,7 @@ import { loadServerKeys } from './core/crypto';
 import { securityHeaders } from './core/security-headers';
 import { registerIdempotency } from './core/idempotency';
 import { AppError, failure } from './core/errors';
-import { transientDbConflict } from './core/db-errors';
+import { isUniqueViolation, transientDbConflict } from './core/db-errors';
 import { clientErrorHandler, frameworkFailure } from './core/framework-errors';
 import { nulInQuery, nulMessage, parseJsonBody } from './core/json-body';
 import { logRedactPaths } from './core/redact';
@@ -101,8 +101,7 @@ function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError
     return reply.status(transient.status).send(failure(transient.code, transient.message));
   }
   // A unique index caught a race that the service's own check missed.
-  const dbCode = (err as { code?: string }).code;
-  if (dbCode === '23505' || dbCode === 'SQLITE_CONSTRAINT_UNIQUE' || dbCode === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+  if (isUniqueViolation(err)) {
     return reply.status(409).send(failure(ErrorCode.DUPLICATE, '记录已存在，请勿重复提交'));
   }
   const framework = frameworkFailure(err as FastifyError);

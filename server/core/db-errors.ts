@@ -35,3 +35,13 @@ export function transientDbConflict(err: unknown): AppError | null {
   if (!isTransientDbConflict(err)) return null;
   return new AppError(ErrorCode.IDEMPOTENCY_IN_PROGRESS, TRANSIENT_CONFLICT_MESSAGE);
 }
+
+/**
+ * Whether err is a unique index refusing a row (PostgreSQL 23505, SQLite's
+ * UNIQUE or PRIMARY KEY constraint): a concurrent write got there first, and
+ * nothing of this one was written.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

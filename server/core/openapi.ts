@@ -29,14 +29,100 @@ const accessText = (p: string) =>
           ? '已登录且至少有一个角色'
           : `权限 ${p}${permissionNames.get(p) ? `（${permissionNames.get(p)}）` : ''}`;
 
+/**
+ * The schemas that several places of the document point to, under
+ * components.schemas. zod writes a recursive schema (the menu tree) once in a
+ * `definitions` block of the schema it converts, and points to it with
+ * `#/definitions/…`, which in an OpenAPI document resolves against the
+ * document's root, where nothing is: every such block moves here and its
+ * pointers are rewritten. One block seen again (the same text) reuses its names.
+ */
+class SharedSchemas {
+  readonly schemas: Record<string, Json> = {};
+  /** A definition of a block as zod wrote it (block text, id) → its component name. */
+  private readonly named = new Map<string, string>();
+
+  /** `json` with its definitions placed here; `usedAt` names where it is used ('user.info.data'). */
+  place(json: Json, usedAt: string): Json {
+    const defs: Record<string, Json> = { ...(json.definitions as Record<string, Json> | undefined), ...(json.$defs as Record<string, Json> | undefined) };
+    delete json.definitions;
+    delete json.$defs;
+    if (!Object.keys(defs).length) return json;
+    const block = JSON.stringify(defs);
+    const names = new Map<string, string>();
+    const added: string[] = [];
+    for (const id of Object.keys(defs)) {
+      const key = `${block}\u0000${id}`;
+      let name = this.named.get(key);
+      if (!name) {
+        name = this.freeName(id, json, defs, usedAt);
+        this.named.set(key, name);
+        added.push(id);
+      }
+      names.set(id, name);
+    }
+    const pointer = (ref: string) => {
+      const id = /^#\/(?:definitions|\$defs)\/(.+)$/.exec(ref)?.[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
+      const name = id === undefined ? undefined : names.get(id);
+      return name === undefined ? ref : `#/components/schemas/${name}`;
+    };
+    for (const id of added) this.schemas[names.get(id)!] = rewriteRefs(defs[id], pointer) as Json;
+    return rewriteRefs(json, pointer) as Json;
+  }
+
+  /** A component name not yet taken (letters, digits, . _ - as OpenAPI asks): zod's id when it was given one, else where the schema is first used. */
+  private freeName(id: string, root: Json, defs: Record<string, Json>, usedAt: string): string {
+    let base = id;
+    if (/^__schema\d+$/.test(id)) {
+      const at =
+        refPath(root, id) ??
+        Object.values(defs)
+          .map((d) => refPath(d, id))
+          .find((p) => p !== undefined);
+      base = at ? `${usedAt}.${at}` : usedAt;
+    }
+    base = base.replace(/[^A-Za-z0-9._-]+/g, '_');
+    const taken = new Set(this.named.values());
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
+    return name;
+  }
+}
+
+/** The value with every `$ref` passed through `pointer`. */
+function rewriteRefs(value: unknown, pointer: (ref: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, pointer));
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? pointer(v) : rewriteRefs(v, pointer)]));
+}
+
+/** Where in `schema` the first pointer to definition `id` is, as property names ('menus.item'), or undefined. */
+function refPath(schema: unknown, id: string, at: string[] = []): string | undefined {
+  if (Array.isArray(schema)) return schema.map((s) => refPath(s, id, at)).find((p) => p !== undefined);
+  if (!schema || typeof schema !== 'object') return undefined;
+  const node = schema as Json;
+  if (typeof node.$ref === 'string' && node.$ref.endsWith(`/${id}`)) return at.join('.');
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'definitions' || k === '$defs') continue;
+    const found =
+      k === 'properties' && v && typeof v === 'object'
+        ? Object.entries(v as Json)
+            .map(([prop, sub]) => refPath(sub, id, [...at, prop]))
+            .find((p) => p !== undefined)
+        : refPath(v, id, k === 'items' ? [...at, 'item'] : at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** JSON Schema of a zod schema as a client sends it (or, for an answer, as the server sends it); the entity's labels become each property's title. */
-function inputSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+function inputSchema(schema: z.ZodType, shared: SharedSchemas, usedAt: string, io: 'input' | 'output' = 'input'): Json {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Json;
   const labels = labelsOf(schema);
   const props = json.properties as Record<string, Json> | undefined;
   if (props) for (const [k, v] of Object.entries(props)) if (labels[k] && !v.title) v.title = labels[k];
   delete json.$schema;
-  return json;
+  return shared.place(json, usedAt);
 }
 
 const envelope = (data: Json = {}): Json => ({
@@ -52,11 +138,11 @@ const envelope = (data: Json = {}): Json => ({
 });
 
 /** A success as the route declares it: the envelope around its data, or the file type it streams. */
-function answerDoc(answer: z.ZodType | undefined): Json {
+function answerDoc(answer: z.ZodType | undefined, shared: SharedSchemas, usedAt: string): Json {
   if (!answer) return { description: '成功（答复未声明）', content: { 'application/json': { schema: envelope() } } };
   const file = binaryType(answer);
   if (file) return { description: '成功：文件', content: { [file]: { schema: { type: 'string', format: 'binary' } } } };
-  return { description: '成功（code 1000）', content: { 'application/json': { schema: envelope(inputSchema(answer, 'output')) } } };
+  return { description: '成功（code 1000）', content: { 'application/json': { schema: envelope(inputSchema(answer, shared, `${usedAt}.data`, 'output')) } } };
 }
 
 /** Fastify's /:id style parameters become OpenAPI's {id}. */
@@ -65,8 +151,10 @@ const tagOf = (url: string) => url.replace(/^\/api\/(v2\/)?/, '').split('/')[0] 
 
 export function openApiDocument(routes: RouteInfo[], version: string): Json {
   const paths: Record<string, Record<string, Json>> = {};
+  const shared = new SharedSchemas();
   for (const r of routes) {
     const s = r.schema;
+    const usedAt = r.url.replace(/^\/api\//, '').replace(/\//g, '.');
     const op: Json = {
       summary: s?.summary ?? r.operation ?? '',
       description: accessText(r.permission),
@@ -74,11 +162,11 @@ export function openApiDocument(routes: RouteInfo[], version: string): Json {
       'x-permission': r.permission,
       ...(r.operation ? { 'x-operation-log': r.operation } : {}),
       responses: {
-        200: answerDoc(s?.answer),
+        200: answerDoc(s?.answer, shared, usedAt),
         default: { description: '失败：见 errorTable（HTTP 状态与 code 一一对应）', content: { 'application/json': { schema: envelope() } } },
       },
     };
-    if (s?.body) op.requestBody = { required: true, content: { 'application/json': { schema: inputSchema(s.body) } } };
+    if (s?.body) op.requestBody = { required: true, content: { 'application/json': { schema: inputSchema(s.body, shared, `${usedAt}.body`) } } };
     if (s?.multipart) {
       op.requestBody = {
         required: true,
@@ -88,7 +176,7 @@ export function openApiDocument(routes: RouteInfo[], version: string): Json {
       };
     }
     if (s?.querystring) {
-      const q = inputSchema(s.querystring);
+      const q = inputSchema(s.querystring, shared, `${usedAt}.query`);
       const required = new Set((q.required as string[] | undefined) ?? []);
       op.parameters = Object.entries((q.properties as Record<string, Json>) ?? {}).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), schema }));
     }
@@ -102,6 +190,7 @@ export function openApiDocument(routes: RouteInfo[], version: string): Json {
       description: '所有接口位于 /api 下，答复为 { success, code, msg, message, data }。登录后在 Authorization: Bearer <token> 中携带令牌；写操作可带 Idempotency-Key。',
     },
     components: {
+      schemas: shared.schemas,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       'x-error-table': Object.fromEntries(Object.entries(errorTable).map(([code, e]) => [code, { status: e.status, message: e.message }])),
     },

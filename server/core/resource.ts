@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import type { ResourceContract } from '../../domain/contract';
 import type { AuthContext } from './context';
+import { isUniqueViolation } from './db-errors';
 import { AppError, notFound, ok } from './errors';
 import { tableRepository, type AnySelect, type Db, type ListFilter, type RowValues, type TableRepository, type TableSpec } from './repository';
 import { route } from './route';
@@ -37,7 +38,7 @@ export interface ResourceDef extends TableSpec {
   /** Whose rows the caller may read, beyond the route's permission code: get and detail answer 404 for any other row. */
   readable: ReadRule;
   filters?: Record<string, ListFilter>;
-  /** Fields whose value another live row may not hold. */
+  /** Fields whose value another live row may not hold (compared as stored, after the schema's trim); each is backed by a unique index over the live rows (server/db/migrations), which settles two saves at once. */
   unique?: Array<{ field: string; column: string; /** Unique over the whole table, not only this kind's scope. */ acrossScope?: boolean }>;
   /** The list's rows before paging (joins); default the live rows of the table. */
   listFrom?: (db: Db) => AnySelect;
@@ -127,24 +128,33 @@ export async function registerResource(app: FastifyInstance, def: ResourceDef) {
     const id = mode === 'edit' ? idOf(values) : undefined;
     const wctx: WriteContext = { mode, ...(id !== undefined ? { id } : {}), auth: req.auth!, now: ctx.time(), req };
     if (mode === 'edit' && !(await repo.exists(id!))) notFound(c.noun);
-    for (const u of def.unique ?? []) if (await repo.taken(u.column, values[u.field], id, u)) throw duplicateError(c.labels[u.field] ?? u.field, u.field, values[u.field]);
+    const refuseTaken = async () => {
+      for (const u of def.unique ?? []) if (await repo.taken(u.column, values[u.field], id, u)) throw duplicateError(c.labels[u.field] ?? u.field, u.field, values[u.field]);
+    };
+    await refuseTaken();
     await def.check?.(values, wctx, ctx.db);
     const { [idParam]: _key, ...fields } = values;
     void _key;
     const row = def.toRow ? await def.toRow(fields, wctx) : fields;
-    return ctx.db.transaction().execute(async (trx) => {
-      let written: number;
-      if (mode === 'create') {
-        written = await repo.insert({ ...row, ...(stamps.createUser ? { [stamps.createUser]: wctx.auth.userId } : {}), [stamps.createTime]: wctx.now, [stamps.updateTime]: wctx.now }, trx);
-      } else {
-        written = id!;
-        const extra = (await def.beforeUpdate?.(trx, id!, wctx)) ?? {};
-        const changed = await repo.update(id!, { ...row, ...extra, ...(stamps.updateUser ? { [stamps.updateUser]: wctx.auth.userId } : {}), [stamps.updateTime]: wctx.now }, trx);
-        if (changed === 0) notFound(c.noun);
-      }
-      await def.afterWrite?.(trx, values, { ...wctx, id: written });
-      return written;
-    });
+    try {
+      return await ctx.db.transaction().execute(async (trx) => {
+        let written: number;
+        if (mode === 'create') {
+          written = await repo.insert({ ...row, ...(stamps.createUser ? { [stamps.createUser]: wctx.auth.userId } : {}), [stamps.createTime]: wctx.now, [stamps.updateTime]: wctx.now }, trx);
+        } else {
+          written = id!;
+          const extra = (await def.beforeUpdate?.(trx, id!, wctx)) ?? {};
+          const changed = await repo.update(id!, { ...row, ...extra, ...(stamps.updateUser ? { [stamps.updateUser]: wctx.auth.userId } : {}), [stamps.updateTime]: wctx.now }, trx);
+          if (changed === 0) notFound(c.noun);
+        }
+        await def.afterWrite?.(trx, values, { ...wctx, id: written });
+        return written;
+      });
+    } catch (err) {
+      // Two saves at once both pass the check above; the unique index (one per declared `unique`, server/db/migrations) refuses the later one, answered as the check would.
+      if (isUniqueViolation(err)) await refuseTaken();
+      throw err;
+    }
   };
 
   if (calls.save) {

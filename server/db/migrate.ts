@@ -29,6 +29,7 @@ import { notices } from './migrations/026-notices';
 import { reportCrossingIndex } from './migrations/027-report-crossing-index';
 import { personImport } from './migrations/028-person-import';
 import { entryRoutes } from './migrations/029-entry-routes';
+import { uniqueLiveNames } from './migrations/030-unique-live-names';
 
 /** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
 export async function migrate({ db, dialect }: Database_): Promise<void> {
@@ -62,6 +63,7 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '027-report-crossing-index': reportCrossingIndex(),
     '028-person-import': personImport(dialect),
     '029-entry-routes': entryRoutes(dialect),
+    '030-unique-live-names': uniqueLiveNames(),
   };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../domain/envelope';
+import { applicationCountsReport, vehicleTypeReport } from '../../domain/reports';
 import { addDays } from '../../domain/visit-rules';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
@@ -77,6 +78,59 @@ for (const dialect of await dialects()) {
       // Ordinary text and the server's own dates are left as they are.
       expect(cells.find((c) => c.text === '注入0')?.quoted).toBe(false);
       expect(cells.filter((c) => /^\d{4}-\d\d-\d\d/.test(c.text)).every((c) => !c.quoted)).toBe(true);
+    });
+
+    it('quotes a formula-like vehicle type that a gate reported where it heads a column of 车型进出报表', async () => {
+      const vehicleType = "=cmd|' /C calc'!A0";
+      const { id } = await server.app.ctx.db.selectFrom('equipment').select('id').where('number', '=', 'GATE-W-01').executeTakeFirstOrThrow();
+      const issued = await admin.post<{ key: string }>('/equipment/gate/issueKey', { id });
+      expect(issued.body, JSON.stringify(issued.body)).toMatchObject({ success: true });
+      const day = addDays(today, -2);
+      const event = {
+        event_id: `formula-type-${dialect}`,
+        type: 'vehicle',
+        capture_time: `${day} 10:00:00`,
+        license_plate: '粤L9F001',
+        license_plate_color: 2,
+        direction: 1,
+        open_result: 1,
+        vehicle_type: vehicleType,
+      };
+      const sent = await fetch(`${server.base}/api/device/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Device GATE-W-01:${issued.body.data.key}` },
+        body: JSON.stringify({ events: [event] }),
+      });
+      expect(sent.status, await sent.clone().text()).toBe(200);
+
+      const res = await fetch(`${server.base}/api${vehicleTypeReport.variants!.calls.in!.export.path}?start_time=${day}&end_time=${day}&type=3`, {
+        headers: { authorization: `Bearer ${squad.token}` },
+      });
+      expect(res.status).toBe(200);
+      const data = Buffer.from(await res.arrayBuffer());
+      const cells = await textCells(data, vehicleTypeReport.title);
+      // The header row holds the type as text, marked so that editing the cell never runs it; the other headers are plain.
+      expect(cells.filter((c) => c.text === vehicleType)).toEqual([{ text: vehicleType, quoted: true }]);
+      expect(cells.find((c) => c.text === '日期')?.quoted).toBe(false);
+      const sheetXml = await (await JSZip.loadAsync(data)).file('xl/worksheets/sheet1.xml')!.async('string');
+      expect(sheetXml).not.toMatch(/<f>/);
+    });
+
+    it('makes each exported column as wide as its header or its widest cell, CJK counted double', async () => {
+      const res = await fetch(`${server.base}/api${applicationCountsReport.calls.export.path}?date=${today}&type=3`, { headers: { authorization: `Bearer ${squad.token}` } });
+      expect(res.status).toBe(200);
+      const data = Buffer.from(await res.arrayBuffer());
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.load(data as unknown as ArrayBuffer);
+      const ws = wb.worksheets[0]!;
+      const headers = (ws.getRow(1).values as unknown[]).slice(1).map(String);
+      const at = headers.indexOf('严格车辆备案审核通过');
+      expect(at, headers.join(',')).toBeGreaterThanOrEqual(0);
+      // Ten CJK characters are twenty character widths; the column holds them with a margin.
+      expect(ws.getColumn(at + 1).width).toBeGreaterThanOrEqual(20);
+      // 日期 (two CJK characters) over yyyy-mm-dd cells: the cells decide.
+      expect(ws.getColumn(headers.indexOf('日期') + 1).width).toBeGreaterThanOrEqual(10);
+      expect(ws.getColumn(headers.indexOf('日期') + 1).width).toBeLessThan(20);
     });
 
     it('quotes a formula-like department name in the template, and imports formula-like text as typed', async () => {

@@ -33,18 +33,21 @@ export async function reportRoutes(app: FastifyInstance) {
       calls.export,
       async (req, reply) => {
         const filters = req.query as Filters;
-        const answer = await query(ctx.db, filters);
-        const columns = [...def.columns, ...(answer.title ?? []).map((t) => ({ ...t, kind: 'count' as const }))];
-        // A dynamic report's total comes last, after its vehicle types.
-        const ordered = def.dynamicColumns ? [...columns.filter((c) => c.key !== 'total'), ...columns.filter((c) => c.key === 'total')] : columns;
-        return sendXlsx(req, reply, {
-          fileName: def.fileName(filters as never, dateOf(ctx.time())),
-          fallback: `${def.key}.xlsx`,
-          sheet: def.title,
-          columns: ordered.map((c) => ({ header: c.label, cell: cellOf(c), width: c.kind === 'text' ? 20 : 12 })),
-          pages: async function* () {
-            yield answer.list;
-          },
+        // The query runs once the export has its slot (core/xlsx-export.ts), not while it waits.
+        return sendXlsx(req, reply, async () => {
+          const answer = await query(ctx.db, filters);
+          const columns = [...def.columns, ...(answer.title ?? []).map((t) => ({ ...t, kind: 'count' as const }))];
+          // A dynamic report's total comes last, after its vehicle types.
+          const ordered = def.dynamicColumns ? [...columns.filter((c) => c.key !== 'total'), ...columns.filter((c) => c.key === 'total')] : columns;
+          return {
+            fileName: def.fileName(filters as never, dateOf(ctx.time())),
+            fallback: `${def.key}.xlsx`,
+            sheet: def.title,
+            columns: ordered.map((c) => ({ header: c.label, cell: cellOf(c), width: c.kind === 'text' ? 20 : 12 })),
+            pages: async function* () {
+              yield answer.list;
+            },
+          };
         });
       },
       { preValidation },
