@@ -47,6 +47,7 @@ import {
   returnBody as personReturnBody,
   returnSubmitBody as personReturnSubmitBody,
 } from './schemas/person-application';
+import { withFullExportReason } from './schemas/pii';
 
 export const appointmentKinds = {
   car: {
@@ -241,7 +242,7 @@ function callsOf<R extends z.ZodType, D extends z.ZodType>(kind: AppointmentKind
       permission: c.allExport,
       summary: `导出${exportTitleOf(kind)}（.xlsx，筛选同总记录列表）`,
       operation: `导出${exportTitleOf(kind)}`,
-      input: schemas.listQuery,
+      input: withFullExportReason(schemas.listQuery),
       answer: binary(XLSX),
     }),
     // 'role' at the guard: which code applies depends on the queue the task is in, checked by the route.

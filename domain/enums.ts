@@ -112,8 +112,8 @@ export const enums = {
   ]),
   noticeStatus: opts([
     [0, '草稿', 'default'],
-    [1, '启用', 'success'],
-    [2, '停用', 'warning'],
+    [1, '已启用', 'success'],
+    [2, '已停用', 'warning'],
   ]),
   stateEquipmentType: opts([
     [1, '在线', 'success'],
@@ -203,11 +203,12 @@ export const enums = {
     [1, '人脸抓拍'],
     [2, '证件照片'],
   ]),
-  /** Stranded alarms' level_type (DESIGN.md §8; the spec shows no values): past the visit's end, past the model's dwell limit, black-listed inside. */
+  /** Stranded alarms' level_type (DESIGN.md §8; the spec shows no values): past the visit's end, past the model's dwell limit, black-listed inside, off the visit's route (domain/stranded-kinds.ts AlarmLevel). */
   strandedLevel: opts([
     [1, '超出来访时间', 'warning'],
     [2, '超出停留时限', 'warning'],
     [3, '黑名单入园', 'danger'],
+    [4, '偏离路线', 'warning'],
   ]),
 } satisfies Record<string, EnumOption[]>;
 

@@ -25,6 +25,8 @@ export const ErrorCode = {
   URI_TOO_LONG: 1018,
   HEADERS_TOO_LARGE: 1019,
   TIMEOUT: 1020,
+  DB_UNAVAILABLE: 1021,
+  STORAGE_FULL: 1022,
   INTERNAL: 1500,
 } as const;
 
@@ -58,5 +60,7 @@ export const errorTable: Record<Exclude<ErrorCodeValue, 1000>, Omit<ErrorCodeInf
   [ErrorCode.URI_TOO_LONG]: { status: 414, message: '请求地址过长' },
   [ErrorCode.HEADERS_TOO_LARGE]: { status: 431, message: '请求头或查询参数过长，请缩短后重试' },
   [ErrorCode.TIMEOUT]: { status: 408, message: '请求超时，请检查网络后重试' },
+  [ErrorCode.DB_UNAVAILABLE]: { status: 503, message: '数据库暂时无法连接，本次操作未生效，请稍后重试' },
+  [ErrorCode.STORAGE_FULL]: { status: 507, message: '服务器存储空间已满，本次操作未保存，请联系管理员清理磁盘后重试' },
   [ErrorCode.INTERNAL]: { status: 500, message: '服务器内部错误，请稍后重试' },
 };

@@ -48,3 +48,50 @@ export function haversineMeters([lat1, lng1]: LatLng, [lat2, lng2]: LatLng): num
   const a = Math.sin(rad(lat2 - lat1) / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lng2 - lng1) / 2) ** 2;
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
 }
+
+/** Metres east and north of `origin`: a flat projection, which within a park is off by far less than a gate's width. */
+function metresFrom([lat0, lng0]: LatLng, [lat, lng]: LatLng): [number, number] {
+  return [rad(lng - lng0) * EARTH_RADIUS_M * Math.cos(rad(lat0)), rad(lat - lat0) * EARTH_RADIUS_M];
+}
+
+/** Where a point lies against a line: metres to the line's nearest point, and how far along the line (metres from its first vertex) that nearest point is. */
+export interface OnLine {
+  distance: number;
+  along: number;
+}
+
+/** A point against a polyline of WGS-84 vertices; undefined for a line with no vertex. Of two equally near places, the earlier along the line. */
+export function nearestOnLine(line: readonly LatLng[], point: LatLng): OnLine | undefined {
+  if (line.length === 0) return undefined;
+  const origin = line[0]!;
+  const [px, py] = metresFrom(origin, point);
+  const vertices = line.map((v) => metresFrom(origin, v));
+  let best: OnLine = { distance: Math.hypot(px - vertices[0]![0], py - vertices[0]![1]), along: 0 };
+  let walked = 0;
+  for (let i = 1; i < vertices.length; i++) {
+    const [ax, ay] = vertices[i - 1]!;
+    const [bx, by] = vertices[i]!;
+    const length = Math.hypot(bx - ax, by - ay);
+    // The foot of the perpendicular, held to the segment.
+    const t = length === 0 ? 0 : Math.min(1, Math.max(0, ((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / (length * length)));
+    const distance = Math.hypot(px - (ax + t * (bx - ax)), py - (ay + t * (by - ay)));
+    if (distance < best.distance) best = { distance, along: walked + t * length };
+    walked += length;
+  }
+  return best;
+}
+
+/**
+ * The points a line passes: those within `tolerance` metres of it, in the
+ * order the line reaches them (a point the line passes twice is placed where
+ * it passes nearest). Points without a place are never passed.
+ */
+export function pointsAlongLine<T>(line: readonly LatLng[], points: readonly T[], placeOf: (p: T) => LatLng | null, tolerance: number): T[] {
+  const passed: Array<{ point: T; at: OnLine }> = [];
+  for (const point of points) {
+    const place = placeOf(point);
+    const at = place && nearestOnLine(line, place);
+    if (at && at.distance <= tolerance) passed.push({ point, at });
+  }
+  return passed.sort((a, b) => a.at.along - b.at.along || a.at.distance - b.at.distance).map((p) => p.point);
+}

@@ -13,11 +13,11 @@ export const noticeTypeOptions: EnumOption[] = [
   { value: NoticeType.NOTICE, label: '通知' },
   { value: NoticeType.PRECAUTIONS, label: '注意事项' },
 ];
-/** Spec 001 §3: enabled shown green, disabled shown orange. */
+/** Spec 001 §3: enabled shown green, disabled shown orange; a state reads 已启用 / 已停用, apart from the 启用 / 停用 buttons that change it. */
 export const noticeStatusOptions: EnumOption[] = [
   { value: NoticeStatus.DRAFT, label: '草稿', color: 'default' },
-  { value: NoticeStatus.ENABLED, label: '启用', color: 'success' },
-  { value: NoticeStatus.DISABLED, label: '停用', color: 'warning' },
+  { value: NoticeStatus.ENABLED, label: '已启用', color: 'success' },
+  { value: NoticeStatus.DISABLED, label: '已停用', color: 'warning' },
 ];
 
 /** Spec 001 §5: attachments are uploaded one at a time, up to 5. */

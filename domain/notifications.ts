@@ -5,8 +5,16 @@ export const NotificationKind = {
   STRANDED_ALARM: 'stranded_alarm',
   /** A notice enabled for the reader's department (issue 27). */
   NOTICE: 'notice',
+  /** A visit's vehicle crossed a gate off its route: once per visit, when its 偏离路线告警 is raised. */
+  ROUTE_DEVIATION: 'route_deviation',
+  /** The nightly backup failed (server/jobs/backup.ts): told to every holder of the built-in administrator role. */
+  BACKUP_FAILED: 'backup_failed',
 } as const;
 export type NotificationKindValue = (typeof NotificationKind)[keyof typeof NotificationKind];
+
+/** The kinds that are alarms: the banner shows them (counted per kind), they beep, and 全部标为已查看 reads them. */
+export const ALARM_NOTIFICATION_KINDS = [NotificationKind.STRANDED_ALARM, NotificationKind.ROUTE_DEVIATION] as const;
+export const isAlarmNotification = (kind: string): boolean => (ALARM_NOTIFICATION_KINDS as readonly string[]).includes(kind);
 
 /** The Web Push payload the service worker shows (sw/sw.ts): the tag replaces an older notification of the same subject. */
 export interface PushPayload {

@@ -117,14 +117,6 @@ export function fromBase64Url(text: string): Bytes | null {
 
 // ---------------------------------------------------------------- payload
 
-/** Resident ID numbers keep the region (6) and the last 4; shorter documents keep 2 and 2. */
-export function maskIdNumber(id: string): string {
-  const v = id.trim().toUpperCase();
-  if (v.length >= 15) return v.slice(0, 6) + '*'.repeat(v.length - 10) + v.slice(-4);
-  if (v.length > 4) return v.slice(0, 2) + '*'.repeat(v.length - 4) + v.slice(-2);
-  return '*'.repeat(v.length);
-}
-
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const text = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
 /** Whom each kind's pass must name: a vehicle its plate, a person the name and masked ID number. */

@@ -184,6 +184,8 @@ export const permissionTree = [
       p('strandedManagementCar:list', '车辆滞留查询'),
       p('strandedManagementCar:deal', '处理车辆滞留告警'),
     ]),
+    // Beyond the spec: read and handled with the vehicle alarms' codes (docs/decisions.md), so this menu has no codes of its own.
+    menu('menu:routeDeviation', '偏离路线告警', '/security/route-deviation', 'EnvironmentOutline', []),
     menu('menu:vehicleGateCrosRecords', '车辆过闸记录', '/security/vehicle-gate-records', 'TruckOutline', [p('vehicleGateCrosRecords:list', '车辆过闸记录查询')]),
     menu('menu:personGateCrosRecords', '人员过闸记录', '/security/person-gate-records', 'UserOutline', [p('personGateCrosRecords:list', '人员过闸记录查询')]),
   ]),
@@ -236,6 +238,12 @@ export const permissionTree = [
     menu('menu:loginLog', '登录日志', '/system/login-logs', 'FileOutline', [p('loginLog:list', '登录日志查询')]),
     menu('menu:operationLog', '操作日志', '/system/operation-logs', 'FileOutline', [p('operationLog:list', '操作日志查询')]),
     menu('menu:icons', '图标库', '/system/icons', 'AppstoreOutline', [p('sys:manage', '系统维护')]),
+  ]),
+  dir('dir:settings', '系统设置', 'SetOutline', [
+    menu('menu:backup', '备份', '/settings/backups', 'FolderOutline', [p('backup:list', '备份查询'), p('backup:run', '立即备份')]),
+    menu('menu:retention', '数据保留', '/settings/retention', 'ClockCircleOutline', [p('retention:edit', '编辑保留期限'), p('retention:run', '立即清理')]),
+    // pii:view: face and ID photos, and revealing one masked field with a reason (docs/personal-data.md); pii:subject: a person's data on request.
+    menu('menu:privacy', '个人信息保护', '/settings/privacy', 'EyeInvisibleOutline', [p('pii:view', '查看个人信息'), p('pii:subject', '个人信息导出与删除')]),
   ]),
 ] as const satisfies readonly PermissionSeed[];
 

@@ -337,7 +337,8 @@ export const vehicleTypeReport = defineReport({
   defaults: (today) => ({ ...last7Days(today), type: 1, direction: 'in' }),
   columns: [column('stat_date', 'date'), column('total')],
   dynamicColumns: true,
-  fileName: (f) => `车型${f.direction === 'out' ? '出园' : '入园'}报表_${span(f)}_${parkName(f.type)}.xlsx`,
+  // Named as the screen is, then the direction its filter picked.
+  fileName: (f) => `车型进出报表_${f.direction === 'out' ? '出园' : '入园'}_${span(f)}_${parkName(f.type)}.xlsx`,
   scrollWidth: 3300,
 });
 

@@ -30,6 +30,17 @@ function fromUtc(ms: number): string {
 
 export const addDays = (date: string, n: number): string => fromUtc(utc(date) + n * DAY_MS);
 
+/**
+ * Every day from `start` to `end` (dates or date-times), in order; none when `end` is before `start`. Counted on the
+ * clock, not by comparing text: the day after 9999-12-31 is 10000-01-01, which sorts before it.
+ */
+export function eachDay(start: string, end: string): string[] {
+  const days: string[] = [];
+  const last = utc(end);
+  for (let t = utc(start); t <= last; t += DAY_MS) days.push(fromUtc(t));
+  return days;
+}
+
 /** Calendar months; the day is clamped to the target month's last day (01-31 + 1 month = 02-28/29), as dayjs does. */
 export function addMonths(date: string, n: number): string {
   const [y, m, d] = dateOf(date).split('-').map(Number);

@@ -11,7 +11,6 @@ import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { sql } from 'kysely';
 import pg from 'pg';
 import ExcelJS from 'exceljs';
 import yazl from 'yazl';
@@ -22,12 +21,12 @@ import { boardApi } from '../domain/schemas/board';
 import { reports, reportCallsFor, type ReportDef } from '../domain/reports';
 import { buildApp } from '../server/app';
 import { plainQueries } from '../server/modules/reports/queries';
-import { rebuildReportRollups } from '../server/db/migrations/023-report-rollups';
-import { rebuildHourRollup } from '../server/db/migrations/024-board-figures';
 import { applyReadPragmas } from '../server/db/index';
 import { loadConfig } from '../server/config';
 import { carApplicationBody, idNumber } from '../tests/api/fixtures';
+import { CONCURRENCY, load, mainThreadNs, p95, rawLoad, rebuildRollups, REQUESTS, row, serverEnv, targets, warmLoad, type LoadFigures } from './bench-common';
 import { seedAppointments } from './bench-seed';
+import { benchYears } from './bench-years';
 import { signInViaApi } from './demo-login';
 import { canReachPostgres, createDatabase, PG_ADMIN_URL } from './pg-database';
 import { HttpClient } from './http-client';
@@ -35,58 +34,12 @@ import { freePort, startServerProcess } from './server-process';
 import { measureScreens } from './size';
 
 const USERS = Number(process.env.BENCH_USERS ?? 200_000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
-const CONCURRENCY = 16;
 const APPOINTMENTS = Number(process.env.BENCH_APPOINTMENTS ?? 1_000_000);
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 400);
 const LIST_ENTRIES = Number(process.env.BENCH_LIST_ENTRIES ?? 100_000);
 const GATE_RECORDS = Number(process.env.BENCH_GATE_RECORDS ?? 5_000_000);
 const EVENT_BATCHES = Number(process.env.BENCH_EVENT_BATCHES ?? 200);
 const EVENTS_PER_BATCH = 100;
-
-const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
-
-/** Runs `REQUESTS` calls at `CONCURRENCY`, answering req/s and p95. */
-async function load(call: (i: number) => Promise<void>, requests = REQUESTS, concurrency = CONCURRENCY) {
-  const times: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests) {
-        const i = next++;
-        const s = performance.now();
-        await call(i);
-        times.push(performance.now() - s);
-      }
-    }),
-  );
-  return { perSecond: requests / ((performance.now() - started) / 1000), p95: p95(times) };
-}
-
-/** Calls run untimed before a list's timed run: the server process starts cold (JIT, its own SQLite page cache), the raw baselines run warm in this one. */
-const WARMUP = 300;
-
-/** CPU time a process's main thread has run, in ns (Linux's /proc/<pid>/schedstat, whose first field is the thread group leader's). */
-const mainThreadNs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
-
-/**
- * A list's load after its warm-up (lists only: a decision's calls use up their
- * tasks). Given the server's pid (one process), also its main thread's CPU per
- * call and the share of the run it was busy: below about 95 %, something else
- * (this client, sharing the two cores) held the rate down.
- */
-async function warmLoad(call: (i: number) => Promise<void>, serverPid?: number, requests = REQUESTS, concurrency = CONCURRENCY): Promise<LoadFigures> {
-  await load(call, Math.min(WARMUP, requests), concurrency);
-  const cpu = serverPid ? mainThreadNs(serverPid) : 0;
-  const started = performance.now();
-  const r = await load(call, requests, concurrency);
-  if (!serverPid) return r;
-  const ms = (mainThreadNs(serverPid) - cpu) / 1e6;
-  return { ...r, serverMs: ms / requests, busy: ms / (performance.now() - started) };
-}
-
-type LoadFigures = { perSecond: number; p95: number; serverMs?: number; busy?: number };
 
 /**
  * What any Node HTTP server can do on one core here: a bare node:http server
@@ -109,26 +62,9 @@ async function httpFloor(body: string, requests = REQUESTS): Promise<LoadFigures
   }
 }
 
-/** The same page read straight from better-sqlite3, sequentially, as the baseline. */
-function rawLoad(run: (i: number) => void, requests = REQUESTS) {
-  const times: number[] = [];
-  for (let i = 0; i < requests; i += 1) {
-    const s = performance.now();
-    run(i);
-    times.push(performance.now() - s);
-  }
-  return { perSecond: requests / (times.reduce((a, b) => a + b, 0) / 1000), p95: p95(times) };
-}
-
-const row = (label: string, r: LoadFigures, unit = 'req/s') =>
-  `  ${label.padEnd(44)} ${r.perSecond.toFixed(0).padStart(7)} ${unit.padEnd(6)} p95 ${r.p95.toFixed(2).padStart(7)} ms` +
-  (r.serverMs === undefined ? '' : `   server main thread ${r.serverMs.toFixed(3)} ms/call, busy ${(r.busy! * 100).toFixed(0)} %`);
-
 /** Every server process the bench starts: one, then one per core (WEB_CONCURRENCY). */
 const CORES = os.availableParallelism();
 
-/** Issue 14's targets, each beside the figure this run measured; printed at the end. */
-const targets: Array<{ what: string; target: string; figure: string; met: boolean }> = [];
 const LIST_SHARE = 0.7;
 const CHEAP_PAGE_P95_MS = 5;
 const DECISIONS_PER_SECOND = 1000;
@@ -174,24 +110,11 @@ function listTarget(label: string, api: { perSecond: number }, raw: { perSecond:
 
 function printTargets() {
   console.log(`
-Targets of issues 14, 26, 27 and 28 (${CORES} cores; the bench's own client shares them)`);
+Targets of issues 14, 26, 27 and 28 and of the years section (${CORES} cores; the bench's own client shares them)`);
   for (const t of targets) console.log(`  ${t.met ? 'met    ' : 'NOT MET'}  ${t.what.padEnd(58)} ${t.figure.padStart(12)}   target ${t.target}`);
   const met = targets.filter((t) => t.met).length;
   console.log(`  ${met} of ${targets.length} met`);
 }
-
-/** The server (server/main.ts) on dataDir in its own process(es); the bench's client runs here. */
-const serverEnv = (dataDir: string, password: string, processes: number) => ({
-  DATA_DIR: dataDir,
-  SMS_PROVIDER: 'file',
-  DEMO_PASSWORD: password,
-  LOG_LEVEL: 'warn',
-  STATIC_DIR: path.join(dataDir, 'no-ui'),
-  WEB_CONCURRENCY: String(processes),
-  DATABASE_URL: '',
-  // The bench signs the same accounts in for each run, within the wait between two codes.
-  CAPTCHA_COOLDOWN_SECONDS: '0',
-});
 
 async function main() {
   const dist = path.resolve('dist');
@@ -200,7 +123,9 @@ async function main() {
     for (const r of measureScreens(dist)) console.log(`  ${r.screen.padEnd(20)} ${r.totalKb.toFixed(1).padStart(7)} / budget ${r.budgetKb}  ${r.ok ? 'ok' : 'OVER'}`);
   } else console.log('dist/ not built: run `npm run build` for the bundle figures (`npm run size` adds Lighthouse).');
 
-  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg,exports,import runs those sections alone.
+  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg,exports,import,years runs those sections alone
+  // (years: five years of a large park on SQLite and PostgreSQL, scripts/bench-years.ts; YEARS_SCALE sets its size).
+  // years runs only when named: at full size it loads 29 M crossings on each database and takes two hours or more.
   const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
   const wants = (section: string) => only.size === 0 || only.has(section);
   if (wants('users')) await benchUsers();
@@ -212,6 +137,7 @@ async function main() {
   if (wants('reports-pg')) await benchPostgresReports();
   if (wants('exports')) await benchExports();
   if (wants('import')) await benchPersonImport();
+  if (only.has('years')) await benchYears();
   printTargets();
 }
 
@@ -1201,20 +1127,6 @@ async function postgresReportSeed(c: pg.PoolClient, today: string): Promise<stri
        ${captured('i', personCrossings)}, ${captured('i', personCrossings)}
      from generate_series(0, ${personCrossings - 1}) i`,
   ];
-}
-
-/** The reports' rollups filled from the base tables by the migrations' own fills, after a load that went around their triggers. */
-async function rebuildRollups(config: ReturnType<typeof loadConfig>) {
-  const local = await buildApp(config);
-  try {
-    await rebuildReportRollups(local.ctx.db);
-    await rebuildHourRollup(local.ctx.db);
-    // The rebuild rewrote every rollup row (the vehicle sets' triggers many times over): on PostgreSQL the dead
-    // versions stay until a vacuum, and a report would scan them, as it would not on a park that autovacuum keeps.
-    await sql.raw(local.ctx.dialect === 'postgres' ? 'vacuum analyze' : 'analyze').execute(local.ctx.db);
-  } finally {
-    await local.close();
-  }
 }
 
 /** Every report (each variant) over the year up to today, both parks; 申请数量统计 and 审批统计 on yesterday. */

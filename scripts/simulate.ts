@@ -30,12 +30,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CompactEncrypt, importSPKI } from 'jose';
 import type { Envelope, Page } from '../domain/envelope';
-import { maskIdNumber } from '../domain/pass';
 import { MAX_EVENTS_PER_CALL } from '../domain/schemas/device-event';
 import { DEFAULT_PARK_TZ, formatInZone } from '../domain/time';
 import { rgbPng } from '../server/seed/seed-appointments';
 import { DEMO_GATES, madeUpPerson, madeUpPlate, pick, randomSource, vehicleLook, type Random } from '../server/seed/seed-gate-history';
 import { latestSmsCode } from './demo-login';
+import { maskIdNumber } from '../domain/personal-data';
 
 export interface SimulationOptions {
   /** The server, e.g. http://127.0.0.1:8080. */

@@ -13,7 +13,10 @@ export const deliveryOf: Record<string, PushOptions> = {
   [NotificationKind.TASK_ASSIGNED]: { urgency: 'high', ttl: 24 * 3600 },
   [NotificationKind.APPLICATION_DECIDED]: { urgency: 'normal', ttl: 3 * 24 * 3600 },
   [NotificationKind.STRANDED_ALARM]: { urgency: 'high', ttl: 4 * 3600 },
+  [NotificationKind.ROUTE_DEVIATION]: { urgency: 'high', ttl: 4 * 3600 },
   [NotificationKind.NOTICE]: { urgency: 'normal', ttl: 3 * 24 * 3600 },
+  // Someone must act before the next night: wake the phone, and keep it a day.
+  [NotificationKind.BACKUP_FAILED]: { urgency: 'high', ttl: 24 * 3600 },
 };
 const fallback: PushOptions = { urgency: 'normal', ttl: 24 * 3600 };
 

@@ -14,12 +14,13 @@ import { loadServerKeys } from './core/crypto';
 import { securityHeaders } from './core/security-headers';
 import { registerIdempotency } from './core/idempotency';
 import { AppError, failure } from './core/errors';
-import { isUniqueViolation, transientDbConflict } from './core/db-errors';
+import { databaseFailure, isUniqueViolation, transientDbConflict } from './core/db-errors';
 import { clientErrorHandler, frameworkFailure } from './core/framework-errors';
 import { nulInQuery, nulMessage, parseJsonBody } from './core/json-body';
 import { logRedactPaths } from './core/redact';
 import { createSmsSender } from './core/sms';
 import { openApiRoutes } from './core/openapi';
+import { registerPersonalDataMasking } from './core/personal-data';
 import { registerRouteSchemas } from './core/route-schema';
 import { approvalPendingRoutes } from './modules/approval-pending';
 import { appointmentRoutes } from './modules/appointments/index';
@@ -52,6 +53,10 @@ import { pushRoutes } from './modules/push';
 import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 import { drivingRouteRoutes } from './modules/driving-routes/routes';
+import { backupRoutes } from './modules/backups';
+import { piiRoutes } from './modules/pii';
+import { retentionRoutes } from './modules/retention/routes';
+import { observeGroupCommitWait, observeStatement, registerOps } from './ops/metrics';
 
 /** Area plugins, each registering its own routes under /api. */
 const areas = [
@@ -86,6 +91,9 @@ const areas = [
   strandedRoutes,
   logRoutes,
   processConfigRoutes,
+  backupRoutes,
+  retentionRoutes,
+  piiRoutes,
 ];
 
 /** Every failure leaves as the envelope with a Chinese message: our own errors, the database's, the framework's. */
@@ -99,6 +107,12 @@ function sendFailure(req: FastifyRequest, reply: FastifyReply, err: FastifyError
   if (transient) {
     req.log.warn({ err }, 'transaction aborted by the database');
     return reply.status(transient.status).send(failure(transient.code, transient.message));
+  }
+  // The database went away, stopped the statement, or has no room: the call failed as a whole, nothing of it was saved.
+  const unavailable = databaseFailure(err);
+  if (unavailable) {
+    req.log.error({ err }, unavailable.message);
+    return reply.status(unavailable.status).send(failure(unavailable.code, unavailable.message));
   }
   // A unique index caught a race that the service's own check missed.
   if (isUniqueViolation(err)) {
@@ -139,7 +153,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     frameworkErrors: (err, req, reply) => sendFailure(req, reply, err),
   });
 
-  const database: Database_ = openDatabase(config);
+  const database: Database_ = openDatabase({ ...config, observe: { statement: observeStatement, groupCommitWait: observeGroupCommitWait } });
   await migrate(database);
   const keys = await loadServerKeys(database.db);
   const ctx: AppContext = {
@@ -197,6 +211,8 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
   });
   registerRouteSchemas(app, { checkAnswers: config.checkAnswers });
   registerGuards(app);
+  // After the guards, which set the caller whose codes decide what shows.
+  registerPersonalDataMasking(app);
   // After the guards (the key is scoped to the signed-in user) and before the areas, so it covers every route.
   registerIdempotency(app);
   // Last of the onSend hooks: a call that may have written is answered once its writes (the change, the stored
@@ -208,6 +224,7 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => sendFailure(req, reply, err));
 
+  await registerOps(app, database);
   for (const area of areas) await app.register(area, { prefix: '/api' });
   await app.register(openApiRoutes, { prefix: '/api', version: process.env.npm_package_version ?? '0.1.0' });
 

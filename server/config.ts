@@ -5,11 +5,19 @@ import { CAPTCHA_COOLDOWN_SECONDS } from '../domain/auth-rules';
 
 export type SmsProviderName = 'log' | 'file';
 
+/** Where uploaded files live (FILE_STORE, core/storage.ts): DATA_DIR/files, or PostgreSQL tables that every server sharing DATABASE_URL reads. */
+export type FileStoreKind = 'disk' | 'postgres';
+
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * FILE_STORE: `disk` (the default) keeps uploads in DATA_DIR/files; `postgres` keeps them in the database
+   * (DATABASE_URL required), so servers on several machines that share only PostgreSQL see one another's uploads.
+   */
+  fileStore: FileStoreKind;
   smsProvider: SmsProviderName;
   demoPassword: string | undefined;
   tz: string;
@@ -55,6 +63,15 @@ export interface Config {
    * or wgs84). Unset, the map shows the gates on a plain background.
    */
   mapTiles: { url: string; crs: 'gcj02' | 'wgs84' } | null;
+  /**
+   * The nightly backup (docs/operations.md): where archives go (BACKUP_DIR, default DATA_DIR/backups), the park-local
+   * time it is taken at (BACKUP_AT, HH:mm, default 02:30; `off` takes none) and how many are kept (BACKUP_KEEP, 14).
+   */
+  backup: { dir: string; at: string | null; keep: number };
+  /** The longest one statement may run on PostgreSQL before it is stopped and the call answered 503 (DB_STATEMENT_TIMEOUT_MS, 30 s). */
+  dbStatementTimeoutMs: number;
+  /** The bearer token /metrics asks for (METRICS_TOKEN); unset, /metrics answers 404. */
+  metricsToken: string | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -62,11 +79,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (sms !== 'log' && sms !== 'file') throw new Error(`SMS_PROVIDER must be 'log' or 'file', got '${sms}'`);
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${env.PORT}'`);
-  return {
+  const config: Config = {
     port,
     host: env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    fileStore: parseFileStore(env.FILE_STORE),
     smsProvider: sms,
     demoPassword: env.DEMO_PASSWORD || undefined,
     tz: env.PARK_TZ ?? DEFAULT_PARK_TZ,
@@ -82,9 +100,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     checkAnswers: env.CHECK_ANSWERS === '1',
     deviceDailyUploads: parseDeviceDailyUploads(env.DEVICE_DAILY_UPLOADS),
     mapTiles: parseMapTiles(env.MAP_TILE_URL, env.MAP_TILE_CRS),
+    backup: parseBackup(env),
+    metricsToken: env.METRICS_TOKEN?.trim() || undefined,
+    dbStatementTimeoutMs: parseStatementTimeout(env.DB_STATEMENT_TIMEOUT_MS),
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,
   };
+  // Checked after the overrides: a test or script that sets either one is held to the same rule.
+  if (config.fileStore === 'postgres' && !config.databaseUrl) {
+    throw new Error('FILE_STORE=postgres 要求同时设置 DATABASE_URL：文件存放在 PostgreSQL 数据库中。请设置 DATABASE_URL，或将 FILE_STORE 设为 disk（默认，文件存放在 DATA_DIR/files）');
+  }
+  return config;
+}
+
+function parseFileStore(value: string | undefined): FileStoreKind {
+  const v = (value ?? '').trim().toLowerCase();
+  if (v === '' || v === 'disk') return 'disk';
+  if (v === 'postgres') return 'postgres';
+  throw new Error(`FILE_STORE 只能是 disk 或 postgres，收到 '${value}'`);
+}
+
+function parseStatementTimeout(value: string | undefined): number {
+  const raw = value?.trim();
+  if (!raw) return 30_000;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1000) throw new Error(`DB_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds of at least 1000, got '${raw}'`);
+  return n;
+}
+
+function parseBackup(env: NodeJS.ProcessEnv): Config['backup'] {
+  const dir = path.resolve(env.BACKUP_DIR?.trim() || path.join(env.DATA_DIR ?? './data', 'backups'));
+  const at = (env.BACKUP_AT ?? '02:30').trim();
+  if (at !== 'off' && !/^([01]\d|2[0-3]):[0-5]\d$/.test(at)) throw new Error(`BACKUP_AT must be a park-local time HH:mm or 'off', got '${at}'`);
+  const keepRaw = (env.BACKUP_KEEP ?? '14').trim();
+  const keep = Number(keepRaw);
+  if (!Number.isInteger(keep) || keep < 1 || keep > 1000) throw new Error(`BACKUP_KEEP must be a whole number of archives from 1 to 1000, got '${keepRaw}'`);
+  return { dir, at: at === 'off' ? null : at, keep };
 }
 
 /** Two images a crossing, a busy gate's 2,500 crossings a day: 5,000 by default. */

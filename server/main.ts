@@ -8,6 +8,9 @@ import { startCleanupJob } from './jobs/cleanup';
 import { startDeviceOnlineJob } from './jobs/device-online';
 import { startImportRecoveryJob } from './jobs/import-recovery';
 import { startStrandedJob } from './modules/stranded/timer';
+import { startBackupJob } from './jobs/backup';
+import { startRetentionJob } from './jobs/retention';
+import { answerMetricsInPrimary, askPrimaryForMetrics } from './ops/metrics-cluster';
 
 /**
  * One server process, or with WEB_CONCURRENCY > 1 a primary that forks that
@@ -19,7 +22,7 @@ import { startStrandedJob } from './modules/stranded/timer';
  *
  * - the primary migrates and seeds once, before any worker starts, so workers
  *   never race over the schema or the demo data;
- * - the periodic jobs (overtime, cleanup, device online, stranded alarms, interrupted imports) run
+ * - the periodic jobs (overtime, cleanup, device online, stranded alarms, interrupted imports, the nightly backup and retention) run
  *   in worker 0 only: they are safe in several processes, but on SQLite each
  *   pass would hold the one write lock that every worker's writes wait for;
  * - "notifications changed for these users" is relayed through the primary to
@@ -28,7 +31,9 @@ import { startStrandedJob } from './modules/stranded/timer';
  *   "this table changed", so no process answers a remembered total that a
  *   write through another process has outdated (core/paging.ts), and so a stay
  *   stored by any process re-arms process 0's stranded-alarm timer for the
- *   next deadline (modules/stranded/timer.ts).
+ *   next deadline (modules/stranded/timer.ts);
+ * - a scrape of /metrics, which reaches one process, is answered with every
+ *   process's metrics, aggregated by the primary (ops/metrics-cluster.ts).
  */
 
 const WORKER_INDEX = 'PARK_WORKER_INDEX';
@@ -59,6 +64,8 @@ async function serve(config: Config) {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (cluster.isWorker) {
+    // A scrape reaching this process reports every process's metrics, gathered by the primary.
+    askPrimaryForMetrics(app);
     // A relayed signal is delivered here without being sent back out.
     let relaying = false;
     onNotified(app.ctx.db, (userIds, push) => {
@@ -80,7 +87,7 @@ async function serve(config: Config) {
   }
 
   await app.listen({ port: config.port, host: config.host });
-  if (runsJobs) stops.push(startOvertimeJob(app), startCleanupJob(app), startDeviceOnlineJob(app), startStrandedJob(app), startImportRecoveryJob(app));
+  if (runsJobs) stops.push(startOvertimeJob(app), startCleanupJob(app), startDeviceOnlineJob(app), startStrandedJob(app), startImportRecoveryJob(app), startBackupJob(app), startRetentionJob(app));
   const who = cluster.isWorker ? ` [process ${process.env[WORKER_INDEX]}, pid ${process.pid}]` : '';
   app.log.info(`园区出入管理系统 listening on http://localhost:${config.port} (${app.ctx.dialect})${who}`);
 }
@@ -143,6 +150,7 @@ async function supervise(config: Config) {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
+  answerMetricsInPrimary();
   for (let i = 0; i < config.webConcurrency; i++) fork(i);
   log(`${config.webConcurrency} server processes on port ${config.port} (WEB_CONCURRENCY)`);
 }

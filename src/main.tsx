@@ -3,6 +3,7 @@ import { unstableSetRender } from 'antd-mobile/es/utils/unstable-render';
 import { startTransition, StrictMode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { RouterProvider } from 'react-router-dom';
+import { applyLargeText } from './app/large-text';
 import { loginPath } from './app/login-path';
 import { loadShell } from './app/require-auth';
 import { createAppRouter, requiresSignIn } from './app/router';
@@ -30,6 +31,9 @@ unstableSetRender((node, container) => {
 // so the first visit to '/' costs what the login screen costs, with no redirect render on the way.
 if (session.token()) void loadShell().catch(() => undefined);
 else if (requiresSignIn(window.location.pathname)) window.history.replaceState(null, '', loginPath(window.location));
+
+// 大字模式 is on <html> before anything renders.
+applyLargeText();
 
 const router = createAppRouter();
 

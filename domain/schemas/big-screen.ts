@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { col, defineCall } from '../contract';
+import { STRANDED_KINDS } from '../stranded-kinds';
 import type { EquipmentKind } from './equipment';
 
 /**
@@ -54,34 +55,59 @@ export const FEED_DEFAULT = 20;
 /** How far back the feed looks: older events are not news, and the bound keeps the index walk short. */
 export const FEED_DAYS = 7;
 
-export const feedQuery = z.object({
-  size: z.preprocess(
-    (v) => (v === undefined || v === null || v === '' ? FEED_DEFAULT : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+/** `size` of a bounded list: a whole number from 1 to max, `dflt` when absent. */
+const sizeParam = (max: number, dflt: number) =>
+  z.preprocess(
+    (v) => (v === undefined || v === null || v === '' ? dflt : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
     z
       .number({ error: '条数必须是数字' })
       .int({ error: '条数必须是整数' })
-      .min(1, { error: `条数范围为1至${FEED_MAX}` })
-      .max(FEED_MAX, { error: `条数范围为1至${FEED_MAX}` }),
-  ),
-});
+      .min(1, { error: `条数范围为1至${max}` })
+      .max(max, { error: `条数范围为1至${max}` }),
+  );
+
+export const feedQuery = z.object({ size: sizeParam(FEED_MAX, FEED_DEFAULT) });
 
 /**
- * One line of the feed: a stranded alarm (滞留告警) or a gate that refused a
- * vehicle or a person (拒绝通行). `key` is unique across both sources, so the
- * screen can key its rows by it. A person is named by surname only: the
- * screen hangs on a wall.
+ * One line of the feed: a gate that refused a vehicle or a person (拒绝通行).
+ * Alarms are not in it: they stay pinned in their own panel until handled
+ * (openAlarms), so routine refusals cannot push them off the screen. `key`
+ * is unique across both kinds, so the screen can key its rows by it. A
+ * person is named by surname only: the screen hangs on a wall.
  */
 export const feedItem = z.object({
   key: col.text,
-  source: z.enum(['stranded', 'denied']),
   kind: z.enum(['car', 'person']),
   /** The plate, or the person's masked name. */
   subject: col.text,
-  /** 黑名单入园 / 超时滞留 for an alarm, the gate's name for a refusal. */
+  /** The gate's name. */
   detail: col.text,
   time: col.time,
 });
 export type FeedItem = z.infer<typeof feedItem>;
+
+/** Open alarms the panel may ask for per kind: what a wall shows; the count covers the rest. */
+export const OPEN_ALARMS_MAX = 20;
+export const OPEN_ALARMS_DEFAULT = 10;
+export const openAlarmsQuery = z.object({ size: sizeParam(OPEN_ALARMS_MAX, OPEN_ALARMS_DEFAULT) });
+
+/** One alarm nobody has handled yet, as a wall shows it: the level_type is labelled by enums.strandedLevel on the screen, whatever levels it gains. */
+export const openAlarmItem = z.object({
+  id: col.id,
+  kind: z.enum(STRANDED_KINDS),
+  /** The plate, or the person's masked name. */
+  subject: col.text,
+  level_type: col.int,
+  alarm_time: col.time,
+});
+export type OpenAlarmItem = z.infer<typeof openAlarmItem>;
+
+/** Every open alarm counted (total, and per kind), each kind's newest `size` listed newest first. */
+export const openAlarms = z.object({
+  total: col.int,
+  kinds: z.array(z.object({ kind: z.enum(STRANDED_KINDS), total: col.int, list: z.array(openAlarmItem) })),
+});
+export type OpenAlarms = z.infer<typeof openAlarms>;
 
 /** One gate on the map: where it stands and today's opened crossings by direction. */
 export const gateTraffic = z.object({
@@ -118,9 +144,17 @@ export const bigScreenApi = {
     method: 'GET',
     path: '/board/liveFeed',
     permission: 'role',
-    summary: '实时动态：最近的滞留告警与拒绝通行，最新在前',
+    summary: '拒绝通行：最近的车辆与人员拒绝通行，最新在前',
     input: feedQuery,
     answer: z.array(feedItem),
+  }),
+  openAlarms: defineCall({
+    method: 'GET',
+    path: '/board/openAlarms',
+    permission: 'role',
+    summary: '未处理告警：全部未处理告警数（合计与按车辆、人员），各类最新的若干条',
+    input: openAlarmsQuery,
+    answer: openAlarms,
   }),
   gateTraffic: defineCall({
     method: 'GET',

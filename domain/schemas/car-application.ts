@@ -472,6 +472,8 @@ export const carApplicationLabels: Record<string, string> = {
   'cargo_info.driver': '驾驶员',
   'cargo_info.driver_phone': '驾驶员电话',
   update_user_name: '最后修改人',
+  photos_removed_at: '照片删除时间',
+  anonymised_at: '匿名化时间',
   carPersonList: '司乘人员',
   // A passenger's own fields, by path without its index (the form's lines read these).
   'carPersonList.name': '姓名',
@@ -583,6 +585,9 @@ export const carApplicationRow = z.object({
   dump_truck_file: dumpTruckFileRow.nullable(),
   cargo_info: cargoInfoRow.nullable(),
   car_info_id: col.id.nullable(),
+  /** When retention removed the row's personal photos, and anonymised its personal fields (docs/retention.md); null until then. */
+  photos_removed_at: col.time.nullable(),
+  anonymised_at: col.time.nullable(),
   is_deleted: col.flag,
   create_user_id: col.id,
   update_user_name: col.text,

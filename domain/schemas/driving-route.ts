@@ -112,10 +112,14 @@ const idArray = (bad: string, max: number, maxMsg: string) =>
       .transform((ids) => [...new Set(ids)]),
   );
 
+/** A route's points in the order it passes them; absent, a save keeps the points as they are (/drivingRoute/location/update sets them alone). */
+const locationIdsField = idArray('途经点位不正确', MAX_ROUTE_POINTS, `途经点位最多选择${MAX_ROUTE_POINTS}个`);
+
 const fields = {
   name: requiredText('请输入路线名称', 50, '不能超过50个文字'),
   publish: z.preprocess((v) => (v === undefined || v === null || v === '' ? 0 : v), choice01('发布状态只能是0（未发布）或1（已发布）')),
   path: pathField,
+  locationIds: locationIdsField.optional(),
 };
 
 export const drivingRouteCreate = labelled(z.object(fields), drivingRouteLabels);
@@ -128,10 +132,7 @@ export const drivingRouteBind = labelled(
   drivingRouteLabels,
 );
 export const drivingRouteFind = labelled(z.object({ id: z.preprocess((v) => (v === '' || v === null ? undefined : v), idField(drivingRouteLabels.id).optional()) }), drivingRouteLabels);
-export const locationEdit = labelled(
-  z.object({ id: idField(drivingRouteLabels.id), locationIds: idArray('途经点位不正确', MAX_ROUTE_POINTS, `途经点位最多选择${MAX_ROUTE_POINTS}个`) }),
-  drivingRouteLabels,
-);
+export const locationEdit = labelled(z.object({ id: idField(drivingRouteLabels.id), locationIds: locationIdsField }), drivingRouteLabels);
 export const applicationRouteQuery = labelled(z.object({ car_application_id: idField('车辆预约ID') }), { car_application_id: '车辆预约ID' });
 
 export const drivingRouteRow = z.object({

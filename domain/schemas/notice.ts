@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { col, defineCall, defineResourceContract, defineUpload, none, pageOf } from '../contract';
 import { shellWire } from '../shell-calls';
-import { NOTICE_CONTENT_MAX, NOTICE_MAX_DEPARTS, NOTICE_TITLE_MAX, NoticeStatus, NoticeType } from '../notices';
+import { NOTICE_CONTENT_MAX, NOTICE_MAX_ATTACHMENTS, NOTICE_MAX_DEPARTS, NOTICE_TITLE_MAX, NoticeStatus, NoticeType } from '../notices';
 import { isValidDate, isValidDateTime } from '../visit-rules';
 import { idField, idList, intField, labelled, optionalFilterInt, optionalFilterText, pageQuery, requiredText, stampLabels } from './common';
 
@@ -35,7 +35,28 @@ export const noticeLabels = {
   size: '每页条数',
   pn: '页码',
   unread: '仅未读',
+  attachments: '附件',
 };
+
+/** The most attachments a notice takes, said where a sixth is refused (the create form, the upload). */
+export const NOTICE_ATTACHMENTS_FULL = `每个通知最多上传${NOTICE_MAX_ATTACHMENTS}个附件，请先删除不需要的附件`;
+
+/**
+ * Files chosen in the create form, before the notice exists: each uploaded first through /file/upload, then
+ * named here by its stored name and original file name, and saved with the notice in one transaction, so a
+ * save that fails leaves the form as it was and no notice half made.
+ */
+const newAttachments = z
+  .array(
+    z.object({
+      file_url: z.string({ error: '附件文件名不正确' }).regex(/^[0-9a-f]{32}\.[a-z0-9]{1,5}$/, { error: '附件文件名不正确，请重新上传' }),
+      file_name: requiredText('附件缺少原文件名', 255, '附件原文件名不能超过255个字符'),
+    }),
+    { error: '附件格式不正确' },
+  )
+  .max(NOTICE_MAX_ATTACHMENTS, { error: NOTICE_ATTACHMENTS_FULL })
+  .refine((list) => new Set(list.map((a) => a.file_url)).size === list.length, { error: '同一个附件不能添加两次' })
+  .optional();
 
 /** The departments, each once: a comma list, one id or an array (common.ts idList). */
 const departList = idList('通知部门不正确').pipe(
@@ -66,7 +87,7 @@ const fields = {
 };
 const noticeId = { noticeId: idField(noticeLabels.noticeId) };
 
-export const noticeCreate = labelled(z.object(fields), noticeLabels);
+export const noticeCreate = labelled(z.object({ ...fields, attachments: newAttachments }), noticeLabels);
 export const noticeUpdate = labelled(z.object({ ...fields, ...noticeId }), noticeLabels);
 export const noticeIdInput = labelled(z.object(noticeId), noticeLabels);
 export const noticeQuery = labelled(pageQuery.extend({ title: optionalFilterText, type: optionalFilterInt, status: optionalFilterInt }), noticeLabels);

@@ -11,7 +11,7 @@ import { idNumber, labelled, pageQuery } from './common';
  */
 
 export const pushLabels = { endpoint: '推送地址', keys: '推送密钥', device_label: '设备名称', push_subscription_id: '设备ID' };
-export const notificationLabels = { ids: '消息ID', size: '每页条数', pn: '页码', unread: '只看未读', kind: '消息类型' };
+export const notificationLabels = { ids: '消息ID', size: '每页条数', pn: '页码', unread: '只看未读', kind: '消息类型', kinds: '消息类型' };
 
 const kinds = Object.values(NotificationKind) as [NotificationKindValue, ...NotificationKindValue[]];
 
@@ -97,6 +97,18 @@ export const notificationReadBody = labelled(
   notificationLabels,
 );
 
+/** 全部已读 of some kinds only (the alarm banner's 全部标为已查看); without kinds, every unread message. */
+export const notificationReadAllBody = labelled(
+  z.object({
+    kinds: z
+      .array(z.enum(kinds, { error: `必须是以下之一：${kinds.join('、')}` }), { error: '消息类型必须是列表' })
+      .min(1, { error: '请提供要标为已读的消息类型' })
+      .max(kinds.length, { error: `消息类型最多${kinds.length}个` })
+      .optional(),
+  }),
+  notificationLabels,
+);
+
 /** One row of the notification centre as the API answers it. */
 export const notificationItemRow = z.object({
   notification_id: col.id,
@@ -129,7 +141,14 @@ export const notificationApi = {
   page: defineCall({ ...shellWire.notificationPage, permission: 'signed-in', summary: '我的消息（分页）', input: notificationPageQuery, answer: pageOf(notificationItemRow) }),
   unreadCount: defineCall({ ...shellWire.unreadCount, permission: 'signed-in', summary: '未读消息数', input: z.object({}), answer: unread }),
   read: defineCall({ ...shellWire.notificationRead, permission: 'signed-in', summary: '消息标为已读', operation: '消息标为已读', input: notificationReadBody, answer: unread }),
-  readAll: defineCall({ ...shellWire.notificationReadAll, permission: 'signed-in', summary: '消息全部标为已读', operation: '消息全部已读', input: z.object({}), answer: unread }),
+  readAll: defineCall({
+    ...shellWire.notificationReadAll,
+    permission: 'signed-in',
+    summary: '消息全部标为已读（可只标某些类型）',
+    operation: '消息全部已读',
+    input: notificationReadAllBody,
+    answer: unread,
+  }),
   /** Read with fetch() and the Bearer header (src/features/notifications/live.ts); events: domain/notifications.ts StreamEvent. */
   stream: defineCall({
     method: 'GET',

@@ -140,6 +140,8 @@ export const personApplicationLabels: Record<string, string> = {
   interviewee_phone: '被访人电话',
   interviewee_depart_id: '被访部门',
   update_user_name: '最后修改人',
+  photos_removed_at: '照片删除时间',
+  anonymised_at: '匿名化时间',
   reason: '撤销理由',
   delay_reason: '延期理由',
   taskIds: '审核任务',
@@ -183,6 +185,9 @@ export const personApplicationRow = z.object({
   in_black_list: col.flag,
   is_delayed: col.flag,
   delay_reason: col.text,
+  /** When retention removed the row's personal photos, and anonymised its personal fields (docs/retention.md); null until then. */
+  photos_removed_at: col.time.nullable(),
+  anonymised_at: col.time.nullable(),
   is_deleted: col.flag,
   create_user_id: col.id,
   update_user_name: col.text,

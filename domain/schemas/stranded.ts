@@ -12,8 +12,8 @@ import { choice01, labelled, optionalFilterInt, optionalFilterText, pageQuery, t
 import { filterTimeField } from './car-application';
 
 // The kinds' differences are zod-free, so the home's open alarms load without the schemas.
-import { STRANDED_KINDS, strandedKinds, type StrandedKind, type StrandedKindDecl } from '../stranded-kinds';
-export { STRANDED_KINDS, strandedKinds, type StrandedKind, type StrandedKindDecl };
+import { ALARM_LISTS, AlarmLevel, alarmListOf, alarmLists, routeDeviationAlarms, STRANDED_KINDS, strandedKinds, type AlarmList, type StrandedKind, type StrandedKindDecl } from '../stranded-kinds';
+export { ALARM_LISTS, AlarmLevel, alarmListOf, alarmLists, routeDeviationAlarms, STRANDED_KINDS, strandedKinds, type AlarmList, type StrandedKind, type StrandedKindDecl };
 
 export const strandedLabels: FieldLabels = {
   id: '告警ID',
@@ -45,6 +45,16 @@ export const strandedLabels: FieldLabels = {
   /** 车辆滞留统计 (the export's headers). */
   stat_date: '统计日期',
   create_time: '告警时间',
+  /** 偏离路线告警: the published route the visit was to follow, and each crossing off it. */
+  route_name: '行车路线',
+  crossings: '偏离记录',
+  deviation_gate: '偏离闸口',
+  deviation_count: '偏离次数',
+  capture_time: '过闸时间',
+  gate: '闸口',
+  direction: '进出方向',
+  open_result: '开闸结果',
+  record_id: '过闸记录',
 };
 
 /** What the handler's choice pre-fills (spec 001 §2): yes, a false alarm; no, the alarm was right. */
@@ -142,8 +152,25 @@ export const strandedApplicationInfo = z.object({
   vehicle_type_name: infoText,
   cargo_type: col.int.nullable().optional(),
   cargo_name: infoText,
+  /** A route deviation's: the published route of the visited department when the alarm was raised. */
+  route_name: infoText,
 });
 export type StrandedApplicationInfo = z.infer<typeof strandedApplicationInfo>;
+
+/**
+ * One crossing off the route, as a route-deviation alarm keeps it: the gate
+ * record, the gate (its name when crossed), when and which way, and whether
+ * the gate opened.
+ */
+export const deviationCrossing = z.object({
+  record_id: col.id,
+  device_id: col.id,
+  gate: col.text,
+  direction: col.int,
+  open_result: col.int,
+  capture_time: col.time,
+});
+export type DeviationCrossing = z.infer<typeof deviationCrossing>;
 
 /** A stranded alarm as the lists and the detail answer it (spec 001 §3). */
 export const strandedAlarmRow = z.object({
@@ -172,6 +199,8 @@ export const strandedAlarmRow = z.object({
   sms_content: col.text,
   sms_error_response: col.text.nullable(),
   create_time: col.time,
+  /** A route deviation's crossings off the route, by capture time; empty for every other alarm. */
+  crossings: z.array(deviationCrossing),
 });
 export type StrandedAlarmRow = z.infer<typeof strandedAlarmRow>;
 
@@ -188,6 +217,7 @@ export const openAlarm = strandedAlarmRow.pick({
   entry_time: true,
   alarm_time: true,
   entry_gate_name: true,
+  crossings: true,
 });
 export type OpenAlarm = z.infer<typeof openAlarm>;
 
@@ -195,7 +225,7 @@ export type OpenAlarm = z.infer<typeof openAlarm>;
 export const strandedStatRow = z.object({ id: col.id, stat_date: col.text, visit_area: col.int.nullable(), license_plate: col.text, create_time: col.time });
 export type StrandedStatRow = z.infer<typeof strandedStatRow>;
 
-/** One kind's calls (spec 001 §7): its list and GET detail (read only: detection raises alarms), and the lead's handling. */
+/** One list's calls (spec 001 §7): its list and GET detail (read only: detection raises alarms), and the lead's handling. */
 export function strandedApiOf(k: StrandedKindDecl) {
   return {
     ...defineResourceContract({
@@ -220,7 +250,12 @@ export function strandedApiOf(k: StrandedKindDecl) {
   };
 }
 
-export const strandedApi = { car: strandedApiOf(strandedKinds.car), person: strandedApiOf(strandedKinds.person) };
+/** The two stranded lists, and 偏离路线告警 beside them by the same calls under /car/routeDeviation (docs/decisions.md). */
+export const strandedApi: Record<AlarmList, ReturnType<typeof strandedApiOf>> = {
+  car: strandedApiOf(strandedKinds.car),
+  person: strandedApiOf(strandedKinds.person),
+  deviation: strandedApiOf(routeDeviationAlarms),
+};
 
 /** 车辆滞留统计 (spec 001 §2, §7) and 滞留统计 (issue 24 item 6); the vehicle list's holders export it. */
 export const strandedStatApi = {
@@ -247,7 +282,7 @@ export const strandedStatApi = {
   open: defineCall({
     ...shellWire.openAlarms,
     permission: 'role',
-    summary: '待处理滞留告警（最新5条与总数）',
+    summary: '待处理告警（滞留与偏离路线，最新5条与总数）',
     input: z.object({}),
     answer: z.object({ total: col.int, list: z.array(openAlarm) }),
   }),

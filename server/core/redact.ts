@@ -1,10 +1,14 @@
+import { maskPersonal, personalKindOf } from '../../domain/personal-data';
+
 /**
  * The one rule for what never reaches a log: the operation log's params (when
  * written, core/auth.ts, and again when read, modules/logs.ts) and pino's
  * request lines. A field whose name says secret (passwords, SMS codes,
  * captcha answers, tokens, device and push keys, encrypted `content`) and a
  * text shaped like a credential (a JWE/JWT, an Authorization value, a private
- * key) become '***', at any depth.
+ * key) become '***', at any depth. ID numbers and phones are kept masked
+ * as every reader sees them (docs/personal-data.md), so a log still tells
+ * which person a call concerned without holding the number whole.
  */
 const SECRET_NAME = /pass(word|wd)?|captcha|token|content|secret|authorization|cookie|private|credential|signature|sms_?code|verif(y|ication)_?code/i;
 /** Names that are secrets only as a whole word: a push subscription's `keys`/`auth`/`p256dh`, a device `key`, one-time codes. */
@@ -22,7 +26,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6) return '…';
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, isSecretName(k) ? MASK : redact(v, depth + 1)]));
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, isSecretName(k) ? MASK : (personalText(k, v) ?? redact(v, depth + 1))]));
   }
   if (typeof value === 'string') {
     if (isSecretValue(value)) return MASK;
@@ -69,6 +73,13 @@ export function redactAuditText(text: string): string {
         }
       });
   }
+}
+
+/** A field holding an ID number or a phone, masked; undefined for any other field (photos are stored names, no personal data in a log). */
+function personalText(name: string, value: unknown): string | undefined {
+  const kind = personalKindOf(name);
+  if (kind === null || kind === 'photo' || typeof value !== 'string') return undefined;
+  return maskPersonal(kind, value.slice(0, 500));
 }
 
 /** pino redaction paths: request headers and any body that might be logged by mistake. */

@@ -7,6 +7,7 @@ import { AppError, notFound, ok } from './errors';
 import { tableRepository, type AnySelect, type Db, type ListFilter, type RowValues, type TableRepository, type TableSpec } from './repository';
 import { route } from './route';
 import { parse } from './validate';
+import { answerInClear, keepStoredWhereMasked } from './personal-data';
 
 /**
  * A plain register declared once (refine's resources, immich's controller →
@@ -60,6 +61,8 @@ export interface ResourceDef extends TableSpec {
   afterWrite?: (trx: Db, values: RowValues, ctx: WriteContext & { id: number }) => Promise<void>;
   /** Runs in the delete's transaction before the row goes: refuse (children remain) or clean up. */
   beforeDelete?: (trx: Db, id: number, auth: AuthContext, req: FastifyRequest) => Promise<void>;
+  /** Whether a get or detail shows the row's personal data as stored: its filer's own draft, still to correct (core/personal-data.ts). */
+  shownInClear?: (row: RowValues, auth: AuthContext) => boolean;
   /** What the operation log records instead of the body (never a secret). */
   auditParams?: (values: RowValues) => unknown;
   /** Columns stamped on create and edit. */
@@ -116,14 +119,29 @@ export async function registerResource(app: FastifyInstance, def: ResourceDef) {
     if (!call) continue;
     route(app, call, async (req) => {
       const row = await readRow(idOf(input(req)), req.auth!);
+      if (def.shownInClear?.(row, req.auth!)) answerInClear(req);
       return answer(def.decorate ? (await def.decorate([row], ctx.db))[0] : row);
     });
   }
 
+  /**
+   * An edit's personal fields sent back as they showed (masked, core/personal-data.ts) keep their stored values.
+   * Before the form's rules check them: a masked number is no valid number.
+   */
+  const keepStoredPersonalData = async (body: unknown, mode: 'create' | 'edit') => {
+    if (mode !== 'edit' || !body || typeof body !== 'object') return body;
+    // Before the schema has checked it: an id that is no number or numeric text is the schema's to refuse.
+    const raw = (body as Record<string, unknown>)[idParam];
+    if (typeof raw !== 'number' && typeof raw !== 'string') return body;
+    const id = Number(raw);
+    if (!Number.isSafeInteger(id) || id <= 0) return body;
+    return keepStoredWhereMasked(body, await repo.get(id), c.labels);
+  };
+
   const write = async (req: FastifyRequest, mode: 'create' | 'edit') => {
     const schema = mode === 'create' ? c.schemas.create! : c.schemas.update!;
     // The route's schema has parsed a plain body already; an encoded one is parsed once decoded.
-    const values = (def.decode ? parse(schema, await def.decode(req.body, req)) : req.body) as RowValues;
+    const values = (def.decode ? parse(schema, await keepStoredPersonalData(await def.decode(req.body, req), mode)) : req.body) as RowValues;
     if (def.auditParams) req.auditParams = def.auditParams(values);
     const id = mode === 'edit' ? idOf(values) : undefined;
     const wctx: WriteContext = { mode, ...(id !== undefined ? { id } : {}), auth: req.auth!, now: ctx.time(), req };
@@ -164,10 +182,18 @@ export async function registerResource(app: FastifyInstance, def: ResourceDef) {
     });
   }
   if (calls.edit) {
-    route(app, calls.edit, async (req) => {
-      await write(req, 'edit');
-      return answer(null, c.messages?.edit ?? '编辑成功！');
-    });
+    const restoreMasked = async (req: FastifyRequest) => {
+      if (!def.decode) req.body = await keepStoredPersonalData(req.body, 'edit');
+    };
+    route(
+      app,
+      calls.edit,
+      async (req) => {
+        await write(req, 'edit');
+        return answer(null, c.messages?.edit ?? '编辑成功！');
+      },
+      { preValidation: restoreMasked },
+    );
   }
   if (calls.delete) {
     route(app, calls.delete, async (req) => {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type Kysely, type Transaction, type TransactionBuilder } from 'kysely';
+import { AppError } from './errors';
 
 /**
  * Hooks around every `db.transaction().execute(fn)` of the server, so that
@@ -113,9 +114,15 @@ export async function inSavepoint<T>(trx: Transaction<any>, fn: () => Promise<T>
       await sql`release savepoint ${name}`.execute(trx);
       return value;
     } catch (err) {
-      await sql`rollback to savepoint ${name}`.execute(trx);
-      await sql`release savepoint ${name}`.execute(trx);
       if (after) after.length = mark;
+      try {
+        await sql`rollback to savepoint ${name}`.execute(trx);
+        await sql`release savepoint ${name}`.execute(trx);
+      } catch (lost) {
+        // The transaction is gone already (SQLite rolled it back itself on a full disk, the connection broke): the
+        // caller must not go on as if only this step failed, so a refusal it would catch becomes the loss itself.
+        throw err instanceof AppError ? lost : err;
+      }
       throw err;
     }
   } finally {

@@ -1,6 +1,7 @@
 import { PassThrough, type Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { maskPersonal, type PersonalKind } from '../../domain/personal-data';
 import { XLSX_MIME } from './xlsx-import';
 import { ProcessSlots } from './xlsx-off-thread';
 import { guardSpreadsheetText } from './xlsx-text';
@@ -11,17 +12,27 @@ export interface ExportSheetColumn<Row> {
   /** The least width in characters; the column grows to its longest header or cell (exportColumnWidth). */
   width?: number;
   cell: (row: Row) => unknown;
+  /** Personal data in this column: masked in the file unless the export is in full (core/personal-data.ts). */
+  personal?: PersonalKind;
 }
 
-export interface ExportFile<Row> {
-  /** The file's name as the user sees it ('车辆滞留导出.xlsx'). */
-  fileName: string;
-  /** An ASCII name for clients that ignore filename*. */
-  fallback: string;
+/** One worksheet: its name, columns and rows. */
+export interface ExportSheet<Row> {
   sheet: string;
   columns: ReadonlyArray<ExportSheetColumn<Row>>;
   /** The rows, a page at a time: each page is its own short query, so nothing is held while the file is written. */
   pages: () => AsyncIterable<Row[]>;
+}
+
+export interface ExportFile<Row> extends ExportSheet<Row> {
+  /** The file's name as the user sees it ('车辆滞留导出.xlsx'). */
+  fileName: string;
+  /** An ASCII name for clients that ignore filename*. */
+  fallback: string;
+  /** Personal columns as stored: an export in full, which its route allows only with pii:view and a logged reason. */
+  inFull?: boolean;
+  /** Further worksheets after the first, written the same way (a person's data on request: one sheet per kind of record). */
+  more?: ReadonlyArray<ExportSheet<any>>;
 }
 
 /** RFC 6266 / RFC 5987: an ASCII fallback for old clients and the UTF-8 name in filename*. */
@@ -86,7 +97,7 @@ class ExportSlot {
 }
 
 /**
- * Writes every row into the stream as one worksheet, page by page. Waits
+ * Writes every row into the stream, a worksheet at a time, page by page. Waits
  * whenever the client reads slower than the database answers, so memory stays
  * at about one page whatever the number of rows, and lets other requests run
  * every SLICE_MS. Widths are measured on the header and the first page: the
@@ -118,52 +129,64 @@ async function writeWorkbook<Row>(out: PassThrough, sink: Writable, file: Export
     slice = performance.now();
   };
 
-  const valuesOf = (page: Row[]) => page.map((row) => file.columns.map((c) => c.cell(row) ?? ''));
-  const pages = file.pages()[Symbol.asyncIterator]();
-  try {
-    let page = await pages.next();
-    if (gone()) return;
-    let values = page.done ? [] : valuesOf(page.value);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  for (const spec of [file as ExportSheet<unknown>, ...(file.more ?? [])]) {
+    if (!(await writeSheet(workbook, spec, !!file.inFull))) return;
+  }
+  // The zip finishes only into a live stream: a client leaving now must not leave this waiting forever.
+  const closed = new Promise<void>((resolve) => (out.destroyed ? resolve() : out.once('close', () => resolve())));
+  const zipped = workbook.commit();
+  slot.release();
+  await Promise.race([zipped, closed]);
 
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
-    const sheet = workbook.addWorksheet(file.sheet, { views: [{ state: 'frozen', ySplit: 1 }] });
-    sheet.columns = file.columns.map((c, i) => ({
-      header: c.header,
-      key: `c${i}`,
-      width: exportColumnWidth(
-        c.header,
-        values.map((v) => v[i]),
-        c.width,
-      ),
-    }));
-    // Headers can hold text from outside (车型进出报表's are the vehicle types gates report): guarded like the data.
-    const header = sheet.getRow(1);
-    header.font = { bold: true };
-    header.eachCell(guardSpreadsheetText);
-    header.commit();
+  /** Writes one worksheet, page by page; false when the client went away. */
+  async function writeSheet<R>(book: ExcelJS.stream.xlsx.WorkbookWriter, spec: ExportSheet<R>, inFull: boolean): Promise<boolean> {
+    const shown = (c: ExportSheetColumn<R>, row: R) => {
+      const v = c.cell(row) ?? '';
+      return c.personal && !inFull && typeof v === 'string' ? maskPersonal(c.personal, v) : v;
+    };
+    const valuesOf = (page: R[]) => page.map((row) => spec.columns.map((c) => shown(c, row)));
+    const pages = spec.pages()[Symbol.asyncIterator]();
+    try {
+      let page = await pages.next();
+      if (gone()) return false;
+      let values = page.done ? [] : valuesOf(page.value);
 
-    while (!page.done) {
-      for (const cells of values) {
-        const added = sheet.addRow(cells);
-        added.eachCell(guardSpreadsheetText);
-        added.commit();
-        if (performance.now() - slice >= SLICE_MS) await breathe();
-        if (gone()) return;
+      const sheet = book.addWorksheet(spec.sheet, { views: [{ state: 'frozen', ySplit: 1 }] });
+      sheet.columns = spec.columns.map((c, i) => ({
+        header: c.header,
+        key: `c${i}`,
+        width: exportColumnWidth(
+          c.header,
+          values.map((v) => v[i]),
+          c.width,
+        ),
+      }));
+      // Headers can hold text from outside (车型进出报表's are the vehicle types gates report): guarded like the data.
+      const header = sheet.getRow(1);
+      header.font = { bold: true };
+      header.eachCell(guardSpreadsheetText);
+      header.commit();
+
+      while (!page.done) {
+        for (const cells of values) {
+          const added = sheet.addRow(cells);
+          added.eachCell(guardSpreadsheetText);
+          added.commit();
+          if (performance.now() - slice >= SLICE_MS) await breathe();
+          if (gone()) return false;
+        }
+        await breathe();
+        if (gone()) return false;
+        page = await pages.next();
+        if (!page.done) values = valuesOf(page.value);
       }
-      await breathe();
-      if (gone()) return;
-      page = await pages.next();
-      if (!page.done) values = valuesOf(page.value);
+      sheet.commit();
+      return true;
+    } finally {
+      // A client that left stops the reading of further pages.
+      await pages.return?.(undefined);
     }
-    sheet.commit();
-    // The zip finishes only into a live stream: a client leaving now must not leave this waiting forever.
-    const closed = new Promise<void>((resolve) => (out.destroyed ? resolve() : out.once('close', () => resolve())));
-    const zipped = workbook.commit();
-    slot.release();
-    await Promise.race([zipped, closed]);
-  } finally {
-    // A client that left stops the reading of further pages.
-    await pages.return?.(undefined);
   }
 }
 

@@ -1,8 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  PostgresDriver,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type LogEvent,
+  type PostgresDialectConfig,
+  type SqliteDialectConfig,
+} from 'kysely';
 import pg from 'pg';
+import { isDatabaseUnreachable } from '../core/db-errors';
 import { withTransactionHooks } from '../core/transactions';
 import { walGroupSync } from './group-sync';
 import { preparedName } from './prepared';
@@ -20,6 +32,11 @@ export interface Database_ {
    * itself (and groups concurrent ones on its own).
    */
   durable(): Promise<void>;
+  /**
+   * A handle for long maintenance (migrations, restores) that the per-statement time limit of calls must not stop:
+   * on PostgreSQL one connection of its own, without statement_timeout; on SQLite the database itself.
+   */
+  maintenance(): { db: Kysely<DB>; close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -42,14 +59,46 @@ export function applyReadPragmas(sqlite: Database.Database): void {
   sqlite.pragma('mmap_size = 1073741824');
 }
 
-export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Database_ {
+/** Where the database layer reports its timings (ops/metrics.ts), in seconds. */
+export interface DatabaseObserver {
+  statement(seconds: number): void;
+  groupCommitWait(seconds: number): void;
+}
+
+export function openDatabase(opts: { databaseUrl?: string; dataDir: string; dbStatementTimeoutMs?: number; observe?: DatabaseObserver }): Database_ {
+  const observe = opts.observe;
+  // Kysely times each statement only when it has somewhere to log it.
+  const log = observe ? (event: LogEvent) => observe.statement(event.queryDurationMillis / 1000) : undefined;
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const statementTimeout = opts.dbStatementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      // A database that cannot be reached answers the call with a 503 in seconds instead of holding it: a new
+      // connection, or a wait for a free one, gives up after this long.
+      connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+      // A link that goes silent (packets dropped, no reset) fails the statement on this side too, and the
+      // server itself stops a runaway statement a little earlier.
+      query_timeout: statementTimeout + 5_000,
+      statement_timeout: statementTimeout,
+      keepAlive: true,
+    });
     // An idle client dropped by the server (restart, admin kill, a dropped test database) is replaced on next use; unhandled, it would crash the process.
     pool.on('error', (err) => console.error('PostgreSQL idle client error:', err.message));
-    pool.on('connect', namePreparedStatements);
-    const db = withTransactionHooks(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }));
-    return { db, dialect: 'postgres', durable: () => Promise.resolve(), close: () => db.destroy() };
+    pool.on('connect', (client) => {
+      // A client in use whose connection breaks emits 'error' too, and pg-pool listens only while it is idle: the
+      // statement in flight fails (answered 503) and the pool drops the client when it comes back.
+      client.on('error', (err) => console.error('PostgreSQL connection error:', err.message));
+      namePreparedStatements(client);
+    });
+    const db = withTransactionHooks(new Kysely<DB>({ dialect: new CauseKeepingPostgresDialect({ pool }), log }));
+    const maintenance = () => {
+      const one = new pg.Pool({ connectionString: opts.databaseUrl, max: 1, keepAlive: true });
+      one.on('error', (err) => console.error('PostgreSQL maintenance connection error:', err.message));
+      const mdb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: one }) });
+      return { db: mdb, close: () => mdb.destroy() };
+    };
+    return { db, dialect: 'postgres', durable: () => Promise.resolve(), maintenance, close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'park.db');
@@ -64,12 +113,27 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string }): D
   const counter = commitCounter(sqlite);
   const sync = walGroupSync(file, counter.commits);
   const busyTimeout = { off: sqlite.prepare('pragma busy_timeout = 0'), on: sqlite.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`) };
-  const dialect = new ImmediateSqliteDialect({ database: withStatementCache(sqlite, STATEMENT_CACHE_SIZE, counter.running) }, (wait) => void (wait ? busyTimeout.on : busyTimeout.off).get());
-  const db = withTransactionHooks(new Kysely<DB>({ dialect }), sync.durable);
+  // SQLite applies this pragma when it compiles it, and a statement's first run does not apply it again: each is run
+  // once here, so that every later run sets the timeout (otherwise the first contended BEGIN would block the thread).
+  busyTimeout.off.get();
+  busyTimeout.on.get();
+  const dialect = new ImmediateSqliteDialect(
+    { database: withStatementCache(sqlite, STATEMENT_CACHE_SIZE, counter.running) },
+    (wait) => void (wait ? busyTimeout.on : busyTimeout.off).get(),
+    () => sqlite.inTransaction,
+  );
+  const durable = observe
+    ? () => {
+        const started = performance.now();
+        return sync.durable().finally(() => observe.groupCommitWait((performance.now() - started) / 1000));
+      }
+    : sync.durable;
+  const db = withTransactionHooks(new Kysely<DB>({ dialect, log }), durable);
   return {
     db,
     dialect: 'sqlite',
-    durable: sync.durable,
+    durable,
+    maintenance: () => ({ db, close: () => Promise.resolve() }),
     close: async () => {
       await db.destroy();
       sync.close();
@@ -88,8 +152,46 @@ function namePreparedStatements(client: pg.PoolClient): void {
   client.query = function (text: unknown, values?: unknown, ...rest: unknown[]) {
     const query = Object.getPrototypeOf(client).query as (...args: unknown[]) => unknown;
     const name = typeof text === 'string' && Array.isArray(values) ? preparedName(text) : undefined;
-    return name ? query.call(client, { name, text, values }, ...rest) : query.call(client, text, values, ...rest);
+    const result = name ? query.call(client, { name, text, values }, ...rest) : query.call(client, text, values, ...rest);
+    if (result instanceof Promise) {
+      result.catch((err: unknown) => {
+        // pg answers a read timeout but leaves the statement on the connection, where every later one would queue
+        // behind it: the connection is closed, and the pool drops the client when it is released.
+        if ((err as Error | null)?.message === 'Query read timeout') (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      });
+    }
+    return result;
   } as typeof client.query;
+}
+
+/** The longest one statement may run on PostgreSQL (statement_timeout, DB_STATEMENT_TIMEOUT_MS); the client gives up 5 s after. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** How long a call waits to connect to PostgreSQL, or for a free connection of the pool. */
+const PG_CONNECT_TIMEOUT_MS = 3_000;
+
+/**
+ * A rollback that fails must not replace the error that caused it: on a connection that broke mid-transaction the
+ * ROLLBACK fails too, and the caller should learn that the database went away, not that a rollback did.
+ */
+class CauseKeepingPostgresDriver extends PostgresDriver {
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (err) {
+      if (!isDatabaseUnreachable(err)) throw err;
+    }
+  }
+}
+
+class CauseKeepingPostgresDialect extends PostgresDialect {
+  readonly #config: PostgresDialectConfig;
+  constructor(config: PostgresDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver() {
+    return new CauseKeepingPostgresDriver(this.#config);
+  }
 }
 
 /** How long a statement waits for another process's write lock before it fails with SQLITE_BUSY. */
@@ -115,9 +217,18 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #busyWait: (wait: boolean) => void;
-  constructor(config: SqliteDialectConfig, busyWait: (wait: boolean) => void) {
+  readonly #inTransaction: () => boolean;
+  constructor(config: SqliteDialectConfig, busyWait: (wait: boolean) => void, inTransaction: () => boolean) {
     super(config);
     this.#busyWait = busyWait;
+    this.#inTransaction = inTransaction;
+  }
+  /**
+   * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, …): a ROLLBACK then fails
+   * with "no transaction is active", and that error would replace the cause the caller must be told.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#inTransaction()) await super.rollbackTransaction(connection);
   }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const started = Date.now();
@@ -139,13 +250,15 @@ class ImmediateSqliteDriver extends SqliteDriver {
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #busyWait: (wait: boolean) => void;
-  constructor(config: SqliteDialectConfig, busyWait: (wait: boolean) => void) {
+  readonly #inTransaction: () => boolean;
+  constructor(config: SqliteDialectConfig, busyWait: (wait: boolean) => void, inTransaction: () => boolean) {
     super(config);
     this.#config = config;
     this.#busyWait = busyWait;
+    this.#inTransaction = inTransaction;
   }
   override createDriver() {
-    return new ImmediateSqliteDriver(this.#config, this.#busyWait);
+    return new ImmediateSqliteDriver(this.#config, this.#busyWait, this.#inTransaction);
   }
 }
 

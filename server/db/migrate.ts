@@ -1,4 +1,4 @@
-import { Migrator, type Migration } from 'kysely';
+import { Migrator, sql, type Migration } from 'kysely';
 import type { Database_ } from './index';
 import { foundation } from './migrations/001-foundation';
 import { appointments } from './migrations/002-appointments';
@@ -30,10 +30,15 @@ import { reportCrossingIndex } from './migrations/027-report-crossing-index';
 import { personImport } from './migrations/028-person-import';
 import { entryRoutes } from './migrations/029-entry-routes';
 import { uniqueLiveNames } from './migrations/030-unique-live-names';
+import { routeDeviationAlarms } from './migrations/031-route-deviation-alarms';
+import { backups } from './migrations/032-backups';
+import { fileStore } from './migrations/033-file-store';
+import { retention } from './migrations/034-retention';
+import { personLookups } from './migrations/035-person-lookups';
 
-/** Migrations are code, listed here in order; Kysely's lock makes concurrent starts on PostgreSQL safe. */
-export async function migrate({ db, dialect }: Database_): Promise<void> {
-  const migrations: Record<string, Migration> = {
+/** Migrations are code, listed here in order; the last one's name is this build's migration level. */
+function migrationsOf(dialect: Database_['dialect']): Record<string, Migration> {
+  return {
     '001-foundation': foundation(dialect),
     '002-appointments': appointments(dialect),
     '003-history-index': historyIndex(),
@@ -64,9 +69,45 @@ export async function migrate({ db, dialect }: Database_): Promise<void> {
     '028-person-import': personImport(dialect),
     '029-entry-routes': entryRoutes(dialect),
     '030-unique-live-names': uniqueLiveNames(),
+    '031-route-deviation-alarms': routeDeviationAlarms(dialect),
+    '032-backups': backups(dialect),
+    '033-file-store': fileStore(dialect),
+    '034-retention': retention(dialect),
+    '035-person-lookups': personLookups(),
   };
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** This build's migration level: the name of its last migration. */
+export const MIGRATION_LEVEL = Object.keys(migrationsOf('sqlite')).at(-1)!;
+
+/** The migration level a database is at: the last migration applied to it, or null for an empty one. */
+export async function databaseLevel({ db, dialect }: Pick<Database_, 'db' | 'dialect'>): Promise<string | null> {
+  const known = await sql<{
+    n: number;
+  }>`select count(*) as n from ${sql.raw(dialect === 'postgres' ? "information_schema.tables where table_name = 'kysely_migration' and table_schema = current_schema()" : "sqlite_master where type = 'table' and name = 'kysely_migration'")}`.execute(
+    db,
+  );
+  if (Number(known.rows[0]?.n ?? 0) === 0) return null;
+  const last = await sql<{ name: string | null }>`select max(name) as name from kysely_migration`.execute(db);
+  return last.rows[0]?.name ?? null;
+}
+
+/**
+ * Brings the database to this build's level. A database a newer build has migrated is refused before anything
+ * is touched: this build's code would read and write tables whose shape it does not know. Kysely's lock makes
+ * concurrent starts on PostgreSQL safe.
+ */
+export async function migrate(database: Database_): Promise<void> {
+  const { dialect } = database;
+  const migrations = migrationsOf(dialect);
+  const level = await databaseLevel(database);
+  if (level !== null && !(level in migrations) && level > MIGRATION_LEVEL) {
+    throw new Error(`数据库的迁移级别 ${level} 高于本程序的 ${MIGRATION_LEVEL}：请使用与数据库相同或更新版本的程序启动`);
+  }
+  // An index built over years of rows may take longer than any call is allowed to.
+  const maintenance = database.maintenance();
+  const migrator = new Migrator({ db: maintenance.db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest().finally(() => maintenance.close());
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`数据库迁移失败: ${failed?.migrationName ?? ''} ${error instanceof Error ? error.message : String(error ?? '')}`);

@@ -283,6 +283,9 @@ export interface CarApplicationTable {
   dump_truck_file: string | null;
   cargo_info: string | null;
   car_info_id: number | null;
+  /** When retention took its photos, and anonymised its personal fields (migration 034); null until then. */
+  photos_removed_at: D<string | null>;
+  anonymised_at: D<string | null>;
   is_deleted: D<number>;
   create_user_id: number;
   update_user_name: D<string>;
@@ -329,6 +332,9 @@ export interface PersonApplicationTable {
   in_black_list: D<number>;
   is_delayed: D<number>;
   delay_reason: D<string>;
+  /** When retention took its photos, and anonymised its personal fields (migration 034); null until then. */
+  photos_removed_at: D<string | null>;
+  anonymised_at: D<string | null>;
   is_deleted: D<number>;
   create_user_id: number;
   update_user_name: D<string>;
@@ -366,6 +372,9 @@ export interface PersonBlackWhiteListTable {
   revoke_reason: D<string>;
   face_photo: D<string>;
   process_instance_id: number | null;
+  /** When retention took its photo, and anonymised its name and ID number (migration 034); null until then. */
+  photos_removed_at: D<string | null>;
+  anonymised_at: D<string | null>;
   create_user_id: number | null;
   update_user_id: number | null;
   create_time: string;
@@ -531,7 +540,8 @@ export interface PresenceTable {
 export interface StrandedAlarmTable {
   id: Generated<number>;
   kind: string;
-  presence_id: number;
+  /** The stay the alarm is about; null for a route deviation whose crossing opened no stay (migration 031). */
+  presence_id: number | null;
   application_id: number | null;
   application_info: D<string>;
   license_plate: D<string>;
@@ -554,6 +564,8 @@ export interface StrandedAlarmTable {
   /** 1 while its SMS waits in the outbox (outbox_message, migration 022) or is being sent, 0 settled or nothing to send (migration 020); 2 only on rows claimed before 022. */
   sms_state: D<number>;
   create_time: string;
+  /** A route deviation's crossings off the route: JSON objects joined by commas (migration 031); '' for every other alarm. */
+  crossings: D<string>;
 }
 export interface DB {
   equipment: EquipmentTable;
@@ -906,6 +918,8 @@ export interface PersonImportTaskTable {
   failed_count: Generated<number>;
   claimed_by: string | null;
   heartbeat_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When retention removed its zip (migration 034); null while it is kept. */
+  zip_removed_at: D<string | null>;
   create_user_id: number;
   create_time: string;
   update_time: string;
@@ -962,4 +976,98 @@ export interface DB {
   location: LocationTable;
   driving_route: DrivingRouteTable;
   driving_route_depart: DrivingRouteDepartTable;
+}
+
+/** A backup taken (migration 032, server/ops/backup.ts); written once the run has ended. */
+export interface BackupRunTable {
+  id: Generated<number>;
+  started_at: string;
+  finished_at: string;
+  finished_ms: number;
+  duration_ms: number;
+  file_name: D<string>;
+  size_bytes: D<number>;
+  verified: D<number>;
+  error: string | null;
+  reason: string;
+  host: string;
+  pid: number;
+}
+/**
+ * Claims by key (migration 032): 'night:YYYY-MM-DD' for the night's backup, 'running' for the lease of the backup in progress;
+ * 'retention-night:YYYY-MM-DD' and 'retention-running' the same for the retention run (modules/retention/run.ts).
+ */
+export interface BackupClaimTable {
+  claim_key: string;
+  holder: string;
+  claimed_at: number;
+  expires_at: number | null;
+}
+// Merged into DB above.
+export interface DB {
+  backup_run: BackupRunTable;
+  backup_claim: BackupClaimTable;
+}
+
+/** A stored file's header (migration 033, FILE_STORE=postgres in core/storage.ts); read only once complete is 1. */
+export interface StoredFileTable {
+  name: string;
+  size: D<number>;
+  created_at: number;
+  complete: D<number>;
+}
+/** A stored file's bytes, in pieces numbered from 0 (migration 033). */
+export interface StoredFileChunkTable {
+  name: string;
+  seq: number;
+  bytes: Buffer;
+}
+// Merged into DB above.
+export interface DB {
+  stored_file: StoredFileTable;
+  stored_file_chunk: StoredFileChunkTable;
+}
+
+/** The days a class of personal data is kept, as someone set them (migration 034); a class without a row keeps its default. */
+export interface RetentionPolicyTable {
+  class_key: string;
+  days: number;
+  updated_by: number | null;
+  updated_by_name: D<string>;
+  updated_at: string;
+}
+/** One retention run (migration 034): written when it starts, finished_at when it ends. */
+export interface RetentionRunTable {
+  id: Generated<number>;
+  /** 'nightly' | 'manual' */
+  kind: string;
+  started_at: string;
+  finished_at: string | null;
+  finished_ms: number | null;
+  user_id: number | null;
+  user_name: D<string>;
+  host: string;
+  pid: number;
+  error: string | null;
+}
+/** What one run did to one class (migration 034); the counts move in each batch's transaction. */
+export interface RetentionRunClassTable {
+  run_id: number;
+  class_key: string;
+  days: number;
+  cutoff: string;
+  row_count: D<number>;
+  file_count: D<number>;
+  oldest_kept: string | null;
+}
+/** Present only inside a run's transaction: deleting crossings then leaves the rollups as they are (migration 034). */
+export interface RetentionPurgeMarkTable {
+  run_id: number;
+}
+// Merged into DB above.
+export interface DB {
+  retention_policy: RetentionPolicyTable;
+  retention_run: RetentionRunTable;
+  retention_run_class: RetentionRunClassTable;
+  retention_purge_mark: RetentionPurgeMarkTable;
 }

@@ -3,7 +3,7 @@ import type { AppContext } from '../core/context';
 import { purgeIdempotencyKeys } from '../core/idempotency';
 import { purgeRateCounters } from '../core/rate-limit';
 import { purgeSettledSms } from '../core/sms-outbox';
-import { fileStoreOf } from '../core/storage';
+import { ABANDONED_UPLOAD_MS, fileStoreOf } from '../core/storage';
 import { purgeUnreferencedDeviceFiles } from '../modules/devices/device-files';
 import { startPeriodic } from './periodic';
 
@@ -11,14 +11,17 @@ import { startPeriodic } from './periodic';
  * One run of the housekeeping: forgets idempotency keys after their 7 days
  * (DESIGN.md §3) and rate-limit windows that ended, and removes device
  * images that no event named within a day (DESIGN.md §8), and SMS settled
- * in the outbox more than 30 days ago. Answers how many of each went.
+ * in the outbox more than 30 days ago, and uploads into the database store
+ * that a server abandoned half way a day ago. Answers how many of each went.
  */
-export async function cleanupOnce(ctx: AppContext, now = ctx.now()): Promise<{ keys: number; windows: number; files: number; sms: number }> {
+export async function cleanupOnce(ctx: AppContext, now = ctx.now()): Promise<{ keys: number; windows: number; files: number; sms: number; partialFiles: number }> {
   const keys = await purgeIdempotencyKeys(ctx.db, now);
   const windows = await purgeRateCounters(ctx.db, now);
-  const files = await purgeUnreferencedDeviceFiles(ctx.db, fileStoreOf(ctx.config.dataDir), now);
+  const store = fileStoreOf(ctx);
+  const files = await purgeUnreferencedDeviceFiles(ctx.db, store, now);
   const sms = await purgeSettledSms(ctx.db, now);
-  return { keys, windows, files, sms };
+  const partialFiles = await store.sweep(now - ABANDONED_UPLOAD_MS);
+  return { keys, windows, files, sms, partialFiles };
 }
 
 /**
@@ -30,6 +33,6 @@ export async function cleanupOnce(ctx: AppContext, now = ctx.now()): Promise<{ k
 export function startCleanupJob(app: FastifyInstance, everyMs = 3600_000): () => void {
   return startPeriodic(app, 'cleanup', everyMs, async () => {
     const done = await cleanupOnce(app.ctx);
-    if (done.keys > 0 || done.windows > 0 || done.files > 0 || done.sms > 0) app.log.info(done, 'expired idempotency keys, rate-limit windows, unreferenced device files and settled SMS removed');
+    if (Object.values(done).some((n) => n > 0)) app.log.info(done, 'expired idempotency keys, rate-limit windows, unreferenced device files, settled SMS and abandoned uploads removed');
   });
 }

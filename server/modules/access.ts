@@ -6,7 +6,9 @@ import { NoticeStatus } from '../../domain/notices';
 import type { Access, AuthContext } from '../core/context';
 import { ErrorCode } from '../../domain/errors';
 import { fail } from '../core/errors';
-import { fileNamesIn, type FileRecordKind } from '../core/file-refs';
+import { fileColumns, fileNamesIn, type FileRecordKind } from '../core/file-refs';
+import { holdsPiiView } from '../core/personal-data';
+import { personalKindOf } from '../../domain/personal-data';
 import type { ReadRule } from '../core/resource';
 import { isFileName } from '../core/storage';
 import type { DB } from '../db/schema';
@@ -227,6 +229,35 @@ export async function mayReadFile(db: Db, auth: AuthContext, name: string): Prom
     if (ids) ids.push(r.record_id);
     else byKind.set(r.record_kind, [r.record_id]);
   }
-  for (const [kind, ids] of byKind) if (await anyReadable(db, auth, kind, ids)) return true;
+  // Face and ID photos go only to pii:view (core/personal-data.ts); a record that holds one as such a photo grants no one else.
+  const photosToo = holdsPiiView(auth);
+  for (const [kind, ids] of byKind) {
+    if (!(await anyReadable(db, auth, kind, ids))) continue;
+    if (photosToo || !(await heldAsPersonalPhoto(db, kind, ids, name))) return true;
+  }
+  return false;
+}
+
+/** The columns of each kind that hold face or ID photos, by the field-name rule of domain/personal-data.ts. */
+const photoColumns = Object.fromEntries(Object.entries(fileColumns).map(([kind, columns]) => [kind, (columns as readonly string[]).filter((c) => personalKindOf(c) === 'photo')])) as Record<
+  FileRecordKind,
+  string[]
+>;
+const keyColumn = (kind: FileRecordKind) => (kind === 'car_application' || kind === 'person_application' ? `${kind}_id` : 'id');
+
+/** Whether these records hold the file as a face or ID photo (a car's persons' face photos belong to their application). */
+async function heldAsPersonalPhoto(db: Db, stored: string, ids: number[], name: string): Promise<boolean> {
+  const kind = stored as FileRecordKind;
+  const columns = photoColumns[kind] ?? [];
+  for (const part of chunks(ids, ID_CHUNK)) {
+    if (columns.length) {
+      const rows = await (db as Kysely<any>).selectFrom(kind).select(columns).where(keyColumn(kind), 'in', part).execute();
+      if (fileNamesIn(...rows.flatMap((r) => columns.map((c) => (r as Record<string, unknown>)[c]))).includes(name)) return true;
+    }
+    if (kind === 'car_application') {
+      const persons = await db.selectFrom('car_person').select('face_photo').where('car_application_id', 'in', part).execute();
+      if (fileNamesIn(...persons.map((p) => p.face_photo)).includes(name)) return true;
+    }
+  }
   return false;
 }

@@ -1,58 +1,82 @@
 import type { FastifyInstance } from 'fastify';
-import { enumLabel } from '../../domain/enums';
-import { alarmKeyOfKind, alarmKindKeys, bigScreenApi, FEED_DAYS, type DeviceAlarmCounts, type FeedItem, type GateTraffic } from '../../domain/schemas/big-screen';
+import { alarmKeyOfKind, alarmKindKeys, bigScreenApi, FEED_DAYS, type DeviceAlarmCounts, type FeedItem, type GateTraffic, type OpenAlarms } from '../../domain/schemas/big-screen';
 import type { EquipmentKind } from '../../domain/schemas/equipment';
+import { STRANDED_KINDS, type StrandedKind } from '../../domain/stranded-kinds';
 import { addMinutes } from '../../domain/time';
-import { dateOf } from '../../domain/visit-rules';
+import { addDays, dateOf } from '../../domain/visit-rules';
 import { ok } from '../core/errors';
+import type { Db } from '../core/repository';
 import { route } from '../core/route';
 
 /** A person on a wall display: the surname, the rest hidden. */
 const maskName = (name: string) => (name ? `${[...name][0]}${'*'.repeat(Math.max(1, [...name].length - 1))}` : '访客');
 
 /**
+ * A park day's device alarms (device_alarm rows captured that day, spec 002
+ * §2 "Device-alarm panel") under the spec's kind keys, and their total: the
+ * big screen's panel and the dashboard's 设备告警 (board.ts) both read this.
+ */
+export async function deviceAlarmCountsOn(db: Db, day: string): Promise<DeviceAlarmCounts> {
+  const rows = await db
+    .selectFrom('device_alarm as a')
+    .innerJoin('equipment as e', 'e.id', 'a.device_id')
+    .select((eb) => ['e.kind', eb.fn.countAll().as('n')])
+    .where('a.capture_time', '>=', day)
+    .where('a.capture_time', '<', addDays(day, 1))
+    .groupBy('e.kind')
+    .execute();
+  const counts = Object.fromEntries([...alarmKindKeys.map((k) => [k, 0]), ['total', 0]]) as DeviceAlarmCounts;
+  for (const r of rows) {
+    const key = alarmKeyOfKind[r.kind as EquipmentKind];
+    // PostgreSQL answers count as a bigint string.
+    const n = Number(r.n);
+    if (key) counts[key] += n;
+    counts.total += n;
+  }
+  return counts;
+}
+
+/**
  * 大屏 and 地图看板 (spec 002 §2; calls in domain/schemas/big-screen.ts).
- * Every query is bounded by today or by the feed's window and size, and
- * walks an index on its time column (device_alarm_time, the gate records'
- * *_time, stranded_alarm_kind_time, stat_crossing_day's key by day).
+ * Every query is bounded by today, by the feed's window and size, or by what
+ * is open, and walks an index (device_alarm_time, the gate records' *_time,
+ * stranded_alarm_open holding only unhandled alarms, stat_crossing_day's key
+ * by day).
  */
 export async function bigScreenRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const { db } = ctx;
 
-  route(app, bigScreenApi.deviceAlarmCounts, async () => {
-    const today = `${dateOf(ctx.time())} 00:00:00`;
-    const rows = await db
-      .selectFrom('device_alarm as a')
-      .innerJoin('equipment as e', 'e.id', 'a.device_id')
-      .select((eb) => ['e.kind', eb.fn.countAll().as('n')])
-      .where('a.capture_time', '>=', today)
-      .groupBy('e.kind')
-      .execute();
-    const counts = Object.fromEntries([...alarmKindKeys.map((k) => [k, 0]), ['total', 0]]) as DeviceAlarmCounts;
-    for (const r of rows) {
-      const key = alarmKeyOfKind[r.kind as EquipmentKind];
-      // PostgreSQL answers count as a bigint string.
-      const n = Number(r.n);
-      if (key) counts[key] += n;
-      counts.total += n;
-    }
-    return ok(counts);
+  route(app, bigScreenApi.deviceAlarmCounts, async () => ok(await deviceAlarmCountsOn(db, dateOf(ctx.time()))));
+
+  // Open until handled (handle_time set), whatever the level: a level added later is counted and listed unchanged.
+  route(app, bigScreenApi.openAlarms, async (req) => {
+    const { size } = req.query as { size: number };
+    const open = () => db.selectFrom('stranded_alarm').where('handle_time', 'is', null);
+    const newest = (kind: StrandedKind) =>
+      open().select(['id', 'kind', 'license_plate', 'person_name', 'level_type', 'alarm_time']).where('kind', '=', kind).orderBy('id', 'desc').limit(size).execute();
+    const [counts, ...lists] = await Promise.all([
+      open()
+        .select((eb) => ['kind', eb.fn.countAll().as('n')])
+        .groupBy('kind')
+        .execute(),
+      ...STRANDED_KINDS.map(newest),
+    ]);
+    const answer: OpenAlarms = {
+      total: counts.reduce((n, c) => n + Number(c.n), 0),
+      kinds: STRANDED_KINDS.map((kind, i) => ({
+        kind,
+        total: Number(counts.find((c) => c.kind === kind)?.n ?? 0),
+        list: lists[i]!.map((a) => ({ id: a.id, kind, subject: kind === 'person' ? maskName(a.person_name) : a.license_plate, level_type: a.level_type, alarm_time: a.alarm_time })),
+      })),
+    };
+    return ok(answer);
   });
 
+  // Refusals only: alarms are pinned in openAlarms until handled, so a run of refusals cannot push one off the screen.
   route(app, bigScreenApi.liveFeed, async (req) => {
     const { size } = req.query as { size: number };
     const since = addMinutes(ctx.time(), -FEED_DAYS * 24 * 60);
-    const alarms = (kind: 'car' | 'person') =>
-      db
-        .selectFrom('stranded_alarm')
-        .select(['id', 'kind', 'license_plate', 'person_name', 'level_type', 'alarm_time'])
-        .where('kind', '=', kind)
-        .where('alarm_time', '>=', since)
-        .orderBy('alarm_time', 'desc')
-        .orderBy('id', 'desc')
-        .limit(size)
-        .execute();
     const deniedCars = db
       .selectFrom('gate_record_car as r')
       .innerJoin('equipment as e', 'e.id', 'r.device_id')
@@ -73,18 +97,10 @@ export async function bigScreenRoutes(app: FastifyInstance) {
       .orderBy('r.id', 'desc')
       .limit(size)
       .execute();
-    const [carAlarms, personAlarms, cars, persons] = await Promise.all([alarms('car'), alarms('person'), deniedCars, deniedPersons]);
+    const [cars, persons] = await Promise.all([deniedCars, deniedPersons]);
     const items: FeedItem[] = [
-      ...[...carAlarms, ...personAlarms].map((a): FeedItem => ({
-        key: `s${a.id}`,
-        source: 'stranded',
-        kind: a.kind === 'person' ? 'person' : 'car',
-        subject: a.kind === 'person' ? maskName(a.person_name) : a.license_plate,
-        detail: enumLabel('strandedLevel', a.level_type),
-        time: a.alarm_time,
-      })),
-      ...cars.map((r): FeedItem => ({ key: `c${r.id}`, source: 'denied', kind: 'car', subject: r.license_plate, detail: r.name, time: r.capture_time })),
-      ...persons.map((r): FeedItem => ({ key: `p${r.id}`, source: 'denied', kind: 'person', subject: maskName(r.person_name), detail: r.name, time: r.capture_time })),
+      ...cars.map((r): FeedItem => ({ key: `c${r.id}`, kind: 'car', subject: r.license_plate, detail: r.name, time: r.capture_time })),
+      ...persons.map((r): FeedItem => ({ key: `p${r.id}`, kind: 'person', subject: maskName(r.person_name), detail: r.name, time: r.capture_time })),
     ];
     items.sort((a, b) => (a.time === b.time ? b.key.localeCompare(a.key) : a.time < b.time ? 1 : -1));
     return ok(items.slice(0, size));

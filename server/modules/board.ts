@@ -8,6 +8,7 @@ import { addDays, dateOf } from '../../domain/visit-rules';
 import { ok } from '../core/errors';
 import type { Db } from '../core/repository';
 import { route } from '../core/route';
+import { deviceAlarmCountsOn } from './big-screen';
 
 export type { DeviceCount };
 
@@ -119,22 +120,13 @@ export async function boardRoutes(app: FastifyInstance) {
 
   route(app, boardApi.todayOtherCounts, async () => {
     const today = dateOf(now());
-    const [count, apps, alarms] = await Promise.all([
-      crossingsOn(db, today),
-      applicationsOn(db, today),
-      db
-        .selectFrom('device_alarm')
-        .select((eb) => eb.fn.countAll().as('total'))
-        .where('capture_time', '>=', today)
-        .where('capture_time', '<', addDays(today, 1))
-        .executeTakeFirst(),
-    ]);
+    const [count, apps, alarms] = await Promise.all([crossingsOn(db, today), applicationsOn(db, today), deviceAlarmCountsOn(db, today)]);
     const answer: TodayOtherCounts = {
       car_in_count: count('car', { direction: 1, opened: 1 }),
       car_out_count: count('car', { direction: 2, opened: 1 }),
       person_in_count: count('person', { direction: 1, opened: 1 }),
       person_out_count: count('person', { direction: 2, opened: 1 }),
-      device_alarm_count: n(alarms?.total),
+      device_alarm_count: alarms.total,
       application_count: apps.added('car') + apps.added('person'),
       car_denied_count: count('car', { opened: 0 }),
       person_denied_count: count('person', { opened: 0 }),

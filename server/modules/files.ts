@@ -163,7 +163,7 @@ export async function receiveUpload(
   const max = type.image ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
   if (truncated || data.length > max) throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, tooLarge(max));
   await o.accept?.(fields);
-  const name = await fileStoreOf(req.server.ctx.config.dataDir).put(data, type.ext);
+  const name = await fileStoreOf(req.server.ctx).put(data, type.ext);
   await req.server.ctx.db.transaction().execute((trx) => recordFileObject(trx, name, o.uploaderUserId, req.server.ctx.now(), o.uploaderDeviceId ?? null));
   req.auditParams = { file: fileName, size: data.length, name };
   return { name, size: data.length, type: type.mime, fileName, fields };
@@ -173,7 +173,7 @@ export async function receiveUpload(
 export const multipartLimits = { fileSize: DOCUMENT_MAX_BYTES, files: 1, fields: 10, parts: 20 };
 
 export async function fileRoutes(app: FastifyInstance) {
-  const store = fileStoreOf(app.ctx.config.dataDir);
+  const store = fileStoreOf(app.ctx);
   const secret = await loadFileAccessSecret(app.ctx.db);
   // Scoped to this plugin: only the upload route parses multipart bodies.
   await app.register(multipart, { limits: multipartLimits });

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Call } from '../../domain/contract';
 import { isMainlandIdNumber, PLATE_PATTERN } from '../../domain/identity';
-import { maskIdNumber } from '../../domain/pass';
 import { gateRecordApi, gateRecordLabels, recordDays, recordRangeErrors } from '../../domain/schemas/gate-record';
 import { dateOf } from '../../domain/visit-rules';
 import { ok } from '../core/errors';
@@ -38,17 +37,7 @@ interface RecordList {
   filters: Record<string, ListFilter>;
   /** The spec's column names answered beside ours (the person list's paper_number). */
   aliases?: Record<string, string>;
-  /** Columns holding ID numbers, masked for readers without FULL_ID_CODE. */
-  idColumns?: readonly string[];
 }
-
-/**
- * Who reads whole ID numbers in the crossing records: the keepers of the person
- * black/white list (lead, admin), who file entries by that number. Patrols and
- * auditors get them masked (issue 24); the server masks, so the whole number
- * never reaches them, while their idCard filter still takes the whole number.
- */
-const FULL_ID_CODE = 'personList:edit';
 
 /** 道闸类型 1 车辆道闸 (enums.gateType); 2 is 人行闸机. */
 const VEHICLE_BARRIER = 1;
@@ -91,18 +80,15 @@ const lists: RecordList[] = [
       openResult: equals('open_result'),
     },
     aliases: { paper_number: 'idcard', person_event_type: 'direction' },
-    idColumns: ['idcard'],
   },
 ];
 
-/** Each row's device name (deleted devices keep theirs), its ID numbers masked unless `whole`, and the spec's aliases (copied after masking). */
-async function decorate(rows: RowValues[], db: Db, def: RecordList, whole: boolean): Promise<RowValues[]> {
+/** Each row's device name (deleted devices keep theirs) and the spec's aliases; ID numbers are masked on the way out (core/personal-data.ts), the idCard filter still takes the whole number. */
+async function decorate(rows: RowValues[], db: Db, def: RecordList): Promise<RowValues[]> {
   const ids = [...new Set(rows.map((r) => r.device_id as number))];
   const names = new Map(ids.length ? (await db.selectFrom('equipment').select(['id', 'name']).where('id', 'in', ids).execute()).map((e) => [e.id, e.name]) : []);
-  const masked = whole ? [] : (def.idColumns ?? []);
   return rows.map((r) => {
     const row: RowValues = { ...r, device_name: names.get(r.device_id as number) ?? null };
-    for (const column of masked) if (typeof row[column] === 'string') row[column] = maskIdNumber(row[column]);
     return { ...row, ...Object.fromEntries(Object.entries(def.aliases ?? {}).map(([alias, column]) => [alias, row[column]])) };
   });
 }
@@ -132,7 +118,7 @@ export async function gateRecordRoutes(app: FastifyInstance) {
       // The screen opens on today's crossings, unfiltered: that total is remembered until the next batch stored (ingest.ts).
       const unfiltered = Object.keys(def.filters).every((name) => q[name] === undefined || q[name] === null || q[name] === '');
       const page = await pageOf(q, unfiltered ? rememberedTotal({ db: ctx.db, table: def.table, scope: `days:${first}:${last}` }, count) : count, async (limit, offset) =>
-        decorate(await repo.page(filtered, limit, offset), ctx.db, def, holds(req.auth!, FULL_ID_CODE)),
+        decorate(await repo.page(filtered, limit, offset), ctx.db, def),
       );
       return ok(page as never);
     });

@@ -5,6 +5,7 @@ import { ErrorCode } from '../../domain/errors';
 import { NotificationKind, recordLink } from '../../domain/notifications';
 import { branchOf } from '../../domain/schemas/department';
 import {
+  NOTICE_ATTACHMENTS_FULL,
   NOTICE_MAX_ATTACHMENTS,
   NOTICE_READER_ROUTE,
   NoticeStatus,
@@ -21,11 +22,12 @@ import { fail, notFound, ok } from '../core/errors';
 import { recordFileRefs } from '../core/file-refs';
 import { notify, signalNotified } from '../core/notify';
 import type { Db, RowValues } from '../core/repository';
-import { defineResource, registerResource } from '../core/resource';
+import { defineResource, registerResource, type WriteContext } from '../core/resource';
 import { route } from '../core/route';
 import { afterCommit } from '../core/transactions';
+import { fileStoreOf } from '../core/storage';
 import { parse, ruleFailure } from '../core/validate';
-import { readRule } from './access';
+import { mayReadFile, readRule } from './access';
 import { multipartLimits, receiveUpload } from './files';
 
 /**
@@ -151,8 +153,34 @@ async function deliver(trx: Db, ctx: AppContext, notice: { notice_id: number; ti
   return reached.length;
 }
 
-export const noticesDef = (ctx: AppContext) =>
-  defineResource({
+interface NewAttachment {
+  file_url: string;
+  file_name: string;
+  file_size: number;
+}
+
+/**
+ * The files a create form names (uploaded through /file/upload before the
+ * notice existed): each one the caller's own and still stored, with its size
+ * read here, outside the transaction that saves them with the notice.
+ */
+async function checkNewAttachments(ctx: AppContext, values: RowValues, w: WriteContext): Promise<NewAttachment[]> {
+  const chosen = (values as NoticeCreate).attachments ?? [];
+  const store = fileStoreOf(ctx);
+  const out: NewAttachment[] = [];
+  for (const [i, a] of chosen.entries()) {
+    const file = (await mayReadFile(ctx.db, w.auth, a.file_url)) ? await store.open(a.file_url) : null;
+    if (!file) throw ruleFailure([{ field: 'attachments', message: `附件“${a.file_name}”不存在或无权使用，请重新上传（第${i + 1}个）` }], noticeLabels);
+    file.stream.destroy();
+    out.push({ file_url: a.file_url, file_name: a.file_name, file_size: file.size });
+  }
+  return out;
+}
+
+export const noticesDef = (ctx: AppContext) => {
+  // From the create's check to its write: the attachments it named, found and measured.
+  const newAttachments = new WeakMap<RowValues, NewAttachment[]>();
+  return defineResource({
     contract: noticeApi,
     table: 'notice',
     softDelete: 'deleted',
@@ -169,10 +197,11 @@ export const noticesDef = (ctx: AppContext) =>
       const v = values as Omit<NoticeCreate, 'departList'>;
       return { title: v.title, type: v.type, content: v.content, publish_time: v.publish_time ?? null };
     },
-    check: async (values, _w, db) => {
+    check: async (values, w, db) => {
       const ids = (values as NoticeCreate).departList;
       const found = await db.selectFrom('sys_department').select('depart_id').where('depart_id', 'in', ids).where('deleted', '=', 0).execute();
       if (found.length !== ids.length) throw ruleFailure([{ field: 'departList', message: '所选通知部门不存在或已被删除' }], noticeLabels);
+      if (w.mode === 'create') newAttachments.set(values, await checkNewAttachments(ctx, values, w));
     },
     beforeUpdate: async (trx, id) => {
       const row = await lockNotice(trx, ctx, id);
@@ -185,6 +214,14 @@ export const noticesDef = (ctx: AppContext) =>
         .insertInto('notice_depart')
         .values((values as NoticeCreate).departList.map((depart_id) => ({ notice_id: w.id, depart_id })))
         .execute();
+      const files = w.mode === 'create' ? (newAttachments.get(values) ?? []) : [];
+      if (files.length) {
+        await trx
+          .insertInto('notice_attachment')
+          .values(files.map((f) => ({ notice_id: w.id, ...attachmentFields(f.file_url, f.file_name, f.file_size), create_user_id: w.auth.userId, create_time: w.now })))
+          .execute();
+        await syncAttachmentRefs(trx, w.id);
+      }
     },
     beforeDelete: async (trx, id) => {
       const row = await lockNotice(trx, ctx, id);
@@ -195,6 +232,15 @@ export const noticesDef = (ctx: AppContext) =>
     },
     stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
   });
+};
+
+/** A notice_attachment row's file columns, from the stored name, the name it was uploaded under and its size. */
+const attachmentFields = (stored: string, fileName: string, size: number) => ({
+  file_name: fileName.slice(0, 255) || stored,
+  file_type: stored.slice(stored.lastIndexOf('.') + 1),
+  file_size: size,
+  file_url: stored,
+});
 
 const attachmentColumns = ['id', 'notice_id', 'file_name', 'file_type', 'file_size', 'file_url', 'create_time'] as const;
 
@@ -254,15 +300,7 @@ export async function noticeRoutes(app: FastifyInstance) {
       const now = ctx.time();
       const { id } = await trx
         .insertInto('notice_attachment')
-        .values({
-          notice_id: noticeId,
-          file_name: file.fileName.slice(0, 255) || file.name,
-          file_type: file.name.slice(file.name.lastIndexOf('.') + 1),
-          file_size: file.size,
-          file_url: file.name,
-          create_user_id: req.auth!.userId,
-          create_time: now,
-        })
+        .values({ notice_id: noticeId, ...attachmentFields(file.name, file.fileName, file.size), create_user_id: req.auth!.userId, create_time: now })
         .returning('id')
         .executeTakeFirstOrThrow();
       await syncAttachmentRefs(trx, noticeId);
@@ -373,5 +411,5 @@ async function assertRoom(db: Db, noticeId: number): Promise<void> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('notice_id', '=', noticeId)
     .executeTakeFirstOrThrow();
-  if (Number(n) >= NOTICE_MAX_ATTACHMENTS) fail(ErrorCode.VALIDATION, `每个通知最多上传${NOTICE_MAX_ATTACHMENTS}个附件，请先删除不需要的附件`);
+  if (Number(n) >= NOTICE_MAX_ATTACHMENTS) fail(ErrorCode.VALIDATION, NOTICE_ATTACHMENTS_FULL);
 }

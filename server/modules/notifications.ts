@@ -342,9 +342,12 @@ export async function notificationRoutes(app: FastifyInstance) {
 
   route(app, notificationApi.readAll, async (req) => {
     const userId = req.auth!.userId;
-    await db.updateTable('notification').set({ read_at: ctx.time() }).where('user_id', '=', userId).where('read_at', 'is', null).execute();
+    const kinds = req.body.kinds;
+    let q = db.updateTable('notification').set({ read_at: ctx.time() }).where('user_id', '=', userId).where('read_at', 'is', null);
+    if (kinds) q = q.where('kind', 'in', kinds);
+    await q.execute();
     signalNotified(db, [userId]);
-    return ok({ count: 0 }, '已全部标为已读');
+    return ok({ count: kinds ? await unreadCount(db, userId) : 0 }, '已全部标为已读');
   });
 
   route(app, notificationApi.stream, async (req, reply) => {

@@ -6,7 +6,6 @@ import { ErrorCode } from '../../domain/errors';
 import {
   PASS_KEY_ALGORITHM,
   SCAN_PERMISSION,
-  maskIdNumber,
   parsePass,
   passKeyId,
   signPass,
@@ -33,6 +32,7 @@ import type { DB } from '../db/schema';
 import { kindCalls } from '../../domain/appointment-kinds';
 import { kindList, kinds, type KindDef } from './appointments/kinds';
 import { answersFor, loadApplication, type Db } from './appointments/service';
+import { maskIdNumber } from '../../domain/personal-data';
 
 /**
  * Visit passes: the signed QR of an approved application (domain/pass.ts

@@ -15,6 +15,7 @@ import { departmentBranch } from '../core/department-branch';
 import { afterCommit } from '../core/transactions';
 import { readRule } from './access';
 import { assertAdministratorKept, bindUserRoles, holdsAdministratorRole } from './role-rules';
+import { keepStoredWhereMasked } from '../core/personal-data';
 
 /** The signed-in person as info and profile show them: user fields and department name. */
 export function userSummary(db: Kysely<DB>, userId: number) {
@@ -148,9 +149,11 @@ export async function userRoutes(app: FastifyInstance) {
   });
 
   route(app, userApi.updateSelf, async (req) => {
-    const v = parse(profileUpdate, await decrypted(req));
-    req.auditParams = withoutPassword(v);
     const auth = req.auth!;
+    // The profile shows the phone masked like everywhere else: sent back unchanged, it keeps the stored number.
+    const stored = await db.selectFrom('sys_user').select('phone').where('user_id', '=', auth.userId).executeTakeFirst();
+    const v = parse(profileUpdate, keepStoredWhereMasked(await decrypted(req), stored, userLabels));
+    req.auditParams = withoutPassword(v);
     const passwordHash = v.password ? await hashPassword(v.password) : null;
     await db.transaction().execute(async (trx) => {
       await trx

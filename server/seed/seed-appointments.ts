@@ -921,7 +921,7 @@ export async function seedDemoAppointments(ctx: AppContext): Promise<void> {
   const models = new Map((await db.selectFrom('vehicle_type').select(['id', 'name', 'need_blind_video', 'need_record']).where('deleted', '=', 0).execute()).map((m) => [m.name, m]));
   if ([...cars, ...historyCars].some((c) => !models.has(c.model))) return;
 
-  const photo = await fileStoreOf(ctx.config.dataDir).put(placeholderPng(), 'png');
+  const photo = await fileStoreOf(ctx).put(placeholderPng(), 'png');
   // Every demo application visits 中海壳牌, the enterprise whose reviewer the demo has.
   const interviewee = { name: '李强', phone: '13800000003', depart: shell.depart_id };
   const start = ctx.now();

@@ -126,7 +126,7 @@ export async function seedDemoLists(ctx: AppContext): Promise<void> {
   const carDef = carListDef(ctx);
   const personDef = personListDef(ctx);
 
-  const face = await fileStoreOf(ctx.config.dataDir).put(facePng(), 'png');
+  const face = await fileStoreOf(ctx).put(facePng(), 'png');
   const start = ctx.now();
 
   /** The list's rules beyond the schema (dates from the day it was filed on, a live model), as the save route checks them. */

@@ -117,7 +117,7 @@ export async function seedDemoRegistrations(ctx: AppContext): Promise<void> {
     }));
 
   // A pale page standing in for a scanned certificate.
-  const photo = await fileStoreOf(ctx.config.dataDir).put(
+  const photo = await fileStoreOf(ctx).put(
     rgbPng(240, 320, (x, y) => (y % 20 === 0 && x > 16 && x < 224 ? [0xc4, 0xb8, 0xa8] : [0xfa, 0xf7, 0xf2])),
     'png',
   );

@@ -94,7 +94,7 @@ export async function seedDemoWaybills(ctx: AppContext): Promise<void> {
   if (!(await db.selectFrom('process').select('process_id').where('type', '=', ProcessType.WAYBILL).where('deleted', '=', 0).executeTakeFirst())) return;
 
   // A pale sheet standing in for the scanned waybill.
-  const annex = await fileStoreOf(ctx.config.dataDir).put(
+  const annex = await fileStoreOf(ctx).put(
     rgbPng(240, 320, (x, y) => (y % 24 === 0 && x > 20 && x < 220 ? [0xb0, 0xb8, 0xc4] : [0xf6, 0xf7, 0xf9])),
     'png',
   );

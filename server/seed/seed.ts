@@ -117,6 +117,8 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'personApplyHis:revoke',
       'carApplyHistory:list',
       'carApplyHis:revoke',
+      // Face and ID photos of the visits it reviews, and a masked field revealed with a reason (docs/personal-data.md).
+      'pii:view',
     ],
   },
   {
@@ -162,6 +164,7 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       // README: the squad reads both lists it approves (their menus, no filing codes); the lead files them.
       'menu:carList',
       'menu:personList',
+      'pii:view',
     ],
   },
   {
@@ -197,6 +200,7 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'personGateCrosRecords:list',
       'strandedManagementCar:list',
       'strandedManagementPerson:list',
+      'menu:routeDeviation',
     ],
   },
   {
@@ -209,6 +213,7 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'strandedManagementPerson:deal',
       'strandedManagementCar:list',
       'strandedManagementCar:deal',
+      'menu:routeDeviation',
       'vehicleGateCrosRecords:list',
       'personGateCrosRecords:list',
       'carMark:list',

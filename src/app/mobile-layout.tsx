@@ -1,5 +1,5 @@
-import { NavBar, TabBar } from 'antd-mobile';
-import { AppOutline, AppstoreOutline, UserOutline } from 'antd-mobile-icons';
+import { TabBar } from 'antd-mobile';
+import { AppOutline, AppstoreOutline, LeftOutline, UserOutline } from 'antd-mobile-icons';
 import { Suspense } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { OfflineBanner } from '../components/offline-banner';
@@ -32,20 +32,21 @@ export function MobileLayout() {
 
   return (
     <div className="m-layout">
-      <NavBar
-        className="m-navbar"
-        back={isTab ? null : ''}
-        backIcon={!isTab}
-        onBack={back}
-        right={
-          <div className="m-navbar-right">
-            <OutboxBadge variant="phone" />
-            <NotificationBell />
-          </div>
-        }
-      >
-        {pathname === '/' ? PRODUCT_NAME : title}
-      </NavBar>
+      {/* Not antd-mobile's NavBar: its left slot is a nameless role="button" even with no back arrow, and the arrow itself no button. */}
+      <header className="m-navbar">
+        <div className="m-navbar-left">
+          {!isTab && (
+            <button type="button" className="m-navbar-back" onClick={back} aria-label="返回">
+              <LeftOutline />
+            </button>
+          )}
+        </div>
+        <h1 className="m-navbar-title">{pathname === '/' ? PRODUCT_NAME : title}</h1>
+        <div className="m-navbar-right">
+          <OutboxBadge variant="phone" />
+          <NotificationBell />
+        </div>
+      </header>
       <OfflineBanner />
       <AlarmBanner />
       <main className={isTab ? 'm-content has-tabbar' : 'm-content'}>

@@ -6,7 +6,7 @@ import { AppPage } from './app-page';
 import { RequireAuth } from './require-auth';
 import { BootSplash } from './boot-splash';
 import { RouteError } from './route-error';
-import { appRoutes } from './routes';
+import { appRoutes, fullScreenPaths } from './routes';
 // The first screen of every new visitor: part of the entry, so painting it needs no second round trip.
 import LoginPage from '../features/auth/login-page';
 
@@ -69,8 +69,8 @@ const routes: RouteObject[] = [
         id: FULL_SCREEN,
         element: <RequireFullScreen />,
         children: [
-          { path: '/big-screen', lazy: () => loadFullScreen().then((m) => ({ Component: m.BigScreenRoute })) },
-          { path: '/map-board', lazy: () => loadFullScreen().then((m) => ({ Component: m.MapBoardRoute })) },
+          { path: fullScreenPaths.bigScreen, lazy: () => loadFullScreen().then((m) => ({ Component: m.BigScreenRoute })) },
+          { path: fullScreenPaths.mapBoard, lazy: () => loadFullScreen().then((m) => ({ Component: m.MapBoardRoute })) },
         ],
       },
       { path: '*', lazy: page(() => import('../features/errors/not-found-page')) },

@@ -33,6 +33,9 @@ const openRoutes: AppRoute[] = [
   { path: '/outbox', title: '待发送', page: lazy(() => import('../features/outbox/outbox-page')), open: true },
 ];
 
+/** The signed-in pages that fill the window, outside the shell (router.tsx): 大屏 and 地图看板. */
+export const fullScreenPaths = { bigScreen: '/big-screen', mapBoard: '/map-board' } as const;
+
 export const loadScreens = () => import('./screens');
 const menuPage = (code: ScreenCode): Page => lazy(() => loadScreens().then((m) => m.screenLoaders[code]()));
 

@@ -79,6 +79,7 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:strandedManagementPerson': screen(() => import('../features/stranded/stranded-screens').then((m) => m.personStrandedScreen)),
   // The vehicle alarms with their daily statistics as a second tab (docs/decisions.md).
   'menu:strandedManagementCar': () => import('../features/stranded/stranded-car-page'),
+  'menu:routeDeviation': screen(() => import('../features/stranded/stranded-screens').then((m) => m.routeDeviationScreen)),
   'menu:gateDevice': equipment('gate'),
   'menu:bumpingPostDevice': equipment('bumpingPost'),
   'menu:tireBreakerDevice': equipment('tireCrushing'),
@@ -99,6 +100,10 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:processDefinition': screen(() => processConfig().then((m) => m.processDefinitionsScreen)),
   'menu:loginLog': screen(() => import('../features/logs/log-screens').then((m) => m.loginLogScreen)),
   'menu:operationLog': screen(() => import('../features/logs/log-screens').then((m) => m.operationLogScreen)),
+  'menu:backup': screen(() => import('../features/backups/backups-screen').then((m) => m.backupsScreen)),
+  // A form of periods with its preview and proof rather than a list: its own page.
+  'menu:retention': () => import('../features/retention/retention-page'),
+  'menu:privacy': () => import('../features/privacy/privacy-page'),
   'menu:statVehicleInOut': report('vehicleInOut'),
   'menu:statCarReservation': report('carReservation'),
   'menu:statApplicationCounts': report('applicationCounts'),

@@ -16,7 +16,11 @@ export function ChoiceRadio({ value, onChange, options, disabled }: ChoiceRadioP
     <Radio.Group value={current ?? null} onChange={(v) => onChange?.(v)} disabled={disabled}>
       <Space wrap className="pf-radios" style={{ '--gap-horizontal': '24px' } as React.CSSProperties}>
         {options.map((o) => (
-          <Radio key={String(o.value)} value={o.value} style={{ '--icon-size': '18px', '--font-size': '15px', '--gap': '6px' } as React.CSSProperties}>
+          <Radio
+            key={String(o.value)}
+            value={o.value}
+            style={{ '--icon-size': 'calc(18px * var(--app-font-scale))', '--font-size': 'calc(15px * var(--app-font-scale))', '--gap': '6px' } as React.CSSProperties}
+          >
             {o.label}
           </Radio>
         ))}

@@ -80,6 +80,8 @@ function DateField({ value, onChange, withTime = false, disabled, min, max, defa
           value={draft ?? shown}
           placeholder={fieldFormat(withTime)}
           maxLength={fieldFormat(withTime).length}
+          // Never narrower than its value: a flex row that gives the field no width of its own (a report's filter bar) drew it 0 px wide.
+          style={{ minWidth: `${fieldFormat(withTime).length}ch` }}
           autoComplete="off"
           spellCheck={false}
           disabled={disabled}

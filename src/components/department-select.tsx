@@ -5,6 +5,7 @@ import { buildTree, type DepartmentRow, type TreeNode } from '../../domain/schem
 import { useDepartments } from '../lib/preloads';
 import { toggled } from '../lib/toggled';
 import { useIsDesktop } from '../lib/use-media';
+import { triggerName } from './trigger-name';
 import './fields.css';
 
 export interface DepartmentSelectProps {
@@ -59,7 +60,7 @@ export function DepartmentSelect({ value, onChange, placeholder = '请选择部�
   return (
     <>
       <div className={`pf-trigger${disabled ? ' pf-trigger--disabled' : ''}`}>
-        <button type="button" className="pf-trigger__main" disabled={disabled} aria-label={aria['aria-label']} aria-haspopup="dialog" onClick={() => setOpen(true)}>
+        <button type="button" className="pf-trigger__main" disabled={disabled} aria-label={triggerName(aria['aria-label'], label || placeholder)} aria-haspopup="dialog" onClick={() => setOpen(true)}>
           <span className={label ? 'pf-trigger__text' : 'pf-trigger__placeholder'} title={fullPath || label}>
             {label || placeholder}
           </span>

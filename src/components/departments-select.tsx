@@ -35,7 +35,7 @@ export function DepartmentsSelect({ value, onChange, disabled, placeholder = '�
   return (
     <div className={`departs-select${disabled ? ' departs-select--off' : ''}`}>
       {ids.length > 0 && (
-        <div className="departs-select__tags" aria-label="已选部门">
+        <div className="departs-select__tags" role="group" aria-label="已选部门">
           {ids.map((id) => (
             <Tag key={id} color="primary" fill="outline" className="departs-select__tag">
               {name(id)}

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import type { EnumOption } from '../../domain/enums';
 import { useIsDesktop } from '../lib/use-media';
 import { optionLabel } from './enum-options';
+import { triggerName } from './trigger-name';
 import './fields.css';
 
 export interface EnumSelectProps {
@@ -48,7 +49,7 @@ export function EnumSelect({ value, onChange, options, placeholder = '请选择'
   const label = optionLabel(options, value);
   return (
     <>
-      <button type="button" className="pf-trigger" disabled={disabled} aria-label={aria['aria-label']} onClick={() => setOpen(true)}>
+      <button type="button" className="pf-trigger" disabled={disabled} aria-label={triggerName(aria['aria-label'], label || placeholder)} onClick={() => setOpen(true)}>
         <span className={label ? 'pf-trigger__text' : 'pf-trigger__placeholder'}>{label || placeholder}</span>
         <span className="pf-trigger__arrow" aria-hidden>
           <DownOutline />

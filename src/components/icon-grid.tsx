@@ -38,7 +38,6 @@ export function IconGrid({ items, total, page, pageSize, onPage, onPick, selecte
                 type="button"
                 className={`ig-tile${selected === i.code ? ' ig-tile--on' : ''}`}
                 title={`${verb} ${i.code}`}
-                aria-label={`${verb}图标 ${i.title} ${i.code}`}
                 aria-pressed={selected === undefined ? undefined : selected === i.code}
                 onClick={(e) => onPick(i, e.currentTarget.querySelector('.ig-code') ?? e.currentTarget)}
               >
@@ -47,6 +46,8 @@ export function IconGrid({ items, total, page, pageSize, onPage, onPick, selecte
                 </span>
                 <span className="ig-code">{i.code}</span>
                 <span className="ig-title">{i.title}</span>
+                {/* A screen reader hears what a tap does after what the tile shows (a name must begin with the words on screen). */}
+                <span className="visually-hidden">，{verb}图标</span>
               </button>
             </li>
           );

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_IMAGES, isLocalPhoto, photoLimitMessage, useFileAccess } fr
 import { ImageList, srcOf, Thumb, useViewer, Viewer } from './image-viewer';
 import { usePhotoUploads } from './use-photo-uploads';
 import './image-upload.css';
+import { HIDDEN_PHOTO } from '../../domain/personal-data';
 
 /** Phones and tablets offer the camera and the gallery; a mouse gets the one file chooser. */
 const COARSE = '(pointer: coarse)';
@@ -54,9 +55,9 @@ export function ImageUpload({ value, onChange, max = DEFAULT_MAX_IMAGES, disable
 
   const shown = [...parts, ...failed.map(([url]) => url)];
   const srcs = shown.map((p) => previews[p] ?? srcOf(p, access));
-  const viewable = srcs.filter((u): u is string => !!u);
+  const viewable = srcs.filter((u): u is string => !!u && u !== HIDDEN_PHOTO);
   /** The viewer holds only the images it can show; a tile opens its own among them. */
-  const openAt = (i: number) => viewer.open(srcs.slice(0, i).filter(Boolean).length);
+  const openAt = (i: number) => viewer.open(srcs.slice(0, i).filter((u) => !!u && u !== HIDDEN_PHOTO).length);
   const waiting = parts.filter((p) => isLocalPhoto(p) && local[p]?.stage === 'waiting').length;
   const limitReached = count >= max;
 

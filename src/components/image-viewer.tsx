@@ -1,5 +1,6 @@
 import { ImageViewer } from 'antd-mobile';
-import { CloseOutline, PictureOutline, PictureWrongOutline } from 'antd-mobile-icons';
+import { CloseOutline, EyeInvisibleOutline, PictureOutline, PictureWrongOutline } from 'antd-mobile-icons';
+import { HIDDEN_PHOTO } from '../../domain/personal-data';
 import { useEffect, useState, type MouseEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { fileSrc, getFileAccess, isLocalPhoto, splitFileNames, useFileAccess } from '../lib/files';
@@ -32,9 +33,21 @@ export function useViewer() {
   return { view, open: (index: number) => setView({ index, open: true }), close: () => setView((v) => (v ? { ...v, open: false } : v)) };
 }
 
+/** A face or ID photo the server hid from this reader (it takes pii:view): a tile that says so, never a broken image. */
+function HiddenThumb() {
+  return (
+    <span className="iu-thumb iu-thumb--hidden" role="img" aria-label={HIDDEN_PHOTO_TITLE} title={HIDDEN_PHOTO_TITLE}>
+      <EyeInvisibleOutline aria-hidden />
+      <span>已隐藏</span>
+    </span>
+  );
+}
+export const HIDDEN_PHOTO_TITLE = '人脸或证件照片已隐藏，需“查看个人信息”权限';
+
 export function Thumb({ src, label, onOpen }: { src?: string; label: string; onOpen: () => void }) {
   const [broken, setBroken] = useState(false);
   useEffect(() => setBroken(false), [src]);
+  if (src === HIDDEN_PHOTO) return <HiddenThumb />;
   return (
     <button type="button" className={`iu-thumb${src ? '' : ' iu-thumb--loading'}`} onClick={onOpen} disabled={!src} aria-label={label} title={label}>
       {src && !broken && <img src={src} alt="" loading="lazy" decoding="async" draggable={false} onError={() => setBroken(true)} />}
@@ -44,7 +57,7 @@ export function Thumb({ src, label, onOpen }: { src?: string; label: string; onO
 }
 
 /** Where to show a part of a field's value: a local photo is its own object URL. */
-export const srcOf = (part: string, access: string | undefined): string | undefined => (isLocalPhoto(part) ? part : access ? fileSrc(part, access) : undefined);
+export const srcOf = (part: string, access: string | undefined): string | undefined => (part === HIDDEN_PHOTO ? HIDDEN_PHOTO : isLocalPhoto(part) ? part : access ? fileSrc(part, access) : undefined);
 
 export interface ImageListProps {
   /** Stored file names joined by ';'. */
@@ -68,7 +81,7 @@ export function ImageList({ value, className }: ImageListProps) {
           </div>
         ))}
       </div>
-      <Viewer images={urls.filter((u): u is string => !!u)} view={viewer.view} onClose={viewer.close} />
+      <Viewer images={urls.filter((u): u is string => !!u && u !== HIDDEN_PHOTO)} view={viewer.view} onClose={viewer.close} />
     </div>
   );
 }
@@ -83,7 +96,7 @@ export function ImageCount({ value }: { value?: string | null }) {
     e.stopPropagation();
     try {
       const access = await getFileAccess();
-      setUrls(names.map((n) => srcOf(n, access)!));
+      setUrls(names.map((n) => srcOf(n, access)!).filter((u) => u !== HIDDEN_PHOTO));
       viewer.open(0);
     } catch (err) {
       toast(err instanceof Error ? err.message : '图片加载失败', 'fail');

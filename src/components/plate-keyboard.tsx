@@ -100,11 +100,11 @@ export function PlateKeyboard({ value, onChange, onConfirm, hardwareKeys = true 
         {error ? <span className="pk-error">{error}</span> : can.province ? '选择车牌省份简称' : value.length === 1 ? '输入发牌机关代号（字母）' : '输入号码；新能源车牌为8位'}
       </div>
       {can.province ? (
-        <div className="pk-grid pk-grid--provinces" aria-label="省份">
+        <div className="pk-grid pk-grid--provinces" role="group" aria-label="省份">
           {PLATE_PROVINCES.map((p) => key(p, true, ' pk-key--province'))}
         </div>
       ) : (
-        <div className="pk-grid" aria-label="字母和数字">
+        <div className="pk-grid" role="group" aria-label="字母和数字">
           <div className="pk-row">{DIGITS.map((d) => key(d, can.digit))}</div>
           {LETTER_ROWS.map((row, i) => (
             <div key={i} className="pk-row">

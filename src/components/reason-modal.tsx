@@ -1,7 +1,8 @@
 import { TextArea } from 'antd-mobile';
 import { useState, type ReactNode } from 'react';
 import { useIsDesktop } from '../lib/use-media';
-import { FormItem, ScreenModal } from '../list-screen';
+import { FormItem } from '../list-screen/form-item';
+import { ScreenModal } from '../list-screen/screen-modal';
 import './reason-modal.css';
 
 /** The boxed form of an action modal, laid out as the screen forms are. */

@@ -32,17 +32,14 @@ export function CardList<R extends Row>({ rows, rowKey, fields, card, actionsFor
         const on = selection?.selected.has(k);
         return (
           <li key={String(k)} className={['cl-card', on ? 'cl-card--selected' : '', rowClassName?.(r) ?? ''].join(' ').trim()}>
-            <div
-              className={`cl-main${onOpen ? ' cl-main--open' : ''}`}
-              role={onOpen ? 'button' : undefined}
-              tabIndex={onOpen ? 0 : undefined}
-              onClick={onOpen ? () => onOpen(r) : undefined}
-              onKeyDown={onOpen ? (e) => e.key === 'Enter' && onOpen(r) : undefined}
-            >
+            {/* A tap anywhere on the card opens it; keyboards and screen readers use 查看详情 below (the card holds a tick box, which a button may not). */}
+            <div className={`cl-main${onOpen ? ' cl-main--open' : ''}`} onClick={onOpen ? () => onOpen(r) : undefined}>
               <div className="cl-head">
                 {selection && (
                   <span onClick={(e) => e.stopPropagation()}>
-                    <Checkbox aria-label="选择" checked={!!on} onChange={() => selection.toggle(k)} />
+                    <Checkbox checked={!!on} onChange={() => selection.toggle(k)}>
+                      <span className="visually-hidden">选择</span>
+                    </Checkbox>
                   </span>
                 )}
                 <span className="cl-title">{titleField ? <FieldValue field={titleField} row={r} /> : String(k)}</span>

@@ -315,39 +315,60 @@ export const KEY_MAX_WIDTH = 320;
 export interface ColumnSpec {
   /** Declared width: what the column takes when there is room. */
   width: number;
-  /** Narrowest it may get: its header on one line, or its declared width for a column that must not be cut (key, state). */
+  /** Narrowest it may get before the table scrolls instead: its header on one line, or its declared width for a column that must not be cut (key, state). */
   min: number;
-  /** Width of its widest cell on the page, padding included; absent when a cell is drawn rather than text (unknown). */
+  /** Width of its widest cell on the page, padding included (for a `whole` column, at least its header); absent when a cell is drawn rather than text (unknown). */
   content?: number;
+  /** Never cut (key, state, pinned): it keeps its cells whole, and gives up declared room they do not use when others need it. */
+  whole?: boolean;
+}
+
+/** Floors each width so rounding never pushes the sum past the pane, taking `cut` px in proportion to what each has above its floor. */
+function cutDown(widths: number[], floor: number[], cut: number): number[] {
+  const slack = widths.reduce((n, w, i) => n + Math.max(0, w - floor[i]!), 0);
+  if (slack <= 0 || cut <= 0) return widths;
+  const share = Math.min(1, cut / slack);
+  return widths.map((w, i) => Math.floor(w - Math.max(0, w - floor[i]!) * share));
 }
 
 /**
- * Widths that fit `available` px. The cut is taken in three rounds, each only
- * as far as needed, so what is cut is what a reader misses least:
- * 1. room no cell on the page uses (a 170 px time column holding 19 digits);
- * 2. text longer than its column, cut with an ellipsis anyway (reasons, names), down to its header;
- * 3. every column in proportion to what it has above its minimum.
- * So dates, times and tags stay whole while free text gives way. When even the
- * minimums do not fit, the table has to scroll sideways anyway, so it keeps
- * the declared widths and shows its text whole (spec 000 §2's wide tables).
+ * Widths that fit `available` px, every cell of the page whole where the pane
+ * allows. A column needs its widest cell (`content`), or its declared width
+ * when its cells are not plain text:
+ * - when every column gets that, each also keeps its declared room as far as
+ *   the pane allows; a cell wider than its declared column (a department's
+ *   long name) takes room the others' cells do not use (a count under a 140 px
+ *   header), rather than being cut beside them;
+ * - when they do not, what is cut is what a reader misses least: first text
+ *   longer than its declared column (reasons, names), down to its header; then
+ *   every column that may be cut in proportion to what it has above its header.
+ *   So dates, times and tags stay whole while free text gives way, and a key
+ *   or state column (`whole`) is never cut, though it gives up room its cells
+ *   do not use.
+ * When even the minimums do not fit, the table has to scroll sideways anyway,
+ * so it keeps the declared widths and shows its text whole (spec 000 §2's wide
+ * tables); whether it does depends on the declaration, not on the page shown.
  */
 export function fitColumnWidths(cols: ColumnSpec[], available: number): number[] {
-  let widths = cols.map((c) => Math.max(c.width, c.min));
-  const total = widths.reduce((a, b) => a + b, 0);
-  if (!(available > 0) || total <= available) return widths;
-  if (cols.reduce((n, c) => n + c.min, 0) > available) return widths;
-  const unused = cols.map((c, i) => (c.content === undefined ? widths[i]! : Math.max(c.min, Math.min(widths[i]!, c.content))));
-  const overflowing = cols.map((c, i) => (c.content !== undefined && c.content > widths[i]! ? c.min : unused[i]!));
-  let cut = total - available;
-  for (const floor of [unused, overflowing, cols.map((c) => c.min)]) {
-    const slack = widths.reduce((n, w, i) => n + (w - floor[i]!), 0);
-    if (slack <= 0) continue;
-    const share = Math.min(1, cut / slack);
-    // Floor each width so rounding never pushes the sum past the pane.
-    const next = widths.map((w, i) => Math.floor(w - (w - floor[i]!) * share));
-    cut -= widths.reduce((n, w, i) => n + (w - next[i]!), 0);
-    widths = next;
-    if (cut <= 0) break;
+  const declared = cols.map((c) => Math.max(c.width, c.min));
+  if (!(available > 0) || cols.reduce((n, c) => n + c.min, 0) > available) return declared;
+  const need = cols.map((c, i) => (c.content === undefined ? declared[i]! : c.whole ? c.content : Math.max(c.min, c.content)));
+  const target = cols.map((_, i) => Math.max(declared[i]!, need[i]!));
+  const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0);
+  if (sum(target) <= available) return target;
+  const spare = available - sum(need);
+  if (spare >= 0) {
+    // Every cell whole; the declared room that is left is shared in proportion to what each column gave up.
+    const share = spare / (sum(target) - sum(need));
+    return need.map((n, i) => n + Math.floor((target[i]! - n) * share));
+  }
+  const overflowing = cols.map((c, i) => (!c.whole && c.content !== undefined && c.content > c.width ? c.min : need[i]!));
+  const cuttable = cols.map((c, i) => (c.whole ? need[i]! : c.min));
+  let widths = need;
+  for (const floor of [overflowing, cuttable]) {
+    const over = sum(widths) - available;
+    if (over <= 0) break;
+    widths = cutDown(widths, floor, over);
   }
   return widths;
 }

@@ -30,6 +30,8 @@ export interface DataTableProps<R extends Row> {
   busy?: boolean;
   /** Shows a leading 序号 column starting at this number (the first row of the page). */
   rowNumberFrom?: number;
+  /** Names the table's pane, which scrolls when the table is wider than the screen and so must take the keyboard's focus. */
+  label: string;
 }
 
 const INLINE_ACTIONS = 4;
@@ -56,15 +58,18 @@ let pen: CanvasRenderingContext2D | null | undefined;
  * fitted on a guess would be cut by a character. Falls back to the estimate
  * where there is no canvas.
  */
-function drawnWidth(text: string, px: number): number {
+function drawnWidth(text: string, px: number, weight = 400): number {
   if (pen === undefined) {
     pen = typeof document === 'undefined' ? null : (document.createElement('canvas').getContext?.('2d') ?? null);
   }
   if (!pen) return (textWidth(text) * px) / 14;
-  const font = `${px}px ${getComputedStyle(document.body).fontFamily}`;
+  const font = `${weight} ${px}px ${getComputedStyle(document.body).fontFamily}`;
   if (pen.font !== font) pen.font = font;
   return Math.ceil(pen.measureText(text).width);
 }
+
+/** A header's width on one line in its bold 14 px (list-screen.css .dtb th), padding included: Latin letters in it ('(MB)') are wider than the estimate. */
+const headerWidth = (label: string) => Math.max(labelWidth(label), drawnWidth(label, 14, 600) + CELL_PADDING);
 
 /** Widest cell of a column on this page, padding included, or undefined when a cell is not plain text or there are no rows. */
 function contentWidth<R extends Row>(f: FieldDef<R>, rows: R[]): number | undefined {
@@ -130,7 +135,7 @@ function ActionCell({ actions }: { actions: BoundAction[] }) {
  * cut with an ellipsis and shown whole on hover and in the detail; the table
  * scrolls sideways only when even the narrowest columns do not fit.
  */
-export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFor, hasActions, onOpen, rowClassName, selection, placeholder, busy, rowNumberFrom }: DataTableProps<R>) {
+export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFor, hasActions, onOpen, rowClassName, selection, placeholder, busy, rowNumberFrom, label }: DataTableProps<R>) {
   const [scrollRef, inner] = useInnerWidth();
   const cols = tableColumns(fields, card);
   const keys = rows.map((r) => (r as Record<string, unknown>)[rowKey]);
@@ -144,13 +149,15 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
   const widths = fitColumnWidths(
     cols.map((f) => {
       const width = f.width ?? DEFAULT_WIDTH;
-      const header = labelWidth(f.label);
+      const header = headerWidth(f.label);
       const content = contentWidth(f, rows);
       if (!whole.has(f.name) && !f.fixed) return { width, min: header, content };
-      // A column that is not cut (key, state, pinned) keeps its declared width, so whether a table fits or scrolls
-      // (spec 000 §2's wide tables) does not change with the page shown; the key widens to its page's keys, up to KEY_MAX_WIDTH.
-      const key = f.name === card?.title && content !== undefined ? Math.min(KEY_MAX_WIDTH, content) : 0;
-      return { width, min: Math.max(width, header, key), content };
+      // A column that is not cut (key, state, pinned) counts its declared width towards whether a table fits or scrolls
+      // (spec 000 §2's wide tables), which so does not change with the page shown; the key widens to its page's keys,
+      // up to KEY_MAX_WIDTH. While the table fits, such a column gives up the room its cells leave (a short title).
+      const key = f.name === card?.title && content !== undefined ? Math.min(KEY_MAX_WIDTH, content) : undefined;
+      const shown = f.name === card?.title ? key : content;
+      return { width, min: Math.max(width, header, key ?? 0), content: shown === undefined ? undefined : Math.max(header, shown), whole: true };
     }),
     inner - fixedWidth,
   );
@@ -163,7 +170,7 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
   const pinClass = (i: number, base?: string) => [base, pins[i] !== undefined ? 'dtb-fixed-left' : '', i === lastPin ? 'dtb-fixed-left--last' : ''].filter(Boolean).join(' ') || undefined;
   const pinStyle = (i: number) => (pins[i] === undefined ? undefined : { left: pins[i] });
   return (
-    <div ref={scrollRef} className={`dtb-scroll${busy ? ' dtb-scroll--busy' : ''}`}>
+    <div ref={scrollRef} className={`dtb-scroll${busy ? ' dtb-scroll--busy' : ''}`} role="region" aria-label={label} tabIndex={0}>
       <table className="dtb" style={{ minWidth }}>
         <colgroup>
           {selection && <col style={{ width: CHECK_WIDTH }} />}
@@ -177,7 +184,9 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
           <tr>
             {selection && (
               <th className={pinned ? 'dtb-check dtb-fixed-left' : 'dtb-check'} style={pinned ? { left: 0 } : undefined} scope="col">
-                <Checkbox aria-label="全选本页" checked={!!allOn} indeterminate={!allOn && !!someOn} onChange={(on) => selection.toggleAll(on)} />
+                <Checkbox checked={!!allOn} indeterminate={!allOn && !!someOn} onChange={(on) => selection.toggleAll(on)}>
+                  <span className="visually-hidden">全选本页</span>
+                </Checkbox>
               </th>
             )}
             {numbered && (
@@ -215,7 +224,9 @@ export function DataTable<R extends Row>({ rows, rowKey, fields, card, actionsFo
                 >
                   {selection && (
                     <td className={pinned ? 'dtb-check dtb-fixed-left' : 'dtb-check'} style={pinned ? { left: 0 } : undefined}>
-                      <Checkbox aria-label="选择此行" checked={!!on} onChange={() => selection.toggle(k)} />
+                      <Checkbox checked={!!on} onChange={() => selection.toggle(k)}>
+                        <span className="visually-hidden">选择此行</span>
+                      </Checkbox>
                     </td>
                   )}
                   {numbered && (

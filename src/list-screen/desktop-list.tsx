@@ -39,6 +39,7 @@ export function DesktopList<R extends Row>({ def, data, ui, actions }: { def: Sc
         <BatchBar actions={actions} />
         <StaleBanner data={data} />
         <DataTable
+          label={def.title}
           rows={rows}
           rowKey={def.rowKey}
           fields={def.fields}

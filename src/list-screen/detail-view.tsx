@@ -3,19 +3,25 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { MESSAGES } from './conventions';
 import { FieldValue } from './field-value';
+import { useRevealWrap, type RevealTarget } from './reveal-field';
 import { ScreenModal } from './screen-modal';
 import type { FieldDef, Row, ScreenDef } from './types';
 import { showToast } from '../lib/feedback';
 
-/** A record's fields as label and value lines: the detail modal's body, and what a review shows of the record. */
-export function DetailLines<R extends Row>({ fields, row }: { fields: FieldDef<R>[]; row: R }) {
+/**
+ * A record's fields as label and value lines: the detail modal's body, and
+ * what a review shows of the record. With `reveal`, a masked ID number or
+ * phone carries 查看 for a holder of pii:view (reveal-field.tsx).
+ */
+export function DetailLines<R extends Row>({ fields, row, reveal }: { fields: FieldDef<R>[]; row: R; reveal?: RevealTarget }) {
+  const wrap = useRevealWrap(reveal);
   return (
     <dl className="dv">
       {fields.map((f) => (
         <div className="dv-row" key={f.name}>
           <dt className="dv-label">{f.label}</dt>
           <dd className="dv-value">
-            <FieldValue field={f} row={row} variant="detail" />
+            {wrap(f.revealColumn ?? f.dataIndex ?? f.name, f.label, (row as Record<string, unknown>)[f.dataIndex ?? f.name], <FieldValue field={f} row={row} variant="detail" />)}
           </dd>
         </div>
       ))}
@@ -54,7 +60,7 @@ export function DetailView<R extends Row>({ def, row, open, onClose }: { def: Sc
         detail.render ? (
           detail.render(data)
         ) : (
-          <DetailLines fields={fields} row={data} />
+          <DetailLines fields={fields} row={data} reveal={def.reveal && typeof id === 'number' ? { record: def.reveal, id } : undefined} />
         )
       ) : null}
     </ScreenModal>

@@ -12,6 +12,28 @@ import { FieldInput } from './field-input';
 import { ScreenModal } from './screen-modal';
 import type { FieldDef, FormDef, FormMode, Row, Values } from './types';
 import { showToast } from '../lib/feedback';
+import { EXAMPLE_ID_NUMBER, EXAMPLE_MOBILE, looksMasked, personalKindOf } from '../../domain/personal-data';
+
+/** The personal fields of an edit still holding the masked value the row showed: sent back as they are. */
+function keptMasked(payload: Values, row: Values): Values {
+  const out: Values = {};
+  for (const [name, value] of Object.entries(payload)) {
+    const kind = personalKindOf(name);
+    if (kind && typeof value === 'string' && value === row[name] && looksMasked(kind, value)) out[name] = value;
+  }
+  return out;
+}
+
+/** A well-formed value of each kept field's kind, to check the rest of the form by the same schema. */
+function standIns(kept: Values): Values {
+  const out: Values = {};
+  for (const name of Object.keys(kept)) {
+    const kind = personalKindOf(name);
+    if (kind === 'idNumber') out[name] = EXAMPLE_ID_NUMBER;
+    else if (kind === 'phone') out[name] = EXAMPLE_MOBILE;
+  }
+  return out;
+}
 
 /** A field is required when its schema refuses a missing value; the asterisk then follows the shared schema. */
 function requiredFields(schema: ZodType): Set<string> {
@@ -104,13 +126,17 @@ export function EntityForm<R extends Row>({ open, mode, row, rowKey, fields, for
     let payload = formValuesToBody(fields, mode, settled);
     if (mode === 'edit' && row && form.edit?.idParam) payload[form.edit.idParam] = (row as Record<string, unknown>)[rowKey];
     if (form.toPayload) payload = form.toPayload(payload, { mode, row });
-    const parsed = schema.safeParse(payload);
-    if (!parsed.success) {
-      setErrors(formErrorMap(fields, mode, parsed.error.issues));
+    // Personal fields left as they showed (masked, docs/personal-data.md) go back as they are, unchecked: the server keeps the stored values.
+    // They are checked as a well-formed stand-in (a refined schema cannot omit fields), and any issue they still raise is not theirs to show.
+    const kept = mode === 'edit' && row ? keptMasked(payload, row as Values) : {};
+    const parsed = schema.safeParse({ ...payload, ...standIns(kept) });
+    const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !(String(i.path[0]) in kept));
+    if (issues.length) {
+      setErrors(formErrorMap(fields, mode, issues));
       focusFirstError();
       return;
     }
-    const data = parsed.data as Values;
+    const data = { ...(parsed.success ? (parsed.data as Values) : payload), ...kept };
     const save = async () => (await call(conf.path, (form.encrypt ? { content: await encryptContent(data) } : data) as never)) as Values | null;
     const fail = (e: ApiError) => {
       const known = new Set(visible.map((f) => f.name));

@@ -1,4 +1,5 @@
-import { ActionSheet, Badge, Button, Popup, Skeleton } from 'antd-mobile';
+import { Badge, Button, Popup, Skeleton } from 'antd-mobile';
+import { ActionSheet } from '../components/action-sheet';
 import { AddOutline, FilterOutline } from 'antd-mobile-icons';
 import { CardList } from './card-list';
 import { activeFilterCount } from './conventions';
@@ -134,7 +135,6 @@ export function PhoneList<R extends Row>({
       <ActionSheet
         visible={!!sheetRow}
         actions={sheetActions.map((a) => ({ key: a.key, text: a.label, danger: a.danger, onClick: a.run }))}
-        cancelText="取消"
         extra={
           sheetRow && titleField ? (
             <span className="ls-sheet-extra">
@@ -142,7 +142,6 @@ export function PhoneList<R extends Row>({
             </span>
           ) : undefined
         }
-        closeOnAction
         onClose={() => setSheetRow(null)}
       />
       <ListOverlays def={def} data={data} ui={ui} actions={actions} />

@@ -72,7 +72,9 @@ export function ScreenModal({ open, title, onClose, children, width = 560, onOk,
               <CloseOutline />
             </button>
           </header>
-          <div className="sm-body">{children}</div>
+          <div className="sm-body" tabIndex={0}>
+            {children}
+          </div>
           <footer className="sm-foot">{buttons}</footer>
         </div>
       </CenterPopup>
@@ -89,7 +91,9 @@ export function ScreenModal({ open, title, onClose, children, width = 560, onOk,
           <h2 className="sm-title">{title}</h2>
           <span className="sm-back" aria-hidden />
         </header>
-        <div className="sm-body">{children}</div>
+        <div className="sm-body" tabIndex={0}>
+          {children}
+        </div>
         <footer className="sm-foot">{buttons}</footer>
       </div>
     </Popup>

@@ -4,6 +4,7 @@ import type { Call } from '../../domain/contract';
 import type { EnumName, EnumOption } from '../../domain/enums';
 import type { PermissionCode } from '../../domain/permissions';
 import type { FieldLabels } from '../../domain/schemas/common';
+import type { RevealRecord } from '../../domain/schemas/pii';
 
 /** Where a screen sends a call: the declared call of domain/ (domain/contract.ts), which says its own method and path. */
 export type Endpoint = Call;
@@ -52,6 +53,8 @@ export interface FieldDef<R extends Row = Row> {
   kind: FieldKind;
   /** Where the row holds the value (snake_case as the API answers it); defaults to `name`. */
   dataIndex?: keyof R & string;
+  /** The record's column a masked value is revealed from (domain/schemas/pii.ts revealableFields), where the answer names it otherwise; defaults to the dataIndex. */
+  revealColumn?: string;
   /** Code table for kind 'enum'. */
   options?: EnumName | EnumOption[];
   /** Shows an enum value as a coloured tag (status columns). */
@@ -226,6 +229,8 @@ export interface ScreenDef<R extends Row = Row> {
   /** Row selection with batch actions, shown only while rows are selected and the permission is held. */
   batch?: BatchAction<R>[];
   form?: FormDef<R>;
+  /** The record its rows are, for revealing a masked ID number or phone in the detail (domain/schemas/pii.ts); the id is the row's rowKey. */
+  reveal?: RevealRecord;
   /** Double-click / tap opens it. Without `fetch` the list row is shown. */
   detail?: {
     title?: string;

@@ -251,7 +251,7 @@ for (const dialect of await dialects()) {
       expect((await save({ visitor_type: 2, visit_end_time: at(180) })).status).toBe(200);
       expect400(await save({ visit_begin_time: addDays(today, 40), visit_end_time: addDays(today, 41) }), '来访开始时间不能超过1个月', 'visit_begin_time');
       expect400(await save({ visitor_phone: '12345' }), '手机号格式不正确', 'visitor_phone');
-      expect400(await save({ visitor_idcard: '440106199001011230' }), '证件号码：身份证号格式不正确', 'visitor_idcard');
+      expect400(await save({ visitor_idcard: '440106199001011230' }), '证件号码：身份证号校验码不正确（第18位与前17位不符），请核对号码', 'visitor_idcard');
     });
 
     it('car import: names every error of a row at once, cells and the date rules together (issue 24)', async () => {

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alarmKindKeys, type DeviceAlarmCounts, type FeedItem, type GateTraffic, type MapTiles } from '../../domain/schemas/big-screen';
+import { AppState } from '../../domain/appointments';
+import { ListType } from '../../domain/registers';
+import { alarmKindKeys, type DeviceAlarmCounts, type FeedItem, type GateTraffic, type MapTiles, type OpenAlarms } from '../../domain/schemas/big-screen';
+import type { TodayOtherCounts } from '../../domain/schemas/board';
 import { formatInZone } from '../../domain/time';
 import { loadConfig } from '../../server/config';
 import type { AppContext } from '../../server/core/context';
+import { blackListedOn } from '../../server/modules/park-rules';
 import { BLACK_PLATE } from '../../server/seed/seed-appointments';
 import { idNumber } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
@@ -61,9 +65,16 @@ for (const dialect of await dialects()) {
       const after = await data<DeviceAlarmCounts>('/board/deviceAlarmCounts', lead);
       expect(after).toEqual({ ...before, gateEquipment: before.gateEquipment + 2, tireCrushing: before.tireCrushing + 1, total: before.total + 3 });
       expect(after.total).toBe(alarmKindKeys.reduce((n, k) => n + after[k], 0));
+      // The dashboard's 设备告警 is the same figure.
+      expect((await data<TodayOtherCounts>('/board/todayOtherCounts')).device_alarm_count).toBe(after.total);
+      // Stranded alarms are not device alarms: a black-listed plate let in moves the open alarms, not this figure.
+      const open = await data<OpenAlarms>('/board/openAlarms');
+      await send('GATE-W-01', [{ type: 'vehicle', license_plate: BLACK_PLATE, direction: 1, open_result: 1 }]);
+      expect((await data<OpenAlarms>('/board/openAlarms')).total).toBe(open.total + 1);
+      expect(await data<DeviceAlarmCounts>('/board/deviceAlarmCounts')).toEqual(after);
     });
 
-    it('lists gate refusals and stranded alarms newest first, bounded by size, persons by surname only', async () => {
+    it('lists gate refusals only, newest first, bounded by size, persons by surname only', async () => {
       // Seconds in the past: an event from the future waits for its moment before it raises anything.
       const t0 = ctx.now() - 10_000;
       const at = (s: number) => formatInZone(t0 + s * 1000, ctx.config.tz);
@@ -71,7 +82,7 @@ for (const dialect of await dialects()) {
       await send('GATE-W-P01', [{ type: 'person', idcard: idNumber(9101), person_name: '欧阳明', direction: 1, open_result: 0, capture_time: at(2) }]);
       // An opened crossing is no news for the feed.
       await send('GATE-W-01', [{ type: 'vehicle', license_plate: '粤L00X02', direction: 1, open_result: 1, capture_time: at(3) }]);
-      // A guard lifts the barrier for the black-listed plate: the stranded alarm 黑名单入园 is raised at once.
+      // A guard lifts the barrier for the black-listed plate: its alarm goes to the open alarms, not the feed.
       await send('GATE-W-01', [{ type: 'vehicle', license_plate: BLACK_PLATE, direction: 1, open_result: 1, capture_time: at(4) }]);
 
       const feed = await data<FeedItem[]>('/board/liveFeed?size=5');
@@ -79,15 +90,69 @@ for (const dialect of await dialects()) {
       const times = feed.map((f) => f.time);
       expect(times).toEqual([...times].sort().reverse());
       expect(new Set(feed.map((f) => f.key)).size).toBe(feed.length);
-      const alarm = feed.find((f) => f.source === 'stranded' && f.subject === BLACK_PLATE);
-      expect(alarm, JSON.stringify(feed)).toMatchObject({ kind: 'car', detail: '黑名单入园' });
-      expect(feed).toContainEqual(expect.objectContaining({ source: 'denied', kind: 'car', subject: '粤L00X01', detail: '西门车辆道闸1', time: at(1) }));
-      expect(feed).toContainEqual(expect.objectContaining({ source: 'denied', kind: 'person', subject: '欧**', detail: '西门人行闸机1', time: at(2) }));
-      expect(feed.some((f) => f.subject === '粤L00X02')).toBe(false);
+      expect(feed[0]).toEqual(expect.objectContaining({ kind: 'person', subject: '欧**', detail: '西门人行闸机1', time: at(2) }));
+      expect(feed[1]).toEqual(expect.objectContaining({ kind: 'car', subject: '粤L00X01', detail: '西门车辆道闸1', time: at(1) }));
+      expect(feed.some((f) => f.subject === '粤L00X02' || f.subject === BLACK_PLATE)).toBe(false);
       expect(JSON.stringify(feed)).not.toContain(idNumber(9101));
 
       expect(await data<FeedItem[]>('/board/liveFeed?size=2')).toEqual(feed.slice(0, 2));
       expect((await data<FeedItem[]>('/board/liveFeed')).length).toBeGreaterThanOrEqual(feed.length);
+    });
+
+    it('keeps every open alarm counted and each kind’s newest listed until handled, however many refusals follow', async () => {
+      const today = now().slice(0, 10);
+      // A black-listed person of the seeded list, let in by a guard: a person alarm, raised at once.
+      const listed = await ctx.db
+        .selectFrom('person_black_white_list')
+        .select(['idcard', 'name'])
+        .where('type', '=', ListType.BLACK)
+        .where('status', '=', AppState.APPROVED)
+        .where('deleted', '=', 0)
+        .execute();
+      const person = (await Promise.all(listed.map(async (p) => ((await blackListedOn(ctx.db, 'person', p.idcard, today)) ? p : null)))).find((p) => p !== null);
+      expect(person, 'the demo seed black-lists a person').toBeTruthy();
+      const before = await data<OpenAlarms>('/board/openAlarms');
+      expect(before.kinds.map((k) => k.kind)).toEqual(['car', 'person']);
+      await send('GATE-W-01', [{ type: 'vehicle', license_plate: BLACK_PLATE, direction: 1, open_result: 1 }]);
+      await send('GATE-W-P01', [{ type: 'person', idcard: person!.idcard, person_name: person!.name, direction: 1, open_result: 1 }]);
+      // Thirty routine refusals after it.
+      await send(
+        'GATE-W-01',
+        Array.from({ length: 30 }, (_, i) => ({ type: 'vehicle', license_plate: `粤L0R${String(i).padStart(3, '0')}`, direction: 1, open_result: 0 })),
+      );
+
+      const open = await data<OpenAlarms>('/board/openAlarms', lead);
+      const kind = (answer: OpenAlarms, k: 'car' | 'person') => answer.kinds.find((x) => x.kind === k)!;
+      expect(open.total).toBe(before.total + 2);
+      expect(kind(open, 'car').total).toBe(kind(before, 'car').total + 1);
+      expect(kind(open, 'person').total).toBe(kind(before, 'person').total + 1);
+      const car = kind(open, 'car').list[0]!;
+      expect(car).toMatchObject({ kind: 'car', subject: BLACK_PLATE, level_type: 3 });
+      const walker = kind(open, 'person').list[0]!;
+      expect(walker).toMatchObject({ kind: 'person', level_type: 3, subject: `${[...person!.name][0]}${'*'.repeat([...person!.name].length - 1)}` });
+      expect(JSON.stringify(open)).not.toContain(person!.idcard);
+      // Newest first within each kind, and the counts are the table's open rows.
+      for (const k of open.kinds) {
+        expect(k.list.map((a) => a.id)).toEqual(k.list.map((a) => a.id).sort((a, b) => b - a));
+        const rows = await ctx.db.selectFrom('stranded_alarm').select('id').where('kind', '=', k.kind).where('handle_time', 'is', null).execute();
+        expect(k.total).toBe(rows.length);
+      }
+      // The refusals took the feed over; the alarms are still there.
+      const feed = await data<FeedItem[]>('/board/liveFeed?size=9');
+      expect(feed.every((f) => f.subject.startsWith('粤L0R'))).toBe(true);
+
+      // Bounded per kind, the counts whole.
+      const one = await data<OpenAlarms>('/board/openAlarms?size=1');
+      expect(one.total).toBe(open.total);
+      for (const k of one.kinds) expect(k.list).toEqual(kind(open, k.kind).list.slice(0, 1));
+
+      // Handled, an alarm leaves the panel and the count; the other stays.
+      const dealt = await lead.post('/car/stranded/alarmDeal', { id: car.id, false_alarm: 0, handled_remark: '判断准确！' });
+      expect(dealt.body, JSON.stringify(dealt.body)).toMatchObject({ success: true });
+      const after = await data<OpenAlarms>('/board/openAlarms');
+      expect(after.total).toBe(open.total - 1);
+      expect(kind(after, 'car').list.some((a) => a.id === car.id)).toBe(false);
+      expect(kind(after, 'person').list[0]).toEqual(walker);
     });
 
     it('answers every live gate with its place and today’s opened crossings by kind and direction from the rollup', async () => {
@@ -137,12 +202,17 @@ for (const dialect of await dialects()) {
     });
 
     it('refuses a bad size with 400 naming the field, no session with 401 and no role with 403', async () => {
-      for (const size of ['0', '51', 'abc', '1.5']) {
-        const r = await admin.get(`/board/liveFeed?size=${size}`);
-        expect(r.status, size).toBe(400);
-        expect(r.body.msg, size).toContain('条数');
+      for (const [path, bad] of [
+        ['/board/liveFeed', ['0', '51', 'abc', '1.5']],
+        ['/board/openAlarms', ['0', '21', 'abc', '1.5']],
+      ] as const) {
+        for (const size of bad) {
+          const r = await admin.get(`${path}?size=${size}`);
+          expect(r.status, `${path} ${size}`).toBe(400);
+          expect(r.body.msg, `${path} ${size}`).toContain('条数');
+        }
       }
-      for (const path of ['/board/deviceAlarmCounts', '/board/liveFeed', '/board/gateTraffic', '/board/mapTiles']) {
+      for (const path of ['/board/deviceAlarmCounts', '/board/openAlarms', '/board/liveFeed', '/board/gateTraffic', '/board/mapTiles']) {
         expect((await anonymous.get(path)).status, path).toBe(401);
         expect((await norole.get(path)).status, path).toBe(403);
       }

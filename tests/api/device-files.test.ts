@@ -70,7 +70,7 @@ for (const dialect of await dialects()) {
       return r.body.data as { accepted: number; duplicates: number; rejected: Array<{ event_id: string; msg: string }> };
     };
     const fileRow = (name: string) => ctx.db.selectFrom('file_object').selectAll().where('name', '=', name).executeTakeFirst();
-    const onDisk = (name: string) => fileStoreOf(ctx.config.dataDir).exists(name);
+    const onDisk = (name: string) => fileStoreOf(ctx).exists(name);
     const storedFiles = () => {
       const root = path.join(ctx.config.dataDir, 'files');
       return fs.existsSync(root) ? fs.readdirSync(root, { recursive: true }).filter((f) => String(f).endsWith('.png')).length : 0;

@@ -223,6 +223,32 @@ for (const dialect of await dialects()) {
       expect((await admin.post('/drivingRoute/location/update', { id: 9_999_999, locationIds: [] })).status).toBe(404);
     });
 
+    it('saves the points picked with the line in their order, keeps them when none are sent, and refuses points that are gone', async () => {
+      const [north, west, east] = [await pointOf('GATE-N-01'), await pointOf('GATE-W-01'), await pointOf('GATE-E-01')];
+      const created = await save({ name: `${dialect}连线`, publish: 0, path: serializePath(LINE), locationIds: [west, north] });
+      expect(created.body, JSON.stringify(created.body)).toMatchObject({ success: true });
+      const id = created.body.data.id;
+      const row = async () => (await page({ name: `${dialect}连线` })).list[0]!;
+      expect(await row()).toMatchObject({ location_id: `${west},${north}`, point_names: '西门车辆道闸1 → 北门车辆道闸1' });
+
+      // An update that names no points (an older client, a name change) leaves them; one that names them replaces them.
+      expect((await admin.post('/drivingRoute/update', { id, name: `${dialect}连线`, publish: 1, path: serializePath(LINE) })).body).toMatchObject({ success: true });
+      expect((await row()).location_id).toBe(`${west},${north}`);
+      expect((await admin.post('/drivingRoute/update', { id, name: `${dialect}连线`, publish: 1, path: serializePath(LINE), locationIds: [east] })).body).toMatchObject({ success: true });
+      expect((await row()).point_names).toBe('东门车辆道闸1');
+      expect((await admin.post('/drivingRoute/update', { id, name: `${dialect}连线`, publish: 1, path: serializePath(LINE), locationIds: [] })).body).toMatchObject({ success: true });
+      expect((await row()).location_id).toBe('');
+
+      const gone = await admin.post('/drivingRoute/update', { id, name: `${dialect}连线`, publish: 1, path: serializePath(LINE), locationIds: [north, 9_999_999] });
+      expect(gone.status).toBe(400);
+      expect(gone.body.msg).toContain('途经点位：所选点位不存在或已被删除（ID 9999999）');
+      const bad = await save({ name: `${dialect}连线2`, publish: 0, path: serializePath(LINE), locationIds: ['x'] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.msg).toContain('途经点位不正确');
+      expect((await page({ name: `${dialect}连线2` })).total).toBe(0);
+      expect((await row()).location_id).toBe('');
+    });
+
     describe('a vehicle visit and its route', () => {
       let route = 0;
       let appId = 0;
@@ -295,8 +321,11 @@ for (const dialect of await dialects()) {
 
         const off = await crossing('GATE-E-01', keyE, { direction: 2 });
         expect(off.deviated).toBe(1);
-        const note = (await notes()).find((n) => n.tag === `route-deviation-${off.id}`);
-        expect(note).toMatchObject({ kind: 'stranded_alarm', title: '车辆偏离路线', url: `/security/vehicle-gate-records?open=${off.id}` });
+        // The visit's route-deviation alarm holds the crossing, and the notification opens the alarm (tests/api/stranded-deviation.test.ts).
+        const alarm = await ctx.db.selectFrom('stranded_alarm').select(['id', 'crossings']).where('application_id', '=', appId).where('level_type', '=', 4).executeTakeFirstOrThrow();
+        expect(JSON.parse(`[${alarm.crossings}]`)).toMatchObject([{ record_id: off.id, direction: 2 }]);
+        const note = (await notes()).find((n) => n.tag === `route-deviation-${alarm.id}`);
+        expect(note).toMatchObject({ kind: 'route_deviation', title: '车辆偏离路线', url: `/security/route-deviation?open=${alarm.id}` });
         expect(note!.body).toContain(plate);
         expect(note!.body).toContain('东门车辆道闸1');
         expect(note!.body).toContain(`${dialect}华德线`);

@@ -191,6 +191,60 @@ for (const dialect of await dialects()) {
       expect((await lead.post<NoticeAttachment[]>('/notice/attachment/list', { noticeId: id })).body.data).toHaveLength(4);
     });
 
+    it('saves the attachments a create form chose with the notice, in one go, and only files the writer may use', async () => {
+      /** A file uploaded the ordinary way (/file/upload), as the form does before the notice exists. */
+      const stored = async (who: Client, name: string, bytes: Uint8Array<ArrayBuffer> = new Uint8Array(rgbPng(2, 2, () => [0, 128, 255]))) => {
+        const form = new FormData();
+        form.append('file', new Blob([bytes]), name);
+        const r = await fetch(`${server.base}/api/file/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${who.token}` } });
+        return ((await r.json()) as { data: { name: string; size: number } }).data;
+      };
+      const map = await stored(lead, '绕行路线.png');
+      const other = await stored(lead, '检修区域.png');
+      const id = await create({
+        attachments: [
+          { file_url: map.name, file_name: '绕行路线.png' },
+          { file_url: other.name, file_name: '检修区域.png' },
+        ],
+      });
+      const saved = (await lead.post<NoticeAttachment[]>('/notice/attachment/list', { noticeId: id })).body.data;
+      expect(saved.map((a) => [a.file_name, a.file_url, a.file_type, a.file_size])).toEqual([
+        ['绕行路线.png', map.name, 'png', map.size],
+        ['检修区域.png', other.name, 'png', other.size],
+      ]);
+      expect((await row(id)).attachment_count).toBe(2);
+      // Read by the notice's readers once it is enabled, as an uploaded attachment is.
+      await setStatus(id, 1);
+      expect(await readFile(contact, map.name)).toBe(200);
+
+      // Refused whole, naming the field, and nothing saved: someone else's file, an unknown one, six, one twice.
+      const theirs = await stored(contact, '别人的.png');
+      const count = async () =>
+        Number(
+          (
+            await ctx.db
+              .selectFrom('notice')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      const six = await Promise.all(Array.from({ length: 6 }, (_, i) => stored(lead, `附件${i}.png`)));
+      const cases: Array<[unknown, string]> = [
+        [[{ file_url: theirs.name, file_name: '别人的.png' }], '附件“别人的.png”不存在或无权使用，请重新上传（第1个）'],
+        [[{ file_url: 'f'.repeat(32) + '.png', file_name: '没有.png' }], '附件“没有.png”不存在或无权使用，请重新上传（第1个）'],
+        [six.map((f, i) => ({ file_url: f.name, file_name: `附件${i}.png` })), '每个通知最多上传5个附件，请先删除不需要的附件'],
+        [[map, map].map((f) => ({ file_url: f.name, file_name: 'a.png' })), '同一个附件不能添加两次'],
+        [[{ file_url: '../park.db', file_name: 'x' }], '附件文件名不正确，请重新上传'],
+      ];
+      for (const [attachments, message] of cases) {
+        const r = await lead.post<Errors>('/notice/save', body({ attachments }));
+        expect(r.status, JSON.stringify(r.body)).toBe(400);
+        expect(r.body.data.errors, JSON.stringify(r.body)).toContainEqual(expect.objectContaining({ field: expect.stringMatching(/^attachments/), message }));
+      }
+      expect(await count()).toBe(before);
+    });
+
     it('reaches a department’s whole branch, counted under the department named; re-enabled, only a changed notice comes back unread', async () => {
       const id = await create({ departList: [depart.ENTERPRISES] });
       await setStatus(id, 1);

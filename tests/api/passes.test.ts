@@ -1,3 +1,4 @@
+import { maskIdNumber } from '../../domain/personal-data';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState } from '../../domain/appointments';
 import { importPassPublicKey, signPass, verifyPass, type IssuedPass, type PassLookup, type PassPublicKey } from '../../domain/pass';
@@ -73,7 +74,7 @@ for (const dialect of await dialects()) {
       const r = await personPass(contact, '周明远');
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const idcard: string = person['周明远'].visitor_idcard;
-      expect(r.body.data.payload).toMatchObject({ kind: 'person', name: '周明远', idMasked: `${idcard.slice(0, 6)}********${idcard.slice(-4)}` });
+      expect(r.body.data.payload).toMatchObject({ kind: 'person', name: '周明远', idMasked: maskIdNumber(idcard) });
       expect(r.body.data.pass).not.toContain(idcard);
       expect(Buffer.from(r.body.data.pass.split('.')[1], 'base64url').toString('utf8')).not.toContain(idcard);
     });
@@ -151,7 +152,7 @@ for (const dialect of await dialects()) {
       expect(d.flags[0]).toMatchObject({ remark: '在厂区限速路段超速行驶，已现场提醒', color_id: 2, create_user_name: '张伟' });
       expect(d.lists).toEqual([]);
       // The applicant's ID number is masked for the patrol.
-      expect(d.application!.idcard_masked).toMatch(/^\d{6}\*{8}[\dX]{4}$/);
+      expect(d.application!.idcard_masked).toMatch(/^\d{4}\*{10}[\dX]{4}$/);
     });
 
     it('reads a tampered pass as forged and reveals nothing it names', async () => {
@@ -232,7 +233,7 @@ for (const dialect of await dialects()) {
         .values({ name: '周明远', idcard: row.visitor_idcard, type: 1, start_time: null, end_time: null, status: 2, in_reason: '曾在装置区吸烟', create_time: now, update_time: now })
         .execute();
       const d = (await lookup(patrol, { idcard: row.visitor_idcard.toLowerCase() })).body.data;
-      expect(d.subject).toEqual({ kind: 'person', name: '周明远', idcard_masked: `${row.visitor_idcard.slice(0, 6)}********${row.visitor_idcard.slice(-4)}` });
+      expect(d.subject).toEqual({ kind: 'person', name: '周明远', idcard_masked: maskIdNumber(row.visitor_idcard) });
       expect(d.application).toMatchObject({ kind: 'person', application_number: row.application_number, state: AppState.APPROVED });
       expect(d.lists).toEqual([expect.objectContaining({ type: 1, in_reason: '曾在装置区吸烟' })]);
       expect(JSON.stringify(d)).not.toContain(row.visitor_idcard);

@@ -10,6 +10,7 @@ import { importRunnerOf, releaseStaleImports, STALE_MS } from '../../server/modu
 import { EventStream } from './event-stream';
 import { idNumber } from './fixtures';
 import { Client, dialects, startSecondServer, startServer, type TestServer } from './harness';
+import { maskIdNumber } from '../../domain/personal-data';
 
 /**
  * Person batch import (spec 001 §2, §4, §7; issue 27 part 3): template,
@@ -312,6 +313,21 @@ for (const dialect of await dialects()) {
       expect(await files()).toBe(before + 1);
       const results = await resultRows(contact, up.body.data.id);
       expect(results[1]![5]).toContain('黑名单');
+    });
+
+    it('names the check character when that is what is wrong with an ID number, and the shape or birth date otherwise', async () => {
+      const good = idNumber(40, '07');
+      const mistyped = good.slice(0, 17) + (good[17] === '0' ? '1' : '0');
+      const noDate = `${good.slice(0, 10)}1399${good.slice(14)}`;
+      const up = await upload(contact, await personsZip([person(40, { 证件号码: mistyped }), person(41, { 证件号码: noDate })]), { name: '校验码' });
+      await start(contact, up.body.data.id);
+      await idle();
+      const results = await resultRows(contact, up.body.data.id);
+      expect(results.slice(1).map((r) => [r[2], r[3], r[5]])).toEqual([
+        // The results file masks the numbers like every export (docs/personal-data.md); the row number and name tell them apart.
+        [maskIdNumber(mistyped), '失败', '证件号码：身份证号校验码不正确（第18位与前17位不符），请核对号码'],
+        [maskIdNumber(noDate), '失败', '证件号码：身份证号格式不正确'],
+      ]);
     });
 
     it('reads GBK entry names (Windows’ zip) as well as UTF-8 ones', async () => {

@@ -1,15 +1,17 @@
 import { expect, test, type Page, type Route } from '@playwright/test';
-import type { DeviceAlarmCounts, GateTraffic } from '../../domain/schemas/big-screen';
+import type { DeviceAlarmCounts, GateTraffic, OpenAlarms } from '../../domain/schemas/big-screen';
 import { formatInZone } from '../../domain/time';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
-import { base, call, DEMO_PASSWORD, PNG, shot } from './support';
+import { BLACK_PLATE } from '../../server/seed/seed-appointments';
+import { base, call, DEMO_PASSWORD, isPhone, PNG, shot } from './support';
 
 /**
  * 大屏 and 地图看板 (spec 002 §2; issue 26 items 5–6), at phone and desktop
  * sizes: the clock ticks in the spec's format, the canvas fits whole at
  * 16:9 and on a 32:9 wall with nothing to scroll, the alarm panel follows a
- * device alarm without a reload, and the map shows one marker per surveyed
+ * device alarm without a reload, an open alarm stays pinned through a run of
+ * refusals until it is handled, and the map shows one marker per surveyed
  * gate of the register, with no tiles to reach (this machine has no network).
  */
 
@@ -96,6 +98,56 @@ test('the device-alarm panel counts a device’s alarm without a reload', async 
   // Through the notification stream's figures event, well before the 60 s poll.
   await expect(total).toContainText(String(before.total + 1), { timeout: 10_000 });
   await expect(page.locator('[data-kind="tireCrushing"] .bs-bar-num')).toHaveText(String(before.tireCrushing + 1));
+});
+
+test('an open alarm stays pinned, by kind, after a run of refusals, until someone handles it', async ({ page }) => {
+  const admin = await tokenOf('admin');
+  const lead = await tokenOf('lead');
+  // A gate of its own, so no other test's key replaces this one's.
+  const tag = `${Date.now().toString(36)}${isPhone(page) ? 'p' : 'd'}`;
+  const number = `E2E-BS-${tag}`;
+  const { id } = await call<{ id: number }>(admin, '/equipment/gate/save', { name: `大屏道闸${tag}`, number, type: 1, entrances_type: 1, is_security_check: 0, temporary_reservation: 0 });
+  const { key } = await call<{ key: string }>(admin, '/equipment/gate/issueKey', { id });
+  let seq = 0;
+  const send = async (events: Record<string, unknown>[]) => {
+    const res = await fetch(`${base}/api/device/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Device ${number}:${key}` },
+      body: JSON.stringify({ events: events.map((e) => ({ event_id: `bs-${tag}-${++seq}`, capture_time: formatInZone(new Date()), type: 'vehicle', direction: 1, ...e })) }),
+    });
+    expect(res.status).toBe(200);
+  };
+
+  await open(page, '/big-screen');
+  await expect(page.getByTestId('open-alarm-total')).toHaveText(/^\d+$/);
+  // A guard lets the black-listed plate in: the alarm 黑名单入园 is raised at once.
+  await send([{ license_plate: BLACK_PLATE, open_result: 1 }]);
+  const opened = await call<OpenAlarms>(lead, '/board/openAlarms', undefined, 'GET');
+  const alarm = opened.kinds.find((k) => k.kind === 'car')!.list[0]!;
+  expect(alarm.subject).toBe(BLACK_PLATE);
+  // Then thirty routine refusals, in three bursts as gates send them.
+  const refused = (burst: number, i: number) => `粤LR${isPhone(page) ? 'P' : 'D'}${burst}${String(i).padStart(2, '0')}`;
+  for (let burst = 0; burst < 3; burst++) await send(Array.from({ length: 10 }, (_, i) => ({ license_plate: refused(burst, i), open_result: 0 })));
+
+  const feed = page.getByTestId('live-feed');
+  await expect(feed.locator('li').first()).toContainText(refused(2, 9), { timeout: 10_000 });
+  await expect(feed).not.toContainText(BLACK_PLATE);
+  const panel = page.getByTestId('open-alarms');
+  const pinned = panel.locator(`[data-kind="car"] [data-alarm-id="${alarm.id}"]`);
+  await expect(pinned).toContainText(BLACK_PLATE);
+  await expect(pinned).toContainText('黑名单入园');
+  const total = page.getByTestId('open-alarm-total');
+  await expect(total).toHaveText(String(opened.total));
+  await expect(total).toHaveClass(/is-alert/);
+  // The device-alarm figure counts device alarms, not these.
+  const devices = await call<DeviceAlarmCounts>(lead, '/board/deviceAlarmCounts', undefined, 'GET');
+  await expect(page.getByTestId('alarm-total')).toContainText(String(devices.total));
+  await shot(page, 'big-screen-open-alarms');
+
+  // Handled, it leaves the panel without a reload, and the figure drops by one.
+  await call(lead, '/car/stranded/alarmDeal', { id: alarm.id, false_alarm: 0, handled_remark: '判断准确！' });
+  await expect(pinned).toHaveCount(0, { timeout: 10_000 });
+  await expect(total).toHaveText(String(opened.total - 1));
 });
 
 test('the map board shows one marker per surveyed gate of the register, with its figures in a popup, on a plain ground', async ({ page }) => {

@@ -1,10 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
 import { dateOf } from '../../domain/visit-rules';
-import { maskIdNumber } from '../../domain/pass';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { DEMO_PASSWORD, PNG, base, call, idNumber, isPhone, listScreen, randomPlate, shot, signInAs } from './support';
+import { maskIdNumber } from '../../domain/personal-data';
 
 /**
  * 车辆过闸记录 and 人员过闸记录 (spec 001 §2): a crossing fed through the
@@ -178,5 +178,30 @@ test('the patrol reads person crossings with the ID number masked', async ({ pag
   await list.openDetail(row);
   const detail = page.locator('.sm').last();
   await expect(detail.locator('.dv-row', { hasText: '证件号码' })).toContainText(maskIdNumber(fed.idcard));
+  // Without pii:view there is nothing to reveal.
+  await expect(detail.getByRole('button', { name: /^查看完整的/ })).toHaveCount(0);
   await shot(page, 'person-gate-record-masked');
+});
+
+test('an administrator reveals a masked ID number with a reason; the patrol has no such button', async ({ page }) => {
+  const fed = await feedCrossings();
+  await signInAs(page, 'admin');
+  const list = listScreen(page);
+  await list.open('/security/person-gate-records');
+  await list.showOnly('证件号码', fed.idcard);
+  await list.openDetail(list.row(fed.person), isPhone(page) ? undefined : 'button');
+  const detail = page.locator('.sm').last();
+  const line = detail.locator('.dv-row', { hasText: '证件号码' });
+  await expect(line).toContainText(maskIdNumber(fed.idcard));
+  await line.getByRole('button', { name: '查看完整的证件号码' }).click();
+  const ask = page.locator('.sm').last();
+  await expect(ask).toContainText('查看将记入操作日志');
+  // No reason: refused in the form, naming the field.
+  await page.getByRole('button', { name: '确定' }).last().click();
+  await expect(ask).toContainText('请填写查看原因');
+  await ask.getByLabel('查看原因').fill('核对过闸人员身份');
+  await shot(page, 'reveal-reason');
+  await page.getByRole('button', { name: '确定' }).last().click();
+  await expect(line).toContainText(fed.idcard);
+  await shot(page, 'reveal-done');
 });

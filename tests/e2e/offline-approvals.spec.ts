@@ -57,7 +57,6 @@ async function storedWaiting(page: Page): Promise<Array<{ id: string; state: str
   return (await storedOutbox<{ id: string; state: string; title: string }>(page)).filter((i) => i.state !== 'done').map(({ id, state, title }) => ({ id, state, title }));
 }
 
-/** Files and submits general vehicle appointments visiting 中海壳牌 as the enterprise contact; n keeps ID numbers apart. */
 /** Files ordinary-car appointments for the reviewer's queue; `seqBase` keeps the two screen sizes' numbers apart. */
 function filer(contact: string, seqBase: number): (n: number) => Promise<Filed> {
   const day = addDays(formatInZone(new Date()), 3);
@@ -214,7 +213,10 @@ test('a session that ended while offline keeps the queued decision until the sam
   await expect(page).toHaveURL(/\/login/, { timeout: 30_000 });
   await expect(page.getByText(/登录已过期，请重新登录/).first()).toBeVisible();
   const kept = await storedWaiting(page);
-  expect(kept).toEqual([expect.objectContaining({ state: 'pending', title: `审核 ${app.plate} 同意` })]);
+  expect(kept).toEqual([expect.objectContaining({ title: `审核 ${app.plate} 同意` })]);
+  // The drain's own 401 puts it back to pending; where another call's 401 reached the sign-in page first, it may still
+  // read sending, which the same user's next pass takes as pending (a tab closed mid-send is left so too).
+  expect(['pending', 'sending']).toContain(kept[0]!.state);
   expect(await decisions()).toEqual([]);
 
   // The same person signs in again: their decision goes out, once.

@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import jsQR from 'jsqr';
 import QRCode from 'qrcode';
 import { importPassPublicKey, verifyPass, type IssuedPass, type PassPublicKey } from '../../domain/pass';
+import { maskIdNumber } from '../../domain/personal-data';
 import { formatInZone } from '../../domain/time';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
@@ -136,14 +137,17 @@ test('typing a plate on the plate keyboard shows the vehicle', async ({ page }) 
 
 test('an ID QR looks the person up; a black-listed plate is said plainly', async ({ page }) => {
   const squad = await tokenOf('squad');
-  const persons = await call<{ list: Array<{ visitor_name: string; visitor_idcard: string; state: number }> }>(squad, '/personApplications/all/history/list', { size: 50, pn: 1, state: 2 });
-  const visitor = persons.list[0];
-  expect(visitor, 'the demo seed has an approved person').toBeTruthy();
+  const persons = await call<{ list: Array<{ person_application_id: number; visitor_name: string; state: number }> }>(squad, '/personApplications/all/history/list', { size: 50, pn: 1, state: 2 });
+  const approved = persons.list[0];
+  expect(approved, 'the demo seed has an approved person').toBeTruthy();
+  // Lists show ID numbers masked; the squad holds pii:view and reveals the one its ID card would carry.
+  const { value } = await call<{ value: string }>(squad, '/pii/reveal', { record: 'person_application', id: approved!.person_application_id, field: 'visitor_idcard', reason: '测试扫码核验' });
+  const visitor = { ...approved!, visitor_idcard: value };
   await openScan(page);
   await feedImage(page, 'id.png', await qrPng(visitor.visitor_idcard));
   const person = page.getByRole('region', { name: '人员信息' });
   await expect(person).toContainText(visitor.visitor_name);
-  await expect(person).toContainText(`${visitor.visitor_idcard.slice(0, 6)}********${visitor.visitor_idcard.slice(-4)}`);
+  await expect(person).toContainText(maskIdNumber(visitor.visitor_idcard));
   await expect(person).toContainText('审核通过');
   await expect(person).not.toContainText(visitor.visitor_idcard);
 

@@ -3,7 +3,7 @@ import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
-import { base, call, DEMO_PASSWORD, isDesktop, isPhone, listScreen, randomPlate, shot, signInAs, storedOutbox } from './support';
+import { base, call, DEMO_PASSWORD, isDesktop, isPhone, listScreen, randomPlate, shellDepartment, shot, signInAs, storedOutbox } from './support';
 
 /**
  * 滞留告警 (spec 001 §2; DESIGN.md §5, §8): an alarm raised through the real
@@ -11,7 +11,9 @@ import { base, call, DEMO_PASSWORD, isDesktop, isPhone, listScreen, randomPlate,
  * opens it, and the lead handles it with no signal, through the outbox, sent
  * exactly once when the signal returns (phone size, as in the field). At
  * desktop size the person and vehicle lists, the sectioned detail, the online
- * handling and the daily statistics with their exports.
+ * handling and the daily statistics with their exports. A visit off its route:
+ * one 偏离路线告警, the banner with two kinds, handling from the banner, and
+ * 全部标为已查看.
  */
 
 interface Alarm {
@@ -326,7 +328,7 @@ test('an alarm shows a banner on whatever screen the lead is on; 查看 opens it
   expect(bannerBox.y + bannerBox.height).toBeLessThanOrEqual(mainBox.y + 1);
   await shot(page, 'alarm-banner');
 
-  await banner.getByRole('button', { name: '查看' }).click();
+  await banner.getByRole('button', { name: '查看', exact: true }).click();
   await expect(page).toHaveURL(/\/security\/stranded-car/);
   const detail = modal(page);
   await expect(detail.getByText('车辆滞留告警详情')).toBeVisible();
@@ -352,7 +354,7 @@ test('an alarm shows a banner on whatever screen the lead is on; 查看 opens it
   // The centre's kind filter, alarms first: the list entry's approval is not among the alarms.
   await page.goto('/notifications');
   const kinds = page.getByRole('radiogroup', { name: '消息类型' }).getByRole('radio');
-  await expect(kinds).toHaveText(['全部类型', '告警', '审批任务', '审批结果', '通知公告']);
+  await expect(kinds).toHaveText(['全部类型', '告警', '偏离路线', '审批任务', '审批结果', '通知公告']);
   await kinds.filter({ hasText: '告警' }).click();
   const items = page.getByTestId('notification-item');
   await expect(items.filter({ hasText: plate }).first()).toContainText('黑名单车辆入园');
@@ -382,4 +384,105 @@ test('滞留统计 at either size: counts per handling state, the daily chart an
   await stats.getByLabel('告警时间结束').fill('2001-01-02');
   await expect(total).toHaveText('0');
   await expect(stats.getByRole('region', { name: '按入园闸口' })).toContainText('暂无告警');
+});
+
+/** The demo's published route (西门—北门), which 中海壳牌's vehicle visitors follow during the route-deviation test. */
+const SEEDED_ROUTE = '西门—北门危化品车辆路线';
+
+test('a visit off its route raises one 偏离路线告警; the banner stays one line with two kinds counted, 查看 leads to handling it, 全部标为已查看 empties it', async ({ page }) => {
+  test.setTimeout(120_000);
+  // A demo visit under way for each size: a visit deviates once, and both sizes' runs share the server.
+  const plate = isPhone(page) ? '粤LD5519' : '粤LF3362';
+  const [admin, lead] = await Promise.all([tokenOf('admin'), tokenOf('lead')]);
+  const bindings = await call<Array<{ depart_id: number; route_id: number; route_name: string }>>(admin, '/drivingRoute/depart/find', {});
+  const route = bindings.find((b) => b.route_name === SEEDED_ROUTE)!;
+  const bound = bindings.filter((b) => b.route_id === route.route_id).map((b) => b.depart_id);
+  await call(admin, '/drivingRoute/depart/bind', { id: route.route_id, departIds: [...bound, await shellDepartment(admin)] });
+  try {
+    const black = randomPlate();
+    // The test's own gate is not a point of the route.
+    const [device] = await Promise.all([gate(), blackList('car', { license_plate: black }, { license_plate: black })]);
+    await call(lead, '/notifications/readAll', {});
+    await signInAs(page, 'lead');
+    const streaming = page.waitForResponse((r) => r.url().endsWith('/api/notifications/stream'), { timeout: 30_000 });
+    await page.goto('/vehicles/marks');
+    await streaming;
+    const banner = page.getByTestId('alarm-banner');
+    await expect(banner).toHaveCount(0);
+
+    // A stranded alarm, then the visit's vehicle comes in and leaves by the gate off its route: one alarm holding both crossings.
+    await enter(device, [{ type: 'vehicle', license_plate: black, license_plate_color: 2 }]);
+    await expect(banner).toContainText('黑名单车辆入园', { timeout: 15_000 });
+    await enter(device, [{ type: 'vehicle', license_plate: plate, license_plate_color: 2, capture_time: formatInZone(Date.now() - 60_000) }]);
+    await enter(device, [{ type: 'vehicle', license_plate: plate, license_plate_color: 2, direction: 2 }]);
+    const { list } = await call<{ list: Array<{ id: number; crossings: unknown[]; handle_time: string | null }> }>(lead, '/car/routeDeviation/list', { size: 10, pn: 1, license_plate: plate });
+    expect(list).toHaveLength(1);
+    expect(list[0]!.crossings).toHaveLength(2);
+
+    // Two kinds unread: each counted, the newest alarm's title after them, all on one line (on a phone no taller than 56 px).
+    const counts = banner.getByTestId('alarm-banner-counts');
+    await expect(counts).toContainText('滞留告警 1', { timeout: 15_000 });
+    await expect(counts).toContainText('偏离路线 1');
+    await expect(banner).toContainText('车辆偏离路线');
+    const box = (await banner.boundingBox())!;
+    if (isPhone(page)) expect(box.height).toBeLessThanOrEqual(56);
+    const text = (await banner.locator('.alarm-banner-text').boundingBox())!;
+    expect(text.height).toBeLessThanOrEqual(24);
+    for (const name of ['查看', '全部标为已查看']) {
+      const button = (await banner.getByRole('button', { name, exact: true }).boundingBox())!;
+      expect(button.y).toBeGreaterThanOrEqual(box.y);
+      expect(button.y + button.height).toBeLessThanOrEqual(box.y + box.height);
+    }
+    await shot(page, 'alarm-banner-two-kinds');
+
+    // The home's 待处理告警 lists it, with the gate off the route and both crossings.
+    await page.goto('/');
+    const open = page.getByTestId('open-alarms').locator('.oa-row', { hasText: plate });
+    // The home's calls may answer slower than the default wait on a loaded test machine.
+    await expect(open).toContainText('车辆偏离路线', { timeout: 30_000 });
+    await expect(open).toContainText(device.name);
+    await expect(open).toContainText('共 2 次');
+
+    // 查看 opens the newest alarm, the deviation, with 处理告警 at hand; the banner keeps the stranded alarm alone.
+    await banner.getByRole('button', { name: '查看', exact: true }).click();
+    await expect(page).toHaveURL(/\/security\/route-deviation/);
+    const detail = modal(page);
+    await expect(detail.getByText('偏离路线告警详情')).toBeVisible();
+    await expect(detail.locator('.sd-item', { hasText: '行车路线' })).toContainText(SEEDED_ROUTE);
+    await expect(detail.locator('.sd-item', { hasText: '偏离次数' })).toContainText('2 次');
+    const crossings = detail.locator('.sd-section', { hasText: '偏离记录' }).locator('.sd-crossing');
+    await expect(crossings).toHaveCount(2);
+    await expect(crossings.nth(0)).toContainText(device.name);
+    await expect(crossings.nth(0)).toContainText('入场');
+    await expect(crossings.nth(1)).toContainText('出场');
+    await expect(banner.getByTestId('alarm-banner-counts')).toHaveCount(0);
+    await expect(banner).toContainText('黑名单车辆入园');
+    await shot(page, 'route-deviation-detail');
+
+    await detail.getByRole('button', { name: '处理告警' }).click();
+    const form = modal(page);
+    await expect(form).toContainText('共偏离 2 次');
+    // The option as a finger taps it: the whole label (on a phone its tap margin covers the word).
+    await form.locator('label.adm-radio', { hasText: /^否$/ }).click();
+    await expect(form.locator('#sd-remark')).toHaveValue('判断准确！');
+    await form.locator('#sd-remark').fill('判断准确！司机走错闸口，已引导按路线行驶');
+    await form.getByRole('button', { name: '确定', exact: true }).click();
+    // The list behind says so (the toast may have gone by the time a loaded machine looks).
+    await expect(listScreen(page).row(plate)).toContainText('已处理');
+    await shot(page, 'route-deviation-handled');
+    const [handled] = (await call<{ list: Array<Record<string, unknown>> }>(lead, '/car/routeDeviation/list', { size: 10, pn: 1, license_plate: plate })).list;
+    expect(handled).toMatchObject({ false_alarm: 0, handled_remark: '判断准确！司机走错闸口，已引导按路线行驶', handle_user_name: '赵敏' });
+
+    // 全部标为已查看: the banner goes, on this screen and the next, and the server holds no unread alarm of either kind.
+    await banner.getByRole('button', { name: '全部标为已查看' }).click();
+    await expect(banner).toHaveCount(0);
+    for (const kind of ['stranded_alarm', 'route_deviation']) {
+      expect((await call<{ total: number }>(lead, '/notifications/page', { size: 1, pn: 1, unread: true, kind })).total, kind).toBe(0);
+    }
+    await page.goto('/notifications');
+    await expect(page.getByTestId('notification-item').first()).toBeVisible({ timeout: 30_000 });
+    await expect(banner).toHaveCount(0);
+  } finally {
+    await call(admin, '/drivingRoute/depart/bind', { id: route.route_id, departIds: bound });
+  }
 });

@@ -310,7 +310,9 @@ describe('vehicle application form (carApplicationSave)', () => {
     expect(isMainlandIdNumber('440303199001011230')).toBe(false);
     expect(isMainlandIdNumber('440303199002301235')).toBe(false);
     expect(carApplicationSave.safeParse({ ...validCar, applicant_idcard: '11010519491231002x' }).data?.applicant_idcard).toBe('11010519491231002X');
-    expect(errorsOf(carApplicationSave.safeParse({ ...validCar, applicant_idcard: '440303199001011230' })).applicant_idcard).toBe('身份证号格式不正确');
+    // A wrong last character is named as the check character; a wrong shape or birth date is the format's.
+    expect(errorsOf(carApplicationSave.safeParse({ ...validCar, applicant_idcard: '440303199001011230' })).applicant_idcard).toBe('身份证号校验码不正确（第18位与前17位不符），请核对号码');
+    expect(errorsOf(carApplicationSave.safeParse({ ...validCar, applicant_idcard: '440303199002301235' })).applicant_idcard).toBe('身份证号格式不正确');
     expect(errorsOf(carApplicationSave.safeParse({ ...validCar, applicant_idcard: '12345' })).applicant_idcard).toBe('身份证号格式不正确');
     expect(carApplicationSave.safeParse({ ...validCar, visitor_idcard_type: 6, applicant_idcard: 'E12345678' }).success).toBe(true);
     expect(errorsOf(carApplicationSave.safeParse({ ...validCar, visitor_idcard_type: 6, applicant_idcard: 'E1-2' })).applicant_idcard).toBe('证件号码格式不正确');
@@ -488,7 +490,7 @@ describe('person application form (personApplicationSave)', () => {
   });
 
   it('checks ID number, phone, photos and lengths', () => {
-    expect(errorsOf(personApplicationSave.safeParse({ ...validPerson, visitor_idcard: '440303199001011230' })).visitor_idcard).toBe('身份证号格式不正确');
+    expect(errorsOf(personApplicationSave.safeParse({ ...validPerson, visitor_idcard: '440303199001011230' })).visitor_idcard).toBe('身份证号校验码不正确（第18位与前17位不符），请核对号码');
     expect(personApplicationSave.safeParse({ ...validPerson, visitor_idcard_type: 4, visitor_idcard: 'H12345678' }).success).toBe(true);
     expect(errorsOf(personApplicationSave.safeParse({ ...validPerson, visitor_phone: '23900139000' })).visitor_phone).toBe('手机号格式不正确');
     expect(errorsOf(personApplicationSave.safeParse({ ...validPerson, visitor_face_photo: 'a.jpg;b.jpg' })).visitor_face_photo).toBe('最多上传1张图片');

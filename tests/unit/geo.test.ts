@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gcj02ToWgs84, haversineMeters, wgs84ToGcj02, type LatLng } from '../../domain/geo';
+import { gcj02ToWgs84, haversineMeters, nearestOnLine, pointsAlongLine, wgs84ToGcj02, type LatLng } from '../../domain/geo';
 import {
   PATH_FORMAT_MSG,
   PATH_MAX_MSG,
@@ -86,5 +86,50 @@ describe('route paths (domain/schemas/driving-route.ts)', () => {
     expect(joinIds([3, 1, 2])).toBe('3,1,2');
     expect(splitIds('3, 1,,x,2')).toEqual([3, 1, 2]);
     expect(splitIds(null)).toEqual([]);
+  });
+});
+
+describe('the points a drawn line passes (domain/geo.ts)', () => {
+  /** A point `east` and `north` metres from the park's centre. */
+  const at = (east: number, north: number): LatLng => [PARK[0] + north / 111_195, PARK[1] + east / (111_195 * Math.cos((PARK[0] * Math.PI) / 180))];
+  const gate = (id: number, east: number, north: number) => ({ id, place: at(east, north) as LatLng | null });
+  const ids = (list: Array<{ id: number }>) => list.map((p) => p.id);
+
+  it('measures the distance to the nearest segment, not only to the vertices, and how far along the line it is', () => {
+    // West to east 1 km, then north 1 km.
+    const line = [at(0, 0), at(1000, 0), at(1000, 1000)];
+    const beside = nearestOnLine(line, at(400, 30))!;
+    expect(beside.distance).toBeCloseTo(30, 0);
+    expect(beside.along).toBeCloseTo(400, 0);
+    const second = nearestOnLine(line, at(980, 700))!;
+    expect(second.distance).toBeCloseTo(20, 0);
+    expect(second.along).toBeCloseTo(1700, 0);
+    // Past the line's end the nearest place is the end.
+    const past = nearestOnLine(line, at(1000, 1300))!;
+    expect(past.distance).toBeCloseTo(300, 0);
+    expect(past.along).toBeCloseTo(2000, 0);
+    // A line of one vertex is that point; none, nothing.
+    expect(nearestOnLine([at(0, 0)], at(0, 50))!.distance).toBeCloseTo(50, 0);
+    expect(nearestOnLine([], at(0, 0))).toBeUndefined();
+    // Agrees with the great-circle distance to a vertex.
+    expect(nearestOnLine(line, at(-300, -400))!.distance).toBeCloseTo(haversineMeters(at(-300, -400), at(0, 0)), 0);
+  });
+
+  it('picks the gates within the tolerance in the order the line reaches them, whatever order they are listed in', () => {
+    const line = [at(0, 0), at(1000, 0), at(1000, 1000)];
+    const gates = [gate(1, 995, 800), gate(2, 10, 12), gate(3, 500, -25), gate(4, 500, 200), gate(5, 2000, 0), { id: 6, place: null }];
+    expect(ids(pointsAlongLine(line, gates, (g) => g.place, 30))).toEqual([2, 3, 1]);
+    // A tighter tolerance leaves the gate 25 m off out.
+    expect(ids(pointsAlongLine(line, gates, (g) => g.place, 20))).toEqual([2, 1]);
+    // Drawn the other way, the same gates in the other order.
+    expect(ids(pointsAlongLine([...line].reverse(), gates, (g) => g.place, 30))).toEqual([1, 3, 2]);
+    expect(pointsAlongLine([], gates, (g) => g.place, 30)).toEqual([]);
+  });
+
+  it('places a gate the line passes twice where it passes nearest', () => {
+    // Out east 1 km and back 40 m further north: the gate lies 10 m from the way back, 30 m from the way out.
+    const line = [at(0, 0), at(1000, 0), at(1000, 40), at(0, 40)];
+    const gates = [gate(1, 500, 30), gate(2, 900, 0), gate(3, 100, 40)];
+    expect(ids(pointsAlongLine(line, gates, (g) => g.place, 35))).toEqual([2, 1, 3]);
   });
 });

@@ -263,6 +263,41 @@ describe('desktop table columns (issue 24 item 3)', () => {
     expect(tighter[0]).toBeLessThan(150);
   });
 
+  it('gives a cell wider than its column the room other cells leave, rather than cutting it beside half-empty columns', () => {
+    // A department's name (208 px) beside two counts under 140 px headers: 420 px hold them all whole.
+    const cols = [
+      { width: 140, min: 76, content: 208 },
+      { width: 140, min: 48, content: 40 },
+      { width: 140, min: 48, content: 40 },
+    ];
+    const widths = fitColumnWidths(cols, 420);
+    expect(widths[0]).toBe(208);
+    expect(widths.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(420);
+    // The counts keep what is left, shared alike.
+    expect(widths[1]).toBe(widths[2]);
+    expect(widths[1]).toBeGreaterThan(48);
+    // With room for everything, every column keeps at least its declared width.
+    expect(fitColumnWidths(cols, 600)).toEqual([208, 140, 140]);
+  });
+
+  it('lets a key or state column give up room its cells leave, and never cut its cells', () => {
+    // A 220 px key whose titles need 150 beside a time (150 of 170) and a delivery line (140 of 150).
+    const cols = [
+      { width: 220, min: 220, content: 150, whole: true },
+      { width: 170, min: 76, content: 150 },
+      { width: 150, min: 76, content: 140 },
+    ];
+    const roomy = fitColumnWidths(cols, 460);
+    expect(roomy.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(460);
+    roomy.forEach((w, i) => expect(w).toBeGreaterThanOrEqual(cols[i]!.content));
+    // Tighter than the cells: the others are cut, the key keeps its cells whole.
+    const tight = fitColumnWidths(cols, 400);
+    expect(tight[0]).toBe(150);
+    expect(tight.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(400);
+    // Whether a table scrolls is still decided by the declared widths: 220 + 76 + 76 does not fit 360.
+    expect(fitColumnWidths(cols, 360)).toEqual([220, 170, 150]);
+  });
+
   it('keeps the declared widths when even the minimums do not fit, and widens a column whose header needs more than its declared width', () => {
     expect(
       fitColumnWidths(

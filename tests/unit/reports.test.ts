@@ -165,11 +165,15 @@ describe('report calls, columns and files', () => {
     expect(name(personReservationReport, { ...range, visit_area: 1 })).toBe('人员预约统计_2026-11-21至2026-11-27_化工区.xlsx');
     expect(name(vehicleIncreaseReport, { ...range, visit_area: 2 })).toBe('车型新增及去重统计_2026-11-21至2026-11-27_港区.xlsx');
     expect(name(vehicleGateTimesReport, { ...range, visit_area: 3 })).toBe('车辆过闸次数统计_2026-11-21至2026-11-27_化工区和港区.xlsx');
-    expect(name(vehicleTypeReport, { ...range, type: 1, direction: 'in' })).toBe('车型入园报表_2026-11-21至2026-11-27_化工区.xlsx');
-    expect(name(vehicleTypeReport, { ...range, type: 2, direction: 'out' })).toBe('车型出园报表_2026-11-21至2026-11-27_港区.xlsx');
+    expect(name(vehicleTypeReport, { ...range, type: 1, direction: 'in' })).toBe('车型进出报表_入园_2026-11-21至2026-11-27_化工区.xlsx');
+    expect(name(vehicleTypeReport, { ...range, type: 2, direction: 'out' })).toBe('车型进出报表_出园_2026-11-21至2026-11-27_港区.xlsx');
     expect(name(applicationCountsReport, { date: '2026-11-20', type: 2 })).toBe('申请数量统计_2026-11-20_港区.xlsx');
     expect(name(departPersonReport, {})).toBe(`部门人员申请统计_${TODAY}.xlsx`);
     expect(name(departCarReport, {})).toBe(`部门车辆预约统计_${TODAY}.xlsx`);
     expect(name(approvalReport, { count_date: '2026-11-20', user_name: '李' })).toBe('审批统计导出.xlsx');
+  });
+
+  it('starts every export name with its screen title, so a downloaded file is found by the screen it came from', () => {
+    for (const def of reports) expect(def.fileName(parse(def, def.defaults(TODAY)) as never, TODAY), def.key).toMatch(new RegExp(`^${def.title}(_|导出)`));
   });
 });

@@ -50,6 +50,15 @@ describe('redaction', () => {
     expect(redact({ password: 'p', nested: { captcha: '123456', token: 't', ok: 1 }, content: 'eyJ' })).toEqual({ password: '***', nested: { captcha: '***', token: '***', ok: 1 }, content: '***' });
     expect(auditJson({ a: 'x'.repeat(5000) }).length).toBeLessThan(600);
   });
+
+  it('keeps ID numbers and phones masked in a log, at any depth, and leaves other numbers alone', () => {
+    expect(redact({ idcard: '44130219900101123X', persons: [{ phone: '13812345678', id_card: '44130219900101123X' }], license_plate: '粤A12345', waybill: '13812345678' })).toEqual({
+      idcard: '4413**********123X',
+      persons: [{ phone: '138****5678', id_card: '4413**********123X' }],
+      license_plate: '粤A12345',
+      waybill: '13812345678',
+    });
+  });
 });
 
 describe('password hashing', () => {

@@ -52,7 +52,7 @@ const day = (column: string) => `substr(${column}, 1, 10)`;
 /** The gate's park when the crossing is stored (0 for a device with none). */
 const gateArea = (r: string) => `coalesce((SELECT e.entrances_type FROM equipment e WHERE e.id = ${r}.device_id), 0)`;
 
-const sumRollups: SumRollup[] = [
+export const sumRollups: SumRollup[] = [
   {
     // 车辆/人员预约统计: each submission (an approval instance) on the park day it was made, by where it stands now.
     name: 'stat_submission_day',

@@ -22,7 +22,7 @@ const crossingHour = (source: 'gate_record_car' | 'gate_record_person', kind: 'c
   counts: () => ['1'],
 });
 
-const hourRollup: SumRollup = {
+export const hourRollup: SumRollup = {
   name: 'stat_crossing_hour',
   keys: [
     ['day', 'varchar(10)'],

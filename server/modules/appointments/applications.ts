@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { kindCalls } from '../../../domain/appointment-kinds';
 import { ErrorCode } from '../../../domain/errors';
+import { stateAllows } from '../../../domain/appointments';
+import { answerInClear } from '../../core/personal-data';
 import { fail, ok } from '../../core/errors';
 import { route } from '../../core/route';
 import { kindList } from './kinds';
@@ -47,14 +49,24 @@ export async function applicationRoutes(app: FastifyInstance) {
       route(app, call, async (req) => ok(rowOf(await listApplications(ctx, auth(req), k.kind, scope, req.body as Record<string, unknown> & { size: number; pn: number }))));
     }
 
+    // The filer sees as typed what they may still edit (a draft, or one rejected or revoked), to correct it; under review or approved it is masked like everywhere else (core/personal-data.ts).
+    const clearIfOwnDraft = (req: FastifyRequest, row: { create_user_id: number | null; state: number }) => {
+      if (row.create_user_id === auth(req).userId && stateAllows('edit', row.state)) answerInClear(req);
+    };
+
     for (const call of [calls.detail, calls.historyDetail, calls.allDetail]) {
-      route(app, call, async (req) => ok(rowOf(await loadReadable(db, auth(req), k.kind, req.query.id))));
+      route(app, call, async (req) => {
+        const row = await loadReadable(db, auth(req), k.kind, req.query.id);
+        clearIfOwnDraft(req, row);
+        return ok(rowOf(row));
+      });
     }
 
     // Fetch for edit: only the applicant edits.
     route(app, calls.get, async (req) => {
       const row = await loadApplication(db, k.kind, req.body.id);
       if (row.create_user_id !== auth(req).userId) fail(ErrorCode.NOT_FOUND, `${k.noun}不存在或已被删除`);
+      clearIfOwnDraft(req, row);
       return ok(rowOf(row));
     });
 

@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { kindCalls } from '../../../domain/appointment-kinds';
 import type { AppointmentKind } from '../../../domain/appointments';
 import { enumLabel } from '../../../domain/enums';
+import { personalKindOf } from '../../../domain/personal-data';
+import { ErrorCode } from '../../../domain/errors';
+import { fail } from '../../core/errors';
+import { PII_VIEW, holdsPiiView } from '../../core/personal-data';
 import { route } from '../../core/route';
 import { xlsxExports } from '../../core/xlsx-export';
 import { kindList, kinds, type ExportColumn, type KindDef } from './kinds';
@@ -32,14 +36,22 @@ export async function exportRoutes(app: FastifyInstance) {
   const sendXlsx = xlsxExports(app);
   for (const k of kindList) {
     route(app, kindCalls[k.kind].export, async (req, reply) => {
-      const filters = req.body as Record<string, unknown>;
+      const { full_reason: fullReason, ...filters } = req.body as Record<string, unknown>;
+      // In full takes pii:view; the reason is in the export's operation-log entry (its declared operation logs the body).
+      if (fullReason !== undefined && !holdsPiiView(req.auth)) fail(ErrorCode.FORBIDDEN, `没有操作权限：完整导出个人信息需要权限 ${PII_VIEW}（查看个人信息）`);
       const time = app.ctx.time();
       return sendXlsx(req, reply, {
         fileName: exportFileName(k.kind, filters.visit_area as number | undefined, time),
         fallback: `${k.kind}-applications_${time.slice(0, 10).replace(/-/g, '')}.xlsx`,
         sheet: k.exportTitle,
-        columns: k.exportColumns.map((c) => ({ header: exportHeader(k, c), width: c.width ?? 14, cell: (row: Record<string, any>) => cellOf(c, row) })),
+        columns: k.exportColumns.map((c) => ({
+          header: exportHeader(k, c),
+          width: c.width ?? 14,
+          cell: (row: Record<string, any>) => cellOf(c, row),
+          ...(typeof c.value === 'string' && personalKindOf(c.value) ? { personal: personalKindOf(c.value)! } : {}),
+        })),
         pages: () => applicationPages(db, null, k.kind, 'all', filters),
+        inFull: fullReason !== undefined,
       });
     });
   }

@@ -19,6 +19,7 @@ import {
   type LookupRows,
 } from '../../core/xlsx-import';
 import { saveApplication } from './service';
+import { EXAMPLE_ID_NUMBER, EXAMPLE_MOBILE } from '../../../domain/personal-data';
 
 /**
  * Owner (业主, visitor_type 4) and construction (施工, visitor_type 1) vehicle
@@ -100,16 +101,16 @@ async function template(app: FastifyInstance, kind: ImportKind): Promise<Buffer>
       vehicle_type_id: lookups.vehicleType[0]?.name ?? '',
       applicant_name: '张三',
       visitor_idcard_type: '第二代居民身份证',
-      applicant_idcard: '441302199001011231',
+      applicant_idcard: EXAMPLE_ID_NUMBER,
       applicant_gender: '男',
-      applicant_phone: '13800138000',
+      applicant_phone: EXAMPLE_MOBILE,
       visit_area: '化工区',
       visitor_company: '惠州示例工程有限公司',
       visitor_content: def.content,
       visitor_begin_time: begin,
       visitor_end_time: end,
       interviewee_name: '李强',
-      interviewee_phone: '13800000003',
+      interviewee_phone: EXAMPLE_MOBILE,
       interviewee_depart_id: enterprise?.name ?? '',
       vehicle_license_number: '',
       engine_number: '',

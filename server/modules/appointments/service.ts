@@ -19,6 +19,7 @@ import { applicationNumber, approvalProcess, assertAllows, instanceOf, lockLive,
 import { departmentBranch } from '../../core/department-branch';
 import { kinds, type KindDef } from './kinds';
 import { blackListedOn, registrationMissing } from '../park-rules';
+import { keepStoredWhereMasked } from '../../core/personal-data';
 
 /**
  * Person and vehicle appointments, written once for both kinds (kinds.ts
@@ -443,6 +444,8 @@ export async function saveApplication(trx: Db, ctx: AppContext, auth: AuthContex
   const k = kinds[kind];
   const current = id === undefined ? null : await lockOwn(trx, ctx, auth, k, id);
   if (current) assertAllows('edit', current.state);
+  // A rejected or revoked application's form showed its personal fields masked: those sent back unchanged keep their values.
+  if (current) values = keepStoredWhereMasked(values, await loadApplication(trx, kind, id!), k.labels);
 
   let model: VehicleModelFlags | null = null;
   const parsed = (await parseWithRules(k.schemas.save, values, k.labels, async (v) => {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../core/context';
 import type { DeviceIdentity } from '../../core/device-auth';
 import type { FileRecordKind } from '../../core/file-refs';
 import type { DB } from '../../db/schema';
-import { deviationOf, notifyDeviation } from '../driving-routes/deviation';
+import { deviationOf, recordDeviation } from '../driving-routes/deviation';
 import type { Crossing } from './presence';
 
 type EventOf<T extends DeviceEvent['type']> = Extract<DeviceEvent, { type: T }>;
@@ -32,14 +32,17 @@ export const eventHandlers: { [T in DeviceEvent['type']]: EventHandler<EventOf<T
     crossing: (e) => ({ kind: 'car', subject: e.license_plate, direction: e.direction, open_result: e.open_result, capture_time: e.capture_time }),
     async store(t, device, e, now, ctx) {
       const { type: _t, ...fields } = e;
-      // 偏离路线 (issue 27): a crossing at a gate off the route of the visit's department is marked and its alarm goes to the lead.
+      // 偏离路线: a crossing at a gate off the route of the visit's department is marked, and raises or joins the visit's one alarm.
       const deviation = await deviationOf(t, device.id, e.license_plate, e.capture_time);
       const row = await t
         .insertInto('gate_record_car')
         .values({ ...fields, device_id: device.id, create_time: now, deviated: deviation ? 1 : 0 })
         .returning('id')
         .executeTakeFirstOrThrow();
-      if (deviation) await notifyDeviation(t, ctx, { ...deviation, recordId: row.id, plate: e.license_plate, gate: device.name, direction: e.direction, captureTime: e.capture_time });
+      if (deviation) {
+        const crossing = { recordId: row.id, plate: e.license_plate, deviceId: device.id, gate: device.name, direction: e.direction, openResult: e.open_result, captureTime: e.capture_time };
+        await recordDeviation(t, ctx, deviation, crossing);
+      }
       return { kind: 'gate_record_car', id: row.id };
     },
   },

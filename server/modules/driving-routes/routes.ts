@@ -46,6 +46,13 @@ async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
   }));
 }
 
+/** 400 naming 途经点位 when any of these ids is not a live point of the park. */
+async function refuseDeadPoints(db: Db, ids: readonly number[]): Promise<void> {
+  const live = new Set((await livePoints(db, ids)).map((p) => p.id));
+  const missing = ids.filter((l) => !live.has(l));
+  if (missing.length) throw ruleFailure([{ field: 'locationIds', message: `所选点位不存在或已被删除（ID ${missing.join('、')}）` }], drivingRouteLabels);
+}
+
 export const drivingRoutesDef = defineResource({
   contract: drivingRouteApi,
   table: 'driving_route',
@@ -56,10 +63,12 @@ export const drivingRoutesDef = defineResource({
   unique: [{ field: 'name', column: 'name' }],
   decorate,
   stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
-  // Stored as the canonical text (rounded to about a centimetre): what was checked is what is kept.
+  // The points picked with the line (the editor picks the gates it passes) must be live ones.
+  check: async (values, _ctx, db) => refuseDeadPoints(db, (values as DrivingRouteCreate).locationIds ?? []),
+  // Stored as the canonical text (rounded to about a centimetre): what was checked is what is kept. Points sent are kept in their order; none sent, they stay.
   toRow: (values) => {
     const v = values as DrivingRouteCreate;
-    return { name: v.name, publish: v.publish, path: serializePath(parsePath(v.path)) };
+    return { name: v.name, publish: v.publish, path: serializePath(parsePath(v.path)), ...(v.locationIds ? { location_id: joinIds(v.locationIds) } : {}) };
   },
   // A deleted route leaves its departments free to be bound again, and no visit follows it any more.
   beforeDelete: async (trx, id) => {
@@ -124,9 +133,7 @@ export async function drivingRouteRoutes(app: FastifyInstance) {
     const { id, locationIds } = req.body;
     await ctx.db.transaction().execute(async (trx) => {
       await liveRoute(trx, id);
-      const live = new Set((await livePoints(trx, locationIds)).map((p) => p.id));
-      const missing = locationIds.filter((l) => !live.has(l));
-      if (missing.length) throw ruleFailure([{ field: 'locationIds', message: `所选点位不存在或已被删除（ID ${missing.join('、')}）` }], drivingRouteLabels);
+      await refuseDeadPoints(trx, locationIds);
       await trx
         .updateTable('driving_route')
         .set({ location_id: joinIds(locationIds), update_user_id: req.auth!.userId, update_time: ctx.time() })

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely, Updateable } from 'kysely';
 import { ErrorCode } from '../../../domain/errors';
 import { personApplicationLabels } from '../../../domain/schemas/person-application';
-import { IMPORT_ZIP_LIMITS, ImportStatus, type ImportProgressEvent } from '../../../domain/schemas/person-import';
+import { IMPORT_ZIP_LIMITS, ImportStatus, NOT_A_ZIP, type ImportProgressEvent } from '../../../domain/schemas/person-import';
 import type { AppContext, AuthContext } from '../../core/context';
 import { AppError } from '../../core/errors';
 import { recordFileObject } from '../../core/file-refs';
@@ -37,9 +39,50 @@ export const INTERRUPTED = '导入中断，请重新开始';
 /** Progress is written at most this often (and at the end): the list and the live stream read it. */
 const PROGRESS_MS = 300;
 
-/** Where the uploaded zips live: beside the database, outside the served file store. */
+/** Where the uploaded zips live on disk: beside the database, outside the served file store. */
 export const importDir = (ctx: AppContext) => path.join(ctx.config.dataDir, 'imports');
 export const zipPathOf = (ctx: AppContext, filePath: string) => path.join(importDir(ctx), path.basename(filePath));
+/** Temporary zips of this server: uploads being received, and copies of stored zips being imported. */
+export const importTmpDir = (ctx: AppContext) => path.join(importDir(ctx), 'tmp');
+
+/**
+ * Keeps a checked upload (a temporary file of this server) where the server that runs the import finds it, and
+ * answers the task's file_path. With FILE_STORE=disk that is DATA_DIR/imports, as always; with FILE_STORE=postgres
+ * it is the shared store, since the start may reach another machine. No file row names it, so it is never served.
+ */
+export async function keepZip(ctx: AppContext, tmpFile: string): Promise<string> {
+  if (ctx.config.fileStore === 'postgres') return fileStoreOf(ctx).put(fs.createReadStream(tmpFile), 'zip');
+  const stored = `${randomUUID().replace(/-/g, '')}.zip`;
+  await fs.promises.rename(tmpFile, zipPathOf(ctx, stored));
+  return stored;
+}
+
+/** Removes a task's zip wherever it is kept; one already gone, or a failure, leaves only an unnamed file behind. */
+export async function dropZip(ctx: AppContext, filePath: string): Promise<void> {
+  const gone = ctx.config.fileStore === 'postgres' ? fileStoreOf(ctx).remove(filePath) : fs.promises.rm(zipPathOf(ctx, filePath), { force: true });
+  await gone.catch(() => undefined);
+}
+
+/**
+ * A task's zip as a file on this machine for the run, which reads it at random places (yauzl): on disk the kept file
+ * itself; from the shared store a temporary copy, streamed down and removed when the run ends.
+ */
+async function zipForRun(ctx: AppContext, filePath: string): Promise<{ file: string; release(): Promise<void> }> {
+  if (ctx.config.fileStore !== 'postgres') return { file: zipPathOf(ctx, filePath), release: async () => undefined };
+  const opened = await fileStoreOf(ctx).open(filePath);
+  // As a zip missing from DATA_DIR/imports reads: not a zip the run can use.
+  if (!opened) throw new ZipRefused(NOT_A_ZIP);
+  await fs.promises.mkdir(importTmpDir(ctx), { recursive: true });
+  const file = path.join(importTmpDir(ctx), `${randomUUID()}.zip.run`);
+  const release = () => fs.promises.rm(file, { force: true });
+  try {
+    await pipeline(opened.stream, fs.createWriteStream(file, { flags: 'wx' }));
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return { file, release };
+}
 
 /** Two sheets read at once per process across all runs; a third run waits for a slot instead of failing. */
 const sheetGate = new ImportGate(2);
@@ -88,7 +131,7 @@ export function importRunner(app: FastifyInstance): ImportRunner {
   /** This server's name on the tasks it claims: two servers (or two apps of one test process) never share one. */
   const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const runs = new Map<number, Run>();
-  const store = fileStoreOf(ctx.config.dataDir);
+  const store = fileStoreOf(ctx);
 
   /** Sets a claimed task's columns, only while this server still holds it; false once it does not (released as stale, or deleted). */
   const ours = async (taskId: number, set: Updateable<PersonImportTaskTable>) => {
@@ -105,7 +148,14 @@ export function importRunner(app: FastifyInstance): ImportRunner {
 
   async function importRows(taskId: number, auth: AuthContext, run: Run) {
     const task = await db.selectFrom(TASK_TABLE).select(['file_path']).where('id', '=', taskId).executeTakeFirstOrThrow();
-    const scanned = await scanZip(zipPathOf(ctx, task.file_path), false);
+    const local = await zipForRun(ctx, task.file_path);
+    let scanned: Awaited<ReturnType<typeof scanZip>>;
+    try {
+      scanned = await scanZip(local.file, false);
+    } catch (err) {
+      await local.release();
+      throw err;
+    }
     try {
       const sheet = await readEntry(scanned.zip, scanned.sheet.entry, IMPORT_ZIP_LIMITS.maxSheetBytes, '人员表');
       const read = await readSheetWhenFree(sheet);
@@ -144,6 +194,7 @@ export function importRunner(app: FastifyInstance): ImportRunner {
       return { total: rows.length, done, failed };
     } finally {
       scanned.zip.close();
+      await local.release();
     }
 
     async function importRow(r: { row: number; cells: Record<string, string> }, idcard: string, seen: Map<string, number>, lookups: LookupIndex, auth: AuthContext, taskId: number) {

@@ -33,8 +33,9 @@ import { contentDisposition, xlsxExports } from '../../core/xlsx-export';
 import { buildTemplate } from '../../core/xlsx-import';
 import { importGate } from '../../core/xlsx-off-thread';
 import { EXAMPLE_CONTENT, personColumns } from './columns';
-import { importDir, importRunner, TASK_TABLE, zipPathOf } from './job';
+import { dropZip, importRunner, importTmpDir, keepZip, TASK_TABLE } from './job';
 import { scanZip, ZipRefused } from './zip';
+import { EXAMPLE_ID_NUMBER, EXAMPLE_MOBILE } from '../../../domain/personal-data';
 
 /**
  * 人员批量导入 (spec 001 §2, §4, §7): the 7 calls of the spec plus the results
@@ -99,7 +100,7 @@ async function template(app: FastifyInstance): Promise<Buffer> {
   const departments = await app.ctx.db.selectFrom('sys_department').select(['depart_id as id', 'name']).where('deleted', '=', 0).orderBy('depart_id').execute();
   const enterprise = departments.find((d) => d.name.includes('有限公司')) ?? departments[0];
   const today = dateOf(app.ctx.time());
-  const exampleId = '441302199001011231';
+  const exampleId = EXAMPLE_ID_NUMBER;
   const sheet = await buildTemplate({
     sheet: '人员信息',
     columns: personColumns,
@@ -109,7 +110,7 @@ async function template(app: FastifyInstance): Promise<Buffer> {
       visitor_name: '张三',
       visitor_gender: '男',
       visitor_nation: '汉族',
-      visitor_phone: '13800138000',
+      visitor_phone: EXAMPLE_MOBILE,
       visitor_company: '惠州示例工程有限公司',
       visitor_address: '广东省惠州市大亚湾区',
       visitor_type: '临时访客',
@@ -159,8 +160,7 @@ async function template(app: FastifyInstance): Promise<Buffer> {
 export async function personImportRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const { db } = ctx;
-  const dir = importDir(ctx);
-  const tmpDir = path.join(dir, 'tmp');
+  const tmpDir = importTmpDir(ctx);
   await fs.promises.mkdir(tmpDir, { recursive: true });
   // Scoped to this plugin: one zip per request, cut off one byte past the limit so an oversize upload is told apart.
   await app.register(multipart, { limits: { fileSize: IMPORT_ZIP_LIMITS.maxBytes, files: 1, fields: 5, parts: 10, fieldSize: 1024 } });
@@ -189,8 +189,7 @@ export async function personImportRoutes(app: FastifyInstance) {
         if (err instanceof ZipRefused) fail(ErrorCode.VALIDATION, err.message);
         throw err;
       }
-      const stored = `${randomUUID().replace(/-/g, '')}.zip`;
-      await fs.promises.rename(file!.path, path.join(dir, stored));
+      const stored = await keepZip(ctx, file!.path);
       const now = ctx.time();
       const values = { name: f.name, file_name: file!.name.slice(0, 255), file_size: file!.size, file_path: stored, update_time: now };
       try {
@@ -206,12 +205,12 @@ export async function personImportRoutes(app: FastifyInstance) {
           // Conditional: a start that won the task meanwhile keeps its zip.
           const r = await trx.updateTable(TASK_TABLE).set(values).where('id', '=', current.id).where('status', 'in', [ImportStatus.WAITING, ImportStatus.FAILED]).executeTakeFirst();
           if (Number(r.numUpdatedRows) === 0) refuseState(ImportStatus.RUNNING);
-          afterCommit(trx, () => void fs.promises.rm(zipPathOf(ctx, current.file_path), { force: true }));
+          afterCommit(trx, () => void dropZip(ctx, current.file_path));
           return current.id;
         });
         return ok({ id }, current ? '编辑成功！' : '创建成功！');
       } catch (err) {
-        await fs.promises.rm(path.join(dir, stored), { force: true });
+        await dropZip(ctx, stored);
         throw err;
       }
     } finally {
@@ -284,7 +283,7 @@ export async function personImportRoutes(app: FastifyInstance) {
       if (Number(r.numDeletedRows) === 0) refuseState(ImportStatus.RUNNING);
       // The results go with the task; the applications it created stay, as any application does.
       await trx.deleteFrom('person_import_row').where('task_id', '=', task.id).execute();
-      afterCommit(trx, () => void fs.promises.rm(zipPathOf(ctx, task.file_path), { force: true }));
+      afterCommit(trx, () => void dropZip(ctx, task.file_path));
     });
     return ok(null, '删除成功！');
   });
@@ -330,7 +329,7 @@ export async function personImportRoutes(app: FastifyInstance) {
       columns: [
         { header: '行号', width: 8, cell: (r) => r.row_no },
         { header: personApplicationLabels.visitor_name!, width: 12, cell: (r) => r.name },
-        { header: personApplicationLabels.visitor_idcard!, width: 22, cell: (r) => r.idcard },
+        { header: personApplicationLabels.visitor_idcard!, width: 22, cell: (r) => r.idcard, personal: 'idNumber' },
         { header: '结果', width: 8, cell: (r) => status(r.status) },
         { header: '申请单号', width: 22, cell: (r) => r.application_number ?? '' },
         { header: '原因', width: 60, cell: (r) => r.error },

@@ -134,6 +134,7 @@ export function approvableRoutes(def: ApprovableDef) {
           assertAllows('delete', row.status);
         },
         stamps: { createUser: 'create_user_id', updateUser: 'update_user_id' },
+        shownInClear: (row, auth) => row.create_user_id === auth.userId && row[subject.stateColumn] === AppState.DRAFT,
       }),
     );
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppState, ProcessType } from '../../../domain/appointments';
 import { transportListApi, waybillCargoInfo, type TransportListRow, type WaybillOption } from '../../../domain/schemas/transport-list';
 import { ok } from '../../core/errors';
+import { answerInClear } from '../../core/personal-data';
 import type { AnySelect } from '../../core/repository';
 import { route } from '../../core/route';
 import { approvableRoutes, defineApprovable } from './approvable';
@@ -93,6 +94,8 @@ export async function waybillRoutes(app: FastifyInstance) {
       shipment_date: r.shipment_date,
       cargo_info: waybillCargoInfo(r),
     }));
+    // The filer's own waybills, whose numbers they typed, copied into a new appointment: a masked copy would be refused there.
+    answerInClear(req);
     return ok(options);
   });
 }

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReportAnswer, ReportKey } from '../../../domain/reports';
-import { addDays } from '../../../domain/visit-rules';
+import { addDays, eachDay } from '../../../domain/visit-rules';
 import type { Db } from '../../core/repository';
 
 /**
@@ -20,11 +20,7 @@ const run = async (db: Db, q: RawBuilder<unknown>): Promise<Rows> => (await q.ex
 const n = (v: unknown) => Number(v ?? 0);
 
 /** Every day of the range, in order: a day with nothing counted is a row of zeros. */
-export function daysOf(start: string, end: string): string[] {
-  const days: string[] = [];
-  for (let d = start; d <= end; d = addDays(d, 1)) days.push(d);
-  return days;
-}
+export const daysOf = eachDay;
 
 /**
  * A park filter over a column holding 1, 2 or 3 (both; 0 none): 3 takes

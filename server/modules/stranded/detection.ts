@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { strandedKinds, type StrandedKind } from '../../../domain/schemas/stranded';
+import { AlarmLevel, strandedKinds, type StrandedKind } from '../../../domain/schemas/stranded';
 import type { AppContext } from '../../core/context';
 import { tableChanged } from '../../core/paging';
 import type { Db } from '../../core/repository';
@@ -13,8 +13,8 @@ import { raiseStrandedAlarmNotifications, sendAlarmSms } from './notification';
  * (timer.ts) and, for a black-listed subject, by ingestion at once.
  */
 
-/** Why the stay became stranded (stranded_alarm.level_type). */
-export const AlarmLevel = { VISIT_END: 1, DWELL_LIMIT: 2, BLACK_LISTED: 3 } as const;
+/** Why the alarm was raised (stranded_alarm.level_type), declared with the alarm lists in domain/stranded-kinds.ts. */
+export { AlarmLevel };
 
 /**
  * What each kind's alarm keeps about its visit, as it was when raised
@@ -74,7 +74,7 @@ const alarmSubjects: Record<
 };
 
 /** What an alarm keeps about the visit, as it was when raised (application_info); nothing without one. */
-async function applicationInfo(db: Db, kind: StrandedKind, id: number | null): Promise<Record<string, unknown>> {
+export async function applicationInfo(db: Db, kind: StrandedKind, id: number | null): Promise<Record<string, unknown>> {
   if (id == null) return {};
   return (await alarmSubjects[kind].info(db as unknown as Kysely<DB>, id)) ?? {};
 }

@@ -3,6 +3,9 @@ import { sql } from 'kysely';
 import { enumLabel } from '../../../domain/enums';
 import { ErrorCode } from '../../../domain/errors';
 import {
+  ALARM_LISTS,
+  AlarmLevel,
+  alarmLists,
   handlingStateOf,
   STRANDED_KINDS,
   strandedApi,
@@ -12,11 +15,14 @@ import {
   strandedStatApi,
   strandedStatQuery,
   type AlarmDeal,
+  type AlarmList,
+  type DeviationCrossing,
   type StrandedAlarmRow,
+  type StrandedKindDecl,
   type StrandedKind,
   type StrandedStats,
 } from '../../../domain/schemas/stranded';
-import { addDays, dateOf } from '../../../domain/visit-rules';
+import { addDays, dateOf, eachDay } from '../../../domain/visit-rules';
 import type { AppContext } from '../../core/context';
 import { fail, notFound, ok } from '../../core/errors';
 import type { AnySelect, Db, FilterMatch, ListFilter, RowValues } from '../../core/repository';
@@ -28,9 +34,10 @@ import { readRule } from '../access';
 
 /**
  * 滞留告警 (spec 001 §2, §7; DESIGN.md §8): the person and vehicle alarm
- * lists, read-only detail and handling. Alarms are raised only by detection
- * (detection.ts, on the stays of modules/devices/presence.ts); these routes
- * read and handle them.
+ * lists, read-only detail and handling, and 偏离路线告警 beside them. Alarms
+ * are raised only by detection (detection.ts, on the stays of
+ * modules/devices/presence.ts) and by ingestion for a crossing off a visit's
+ * route (modules/driving-routes/deviation.ts); these routes read and handle them.
  */
 
 const kinds = strandedKinds;
@@ -58,7 +65,19 @@ const columns = [
   'sms_content',
   'sms_error_response',
   'create_time',
+  'crossings',
 ] as const;
+
+/** A route deviation's crossings (stored as JSON objects joined by commas, in the order they were ingested), by capture time. */
+function crossingsOf(stored: unknown): DeviationCrossing[] {
+  if (typeof stored !== 'string' || !stored) return [];
+  try {
+    const list = JSON.parse(`[${stored}]`) as DeviationCrossing[];
+    return list.sort((a, b) => (a.capture_time < b.capture_time ? -1 : a.capture_time > b.capture_time ? 1 : a.record_id - b.record_id));
+  } catch {
+    return [];
+  }
+}
 
 /** The visit as it was when the alarm was raised (stored as JSON), the handler's name, and the gate the subject came in by. */
 async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
@@ -85,7 +104,13 @@ async function decorate(rows: RowValues[], db: Db): Promise<RowValues[]> {
     } catch {
       info = {};
     }
-    return { ...r, application_info: info, handle_user_name: names.get(r.handle_user_id as number) ?? null, entry_gate_name: gates.get(r.id as number) ?? null };
+    return {
+      ...r,
+      application_info: info,
+      handle_user_name: names.get(r.handle_user_id as number) ?? null,
+      entry_gate_name: gates.get(r.id as number) ?? null,
+      crossings: crossingsOf(r.crossings),
+    };
   });
 }
 
@@ -98,16 +123,25 @@ const strandedFilters: Record<string, ListFilter> = {
   end_time: { column: 'alarm_time', match: (q: AnySelect, v: unknown) => q.where('alarm_time', '<=', v) },
 };
 
-const strandedResource = (kind: StrandedKind) =>
-  defineResource({
-    contract: strandedApi[kind],
+/** A list's rows among its kind's: the route deviations, or every other alarm (the stranded lists stay free of deviations). */
+const ofList = <Q extends AnySelect>(k: StrandedKindDecl, q: Q): Q => q.where('level_type', k.deviation ? '=' : '!=', AlarmLevel.ROUTE_DEVIATION) as Q;
+
+const readAlarm = readRule('stranded_alarm');
+
+const strandedResource = (list: AlarmList) => {
+  const k = alarmLists[list];
+  return defineResource({
+    contract: strandedApi[list],
     table: 'stranded_alarm',
-    scope: { kind },
+    scope: { kind: k.kind },
     columns,
-    readable: readRule('stranded_alarm'),
+    listFrom: (db) => ofList(k, db.selectFrom('stranded_alarm').where('kind', '=', k.kind) as AnySelect),
+    // Another list's alarm reads as absent here (404), as a row of another kind does.
+    readable: async (db, auth, ids) => !!(await ofList(k, db.selectFrom('stranded_alarm').select('id').where('id', 'in', ids) as AnySelect).executeTakeFirst()) && readAlarm(db, auth, ids),
     filters: strandedFilters,
     decorate,
   });
+};
 
 /** The kinds of alarm the caller may list (either code is enough for the home and the statistics). */
 function listableKinds(held: ReadonlySet<string>): StrandedKind[] {
@@ -137,11 +171,12 @@ const exportColumns: Array<{ header: string; width: number; cell: (r: StrandedAl
 /** The daily statistics rows (spec 001 §3 "Stranded row"): one per vehicle alarm, on the day it was raised. */
 const statRow = (r: RowValues) => ({ id: r.id, stat_date: String(r.alarm_time).slice(0, 10), visit_area: r.visit_area, license_plate: r.license_plate, create_time: r.create_time });
 
-/** A lead's judgement of an alarm (是否误判, 处理说明): the route's, and the demo history's (server/seed/seed-gate-history.ts). */
-export async function dealAlarm(ctx: AppContext, kind: StrandedKind, userId: number, b: AlarmDeal): Promise<void> {
+/** A lead's judgement of an alarm of one list (是否误判, 处理说明): the route's, and the demo history's (server/seed/seed-gate-history.ts). */
+export async function dealAlarm(ctx: AppContext, list: AlarmList, userId: number, b: AlarmDeal): Promise<void> {
+  const k = alarmLists[list];
   await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('stranded_alarm').select(['id', 'handle_time']).where('id', '=', b.id).where('kind', '=', kind).executeTakeFirst();
-    if (!row) notFound(kinds[kind].noun);
+    const row = await ofList(k, trx.selectFrom('stranded_alarm').select(['id', 'handle_time']).where('id', '=', b.id).where('kind', '=', k.kind) as AnySelect).executeTakeFirst();
+    if (!row) notFound(k.noun);
     const now = ctx.time();
     const r = await trx
       .updateTable('stranded_alarm')
@@ -158,9 +193,10 @@ export async function dealAlarm(ctx: AppContext, kind: StrandedKind, userId: num
 export async function strandedRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const sendXlsx = xlsxExports(app);
-  const repos = {} as Record<StrandedKind, Awaited<ReturnType<typeof registerResource>>>;
-  for (const kind of ['person', 'car'] as const) repos[kind] = await registerResource(app, strandedResource(kind));
-  const carAlarms = (f: RowValues) => repos.car.applyFilters(repos.car.live(), strandedFilters, f);
+  const repos = {} as Record<AlarmList, Awaited<ReturnType<typeof registerResource>>>;
+  for (const list of ALARM_LISTS) repos[list] = await registerResource(app, strandedResource(list));
+  // 车辆滞留统计's rows and the export are the vehicle stranded list's: no route deviations.
+  const carAlarms = (f: RowValues) => repos.car.applyFilters(ofList(kinds.car, repos.car.live()), strandedFilters, f);
 
   /** Every vehicle alarm matching the filters, newest first, a page at a time by key (the export). */
   async function* carAlarmPages(f: RowValues, pageSize = 1000) {
@@ -234,9 +270,7 @@ export async function strandedRoutes(app: FastifyInstance) {
         .execute(),
     ]);
     // Every day of the range, so the chart's axis has no gaps.
-    const days: StrandedStats['days'] = [];
-    const lastDay = dateOf(end);
-    for (let d = dateOf(begin); d <= lastDay; d = addDays(d, 1)) days.push({ date: d, car: 0, person: 0 });
+    const days: StrandedStats['days'] = eachDay(begin, end).map((date) => ({ date, car: 0, person: 0 }));
     const dayAt = new Map(days.map((d) => [d.date, d]));
     for (const r of byDay) {
       const d = dayAt.get(String(r.date));
@@ -262,15 +296,15 @@ export async function strandedRoutes(app: FastifyInstance) {
       open()
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .executeTakeFirst(),
-      open().select(['id', 'kind', 'license_plate', 'person_name', 'idcard', 'is_black', 'level_type', 'visit_area', 'entry_time', 'alarm_time']).orderBy('id', 'desc').limit(5).execute(),
+      open().select(['id', 'kind', 'license_plate', 'person_name', 'idcard', 'is_black', 'level_type', 'visit_area', 'entry_time', 'alarm_time', 'crossings']).orderBy('id', 'desc').limit(5).execute(),
     ]);
     const list = (await decorate(rows as RowValues[], ctx.db)).map(({ application_info: _info, handle_user_name: _h, ...r }) => r);
     return ok({ total: Number(count?.total ?? 0), list: list as never });
   });
 
-  for (const kind of ['person', 'car'] as const) {
-    route(app, strandedApi[kind].alarmDeal, async (req) => {
-      await dealAlarm(ctx, kind, req.auth!.userId, req.body);
+  for (const list of ALARM_LISTS) {
+    route(app, strandedApi[list].alarmDeal, async (req) => {
+      await dealAlarm(ctx, list, req.auth!.userId, req.body);
       return ok(null, '处理告警成功！');
     });
   }

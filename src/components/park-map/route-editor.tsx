@@ -1,6 +1,7 @@
-import { divIcon, polyline as leafletPolyline, type LeafletMouseEvent, type Polyline as LeafletPolyline, type PolylineOptions } from 'leaflet';
+import { divIcon, polyline as leafletPolyline, type LeafletMouseEvent, type Map as LeafletMap, type Polyline as LeafletPolyline, type PolylineOptions } from 'leaflet';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Marker, Polyline, useMap, useMapEvent } from 'react-leaflet';
+import { haversineMeters, pointsAlongLine } from '../../../domain/geo';
 import type { MapTiles } from '../../../domain/schemas/big-screen';
 import { fromTiles, toTiles, type LatLng } from './coords';
 import { ParkMap, ParkMarker, useTileCrs } from './park-map';
@@ -19,7 +20,8 @@ export interface RouteEditorProps {
   tiles: MapTiles;
   /** The line's vertices, WGS-84 [lat, lng]. */
   value: readonly LatLng[];
-  onChange?: (next: LatLng[]) => void;
+  /** A drawn or edited line, with the ids of the points it passes in the order it passes them (passedPoints). */
+  onChange?: (next: LatLng[], passed: number[]) => void;
   /** View mode: the line and its points, nothing to touch. */
   readOnly?: boolean;
   points?: readonly RoutePoint[];
@@ -27,6 +29,25 @@ export interface RouteEditorProps {
 }
 
 const LINE_STYLE = { color: '#1677ff', weight: 5, opacity: 0.85 };
+
+/** A line passes a point drawn within this many pixels of it at the zoom it was drawn at (a dot is 18 px across, a fingertip wider)… */
+const PASS_PIXELS = 16;
+/** …or within this many metres, however far the map is zoomed in. */
+const PASS_METRES = 25;
+
+/** Metres one screen pixel spans on this map now, across its middle. */
+function metresPerPixel(map: LeafletMap): number {
+  const { x, y } = map.getSize();
+  const a = map.containerPointToLatLng([x / 2 - 50, y / 2]);
+  const b = map.containerPointToLatLng([x / 2 + 50, y / 2]);
+  return haversineMeters([a.lat, a.lng], [b.lat, b.lng]) / 100;
+}
+
+/** The ids of the points a line passes, in its order: within PASS_PIXELS on screen at the map's zoom, or PASS_METRES (domain/geo.ts pointsAlongLine). */
+function passedPoints(line: readonly LatLng[], points: readonly RoutePoint[], map: LeafletMap | null): number[] {
+  const tolerance = Math.max(PASS_METRES, map ? PASS_PIXELS * metresPerPixel(map) : 0);
+  return pointsAlongLine(line, points, (p) => (p.latitude === null || p.longitude === null ? null : [p.latitude, p.longitude]), tolerance).map((p) => p.id);
+}
 const same = (a: readonly LatLng[], b: readonly LatLng[]) => a.length === b.length && a.every((p, i) => p[0] === b[i]![0] && p[1] === b[i]![1]);
 
 /** A mouse edits through leaflet-geoman; a finger through markers of our own (see FingerEditing). */
@@ -50,21 +71,25 @@ export function RouteEditor({ tiles, value, onChange, readOnly = false, points =
   const finger = useMemo(coarsePointer, []);
   const latest = useRef(value);
   latest.current = value;
+  const map = useRef<LeafletMap | null>(null);
+  const pointsNow = useRef(points);
+  pointsNow.current = points;
+  const report = useCallback((next: LatLng[]) => onChange?.(next, passedPoints(next, pointsNow.current, map.current)), [onChange]);
 
   const change = useCallback(
     (next: LatLng[]) => {
       if (same(next, latest.current)) return;
       history.current.push([...latest.current]);
       setSteps(history.current.length);
-      onChange?.(next);
+      report(next);
     },
-    [onChange],
+    [report],
   );
   const undo = () => {
     const prev = history.current.pop();
     setSteps(history.current.length);
     setSelected(null);
-    if (prev) onChange?.(prev);
+    if (prev) report(prev);
   };
   const removeSelected = () => {
     if (selected === null) return;
@@ -73,8 +98,6 @@ export function RouteEditor({ tiles, value, onChange, readOnly = false, points =
   };
 
   const placed = points.filter((p): p is RoutePoint & { latitude: number; longitude: number } => p.latitude !== null && p.longitude !== null);
-  // The map frames these once, when they first arrive (ParkMap): the line when there is one, else the park's points.
-  const fit: LatLng[] = value.length ? [...value] : placed.map((p) => [p.latitude, p.longitude]);
 
   return (
     <div className={`route-editor ${readOnly ? 'is-readonly' : 'is-editing'} ${className}`} data-testid="route-editor" data-vertices={value.length}>
@@ -97,10 +120,19 @@ export function RouteEditor({ tiles, value, onChange, readOnly = false, points =
         </div>
       )}
       <div className="route-editor-map">
-        <ParkMap tiles={tiles} fit={fit} zoom={15}>
+        <ParkMap tiles={tiles} zoom={15}>
+          <MapRef into={map} />
           {placed.map((p) => (
-            <ParkMarker key={`p${p.id}`} position={[p.latitude, p.longitude]} label={p.name} tone={p.on === false ? 'muted' : 'normal'} />
+            <ParkMarker
+              key={`p${p.id}`}
+              position={[p.latitude, p.longitude]}
+              label={p.name}
+              tone={p.on === false ? 'muted' : 'normal'}
+              // While drawing, a tap on a gate puts the next vertex on the gate itself, so the line passes it exactly.
+              onPick={readOnly ? undefined : () => change([...latest.current, [p.latitude, p.longitude]])}
+            />
           ))}
+          {!readOnly && <NoDoubleTapZoom />}
           {readOnly ? (
             <ShownLine value={value} />
           ) : finger ? (
@@ -113,6 +145,33 @@ export function RouteEditor({ tiles, value, onChange, readOnly = false, points =
       <p className="route-editor-count">{value.length ? `共 ${value.length} 个路线点` : readOnly ? '尚未绘制路线' : '尚未绘制路线，请在地图上添加路线点'}</p>
     </div>
   );
+}
+
+/** Hands the editor its map: how far apart things are on screen decides which points a line passes. */
+/**
+ * While a line is drawn, two quick taps or clicks are two vertices: Leaflet would take them as a double tap and zoom
+ * in around them, moving the map between the finger's first and second point.
+ */
+function NoDoubleTapZoom() {
+  const map = useMap();
+  useEffect(() => {
+    map.doubleClickZoom.disable();
+    return () => {
+      map.doubleClickZoom.enable();
+    };
+  }, [map]);
+  return null;
+}
+
+function MapRef({ into }: { into: { current: LeafletMap | null } }) {
+  const map = useMap();
+  useEffect(() => {
+    into.current = map;
+    return () => {
+      into.current = null;
+    };
+  }, [map, into]);
+  return null;
 }
 
 function useOnTiles(value: readonly LatLng[]) {
@@ -154,6 +213,8 @@ function FingerEditing({ value, onChange, selected, onSelect }: { value: readonl
           key={`${i}:${p[0]}:${p[1]}`}
           position={p}
           draggable
+          // Above the gates' dots and names: a vertex drawn on or near a gate stays the finger's to drag and select.
+          zIndexOffset={1000}
           icon={vertexIcon(i + 1, selected === i)}
           title={`路线点${i + 1}`}
           alt={`路线点${i + 1}`}

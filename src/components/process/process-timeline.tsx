@@ -138,7 +138,7 @@ export function ProcessTimeline({ process, id }: { process: ProcessInfoCall; id:
   const steps = nodeSteps(info);
   const revoked = info?.processInstance?.state === InstanceState.REVOKED;
   return (
-    <div className="pt" aria-label="审批流程">
+    <div className="pt" role="group" aria-label="审批流程">
       <Steps direction="vertical" className="pt-steps">
         <Steps.Step
           status="finish"

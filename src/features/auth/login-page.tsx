@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { LOGIN_LOADING_MAX_MS } from '../../../domain/auth-rules';
 import { formatCountdown } from '../../../domain/time';
+import { BootSplash } from '../../app/boot-splash';
 import { session } from '../../lib/session';
 import { preloadToast, toast } from '../../lib/toast';
 import './login.css';
@@ -77,7 +78,15 @@ export default function LoginPage() {
     };
   }, []);
 
-  if (session.token()) return <Navigate to={target} replace />;
+  // Signed in, the shell is on its way: the splash covers the wait, as on a signed-in start. This screen rendered nothing
+  // here while the router's transition waited for the shell, and a slow phone showed an empty page for a second or two.
+  if (session.token())
+    return (
+      <>
+        <Navigate to={target} replace />
+        <BootSplash />
+      </>
+    );
 
   const trimmed = account.trim();
 

@@ -1,16 +1,20 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { enumLabel } from '../../../domain/enums';
-import { alarmKindKeys, alarmKindTitles, bigScreenApi, type FeedItem, type GateTraffic } from '../../../domain/schemas/big-screen';
+import { enumLabel, enums, type EnumOption } from '../../../domain/enums';
+import { alarmKindKeys, alarmKindTitles, bigScreenApi, type FeedItem, type GateTraffic, type OpenAlarms } from '../../../domain/schemas/big-screen';
+import { strandedKinds } from '../../../domain/stranded-kinds';
 import { call } from '../../lib/http';
 import { FIGURES_POLL_MS, figuresKey } from '../../lib/live-figures';
 import { clockText } from './clock';
 import { CANVAS_HEIGHT, useCanvasFit } from './fit';
 import './big-screen.css';
 
-/** Lines of the live feed on the canvas: what fits the panel; the server bounds it too. */
-const FEED_LINES = 9;
+/** Refusals listed: what fits their panel (taller on the wall, where the device alarms take two columns); the server bounds it too. */
+const FEED_LINES = 5;
+const WALL_FEED_LINES = 7;
+/** Open alarms listed in the 16:9 panel, shared between the kinds; the wall lists this many of each, side by side. */
+const ALARM_LINES = 10;
 /** Gates listed in the traffic table; more are summed in the tiles above it. */
 const GATE_LINES = 10;
 
@@ -19,11 +23,17 @@ const alarmCountsQuery = queryOptions({
   queryFn: () => call(bigScreenApi.deviceAlarmCounts),
   refetchInterval: FIGURES_POLL_MS,
 });
-const feedQuery = queryOptions({
-  queryKey: [...figuresKey, 'liveFeed', FEED_LINES],
-  queryFn: () => call(bigScreenApi.liveFeed, { size: FEED_LINES }),
+const openAlarmsQuery = queryOptions({
+  queryKey: [...figuresKey, 'openAlarms', ALARM_LINES],
+  queryFn: () => call(bigScreenApi.openAlarms, { size: ALARM_LINES }),
   refetchInterval: FIGURES_POLL_MS,
 });
+const feedQuery = (lines: number) =>
+  queryOptions({
+    queryKey: [...figuresKey, 'liveFeed', lines],
+    queryFn: () => call(bigScreenApi.liveFeed, { size: lines }),
+    refetchInterval: FIGURES_POLL_MS,
+  });
 const gateTrafficQuery = queryOptions({
   queryKey: [...figuresKey, 'gateTraffic'],
   queryFn: () => call(bigScreenApi.gateTraffic),
@@ -40,23 +50,27 @@ export interface BigScreenProps {
  * 大屏 (spec 002 §2 "Big-screen page"): a dark 1920×1080 canvas (3840×1080
  * on a 32:9 wall) scaled whole into any window; the clock, the title, who is
  * signed in, the way back and out; today's device alarms per kind; beyond the
- * spec, today's gate traffic and a live feed of stranded alarms and gate
- * refusals. It runs unattended for days: every list is bounded by the
- * server, queries replace their data in place, and every timer and listener
- * is removed on unmount (scripts/big-screen-soak.ts measures the heap).
+ * spec, the alarms nobody has handled (pinned, whatever comes after them),
+ * today's gate traffic and the latest gate refusals. It runs unattended for
+ * days: every list is bounded by the server, queries replace their data in
+ * place, and every timer and listener is removed on unmount
+ * (scripts/big-screen-soak.ts measures the heap).
  */
 export default function BigScreenPage({ title, userName, onLogout }: BigScreenProps) {
   const fit = useCanvasFit();
+  const wall = fit.width > 1920;
   const alarms = useQuery(alarmCountsQuery);
-  const feed = useQuery(feedQuery);
+  const open = useQuery(openAlarmsQuery);
+  const feed = useQuery(feedQuery(wall ? WALL_FEED_LINES : FEED_LINES));
   const gates = useQuery(gateTrafficQuery);
-  const updated = Math.max(alarms.dataUpdatedAt, feed.dataUpdatedAt, gates.dataUpdatedAt);
-  const stale = [alarms, feed, gates].some((q) => q.isError);
+  const queries = [alarms, open, feed, gates];
+  const updated = Math.max(...queries.map((q) => q.dataUpdatedAt));
+  const stale = queries.some((q) => q.isError);
 
   return (
     <div className="bs-viewport">
       <div
-        className={`bs-canvas ${fit.width > 1920 ? 'is-wall' : ''}`}
+        className={`bs-canvas ${wall ? 'is-wall' : ''}`}
         data-testid="big-screen-canvas"
         style={{ width: fit.width, height: CANVAS_HEIGHT, transform: `translate(${fit.left}px, ${fit.top}px) scale(${fit.scale})` }}
       >
@@ -79,9 +93,12 @@ export default function BigScreenPage({ title, userName, onLogout }: BigScreenPr
           </div>
         </header>
         <div className="bs-body">
-          <AlarmPanel counts={alarms.data} />
+          <div className="bs-column">
+            <AlarmPanel counts={alarms.data} />
+            <FeedPanel items={feed.data} />
+          </div>
           <TrafficPanel gates={gates.data} />
-          <FeedPanel items={feed.data} />
+          <OpenAlarmPanel open={open.data} sideBySide={wall} />
         </div>
         <footer className="bs-foot">
           {updated > 0 && <span>更新于 {clockText(updated).slice(-8)}</span>}
@@ -198,16 +215,93 @@ function TrafficPanel({ gates }: { gates: GateTraffic[] | undefined }) {
 }
 
 const feedTime = (time: string, today: string) => (time.startsWith(today) ? time.slice(11) : time.slice(5, 16));
+const parkToday = () => clockText(Date.now()).slice(0, 10).replaceAll('/', '-');
 
-function FeedPanel({ items }: { items: FeedItem[] | undefined }) {
-  const today = clockText(Date.now()).slice(0, 10).replaceAll('/', '-');
+/** A level's option (label and colour) from the code table, so a level added there shows here as it is named. */
+const levelOption = (level: number): EnumOption | undefined => (enums.strandedLevel as EnumOption[]).find((o) => o.value === level);
+
+/**
+ * How many lines each kind gets of `lines`: half each, and what one kind
+ * does not fill goes to the other.
+ */
+function shareLines(totals: readonly number[], lines: number): number[] {
+  const shown = totals.map(() => 0);
+  let left = lines;
+  // Round-robin, one line at a time, to the kinds that have more to show.
+  while (left > 0 && totals.some((t, i) => shown[i]! < t)) {
+    for (let i = 0; i < totals.length && left > 0; i++) {
+      if (shown[i]! < totals[i]!) {
+        shown[i]!++;
+        left--;
+      }
+    }
+  }
+  return shown;
+}
+
+/**
+ * 未处理告警: every stranded alarm (of any level) nobody has handled, pinned
+ * until someone does, newest first within each kind; the figure is red while
+ * any is open. Refusals have their own panel, so no run of them pushes an
+ * alarm off the screen.
+ */
+function OpenAlarmPanel({ open, sideBySide }: { open: OpenAlarms | undefined; sideBySide: boolean }) {
+  const today = parkToday();
+  const kinds = open?.kinds ?? [];
+  const shown = sideBySide
+    ? kinds.map((k) => Math.min(k.list.length, ALARM_LINES))
+    : shareLines(
+        kinds.map((k) => k.list.length),
+        ALARM_LINES,
+      );
+  const total = open?.total;
   return (
-    <Panel title="实时动态" className="bs-feed">
-      {items && items.length === 0 && <p className="bs-empty">近 7 天没有滞留告警或拒绝通行</p>}
+    <section className={`bs-panel bs-open ${total ? 'has-open' : ''}`} data-testid="open-alarms">
+      <h2 className="bs-panel-title bs-open-title">
+        <span>未处理告警</span>
+        <span className={`bs-open-total ${total ? 'is-alert' : total === 0 ? 'is-clear' : ''}`} data-testid="open-alarm-total">
+          {total ?? '—'}
+        </span>
+      </h2>
+      <div className={`bs-panel-body bs-open-body ${sideBySide ? 'is-side-by-side' : ''}`}>
+        {total === 0 && <p className="bs-open-clear">当前没有未处理的告警</p>}
+        {kinds.map((k, i) =>
+          k.total === 0 && !sideBySide ? null : (
+            <div key={k.kind} className="bs-open-group" data-kind={k.kind}>
+              <h3 className="bs-open-kind">
+                {strandedKinds[k.kind].word}告警 <b>{k.total}</b>
+              </h3>
+              <ol className="bs-open-list">
+                {k.list.slice(0, shown[i]).map((a) => {
+                  const level = levelOption(a.level_type);
+                  return (
+                    <li key={a.id} className={`bs-open-item is-${level?.color ?? 'default'}`} data-alarm-id={a.id}>
+                      <span className="bs-open-level">{level?.label ?? enumLabel('strandedLevel', a.level_type)}</span>
+                      <span className="bs-open-subject">{a.subject}</span>
+                      <time className="bs-open-time">{feedTime(a.alarm_time, today)}</time>
+                    </li>
+                  );
+                })}
+              </ol>
+              {k.total > (shown[i] ?? 0) && <p className="bs-more">另有 {k.total - (shown[i] ?? 0)} 条未显示</p>}
+            </div>
+          ),
+        )}
+      </div>
+    </section>
+  );
+}
+
+/** 拒绝通行: the latest refusals at the gates, newest first; they roll, the alarms above stay. */
+function FeedPanel({ items }: { items: FeedItem[] | undefined }) {
+  const today = parkToday();
+  return (
+    <Panel title="拒绝通行" className="bs-feed">
+      {items && items.length === 0 && <p className="bs-empty">近 7 天没有拒绝通行</p>}
       <ol className="bs-feed-list" data-testid="live-feed">
         {(items ?? []).map((f) => (
-          <li key={f.key} className={`bs-feed-item is-${f.source}`}>
-            <span className="bs-feed-tag">{f.source === 'stranded' ? '滞留告警' : '拒绝通行'}</span>
+          <li key={f.key} className="bs-feed-item">
+            <span className="bs-feed-tag">{f.kind === 'person' ? '人员' : '车辆'}</span>
             <span className="bs-feed-subject">{f.subject}</span>
             <span className="bs-feed-detail">{f.detail}</span>
             <time className="bs-feed-time">{feedTime(f.time, today)}</time>

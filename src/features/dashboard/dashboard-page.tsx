@@ -1,6 +1,7 @@
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import type { BoardChart as Chart, DeviceCount } from '../../../domain/schemas/board';
+import type { ChartKind } from './board-chart';
 import { formatInZone } from '../../../domain/time';
 import { useOnline } from '../../lib/use-online';
 import { useDashboardFigures } from './use-figures';
@@ -47,14 +48,13 @@ function Stat({ label, value, tone, testId }: { label: string; value: number | u
   );
 }
 
-/** A chart panel's body: a fixed height, or `fill` to take what its column leaves (the main chart on a desktop). */
-function ChartBox({ chart, type, height, empty }: { chart: Chart | undefined; type: 'area' | 'bar' | 'hbar'; height: number | 'fill'; empty: string }) {
-  const fill = height === 'fill';
-  const blank = <div className="db-chart-blank" style={fill ? { height: '100%' } : { height }} />;
+/** A chart panel's body: as tall as the board's CSS makes it (the column's share on a desktop, a set height stacked). */
+function ChartBox({ chart, type, empty }: { chart: Chart | undefined; type: ChartKind; empty: string }) {
+  const blank = <div className="db-chart-blank" />;
   const nothing = chart && chart.series.every((s) => s.data.every((v) => v === 0));
   return (
-    <div className={fill ? 'db-chart db-chart-fill' : 'db-chart'}>
-      <div className={fill ? 'db-chart-abs' : undefined}>{chart ? <Suspense fallback={blank}>{<BoardChart chart={chart} type={type} height={fill ? '100%' : height} />}</Suspense> : blank}</div>
+    <div className="db-chart">
+      <div className="db-chart-abs">{chart ? <Suspense fallback={blank}>{<BoardChart chart={chart} type={type} />}</Suspense> : blank}</div>
       {nothing && <span className="db-chart-empty">{empty}</span>}
     </div>
   );
@@ -140,16 +140,6 @@ export default function DashboardPage() {
 
       <div className="db-grid">
         <div className="db-col db-left">
-          <Panel title="进出园区" testId="panel-park">
-            <div className="db-stats db-stats-3">
-              <Stat label="车辆入园" value={park?.car_in_count} tone="in" />
-              <Stat label="车辆出园" value={park?.car_out_count} tone="out" />
-              <Stat label="在园车辆" value={park?.car_inside_count} />
-              <Stat label="人员入园" value={park?.person_in_count} tone="in" />
-              <Stat label="人员出园" value={park?.person_out_count} tone="out" />
-              <Stat label="在园人员" value={park?.person_inside_count} />
-            </div>
-          </Panel>
           <Panel
             title="设备概况"
             testId="panel-devices"
@@ -163,7 +153,7 @@ export default function DashboardPage() {
           >
             <DeviceLines lines={devices} />
           </Panel>
-          <Panel title="今日预约" testId="panel-applications">
+          <Panel title="今日预约" testId="panel-applications" extra={<span className="db-panel-extra">预约总数 {show(other?.application_count)}</span>}>
             <table className="db-apps">
               <thead>
                 <tr>
@@ -187,19 +177,23 @@ export default function DashboardPage() {
               </tbody>
             </table>
           </Panel>
+          <Panel title="预约统计" testId="panel-trend" className="db-flex" extra={<span className="db-panel-extra">近7天共 {show(weekTotal)} 次</span>}>
+            <ChartBox chart={trend} type="bar" empty="近7天暂无预约" />
+          </Panel>
         </div>
 
         <div className="db-col db-centre">
-          <section className="db-panel db-totals" data-testid="panel-today">
-            <Stat label="车辆入园" value={other?.car_in_count} tone="in" testId="today-car-in" />
-            <Stat label="车辆出园" value={other?.car_out_count} tone="out" />
-            <Stat label="人员入园" value={other?.person_in_count} tone="in" />
-            <Stat label="人员出园" value={other?.person_out_count} tone="out" />
-            <Stat label="设备告警" value={other?.device_alarm_count} tone="alarm" />
-            <Stat label="预约总数" value={other?.application_count} />
+          {/* 进出园区: today's entries and exits and who is inside now, each figure once on the page. */}
+          <section className="db-panel db-totals" data-testid="panel-today" aria-label="进出园区">
+            <Stat label="车辆入园" value={park?.car_in_count} tone="in" testId="today-car-in" />
+            <Stat label="车辆出园" value={park?.car_out_count} tone="out" />
+            <Stat label="在园车辆" value={park?.car_inside_count} />
+            <Stat label="人员入园" value={park?.person_in_count} tone="in" />
+            <Stat label="人员出园" value={park?.person_out_count} tone="out" />
+            <Stat label="在园人员" value={park?.person_inside_count} />
           </section>
           <Panel title="今日进出园趋势" testId="panel-in-out" className="db-main" extra={<Toggle label="进出方向" value={inOutType} options={IN_OUT} onChange={setInOutType} />}>
-            <ChartBox chart={f.inOut.data} type="area" height="fill" empty={inOutType === 1 ? '今日暂无入园' : '今日暂无出园'} />
+            <ChartBox chart={f.inOut.data} type="hours" empty={inOutType === 1 ? '今日暂无入园' : '今日暂无出园'} />
           </Panel>
         </div>
 
@@ -219,11 +213,8 @@ export default function DashboardPage() {
               <Stat label="设备告警" value={other?.device_alarm_count} tone="alarm" />
             </div>
           </Panel>
-          <Panel title="预约统计" testId="panel-trend" extra={<span className="db-panel-extra">近7天共 {show(weekTotal)} 次</span>}>
-            <ChartBox chart={trend} type="bar" height={150} empty="近7天暂无预约" />
-          </Panel>
-          <Panel title="超时未离场" testId="panel-overtime" extra={<Toggle label="超时对象" value={overtimeType} options={CAR_PERSON} onChange={setOvertimeType} />}>
-            <ChartBox chart={f.overtime.data} type="hbar" height={170} empty={overtimeType === 1 ? '暂无超时未离场车辆' : '暂无超时未离场人员'} />
+          <Panel title="超时未离场" testId="panel-overtime" className="db-flex" extra={<Toggle label="超时对象" value={overtimeType} options={CAR_PERSON} onChange={setOvertimeType} />}>
+            <ChartBox chart={f.overtime.data} type="hbar" empty={overtimeType === 1 ? '暂无超时未离场车辆' : '暂无超时未离场人员'} />
           </Panel>
         </div>
       </div>

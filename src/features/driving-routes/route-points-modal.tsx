@@ -1,5 +1,4 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Button, Checkbox, ErrorBlock, Skeleton } from 'antd-mobile';
 import { useMemo, useState } from 'react';
 import { drivingRouteCalls, parsePath, splitIds, type DrivingRouteRow } from '../../../domain/schemas/driving-route';
 import { LazyRouteEditor } from '../../components/park-map/lazy';
@@ -8,6 +7,7 @@ import { showToast } from '../../lib/feedback';
 import { useCan } from '../../lib/me';
 import { ApiError, call } from '../../lib/http';
 import { ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
+import { PointPicker } from './point-picker';
 import { locationsQuery } from './queries';
 import './driving-routes.css';
 
@@ -36,41 +36,12 @@ export function RoutePointsModal({ open, row, onClose, onDone }: ScreenModalProp
   });
   if (!row) return null;
 
-  // A point unchecked keeps the others' order; a point checked goes last, where the route reaches it.
-  const toggle = (id: number, on: boolean) => setPicked((cur) => (on ? [...cur.filter((x) => x !== id), id] : cur.filter((x) => x !== id)));
-
   return (
     <ScreenModal open={open} title={editable ? '编辑点位' : '查看点位'} onClose={onClose} width={820} {...(editable ? { onOk: () => save.mutate(), okText: '保存', okLoading: save.isPending } : {})}>
       <div className="dr-points">
         <p className="dr-points-route">路线：{row.name}</p>
         {tiles.isPending ? <div className="route-editor-loading is-readonly">地图加载中…</div> : <LazyRouteEditor tiles={tiles.data ?? null} value={path} readOnly points={points} />}
-        {locations.isLoading ? (
-          <Skeleton.Paragraph lineCount={3} animated />
-        ) : locations.error ? (
-          <ErrorBlock status="default" title="点位加载失败" description={locations.error.message}>
-            <Button size="small" color="primary" fill="outline" onClick={() => void locations.refetch()}>
-              重试
-            </Button>
-          </ErrorBlock>
-        ) : list.length === 0 ? (
-          <p className="dr-empty">园区暂无点位：在设备管理中登记车辆道闸后即成为点位</p>
-        ) : (
-          <>
-            <p className="dr-points-order" data-testid="route-point-order">
-              途经顺序：{picked.length ? picked.map((id) => list.find((p) => p.id === id)?.name ?? `#${id}`).join(' → ') : '未选择'}
-            </p>
-            <ul className="dr-check-list" aria-label="点位">
-              {list.map((p) => (
-                <li key={p.id} className={picked.includes(p.id) ? 'is-on' : ''}>
-                  <Checkbox checked={picked.includes(p.id)} disabled={!editable} onChange={(on) => toggle(p.id, on)} style={{ '--icon-size': '18px', '--gap': '10px' } as React.CSSProperties}>
-                    {p.name}
-                    {p.latitude === null || p.longitude === null ? <span className="dr-muted">（未标注位置）</span> : null}
-                  </Checkbox>
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
+        <PointPicker locations={locations} picked={picked} editable={editable} onChange={setPicked} />
       </div>
     </ScreenModal>
   );

@@ -5,6 +5,7 @@ import { RoutePathInput } from './route-path-input';
 import { RoutePointsModal } from './route-points-modal';
 import { RouteViewModal } from './route-view-modal';
 import { bindingsQuery } from './queries';
+import { routeFormBody, routeFormValues } from './route-draft';
 
 const { calls } = drivingRouteApi;
 const dash = (v: string) => v || '-';
@@ -13,7 +14,8 @@ const dash = (v: string) => v || '-';
  * 行车路线 (spec 001 "Vehicle entry routes", §6 carRoute:*): filters name and
  * publish state; actions bind departments, view or edit the route, view or
  * edit its points, delete. The form is the name, the publish state and the
- * map line editor (RoutePathInput); a row's tap shows the route read-only.
+ * map line editor with the points the line passes (RoutePathInput); a row's
+ * tap shows the route read-only.
  */
 export const drivingRoutesScreen = defineScreen<DrivingRouteRow>({
   key: 'vehicles.driving-routes',
@@ -46,6 +48,9 @@ export const drivingRoutesScreen = defineScreen<DrivingRouteRow>({
     create: { path: calls.save, title: '新增路线' },
     edit: { path: calls.edit, title: '编辑路线', idParam: 'id' },
     initialValues: { publish: RoutePublish.DRAFT },
+    // The line and the points it passes are one input (route-path-input.tsx), sent as path and locationIds.
+    toValues: routeFormValues,
+    toPayload: routeFormBody,
     width: 860,
   },
   detail: { title: '查看路线', component: RouteViewModal },

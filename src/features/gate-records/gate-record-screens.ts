@@ -4,6 +4,7 @@ import type { Call } from '../../../domain/contract';
 import { formatInZone } from '../../../domain/time';
 import { dateOf } from '../../../domain/visit-rules';
 import type { PermissionCode } from '../../../domain/permissions';
+import type { RevealRecord } from '../../../domain/schemas/pii';
 import { defineScreen, type DeclaredField } from '../../list-screen';
 import { GateSelect } from './gate-select';
 
@@ -32,13 +33,22 @@ const openResult = <R extends Shared>(): DeclaredField<R> => ({
 const captureTime = <R extends Shared>(): DeclaredField<R> => ({ name: 'capture_time', kind: 'text', hideInSearch: true, width: 166 });
 
 /** A records list: read only, a row opens as its detail (the images as thumbnails): a phone card by a tap, a desktop row by its 详情 button. */
-const recordsScreen = <R extends Shared>(s: { key: string; title: string; call: Call; permission: PermissionCode; card: { title: string; extra: string }; fields: DeclaredField<R>[] }) =>
+const recordsScreen = <R extends Shared>(s: {
+  key: string;
+  title: string;
+  call: Call;
+  permission: PermissionCode;
+  card: { title: string; extra: string };
+  fields: DeclaredField<R>[];
+  reveal?: RevealRecord;
+}) =>
   defineScreen<R>({
     key: `gate-records.${s.key}`,
     title: s.title,
     labels: gateRecordLabels,
     list: { path: s.call, permission: s.permission },
     rowKey: 'id',
+    ...(s.reveal ? { reveal: s.reveal } : {}),
     card: s.card,
     fields: s.fields,
     detail: { title: `${s.title}详情` },
@@ -89,11 +99,12 @@ export const personGateRecordsScreen = recordsScreen<GateRecordPersonRow>({
   title: '人员过闸记录',
   call: gateRecordApi.person,
   permission: GATE_RECORD_CODES.person,
+  reveal: 'gate_record_person',
   card: { title: 'person_name', extra: 'person_event_type' },
   fields: [
     { name: 'date', kind: 'text', dataIndex: 'capture_time', hideInSearch: true, hideInCard: true, hideInDetail: true, width: 110, render: (r) => dateOf(r.capture_time) },
     { name: 'personName', dataIndex: 'person_name', kind: 'text', width: 90, render: (r) => dash(r.person_name) },
-    { name: 'idCard', dataIndex: 'paper_number', kind: 'text', width: 156, search: { placeholder: '完整证件号码或其中几位' } },
+    { name: 'idCard', dataIndex: 'paper_number', revealColumn: 'idcard', kind: 'text', width: 156, search: { placeholder: '完整证件号码或其中几位' } },
     { name: 'image_type', kind: 'enum', options: 'gateImageType', hideInSearch: true, hideInCard: true, width: 84 },
     { name: 'card_status', kind: 'enum', options: 'gateCardStatus', tag: true, hideInSearch: true, hideInCard: true, width: 70 },
     { name: 'card_number', kind: 'text', hideInSearch: true, hideInCard: true, width: 90, render: (r) => dash(r.card_number) },

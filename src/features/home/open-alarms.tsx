@@ -4,7 +4,7 @@ import { Link } from 'react-router-dom';
 import { recordLink } from '../../../domain/notifications';
 import type { OpenAlarm } from '../../../domain/schemas/stranded';
 import { shellCalls } from '../../../domain/shell-calls';
-import { STRANDED_KINDS, strandedKinds } from '../../../domain/stranded-kinds';
+import { ALARM_LISTS, alarmListOf, alarmLists, strandedKinds } from '../../../domain/stranded-kinds';
 import { call } from '../../lib/http';
 import { useCan } from '../../lib/me';
 import './open-alarms.css';
@@ -19,7 +19,13 @@ const openAlarmsQuery = {
 };
 
 const subjectOf = (a: OpenAlarm) => strandedKinds[a.kind].subject(a);
-const whatOf = (a: OpenAlarm) => (a.is_black ? `黑名单${strandedKinds[a.kind].word}入园` : `${strandedKinds[a.kind].word}滞留超时`);
+const isDeviation = (a: OpenAlarm) => alarmLists[alarmListOf(a)].deviation;
+const whatOf = (a: OpenAlarm) => (isDeviation(a) ? `${strandedKinds[a.kind].word}偏离路线` : a.is_black ? `黑名单${strandedKinds[a.kind].word}入园` : `${strandedKinds[a.kind].word}滞留超时`);
+/** Where and when: a route deviation's first gate off the route, a black-listed entry's gate and time, an overstay's entry gate and alarm time. */
+const metaOf = (a: OpenAlarm) =>
+  isDeviation(a)
+    ? `${a.crossings[0]?.gate ?? '未知闸口'} · 偏离 ${a.alarm_time.slice(5, 16)}${a.crossings.length > 1 ? ` · 共 ${a.crossings.length} 次` : ''}`
+    : `${a.entry_gate_name ?? '未知闸口'} · ${a.is_black ? `入园 ${a.entry_time.slice(5, 16)}` : `告警 ${a.alarm_time.slice(5, 16)}`}`;
 
 /** 待处理告警 (issue 24 item 4): the alarms nobody has handled, counted, newest first, before the menus; for whoever may list them. */
 export function OpenAlarms() {
@@ -27,8 +33,8 @@ export function OpenAlarms() {
   const mayList = can(strandedKinds.car.list) || can(strandedKinds.person.list);
   const { data } = useQuery({ ...openAlarmsQuery, enabled: mayList });
   if (!mayList || !data) return null;
-  // The rest of the open alarms are on the two alarm screens.
-  const more = [...STRANDED_KINDS.filter((kind) => can(strandedKinds[kind].list)).map((kind) => ({ to: strandedKinds[kind].screen, label: `全部${strandedKinds[kind].noun}` }))];
+  // The rest of the open alarms are on the alarm screens.
+  const more = ALARM_LISTS.filter((list) => can(alarmLists[list].list)).map((list) => ({ to: alarmLists[list].screen, label: `全部${alarmLists[list].noun}` }));
   return (
     <section className="oa" aria-label="待处理告警" data-testid="open-alarms">
       <h3 className="section-title oa-title">
@@ -40,7 +46,7 @@ export function OpenAlarms() {
       {data.total > 0 && (
         <div className="card oa-card">
           {data.list.map((a) => (
-            <Link key={a.id} to={recordLink(strandedKinds[a.kind].screen, a.id)} className="oa-row" aria-label={`${whatOf(a)}，${subjectOf(a)}`}>
+            <Link key={a.id} to={recordLink(alarmLists[alarmListOf(a)].screen, a.id)} className="oa-row">
               <span className={`oa-icon${a.is_black ? ' oa-icon--black' : ''}`} aria-hidden>
                 <ExclamationCircleOutline />
               </span>
@@ -49,9 +55,7 @@ export function OpenAlarms() {
                   <span className="oa-subject">{subjectOf(a)}</span>
                   <span className={`oa-kind${a.is_black ? ' oa-kind--black' : ''}`}>{whatOf(a)}</span>
                 </span>
-                <span className="oa-meta">
-                  {a.entry_gate_name ?? '未知闸口'} · {a.is_black ? `入园 ${a.entry_time.slice(5, 16)}` : `告警 ${a.alarm_time.slice(5, 16)}`}
-                </span>
+                <span className="oa-meta">{metaOf(a)}</span>
               </span>
               <RightOutline className="oa-arrow" />
             </Link>

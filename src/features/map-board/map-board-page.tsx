@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import { Link } from 'react-router-dom';
 import { enumLabel } from '../../../domain/enums';
 import { bigScreenApi, type GateTraffic } from '../../../domain/schemas/big-screen';
-import { ParkMap, ParkMarker, type LatLng } from '../../components/park-map/park-map';
+import { ParkMap, ParkMarker } from '../../components/park-map/park-map';
 import { mapTilesQuery } from '../../components/park-map/tiles';
 import { call } from '../../lib/http';
 import { FIGURES_POLL_MS, figuresKey } from '../../lib/live-figures';
@@ -48,7 +48,6 @@ export default function MapBoardPage({ title }: { title: string }) {
   const placed = useMemo(() => (list ?? []).filter(isPlaced), [list]);
   const unplaced = useMemo(() => (list ?? []).filter((g) => !isPlaced(g)), [list]);
   const sides = useMemo(() => labelSides(placed), [placed]);
-  const fit = useMemo<LatLng[]>(() => placed.map((g) => [g.latitude, g.longitude]), [placed]);
   const sum = (key: 'carIn' | 'carOut' | 'personIn' | 'personOut') => (list ?? []).reduce((n, g) => n + g[key], 0);
   // The map is made once the tile settings are known (or known unreachable): its centre and system follow from them.
   const tilesKnown = !tiles.isPending;
@@ -77,7 +76,7 @@ export default function MapBoardPage({ title }: { title: string }) {
       </header>
       <main className="mb-map" data-testid="map-board">
         {tilesKnown && (
-          <ParkMap tiles={tiles.data ?? null} fit={fit}>
+          <ParkMap tiles={tiles.data ?? null}>
             {placed.map((g) => (
               <ParkMarker key={g.id} position={[g.latitude, g.longitude]} label={g.name} tone={g.state === 1 ? 'normal' : 'muted'} labelSide={sides.get(g.id)}>
                 <GatePopup gate={g} />

@@ -7,6 +7,7 @@ import { confirmDialog, showToast } from '../../lib/feedback';
 import { api, call } from '../../lib/http';
 import { useCan } from '../../lib/me';
 import { MESSAGES, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
+import { ATTACHMENT_ACCEPT, ATTACHMENT_HINT } from './new-attachments-input';
 import { NoticeView, sizeText } from './notice-view';
 import './notices.css';
 
@@ -69,7 +70,7 @@ export function NoticeAttachmentsModal({ open, row, onClose, onDone }: ScreenMod
       ) : isError ? (
         <div className="nv-error">获取附件失败</div>
       ) : (
-        <div className="na-list" aria-label="附件列表">
+        <div className="na-list" role="group" aria-label="附件列表">
           {data?.length === 0 && <div className="na-note">暂无附件</div>}
           {data?.map((a) => (
             <div key={a.id} className="na-row">
@@ -94,8 +95,8 @@ export function NoticeAttachmentsModal({ open, row, onClose, onDone }: ScreenMod
             <Button color="primary" size="small" loading={busy} disabled={busy || full} onClick={() => input.current?.click()}>
               上传附件
             </Button>
-            <input ref={input} type="file" aria-label="选择附件" accept=".jpg,.jpeg,.png,.webp,.gif,.pdf,.xlsx" onChange={(e) => e.target.files?.[0] && void upload(e.target.files[0])} />
-            <span className="na-note">{full ? `已达${NOTICE_MAX_ATTACHMENTS}个上限，请先删除` : `一次一个文件，最多${NOTICE_MAX_ATTACHMENTS}个；支持图片、PDF、XLSX`}</span>
+            <input ref={input} type="file" aria-label="选择附件" accept={ATTACHMENT_ACCEPT} onChange={(e) => e.target.files?.[0] && void upload(e.target.files[0])} />
+            <span className="na-note">{full ? `已达${NOTICE_MAX_ATTACHMENTS}个上限，请先删除` : ATTACHMENT_HINT}</span>
           </>
         ) : (
           row && !noticeAllows('attach', row.status) && <span className="na-note">{noticeConflictMessage.attach}</span>
@@ -140,6 +141,9 @@ export function NoticePreview({ row }: { row: NoticeRow }) {
           </tbody>
         </table>
         {row.status === 0 && <div className="na-note">草稿尚未送达，启用后送达所选部门（含下级部门）的全部用户</div>}
+        <div className="na-note">
+          {row.create_user_name ?? '-'} 创建 · 附件 {row.attachment_count} 个 · 更新于 {row.update_time}
+        </div>
       </section>
     </>
   );

@@ -60,7 +60,7 @@ function Received({ onOpen }: { onOpen: (id: number) => void }) {
         {data.list.map((n) => (
           <button key={n.notice_id} type="button" role="listitem" className={`nr-item${n.read_time ? '' : ' nr-item--unread'}`} onClick={() => onOpen(n.notice_id)}>
             <span className="nr-item-head">
-              {!n.read_time && <span className="nr-dot" aria-label="未读" />}
+              {!n.read_time && <span className="nr-dot" role="img" aria-label="未读" />}
               <span className={`nv-type nv-type--${n.type}`}>{noticeTypeWord(n.type)}</span>
               <span className="nr-item-title">{n.title}</span>
             </span>

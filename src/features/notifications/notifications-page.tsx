@@ -1,10 +1,10 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { Button, DotLoading, ErrorBlock, InfiniteScroll } from 'antd-mobile';
-import { BellOutline, CheckShieldOutline, ExclamationCircleOutline, FileOutline, RightOutline, SetOutline, SoundOutline } from 'antd-mobile-icons';
+import { BellOutline, CheckShieldOutline, EnvironmentOutline, ExclamationCircleOutline, FileOutline, RightOutline, SetOutline, SoundOutline } from 'antd-mobile-icons';
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { Page } from '../../../domain/envelope';
-import { NotificationKind, type NotificationKindValue } from '../../../domain/notifications';
+import { isAlarmNotification, NotificationKind, type NotificationKindValue } from '../../../domain/notifications';
 import type { NotificationItem } from '../../../domain/schemas/notifications';
 import { alarmBannerKey, fetchPage, markAllRead, markRead, PAGE_SIZE, pageKey, unreadKey, unreadQuery } from './api';
 import './notifications.css';
@@ -15,12 +15,15 @@ const icons: Record<string, ReactNode> = {
   [NotificationKind.APPLICATION_DECIDED]: <FileOutline />,
   [NotificationKind.STRANDED_ALARM]: <ExclamationCircleOutline />,
   [NotificationKind.NOTICE]: <SoundOutline />,
+  [NotificationKind.ROUTE_DEVIATION]: <EnvironmentOutline />,
+  [NotificationKind.BACKUP_FAILED]: <SetOutline />,
 };
 
 /** The kind filter, alarms first: they are what must not be missed among the rest (issue 24 item 4). */
 const kindFilters: Array<{ kind: NotificationKindValue | undefined; label: string }> = [
   { kind: undefined, label: '全部类型' },
   { kind: NotificationKind.STRANDED_ALARM, label: '告警' },
+  { kind: NotificationKind.ROUTE_DEVIATION, label: '偏离路线' },
   { kind: NotificationKind.TASK_ASSIGNED, label: '审批任务' },
   { kind: NotificationKind.APPLICATION_DECIDED, label: '审批结果' },
   { kind: NotificationKind.NOTICE, label: '通知公告' },
@@ -128,7 +131,7 @@ export default function NotificationsPage() {
             type="button"
             role="radio"
             aria-checked={kind === f.kind}
-            className={`ncenter-kind${kind === f.kind ? ' is-active' : ''}${f.kind === NotificationKind.STRANDED_ALARM ? ' ncenter-kind--alarm' : ''}`}
+            className={`ncenter-kind${kind === f.kind ? ' is-active' : ''}${f.kind && isAlarmNotification(f.kind) ? ' ncenter-kind--alarm' : ''}`}
             onClick={() => setKind(f.kind)}
           >
             {f.label}
@@ -151,7 +154,7 @@ export default function NotificationsPage() {
           <div className="ncenter-empty">
             <BellOutline className="ncenter-empty-icon" />
             <div>{unreadOnly ? '没有未读消息' : kind ? `暂无${kindFilters.find((f) => f.kind === kind)!.label}消息` : '暂无消息'}</div>
-            <div className="ncenter-empty-hint">新的审批任务、审批结果和滞留告警会出现在这里</div>
+            <div className="ncenter-empty-hint">新的审批任务、审批结果、滞留告警和偏离路线告警会出现在这里</div>
           </div>
         ) : (
           <ul className="ncenter-list" aria-label="消息列表">
@@ -164,7 +167,7 @@ export default function NotificationsPage() {
                   <span className="nitem-main">
                     <span className="nitem-head">
                       <span className="nitem-title">{n.title}</span>
-                      {!n.read_at && <span className="nitem-dot" aria-label="未读" />}
+                      {!n.read_at && <span className="nitem-dot" role="img" aria-label="未读" />}
                       <span className="nitem-time">{n.create_time.slice(5, 16)}</span>
                     </span>
                     <span className="nitem-body">{n.body}</span>

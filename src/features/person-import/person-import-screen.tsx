@@ -3,7 +3,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { ImportStatus, importStatusOptions, importTaskEditable, personImportApi, personImportLabels, type ImportTaskRow } from '../../../domain/schemas/person-import';
 import { useImportProgress } from '../../lib/live-imports';
-import { defineScreen } from '../../list-screen';
+import { defineScreen, type RowAction } from '../../list-screen';
+import type { EnumOption } from '../../../domain/enums';
 import { ResultDownload, SCREEN_KEY, StartModal, TaskModal, downloadTemplate, reloadList } from './task-modals';
 import './person-import.css';
 
@@ -23,21 +24,40 @@ function StatusCell({ row }: { row: ImportTaskRow }) {
   useEffect(() => {
     if (row.status === ImportStatus.RUNNING && live && live.status !== ImportStatus.RUNNING) reloadList(qc);
   }, [row.status, live, qc]);
-  const option = importStatusOptions.find((o) => o.value === status);
-  const counts = status === ImportStatus.RUNNING ? (live ?? { done: row.done_count, failed: row.failed_count, total: row.total }) : null;
+  const counts = live && row.status === ImportStatus.RUNNING ? live : { done: row.done_count, failed: row.failed_count, total: row.total };
+  const option = shownStatus(status, counts.done);
   return (
     <span className="pi-status">
       <Tag color={tagColor[option?.color ?? 'default']} fill="outline">
         {option?.label ?? String(status)}
       </Tag>
-      {counts && counts.total > 0 && (
+      {status === ImportStatus.RUNNING && counts.total > 0 && (
         <span className="pi-progress" aria-live="polite">
           已导入 {counts.done + counts.failed} / {counts.total}
+        </span>
+      )}
+      {status === ImportStatus.FAILED && counts.done > 0 && (
+        <span className="pi-counts">
+          已导入 {counts.done} / {counts.total}
         </span>
       )}
     </span>
   );
 }
+
+/** A run that imported some of its persons and not others is 部分成功, not 失败: those it imported are submitted applications. */
+const PARTLY_DONE: EnumOption = { value: ImportStatus.FAILED, label: '部分成功', color: 'warning' };
+const shownStatus = (status: number, done: number): EnumOption | undefined => (status === ImportStatus.FAILED && done > 0 ? PARTLY_DONE : importStatusOptions.find((o) => o.value === status));
+
+/** A task's result file: the next step of a run that left someone out (the reasons are in it), else after 开始导入. */
+const resultAction = (key: string, when: (r: ImportTaskRow) => boolean): RowAction<ImportTaskRow> => ({
+  key,
+  label: '下载结果',
+  type: 'modal',
+  component: ResultDownload,
+  permission: 'personBatchApply:list',
+  visible: (r) => r.has_rows === 1 && when(r),
+});
 
 const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
 
@@ -59,17 +79,20 @@ export const personImportScreen = defineScreen<ImportTaskRow>({
     { name: 'create_time', kind: 'text', dataIndex: 'create_time', hideInSearch: true, width: 170 },
     // The reason is what a failed task's row is read for: the update time gives it the room (it stays in the card and the detail).
     { name: 'update_time', kind: 'text', dataIndex: 'update_time', hideInSearch: true, hideInTable: true, width: 170 },
-    { name: 'status', kind: 'enum', options: importStatusOptions, dataIndex: 'status', width: 150, render: (r) => <StatusCell row={r} /> },
+    // Room for the tag and its counts on one line (部分成功 已导入 19 / 20).
+    { name: 'status', kind: 'enum', options: importStatusOptions, dataIndex: 'status', width: 180, render: (r) => <StatusCell row={r} /> },
     { name: 'reason', kind: 'text', dataIndex: 'reason', hideInSearch: true, width: 260 },
   ],
   toolbar: [
     { key: 'add', label: '新建导入', type: 'modal', component: TaskModal, permission: 'personBatchApply:add', primary: true },
     { key: 'template', label: '下载模板', type: 'run', run: () => downloadTemplate(), permission: 'personBatchApply:add' },
   ],
+  // The next step first (a phone card shows one action beside 更多): the results of a run that failed someone, else 开始导入; 编辑 and 删除 after.
   rowActions: [
-    { key: 'edit', label: '编辑', type: 'modal', component: TaskModal, permission: 'personBatchApply:edit', visible: (r) => importTaskEditable(r.status) },
+    resultAction('result-failed', (r) => r.status === ImportStatus.FAILED),
     { key: 'start', label: '开始导入', type: 'modal', component: StartModal, permission: 'personBatchApply:commit', visible: (r) => importTaskEditable(r.status) },
-    { key: 'result', label: '下载结果', type: 'modal', component: ResultDownload, permission: 'personBatchApply:list', visible: (r) => r.has_rows === 1 },
+    resultAction('result', (r) => r.status !== ImportStatus.FAILED),
+    { key: 'edit', label: '编辑', type: 'modal', component: TaskModal, permission: 'personBatchApply:edit', visible: (r) => importTaskEditable(r.status) },
     { key: 'delete', label: '删除', type: 'delete', danger: true, permission: 'personBatchApply:delete', visible: (r) => importTaskEditable(r.status), path: remove, body: (r) => ({ id: r.id }) },
   ],
 });

@@ -1,9 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Form, Input, List, Radio, Skeleton, Space } from 'antd-mobile';
+import { useId, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { z } from 'zod';
 import { enums } from '../../../domain/enums';
+import { looksMasked } from '../../../domain/personal-data';
 import { profileUpdate, userApi } from '../../../domain/schemas/user';
+import { largeTextOn, setLargeText } from '../../app/large-text';
 import { confirmLogout } from '../../app/logout';
 import { encryptContent } from '../../lib/crypto';
 import { ApiError, call } from '../../lib/http';
@@ -37,10 +40,12 @@ export default function ProfilePage() {
   const client = useQueryClient();
   const [form] = Form.useForm<ProfileForm>();
   const self = useQuery(selfQuery);
+  const keptPhone = (phone: unknown) => typeof phone === 'string' && phone === self.data?.phone && looksMasked('phone', phone);
 
   const save = useMutation({
     mutationFn: async (values: ProfileForm) => {
-      const payload = profileUpdate.parse(values);
+      // The phone shows masked (docs/personal-data.md): left as shown, it goes back as is and the server keeps the stored number.
+      const payload = keptPhone(values.phone) ? { ...profileUpdate.omit({ phone: true }).parse(values), phone: values.phone } : profileUpdate.parse(values);
       await call(userApi.updateSelf, { content: await encryptContent(payload) });
     },
     onSuccess: () => {
@@ -121,7 +126,7 @@ export default function ProfilePage() {
                 </Space>
               </Radio.Group>
             </Form.Item>
-            <Form.Item name="phone" label="手机号" required rules={[rule(fields.phone)]}>
+            <Form.Item name="phone" label="手机号" required rules={[{ validator: (r, v) => (keptPhone(v) ? Promise.resolve() : rule(fields.phone).validator(r, v)) }]}>
               <Input placeholder="请输入11位手机号" inputMode="tel" maxLength={11} clearable />
             </Form.Item>
             <Form.Item name="password" label="密码" rules={[rule(fields.password)]} help="留空表示不修改；新密码8-64位，须同时包含字母和数字">
@@ -130,6 +135,8 @@ export default function ProfilePage() {
           </Form>
         </>
       )}
+
+      <LargeTextSetting />
 
       <List className="card card-list profile-list">
         <List.Item onClick={() => navigate('/about')} arrowIcon>
@@ -143,5 +150,29 @@ export default function ProfilePage() {
         </Button>
       )}
     </div>
+  );
+}
+
+/** 大字模式: this device's text and targets, larger at once (src/app/large-text.ts). A switch a keyboard and a screen reader can work, which antd-mobile's Switch is not. */
+function LargeTextSetting() {
+  const [on, setOn] = useState(largeTextOn);
+  const id = useId();
+  const toggle = () => {
+    setLargeText(!on);
+    setOn(!on);
+  };
+  return (
+    <List header="显示" className="card card-list profile-list">
+      <List.Item
+        description={<span id={`${id}-hint`}>文字放大到 18 像素以上，按钮随之放大；只对本设备有效</span>}
+        extra={
+          <button type="button" role="switch" aria-checked={on} aria-labelledby={`${id}-name`} aria-describedby={`${id}-hint`} className={`profile-switch${on ? ' is-on' : ''}`} onClick={toggle}>
+            <span className="profile-switch-thumb" />
+          </button>
+        }
+      >
+        <span id={`${id}-name`}>大字模式</span>
+      </List.Item>
+    </List>
   );
 }

@@ -7,8 +7,9 @@ import { batchReviewModalFor, reviewModalFor, type ReviewKind, type ReviewTask }
 import { processDrawerFor, type ProcessSubject } from '../../components/process/process-drawer';
 import { ReasonModal } from '../../components/reason-modal';
 import { ApiError, call } from '../../lib/http';
-import { defineScreen, DetailLines, failureText, type DeclaredField, type Row, type RowAction, type ScreenDef, type ScreenModalProps, type ToolbarAction } from '../../list-screen';
+import { defineScreen, DetailLines, failureText, fieldErrorMap, type DeclaredField, type Row, type RowAction, type ScreenDef, type ScreenModalProps, type ToolbarAction } from '../../list-screen';
 import { showToast } from '../../lib/feedback';
+import type { RevealRecord } from '../../../domain/schemas/pii';
 
 /**
  * The screens of a register under approval (spec 001 §2, §4, §8), written
@@ -33,6 +34,8 @@ export interface RegisterScreens<R extends ApprovableRow> {
   contract: RegisterContract;
   fields: DeclaredField<R>[];
   card: { title: string; extra?: string };
+  /** The record its rows are, for revealing a masked ID number or phone in the detail (domain/schemas/pii.ts). */
+  reveal?: RevealRecord;
   /** What a revoke undoes besides the approval, said in the revoke modal ('已生效的名单随之失效'). */
   revokeEffect?: string;
   /** Toolbar buttons beside 新增 (an import). */
@@ -75,7 +78,7 @@ function revokeModal<R extends ApprovableRow>(s: RegisterScreens<R>, revoke: Cal
         onClose={onClose}
         submit={async (reason) => {
           const parsed = revokeBody.safeParse({ id: row?.id, reason });
-          if (!parsed.success) return Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? ''), i.message]));
+          if (!parsed.success) return fieldErrorMap(parsed.error.issues);
           try {
             await call(revoke, parsed.data);
             showToast({ icon: 'success', content: '撤销审核成功！' });
@@ -137,6 +140,7 @@ export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R
     labels: c.labels,
     list: { path: calls.list, permission: codes.list },
     rowKey: 'id' as keyof R & string,
+    ...(s.reveal ? { reveal: s.reveal } : {}),
     card: s.card,
     fields: s.fields,
     toolbar: [{ key: 'add', label: `新增${c.noun}`, type: 'create', permission: codes.add }, ...(s.toolbar ?? [])],
@@ -222,6 +226,7 @@ export function registerHistoryScreen<R extends ApprovableRow>(s: RegisterScreen
     labels: c.labels,
     list: { path: h.list, permission: h.list.permission as PermissionCode },
     rowKey: 'id' as keyof R & string,
+    ...(s.reveal ? { reveal: s.reveal } : {}),
     card: s.card,
     fields: s.fields,
     rowActions: [

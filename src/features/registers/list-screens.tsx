@@ -74,6 +74,7 @@ export const carList: RegisterScreens<CarListRow> = {
 };
 
 export const personList: RegisterScreens<PersonListRow> = {
+  reveal: 'person_black_white_list',
   key: 'registers.person-list',
   title: '人员黑白名单',
   contract: personListApi,

@@ -97,6 +97,7 @@ function ReviewedRegistration({ task }: { task: T }) {
 }
 
 export const registration: RegisterScreens<R> = {
+  reveal: 'vehicle_registration',
   key: 'registers.registration',
   title: '车辆备案',
   contract: api,

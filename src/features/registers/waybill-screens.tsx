@@ -120,6 +120,7 @@ function WaybillDetail({ row }: { row: R }) {
 }
 
 export const waybill: RegisterScreens<R> = {
+  reveal: 'transport_list',
   key: 'registers.waybill',
   title: '运单记录',
   contract: transportListApi,

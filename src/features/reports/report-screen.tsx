@@ -170,30 +170,40 @@ export function ReportScreen({ def }: { def: ReportDef }) {
           </Suspense>
         </section>
       ) : null}
-      <section className="rp-card rp-table" aria-busy={isFetching}>
-        {desktop ? (
-          <div className="rp-scroll" style={def.scrollWidth && columns.length > 8 ? { ['--rp-min-width' as string]: `${def.scrollWidth}px` } : undefined}>
-            <DataTable
-              rows={shown}
-              rowKey="__key"
-              fields={fields as FieldDef<(typeof shown)[number]>[]}
-              hasActions={false}
-              busy={isFetching}
-              placeholder={!rows.length ? <p className="rp-empty">{data ? '暂无数据' : '加载中…'}</p> : undefined}
-            />
-          </div>
-        ) : rows.length ? (
-          <CardList rows={shown} rowKey="__key" fields={fields as FieldDef<(typeof shown)[number]>[]} onMore={() => {}} />
-        ) : (
-          <p className="rp-empty">{data ? '暂无数据' : '加载中…'}</p>
-        )}
-        {rows.length > 0 &&
-          (desktop ? (
-            <Pager pn={page.pn} size={page.size} total={rows.length} onPage={(pn) => setPage((p) => ({ ...p, pn }))} onSize={(size) => setPage({ pn: 1, size })} />
+      {/* A refused search (a range too long) has no figures to wait for: its message stands alone. */}
+      {error && !data ? null : (
+        <section className="rp-card rp-table" aria-busy={isFetching}>
+          {desktop ? (
+            <div
+              className="rp-scroll"
+              role="region"
+              aria-label={`${def.title}表格`}
+              tabIndex={0}
+              style={def.scrollWidth && columns.length > 8 ? { ['--rp-min-width' as string]: `${def.scrollWidth}px` } : undefined}
+            >
+              <DataTable
+                label={def.title}
+                rows={shown}
+                rowKey="__key"
+                fields={fields as FieldDef<(typeof shown)[number]>[]}
+                hasActions={false}
+                busy={isFetching}
+                placeholder={!rows.length ? <p className="rp-empty">{data ? '暂无数据' : '加载中…'}</p> : undefined}
+              />
+            </div>
+          ) : rows.length ? (
+            <CardList rows={shown} rowKey="__key" fields={fields as FieldDef<(typeof shown)[number]>[]} onMore={() => {}} />
           ) : (
-            <SimplePager pn={page.pn} size={page.size} total={rows.length} onPage={(pn) => setPage((p) => ({ ...p, pn }))} onSize={(size) => setPage({ pn: 1, size })} />
-          ))}
-      </section>
+            <p className="rp-empty">{data ? '暂无数据' : '加载中…'}</p>
+          )}
+          {rows.length > 0 &&
+            (desktop ? (
+              <Pager pn={page.pn} size={page.size} total={rows.length} onPage={(pn) => setPage((p) => ({ ...p, pn }))} onSize={(size) => setPage({ pn: 1, size })} />
+            ) : (
+              <SimplePager pn={page.pn} size={page.size} total={rows.length} onPage={(pn) => setPage((p) => ({ ...p, pn }))} onSize={(size) => setPage({ pn: 1, size })} />
+            ))}
+        </section>
+      )}
     </div>
   );
 }

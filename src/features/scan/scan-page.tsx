@@ -2,7 +2,7 @@ import { Button, Input } from 'antd-mobile';
 import { PictureOutline, ScanningOutline } from 'antd-mobile-icons';
 import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { appointmentCodes } from '../../../domain/appointments';
-import { SCAN_PERMISSION, classifyScan, passApi, maskIdNumber, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
+import { SCAN_PERMISSION, classifyScan, passApi, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
 import { isDocumentNumber } from '../../../domain/identity';
 import { PlateInput } from '../../components/plate-keyboard';
 import { ApiError, call } from '../../lib/http';
@@ -12,6 +12,7 @@ import type { Row, ScreenModalProps } from '../../list-screen';
 import { ParkRecord, SignedContent, Verdict, verdictOf, type LookupState, type Scanned } from './scan-result';
 import './scan.css';
 import { showToast } from '../../lib/feedback';
+import { maskIdNumber } from '../../../domain/personal-data';
 
 /**
  * The patrol's scan screen (/scan, issue 4 item 5): reads a pass QR, an ID

@@ -1,7 +1,7 @@
 import { TextArea } from 'antd-mobile';
 import { useState, type ComponentType } from 'react';
 import { enumLabel, enums } from '../../../domain/enums';
-import { alarmDealBody, handledRemarkFor, strandedApi, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
+import { alarmDealBody, handledRemarkFor, strandedApi, type AlarmList, type StrandedAlarmRow } from '../../../domain/schemas/stranded';
 import { ChoiceRadio } from '../../components/choice-radio';
 import { ModalForm } from '../../components/reason-modal';
 import { FormItem, ScreenModal, failureText, type ScreenModalProps } from '../../list-screen';
@@ -22,7 +22,8 @@ const fail = (content: string) => showToast({ icon: 'fail', content, duration: 3
 const dealTitle = (subject: string, falseAlarm: number) => `处理告警 ${subject}（${falseAlarm === 1 ? '误判' : '判断准确'}）`;
 
 interface DealProps {
-  kind: StrandedKind;
+  /** The alarm's list: its handling call, and the outbox item's name for it. */
+  list: AlarmList;
   open: boolean;
   row: StrandedAlarmRow;
   onClose: () => void;
@@ -39,8 +40,8 @@ interface DealProps {
  * Idempotency-Key, or kept and sent when the signal returns. An alarm another
  * lead handled first is refused (409) and said so in words.
  */
-export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose }: DealProps) {
-  const k = alarmKinds[kind];
+export function AlarmDeal({ list, open, row, onClose, onDone, onQueued = onClose }: DealProps) {
+  const k = alarmKinds[list];
   const [falseAlarm, setFalseAlarm] = useState<number | undefined>(undefined);
   const [remark, setRemark] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -58,7 +59,7 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
     const parsed = alarmDealBody.safeParse({ id: row.id, false_alarm: falseAlarm, handled_remark: remark });
     if (!parsed.success) return setErrors(fieldErrorMap(parsed.error.issues));
     setBusy(true);
-    const url = strandedApi[kind].alarmDeal.path;
+    const url = strandedApi[list].alarmDeal.path;
     const refused = (message: string | undefined, status: number | undefined) => {
       fail(failureText(FAIL_PREFIX, message?.replace(FAIL_PREFIX, '')));
       // Handled by someone else meanwhile (or gone): the list shows it; anything else stays open to be corrected.
@@ -68,7 +69,7 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
       // Sent directly without a usable IndexedDB (some private windows), as the review modal does: a handling has no photos.
       const { sendAction } = await import('../../lib/outbox/action');
       await sendAction(
-        { kind: 'alarmDeal', url, body: parsed.data, title: dealTitle(k.subject(row), parsed.data.false_alarm), meta: { alarmKind: kind, alarmId: row.id } },
+        { kind: 'alarmDeal', url, body: parsed.data, title: dealTitle(k.subject(row), parsed.data.false_alarm), meta: { alarmKind: list, alarmId: row.id } },
         {
           waitMs: SEND_WAIT_MS,
           okText: OK_TEXT,
@@ -96,9 +97,7 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
           <b>{k.subject(row)}</b>
           <span className="am-subject__no">{where}</span>
         </div>
-        <div className="am-subject__meta">
-          入园 {row.entry_time} · 告警 {row.alarm_time}
-        </div>
+        <div className="am-subject__meta">{k.deviation ? `首次偏离 ${row.alarm_time} · 共偏离 ${row.crossings.length} 次` : `入园 ${row.entry_time} · 告警 ${row.alarm_time}`}</div>
       </div>
       <ModalForm>
         <FormItem label="是否误判" required error={errors.false_alarm}>
@@ -126,16 +125,16 @@ export function AlarmDeal({ kind, open, row, onClose, onDone, onQueued = onClose
   );
 }
 
-const modals = new Map<StrandedKind, ComponentType<ScreenModalProps<StrandedAlarmRow>>>();
+const modals = new Map<AlarmList, ComponentType<ScreenModalProps<StrandedAlarmRow>>>();
 
-/** The 处理告警 row action's modal of one kind (one component per kind, so it keeps its identity). */
-export function alarmDealModalFor(kind: StrandedKind): ComponentType<ScreenModalProps<StrandedAlarmRow>> {
-  let C = modals.get(kind);
+/** The 处理告警 row action's modal of one list (one component per list, so it keeps its identity). */
+export function alarmDealModalFor(list: AlarmList): ComponentType<ScreenModalProps<StrandedAlarmRow>> {
+  let C = modals.get(list);
   if (!C) {
     C = function AlarmDealModal({ open, row, onClose, onDone }: ScreenModalProps<StrandedAlarmRow>) {
-      return row ? <AlarmDeal kind={kind} open={open} row={row} onClose={onClose} onDone={onDone} /> : null;
+      return row ? <AlarmDeal list={list} open={open} row={row} onClose={onClose} onDone={onDone} /> : null;
     };
-    modals.set(kind, C);
+    modals.set(list, C);
   }
   return C;
 }

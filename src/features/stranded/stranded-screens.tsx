@@ -1,5 +1,5 @@
 import { ALL } from '../../../domain/enums';
-import { isAlarmHandled, strandedApi, strandedLabels, strandedStatApi, type StrandedAlarmRow, type StrandedKind } from '../../../domain/schemas/stranded';
+import { isAlarmHandled, strandedApi, strandedLabels, strandedStatApi, type AlarmList, type StrandedAlarmRow } from '../../../domain/schemas/stranded';
 import { formatInZone } from '../../../domain/time';
 import { addDays, dateOf } from '../../../domain/visit-rules';
 import { downloadFile } from '../../lib/download';
@@ -12,7 +12,8 @@ import { fetchAlarm, HandledState, StrandedDetail, strandedDetailModalFor } from
 /**
  * 人员滞留告警, 车辆滞留告警 and 车辆滞留统计 (spec 001 §2 "Stranded alarms",
  * §7): the alarms detection raised (DESIGN.md §8), newest first, read only
- * but for their handling (the statistics are stranded-stats.tsx).
+ * but for their handling (the statistics are stranded-stats.tsx); and
+ * 偏离路线告警, one alarm per visit whose vehicle crossed a gate off its route.
  */
 
 const dash = (v: string | null | undefined) => v || '-';
@@ -51,13 +52,14 @@ async function exportStranded<R extends Row>(filters: Values, fields: FieldDef<R
   await downloadFile({ method: 'post', path: strandedStatApi.export.path, body, fallbackName: EXPORT_FILE, loadingText: '正在导出…' });
 }
 
-/** The columns both alarm lists share, after who or what is stranded. */
-function alarmFields(kind: StrandedKind): DeclaredField<StrandedAlarmRow>[] {
+/** The columns every alarm list shares, after who or what is stranded (a route deviation's level is its list's name, so that list leaves it out). */
+function alarmFields(list: AlarmList): DeclaredField<StrandedAlarmRow>[] {
+  const deviation = alarmKinds[list].deviation;
   // The handled state next to the type, so the table shows it before it scrolls sideways to the rest.
   return [
-    { name: 'level_type', kind: 'enum', options: 'strandedLevel', tag: true, hideInSearch: true, width: 124 },
-    { name: 'handled', kind: 'custom', hideInSearch: true, width: 96, render: (r) => <HandledState kind={kind} row={r} /> },
-    { name: 'entry_time', kind: 'text', hideInSearch: true, hideInCard: true, width: 166 },
+    ...(deviation ? [] : [{ name: 'level_type', kind: 'enum', options: 'strandedLevel', tag: true, hideInSearch: true, width: 124 } satisfies DeclaredField<StrandedAlarmRow>]),
+    { name: 'handled', kind: 'custom', hideInSearch: true, width: 96, render: (r) => <HandledState list={list} row={r} /> },
+    ...(deviation ? [] : [{ name: 'entry_time', kind: 'text', hideInSearch: true, hideInCard: true, width: 166 } satisfies DeclaredField<StrandedAlarmRow>]),
     { name: 'alarm_time', kind: 'text', hideInSearch: true, width: 166 },
     { name: 'exit_time', kind: 'text', hideInSearch: true, width: 166, render: (r) => dash(r.exit_time) },
     { name: 'handle_user_name', kind: 'text', hideInSearch: true, hideInCard: true, width: 90, render: (r) => dash(r.handle_user_name) },
@@ -65,30 +67,30 @@ function alarmFields(kind: StrandedKind): DeclaredField<StrandedAlarmRow>[] {
   ];
 }
 
-function alarmScreen(kind: StrandedKind, s: { title: string; lead: DeclaredField<StrandedAlarmRow>[]; card: { title: string; extra: string }; toolbar?: boolean }) {
-  const k = alarmKinds[kind];
-  const key = `stranded.${kind}`;
-  const fields = [...s.lead, ...alarmFields(kind), alarmRange<StrandedAlarmRow>()];
+function alarmScreen(list: AlarmList, s: { title: string; lead: DeclaredField<StrandedAlarmRow>[]; card: { title: string; extra: string }; toolbar?: boolean }) {
+  const k = alarmKinds[list];
+  const key = `stranded.${list}`;
+  const fields = [...s.lead, ...alarmFields(list), alarmRange<StrandedAlarmRow>()];
   const def = defineScreen<StrandedAlarmRow>({
     key,
     title: s.title,
     labels: strandedLabels,
-    list: { path: strandedApi[kind].calls.list, permission: k.list },
+    list: { path: strandedApi[list].calls.list, permission: k.list },
     rowKey: 'id',
     card: s.card,
     fields,
     rowActions: [
       { key: 'detail', label: '详情', type: 'detail' },
       // Once: a handled alarm (or one whose handling waits in this device's outbox) is not handled again.
-      { key: 'deal', label: '处理告警', type: 'modal', permission: k.deal, visible: (r) => !isAlarmHandled(r) && !waitingDeal(kind, r.id), component: alarmDealModalFor(kind) },
+      { key: 'deal', label: '处理告警', type: 'modal', permission: k.deal, visible: (r) => !isAlarmHandled(r) && !waitingDeal(list, r.id), component: alarmDealModalFor(list) },
     ],
     detail: {
       title: `${k.noun}详情`,
-      fetch: fetchAlarm(kind),
-      render: (r) => <StrandedDetail kind={kind} row={r} />,
+      fetch: fetchAlarm(list),
+      render: (r) => <StrandedDetail list={list} row={r} />,
       width: 760,
       // A tap (or a notification's link) opens the detail with 处理告警 at hand.
-      component: strandedDetailModalFor(kind, key),
+      component: strandedDetailModalFor(list, key),
     },
     invalidates: [['detail', key]],
   });
@@ -114,4 +116,17 @@ export const carStrandedScreen = alarmScreen('car', {
   toolbar: true,
   // The spec's filter order: park, plate, time range.
   lead: [visitArea<StrandedAlarmRow>(true), { name: 'license_plate', kind: 'text', width: 110 }],
+});
+
+/** 偏离路线告警: one row per visit, its first gate off the route and how often it crossed off it; the vehicle list's filters. */
+export const routeDeviationScreen = alarmScreen('deviation', {
+  title: '偏离路线告警',
+  card: { title: 'license_plate', extra: 'handled' },
+  lead: [
+    visitArea<StrandedAlarmRow>(true),
+    { name: 'license_plate', kind: 'text', width: 110 },
+    { name: 'route_name', kind: 'custom', hideInSearch: true, width: 200, render: (r) => dash(r.application_info?.route_name) },
+    { name: 'deviation_gate', kind: 'custom', hideInSearch: true, width: 140, render: (r) => dash(r.crossings[0]?.gate) },
+    { name: 'deviation_count', kind: 'custom', hideInSearch: true, width: 90, render: (r) => `${r.crossings.length} 次` },
+  ],
 });

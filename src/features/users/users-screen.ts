@@ -12,6 +12,7 @@ export const usersScreen = defineScreen<UserRow>({
   labels: userLabels,
   list: { path: calls.list, permission: 'user:list' },
   rowKey: 'user_id',
+  reveal: 'user',
   // The forms' user pickers read this preload: a new or renamed user shows there at once.
   invalidates: [userOptionsQuery.queryKey],
   card: { title: 'userName', extra: 'status' },

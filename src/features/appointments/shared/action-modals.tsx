@@ -240,7 +240,7 @@ const choices = (table: EnumOption[]) => table.filter((o) => Number(o.value) >= 
 function Plates({ rows }: { rows: FlagRow[] }) {
   const shown = rows.slice(0, 8);
   return (
-    <div className="am-plates" aria-label="标记车辆">
+    <div className="am-plates" role="group" aria-label="标记车辆">
       {shown.map((r) => (
         <span key={r.car_application_id} className={`am-plate${r.label_status === 1 ? ' am-plate--flagged' : ''}`} title={r.label_status === 1 ? '已标记' : undefined}>
           {r.license_plate || `#${r.car_application_id}`}

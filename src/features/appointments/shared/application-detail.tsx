@@ -14,6 +14,7 @@ import { appointmentKinds, kindCalls, rowId } from '../../../../domain/appointme
 import { visitRange } from './visit-time';
 import './application-detail.css';
 import { PlateBadge } from '../../../components/plate-badge';
+import { useRevealWrap, type RevealTarget } from '../../../list-screen/reveal-field';
 
 /**
  * Read-only application views (spec 000 §2 detail, §4 review form): the list
@@ -82,6 +83,14 @@ function useLabel(name: string): string {
   const label = useContext(Labels)[name];
   if (!label) throw new Error(`no label for ${name}`);
   return label;
+}
+
+/** A masked ID number or phone of the record shown, with 查看 beside it for a holder of pii:view (list-screen/reveal-field.tsx). */
+function Personal({ target, field, value, label: given }: { target: RevealTarget | undefined; field: string; value: string | null | undefined; label?: string }) {
+  const catalogue = useContext(Labels);
+  const wrap = useRevealWrap(target);
+  if (value === undefined || value === null || value === '') return EMPTY;
+  return <>{wrap(field, given ?? catalogue[field] ?? field, value, value)}</>;
 }
 
 /** One line: `name` is the field it shows (its label comes from the catalogue); `label` only for a line that is no field. */
@@ -164,6 +173,7 @@ function StatusSection({ row, typeTable }: { row: CarApplicationRow | PersonAppl
 }
 
 export function PersonApplicationDetail({ row }: { row: PersonApplicationRow }) {
+  const target: RevealTarget = { record: 'person_application', id: row.person_application_id };
   return (
     <Labels.Provider value={appointmentKinds.person.labels}>
       <div className="ad">
@@ -172,11 +182,15 @@ export function PersonApplicationDetail({ row }: { row: PersonApplicationRow }) 
           <Item name="visitor_name">{row.visitor_name}</Item>
           <Item name="visitor_gender">{label('gender', row.visitor_gender)}</Item>
           <Item name="visitor_nation">{row.visitor_nation}</Item>
-          <Item name="visitor_phone">{row.visitor_phone}</Item>
+          <Item name="visitor_phone">
+            <Personal target={target} field="visitor_phone" value={row.visitor_phone} />
+          </Item>
           <Item name="visitor_company">{row.visitor_company}</Item>
           <Item name="visitor_address">{row.visitor_address}</Item>
           <Item name="visitor_idcard_type">{label('idcardType', row.visitor_idcard_type)}</Item>
-          <Item name="visitor_idcard">{row.visitor_idcard}</Item>
+          <Item name="visitor_idcard">
+            <Personal target={target} field="visitor_idcard" value={row.visitor_idcard} />
+          </Item>
           <Item name="visitor_face_photo">{photos(row.visitor_face_photo)}</Item>
           <Item name="visitor_idcard_photo1">{photos(row.visitor_idcard_photo1)}</Item>
           <Item name="visitor_idcard_photo2">{photos(row.visitor_idcard_photo2)}</Item>
@@ -190,7 +204,9 @@ export function PersonApplicationDetail({ row }: { row: PersonApplicationRow }) 
         </Section>
         <Section title="被访人信息">
           <Item name="interviewee_name">{row.interviewee_name}</Item>
-          <Item name="interviewee_phone">{row.interviewee_phone}</Item>
+          <Item name="interviewee_phone">
+            <Personal target={target} field="interviewee_phone" value={row.interviewee_phone} />
+          </Item>
           <Item name="interviewee_depart_id">
             <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
           </Item>
@@ -205,6 +221,7 @@ function CarPersonCard({ p, index }: { p: CarPersonRow; index: number }) {
   const phone = useLabel('carPersonList.phone');
   const idCard = useLabel('carPersonList.id_card');
   const pqc = useLabel('carPersonList.pqc_number');
+  const person: RevealTarget | undefined = p.car_person_id ? { record: 'car_person', id: p.car_person_id } : undefined;
   return (
     <li className="ad-person">
       <div className="ad-person__head">
@@ -220,11 +237,15 @@ function CarPersonCard({ p, index }: { p: CarPersonRow; index: number }) {
         <dl className="ad-person__lines">
           <div>
             <dt>{phone}</dt>
-            <dd>{p.phone || '-'}</dd>
+            <dd>
+              <Personal target={person} field="phone" value={p.phone} label={phone} />
+            </dd>
           </div>
           <div>
             <dt>{blank(p.idcard_type) ? idCard : enumLabel('idcardType', p.idcard_type)}</dt>
-            <dd>{p.id_card || '-'}</dd>
+            <dd>
+              <Personal target={person} field="id_card" value={p.id_card} label={idCard} />
+            </dd>
           </div>
           <div>
             <dt>{pqc}</dt>
@@ -245,6 +266,7 @@ function cargoValue(f: (typeof cargoInfoFields)[number], v: unknown): ReactNode 
 }
 
 export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
+  const target: RevealTarget = { record: 'car_application', id: row.car_application_id };
   const persons = row.carPersonList ?? [];
   const cargo = asObject(row.cargo_info);
   const dump = asObject(row.dump_truck_file);
@@ -259,8 +281,12 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
           <Item name="applicant_name">{row.applicant_name}</Item>
           <Item name="applicant_gender">{label('gender', row.applicant_gender)}</Item>
           <Item name="visitor_idcard_type">{label('idcardType', row.visitor_idcard_type)}</Item>
-          <Item name="applicant_idcard">{row.applicant_idcard}</Item>
-          <Item name="applicant_phone">{row.applicant_phone}</Item>
+          <Item name="applicant_idcard">
+            <Personal target={target} field="applicant_idcard" value={row.applicant_idcard} />
+          </Item>
+          <Item name="applicant_phone">
+            <Personal target={target} field="applicant_phone" value={row.applicant_phone} />
+          </Item>
           <Item name="applicant_face_photo">{photos(row.applicant_face_photo)}</Item>
         </Section>
         {persons.length > 0 && (
@@ -281,7 +307,9 @@ export function CarApplicationDetail({ row }: { row: CarApplicationRow }) {
           {/* 来访时间 is one line over the begin and end fields, not a field: a literal. */}
           <Item label="来访时间">{visitRange(row.visitor_begin_time, row.visitor_end_time)}</Item>
           <Item name="interviewee_name">{row.interviewee_name}</Item>
-          <Item name="interviewee_phone">{row.interviewee_phone}</Item>
+          <Item name="interviewee_phone">
+            <Personal target={target} field="interviewee_phone" value={row.interviewee_phone} />
+          </Item>
           <Item name="interviewee_depart_id">
             <Department id={row.interviewee_depart_id} name={row.interviewee_depart_name} />
           </Item>

@@ -1,4 +1,4 @@
-import { ActionSheet } from 'antd-mobile';
+import { ActionSheet } from '../../../components/action-sheet';
 import type { PermissionRow } from '../../../../domain/schemas/permission';
 import type { PermissionActions } from '../use-permission-actions';
 import { PermissionForm } from './permission-form';
@@ -33,8 +33,6 @@ export function PermissionOverlays({ actions, rows, onChildAdded }: { actions: P
             </span>
           ) : undefined
         }
-        cancelText="取消"
-        closeOnAction
         onClose={() => actions.setSheet(null)}
       />
     </>
