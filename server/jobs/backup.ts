@@ -5,7 +5,8 @@ import { ADMIN_ROLE_CODE } from '../../domain/schemas/role';
 import type { AppContext } from '../core/context';
 import { notify } from '../core/notify';
 import type { DB } from '../db/schema';
-import { BackupBusyError, holderName, pruneBackups, takeBackup, type BackupResult, type PgTools } from '../ops/backup';
+import { holderName } from '../core/lease';
+import { BackupBusyError, pruneBackups, takeBackup, type BackupResult, type PgTools } from '../ops/backup';
 import { claimNight, dueNight } from './nightly';
 import { startPeriodic } from './periodic';
 

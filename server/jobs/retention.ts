@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RetentionRunProof } from '../../domain/schemas/retention';
 import type { AppContext } from '../core/context';
 import { RetentionBusyError, runRetention, type RunOptions } from '../modules/retention/run';
-import { holderName } from '../ops/backup';
+import { holderName } from '../core/lease';
 import { claimNight, dueNight } from './nightly';
 import { startPeriodic } from './periodic';
 

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { Kysely, Selectable } from 'kysely';
 import pg from 'pg';
 import { formatInZone } from '../../domain/time';
+import { leaseHolderText, withLease } from '../core/lease';
 import type { Config } from '../config';
 import type { Database_ } from '../db/index';
 import { databaseLevel } from '../db/migrate';
@@ -33,9 +34,8 @@ export { ARCHIVE_FORMAT, type ArchiveCheck, type BackupManifest } from './backup
  * The archive is written under a `.partial` name and renamed once complete
  * and read back, so a listed archive is never half written. Every backup
  * writes a backup_run row when it ends, failed ones too, and at most one
- * backup runs at a time over one database: a 'running' lease in backup_claim,
- * renewed while it runs, which a server that died mid-backup loses after
- * LEASE_MS.
+ * backup runs at a time over one database: the BACKUP_LEASE lease
+ * (core/lease.ts).
  */
 
 export type BackupReason = 'nightly' | 'manual' | 'cli';
@@ -100,9 +100,8 @@ const PARTIAL_SUFFIX = '.partial';
 const STAGING_PREFIX = '.staging-';
 /** The migration that made backup_run and backup_claim. */
 const BACKUP_TABLES_LEVEL = '032-backups';
-/** A lease lasts this long unless renewed; it is renewed every RENEW_MS while the backup runs. */
-export const LEASE_MS = 60_000;
-const RENEW_MS = 15_000;
+/** The lease a backup holds while it runs (core/lease.ts). */
+export const BACKUP_LEASE = 'running';
 /** Leftovers of a backup whose process died (a .partial archive, a staging directory) are removed after a day. */
 const STALE_MS = 24 * 3600_000;
 
@@ -114,8 +113,6 @@ const APP_VERSION: string = (() => {
   }
 })();
 
-export const holderName = () => `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-
 /** Whether the database has the backup tables yet: the CLI may run against one a server has not migrated. */
 async function hasBackupTables(database: BackupDatabase): Promise<boolean> {
   return ((await databaseLevel(database)) ?? '') >= BACKUP_TABLES_LEVEL;
@@ -123,66 +120,7 @@ async function hasBackupTables(database: BackupDatabase): Promise<boolean> {
 
 // ---------------------------------------------------------------- the lease
 
-/**
- * Takes the 'running' lease unless someone holds one that has not expired: one conditional upsert, so of two
- * servers (or two calls) at once exactly one gets it.
- */
-export async function acquireBackupLease(db: Kysely<DB>, holder: string, now = Date.now()): Promise<boolean> {
-  const row = await inTransaction(db, (trx) =>
-    trx
-      .insertInto('backup_claim')
-      .values({ claim_key: 'running', holder, claimed_at: now, expires_at: now + LEASE_MS })
-      .onConflict((oc) =>
-        oc
-          .column('claim_key')
-          .doUpdateSet({ holder, claimed_at: now, expires_at: now + LEASE_MS })
-          .where('backup_claim.expires_at', '<=', now),
-      )
-      .returning('holder')
-      .executeTakeFirst(),
-  );
-  return row?.holder === holder;
-}
-
-export async function releaseBackupLease(db: Kysely<DB>, holder: string): Promise<void> {
-  await inTransaction(db, (trx) => trx.deleteFrom('backup_claim').where('claim_key', '=', 'running').where('holder', '=', holder).execute());
-}
-
-/**
- * Every write here is a transaction of its own: on SQLite a transaction waits for another connection's write lock
- * without blocking the event loop (db/index.ts), where a bare statement would sleep the thread in SQLite's busy handler.
- */
-const inTransaction = <T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> => db.transaction().execute(work);
-
-async function busyMessage(db: Kysely<DB>, tz: string): Promise<string> {
-  const held = await db.selectFrom('backup_claim').select(['holder', 'claimed_at']).where('claim_key', '=', 'running').executeTakeFirst();
-  const who = held ? `（${held.holder.split(':').slice(0, 2).join(' 进程 ')} 于 ${formatInZone(held.claimed_at, tz)} 开始）` : '';
-  return `已有备份正在进行${who}，请等它完成后再试`;
-}
-
-/** Holds the lease for `work`, renewing it while it runs. */
-async function withLease<T>(database: BackupDatabase, tz: string, work: () => Promise<T>): Promise<T> {
-  const holder = holderName();
-  if (!(await acquireBackupLease(database.db, holder))) throw new BackupBusyError(await busyMessage(database.db, tz));
-  const renew = setInterval(() => {
-    const now = Date.now();
-    inTransaction(database.db, (trx) =>
-      trx
-        .updateTable('backup_claim')
-        .set({ expires_at: now + LEASE_MS })
-        .where('claim_key', '=', 'running')
-        .where('holder', '=', holder)
-        .execute(),
-    ).catch(() => undefined);
-  }, RENEW_MS);
-  renew.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(renew);
-    await releaseBackupLease(database.db, holder).catch(() => undefined);
-  }
-}
+const busyMessage = async (db: Kysely<DB>, tz: string) => new BackupBusyError(`已有备份正在进行${await leaseHolderText(db, BACKUP_LEASE, tz)}，请等它完成后再试`);
 
 // ---------------------------------------------------------------- the database part
 
@@ -358,7 +296,7 @@ export async function takeBackup(opts: TakeBackupOptions): Promise<BackupResult>
   const { config, database } = opts;
   const recorded = await hasBackupTables(database);
   const run = () => backupOnce(opts, recorded);
-  return recorded ? withLease(database, config.tz, run) : run();
+  return recorded ? withLease(database.db, BACKUP_LEASE, () => busyMessage(database.db, config.tz), run) : run();
 }
 
 async function backupOnce(opts: TakeBackupOptions, recorded: boolean): Promise<BackupResult> {
@@ -438,7 +376,8 @@ interface RunRecord {
 
 async function recordRun(db: Kysely<DB>, tz: string, r: RunRecord): Promise<BackupRun> {
   const finishedMs = r.startedMs + r.durationMs;
-  return inTransaction(db, (trx) =>
+  // A transaction of its own: on SQLite it waits for another connection's write lock without blocking the event loop.
+  return db.transaction().execute((trx) =>
     trx
       .insertInto('backup_run')
       .values({

@@ -16,7 +16,8 @@ import type { AppContext } from '../../server/core/context';
 import { MIGRATION_LEVEL } from '../../server/db/migrate';
 import { CATCH_UP_MINUTES, nightlyBackupOnce } from '../../server/jobs/backup';
 import { rgbPng } from '../../server/seed/seed-appointments';
-import { acquireBackupLease, BackupBusyError, BackupFailedError, listBackups, pruneBackups, releaseBackupLease, takeBackup, verifyBackup, type BackupManifest } from '../../server/ops/backup';
+import { acquireLease, releaseLease } from '../../server/core/lease';
+import { BACKUP_LEASE, BackupBusyError, BackupFailedError, listBackups, pruneBackups, takeBackup, verifyBackup, type BackupManifest } from '../../server/ops/backup';
 import { restoreBackup, RestoreRefusedError } from '../../server/ops/restore';
 import { createDatabase } from '../../scripts/pg-database';
 import { Client, DEMO_PASSWORD, dialects, startSecondServer, startServer, type TestServer } from './harness';
@@ -292,13 +293,13 @@ for (const dialect of await dialects()) {
 
     it('lists the runs newest first and runs one now through the API; a second while one runs is a 409', { timeout: 120_000 }, async () => {
       // Another server's backup holds the lease.
-      expect(await acquireBackupLease(ctx.db, 'elsewhere:1:test')).toBe(true);
+      expect(await acquireLease(ctx.db, BACKUP_LEASE, 'elsewhere:1:test')).toBe(true);
       const busy = await admin.post<BackupRunRow>('/backup/run');
       expect(busy.status).toBe(409);
       expect(busy.body.msg).toMatch(/^已有备份正在进行（elsewhere 进程 1 于 .+ 开始），请等它完成后再试$/);
       // So does a library call.
       await expect(takeBackup({ config: ctx.config, database: ctx, reason: 'cli' })).rejects.toBeInstanceOf(BackupBusyError);
-      await releaseBackupLease(ctx.db, 'elsewhere:1:test');
+      await releaseLease(ctx.db, BACKUP_LEASE, 'elsewhere:1:test');
 
       const ran = await admin.post<BackupRunRow>('/backup/run');
       expect(ran.status, JSON.stringify(ran.body)).toBe(200);

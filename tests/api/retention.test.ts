@@ -14,7 +14,8 @@ import { fileStoreOf } from '../../server/core/storage';
 import { nightlyRetentionOnce, RETENTION_AT } from '../../server/jobs/retention';
 import { CATCH_UP_MINUTES } from '../../server/jobs/nightly';
 import { zipPathOf } from '../../server/modules/person-import/job';
-import { acquireRetentionLease, releaseRetentionLease, runRetention } from '../../server/modules/retention/run';
+import { acquireLease, releaseLease } from '../../server/core/lease';
+import { RETENTION_LEASE, runRetention } from '../../server/modules/retention/run';
 import { metricsRegistryOf } from '../../server/ops/metrics';
 import { rgbPng } from '../../server/seed/seed-appointments';
 import { idNumber } from './fixtures';
@@ -109,11 +110,11 @@ for (const dialect of await dialects()) {
       expect(await ctx.db.selectFrom('retention_run').select('id').execute()).toEqual([]);
 
       // Another server's run holds the lease.
-      expect(await acquireRetentionLease(ctx.db, 'elsewhere:1:test')).toBe(true);
+      expect(await acquireLease(ctx.db, RETENTION_LEASE, 'elsewhere:1:test')).toBe(true);
       const busy = await admin.post('/retention/run');
       expect(busy.status).toBe(409);
       expect(busy.body.msg).toMatch(/^已有数据清理正在进行（elsewhere 进程 1 于 .+ 开始），请等它完成后再试$/);
-      await releaseRetentionLease(ctx.db, 'elsewhere:1:test');
+      await releaseLease(ctx.db, RETENTION_LEASE, 'elsewhere:1:test');
       expect(await ctx.db.selectFrom('retention_run').select('id').execute()).toEqual([]);
 
       // Two at once: exactly one runs.

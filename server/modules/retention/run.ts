@@ -5,9 +5,9 @@ import type { RetentionClassProof, RetentionDaysInput, RetentionPreviewAnswer, R
 import { formatInZone } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
 import { tableChanged } from '../../core/paging';
+import { leaseHolderText, withLease } from '../../core/lease';
 import { fileStoreOf } from '../../core/storage';
 import type { DB } from '../../db/schema';
-import { holderName } from '../../ops/backup';
 import { dropZip } from '../person-import/job';
 import { countDue, oldestKept, retentionSources, type BatchResult } from './classes';
 import { countRemoved } from './metrics';
@@ -21,18 +21,24 @@ import { readPolicy } from './policy';
  * release of its files commit together; the files leave the store only after
  * that commit, so a rolled-back batch never loses a file a row still names.
  *
- * One run at a time over the database: a 'retention-running' lease in
- * backup_claim (the backup's 'running' lease, under its own key), renewed
- * while the run goes, which a server that died mid-run loses after LEASE_MS.
+ * One run at a time over the database: the RETENTION_LEASE lease
+ * (core/lease.ts).
  */
 
 /** A transaction takes at most this many rows. */
 export const MAX_BATCH = 500;
 /** The pause between two batches, in which the gate's and the calls' writes get the database. */
 export const BATCH_PAUSE_MS = 100;
-const LEASE_KEY = 'retention-running';
-const LEASE_MS = 60_000;
-const RENEW_MS = 15_000;
+/**
+ * A batch should hold the database no longer than this (SQLite has one
+ * writer: a gate's call waits out a batch): past it the next batch takes half
+ * the rows, well under it twice as many, up to the run's size.
+ */
+const BATCH_TARGET_MS = 40;
+/** After a batch the database is the others' for at least this many times that batch's time: a run takes at most a fifth of it. */
+const YIELD_FACTOR = 4;
+/** The lease a run holds while it goes. */
+export const RETENTION_LEASE = 'retention-running';
 
 /** Another run holds the lease: the API answers 409 with the message. */
 export class RetentionBusyError extends Error {}
@@ -54,59 +60,9 @@ export interface RunOptions {
 /** Every write of the lease is a transaction of its own: on SQLite it then waits for the write lock without blocking the event loop. */
 const inTransaction = <T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> => db.transaction().execute(work);
 
-/** Takes the lease unless someone holds one that has not expired: one conditional upsert, so of two servers at once exactly one gets it. */
-export async function acquireRetentionLease(db: Kysely<DB>, holder: string, now = Date.now()): Promise<boolean> {
-  const row = await inTransaction(db, (trx) =>
-    trx
-      .insertInto('backup_claim')
-      .values({ claim_key: LEASE_KEY, holder, claimed_at: now, expires_at: now + LEASE_MS })
-      .onConflict((oc) =>
-        oc
-          .column('claim_key')
-          .doUpdateSet({ holder, claimed_at: now, expires_at: now + LEASE_MS })
-          .where('backup_claim.expires_at', '<=', now),
-      )
-      .returning('holder')
-      .executeTakeFirst(),
-  );
-  return row?.holder === holder;
-}
-
-export async function releaseRetentionLease(db: Kysely<DB>, holder: string): Promise<void> {
-  await inTransaction(db, (trx) => trx.deleteFrom('backup_claim').where('claim_key', '=', LEASE_KEY).where('holder', '=', holder).execute());
-}
-
-async function busyMessage(db: Kysely<DB>, tz: string): Promise<string> {
-  const held = await db.selectFrom('backup_claim').select(['holder', 'claimed_at']).where('claim_key', '=', LEASE_KEY).executeTakeFirst();
-  const who = held ? `（${held.holder.split(':').slice(0, 2).join(' 进程 ')} 于 ${formatInZone(held.claimed_at, tz)} 开始）` : '';
-  return `已有数据清理正在进行${who}，请等它完成后再试`;
-}
+const busyError = async (ctx: AppContext) => new RetentionBusyError(`已有数据清理正在进行${await leaseHolderText(ctx.db, RETENTION_LEASE, ctx.config.tz)}，请等它完成后再试`);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Runs `work` holding the lease, renewed while it runs; RetentionBusyError when another run holds it. */
-async function withLease<T>(ctx: AppContext, work: () => Promise<T>): Promise<T> {
-  const holder = holderName();
-  if (!(await acquireRetentionLease(ctx.db, holder, Date.now()))) throw new RetentionBusyError(await busyMessage(ctx.db, ctx.config.tz));
-  const renew = setInterval(() => {
-    const at = Date.now();
-    inTransaction(ctx.db, (trx) =>
-      trx
-        .updateTable('backup_claim')
-        .set({ expires_at: at + LEASE_MS })
-        .where('claim_key', '=', LEASE_KEY)
-        .where('holder', '=', holder)
-        .execute(),
-    ).catch(() => undefined);
-  }, RENEW_MS);
-  renew.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(renew);
-    await releaseRetentionLease(ctx.db, holder).catch(() => undefined);
-  }
-}
 
 /** Removes what a committed batch freed: stored files, then their file_object rows (only while still unreferenced); answers how many went. */
 export async function removeFreed(ctx: AppContext, freed: BatchResult): Promise<number> {
@@ -141,47 +97,54 @@ export async function removeFreed(ctx: AppContext, freed: BatchResult): Promise<
 export async function runRetention(ctx: AppContext, opts: RunOptions): Promise<RetentionRunProof> {
   const limit = Math.min(MAX_BATCH, Math.max(1, opts.batchSize ?? MAX_BATCH));
   const pauseMs = opts.pauseMs ?? BATCH_PAUSE_MS;
-  return withLease(ctx, async () => {
-    const stamp = formatInZone(opts.now ?? ctx.now(), ctx.config.tz);
-    const policy = await readPolicy(ctx.db);
-    const runId = await inTransaction(ctx.db, async (trx) => {
-      const row = await trx
-        .insertInto('retention_run')
-        .values({ kind: opts.kind, started_at: stamp, user_id: opts.user?.id ?? null, user_name: opts.user?.name ?? '', host: os.hostname(), pid: process.pid })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto('retention_run_class')
-        .values(RETENTION_CLASSES.map((key) => ({ run_id: row.id, class_key: key, days: policy[key].days, cutoff: retentionCutoff(stamp, policy[key].days) })))
-        .execute();
-      return row.id;
-    });
-    let error: string | null = null;
-    try {
-      for (const key of RETENTION_CLASSES) await runClass(ctx, runId, key, retentionCutoff(stamp, policy[key].days), stamp, limit, pauseMs, opts.shouldStop);
-    } catch (err) {
-      error = err instanceof RetentionStopped ? '服务器停止，清理中断；已完成的批次已记录，下次清理继续' : `清理失败：${(err as Error).message}`;
-      throw err;
-    } finally {
-      const end = Date.now();
-      await inTransaction(ctx.db, (trx) =>
-        trx
-          .updateTable('retention_run')
-          .set({ finished_at: formatInZone(end, ctx.config.tz), finished_ms: end, error: error?.slice(0, 2000) ?? null })
-          .where('id', '=', runId)
-          .execute(),
-      ).catch(() => undefined);
-    }
-    return (await runProof(ctx.db, runId))!;
-  });
+  return withLease(
+    ctx.db,
+    RETENTION_LEASE,
+    () => busyError(ctx),
+    async () => {
+      const stamp = formatInZone(opts.now ?? ctx.now(), ctx.config.tz);
+      const policy = await readPolicy(ctx.db);
+      const runId = await inTransaction(ctx.db, async (trx) => {
+        const row = await trx
+          .insertInto('retention_run')
+          .values({ kind: opts.kind, started_at: stamp, user_id: opts.user?.id ?? null, user_name: opts.user?.name ?? '', host: os.hostname(), pid: process.pid })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('retention_run_class')
+          .values(RETENTION_CLASSES.map((key) => ({ run_id: row.id, class_key: key, days: policy[key].days, cutoff: retentionCutoff(stamp, policy[key].days) })))
+          .execute();
+        return row.id;
+      });
+      let error: string | null = null;
+      try {
+        for (const key of RETENTION_CLASSES) await runClass(ctx, runId, key, retentionCutoff(stamp, policy[key].days), stamp, limit, pauseMs, opts.shouldStop);
+      } catch (err) {
+        error = err instanceof RetentionStopped ? '服务器停止，清理中断；已完成的批次已记录，下次清理继续' : `清理失败：${(err as Error).message}`;
+        throw err;
+      } finally {
+        const end = Date.now();
+        await inTransaction(ctx.db, (trx) =>
+          trx
+            .updateTable('retention_run')
+            .set({ finished_at: formatInZone(end, ctx.config.tz), finished_ms: end, error: error?.slice(0, 2000) ?? null })
+            .where('id', '=', runId)
+            .execute(),
+        ).catch(() => undefined);
+      }
+      return (await runProof(ctx.db, runId))!;
+    },
+  );
 }
 
 async function runClass(ctx: AppContext, runId: number, key: RetentionClass, cutoff: string, stamp: string, limit: number, pauseMs: number, shouldStop?: () => boolean) {
   for (const source of retentionSources[key]) {
+    let size = limit;
     for (;;) {
       if (shouldStop?.()) throw new RetentionStopped();
+      const started = performance.now();
       const batch = await inTransaction(ctx.db, async (trx) => {
-        const taken = await source.take(trx, { cutoff, stamp, limit, runId });
+        const taken = await source.take(trx, { cutoff, stamp, limit: size, runId });
         if (taken.rows) {
           await trx
             .updateTable('retention_run_class')
@@ -192,6 +155,7 @@ async function runClass(ctx: AppContext, runId: number, key: RetentionClass, cut
         }
         return taken;
       });
+      const took = performance.now() - started;
       if (batch.rows) {
         tableChanged(source.table);
         countRemoved(ctx, key, batch.rows);
@@ -207,8 +171,10 @@ async function runClass(ctx: AppContext, runId: number, key: RetentionClass, cut
           );
         }
       }
-      if (batch.rows < limit) break;
-      await sleep(pauseMs);
+      if (batch.rows < size) break;
+      if (took > BATCH_TARGET_MS) size = Math.max(Math.min(limit, 50), Math.floor(size / 2));
+      else if (took < BATCH_TARGET_MS / 2) size = Math.min(limit, size * 2);
+      await sleep(pauseMs && Math.max(pauseMs, took * YIELD_FACTOR));
     }
   }
   const oldest = await oldestKept(ctx.db, key, null);
