@@ -46,7 +46,11 @@ export default defineConfig({
   expect: { timeout: 20_000 },
   reporter: [['list']],
   outputDir: `${DATA_ROOT}-results`,
-  use: { baseURL: `http://127.0.0.1:${E2E_PORT}`, trace: 'retain-on-failure', screenshot: 'only-on-failure' },
+  // A registered service worker precaches the whole build (about 5 MB) in every new context, which cost each test
+  // seconds of both cores: it is blocked except in the specs about offline use, updates and push, which allow it.
+  // A trace records screencast frames and DOM snapshots of every action, which made each test about a third slower:
+  // it is taken only on CI's retry of a failed test (locally: --trace on).
+  use: { baseURL: `http://127.0.0.1:${E2E_PORT}`, serviceWorkers: 'block', trace: 'on-first-retry', screenshot: 'only-on-failure' },
   projects: [
     { name: 'phone', use: { ...chromium, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } },
     { name: 'desktop', use: { ...chromium, viewport: { width: 1440, height: 900 } } },

@@ -74,6 +74,8 @@ test('sign-in, a form, a detail, the sheets and the approval sheet read for ever
   if (isPhone(page)) {
     await page.getByRole('button', { name: /筛选/ }).click();
     await expect(page.locator('.ls-sheet')).toBeVisible();
+    // Measured once the sheet has slid into place (a trial click waits for its close button to stand still).
+    await page.locator('.ls-sheet__close').click({ trial: true });
     findings.push(...(await check(page, '/system/users 筛选', '.ls-sheet')));
     await page.locator('.ls-sheet__close').click();
     await expect(page.locator('.ls-sheet')).toBeHidden();

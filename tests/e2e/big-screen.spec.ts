@@ -175,8 +175,6 @@ test('the map board shows one marker per surveyed gate of the register, with its
 });
 
 test.describe('tiles', () => {
-  // The app's service worker would fetch the tiles itself, past page.route.
-  test.use({ serviceWorkers: 'block' });
   test('the map board drops tiles it cannot reach and keeps tiles that load', async ({ page }) => {
     const gates = await call<GateTraffic[]>(await tokenOf('lead'), '/board/gateTraffic', undefined, 'GET');
     const placed = gates.filter((g) => g.latitude !== null && g.longitude !== null).length;

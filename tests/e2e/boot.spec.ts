@@ -40,15 +40,12 @@ async function recordBoot(page: Page) {
   });
 }
 
-// page.route does not see what a service worker fetches; the HTTP cache still holds the chunks.
-test.use({ serviceWorkers: 'block' });
-
 const bootRecord = (page: Page) => page.evaluate(() => (window as unknown as { __boot: BootRecord }).__boot);
 
 test('a reload of a signed-in list shows the splash alone until the list has its skeleton or rows', async ({ page }) => {
   await signInAs(page, 'admin');
   const list = listScreen(page);
-  // Once, so the service worker and the HTTP cache hold the chunks, as for a returning user.
+  // Once, so the HTTP cache holds the chunks, as for a returning user (page.route sees no service worker fetches: the config blocks it).
   await list.open('/system/login-logs');
   await expect(list.rows().first()).toBeVisible();
 

@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { formatInZone } from '../../domain/time';
-import { formField, isPhone, listScreen, randomPlate, saveDraft, signInAs } from './support';
+import { formField, isPhone, listScreen, randomPlate, saveDraft, shot, signInAs } from './support';
 
 /**
  * Issue 24 item 8: date fields read YYYY-MM-DD (HH:mm:ss, 24-hour) in an
@@ -27,8 +27,12 @@ const confirmWheel = (page: Page) => page.locator('.adm-picker-header-button:vis
 /** Taps one wheel item (the columns read 2026年 / 11月 / 5日) and waits until the wheel has settled on it. */
 async function wheel(page: Page, text: string) {
   const item = page.locator('.adm-picker-view-column-item', { hasText: new RegExp(`^${text}$`) });
-  await item.dispatchEvent('click');
-  await expect(item).toHaveAttribute('data-selected', 'true');
+  // A column's items are re-rendered when the column before it changes (a new year opens other months): a tap
+  // landing on the old items is lost, so it is tapped again until it holds.
+  await expect(async () => {
+    await item.dispatchEvent('click');
+    await expect(item).toHaveAttribute('data-selected', 'true', { timeout: 2_000 });
+  }).toPass();
 }
 
 test('a time filter reads 24-hour YYYY-MM-DD HH:mm:ss, takes typed text strictly, and the picker narrows the list', async ({ page }) => {
@@ -48,7 +52,7 @@ test('a time filter reads 24-hour YYYY-MM-DD HH:mm:ss, takes typed text strictly
   await expect(start).toHaveValue(/^\d{4}-\d{2}-\d{2} \d{2}:00:00$/);
   await expect(end).toHaveValue(`${today()} 23:59:59`);
   await expect(start).toHaveAttribute('type', 'text');
-  await page.screenshot({ path: `/work/shots/dates/filter-${isPhone(page) ? 'phone' : 'desktop'}.png` });
+  await shot(page, 'dates-filter');
 
   // Typed in the field's format (24-hour), the range narrows the list to none.
   await start.fill('2001-01-01 00:00:00');
@@ -58,7 +62,7 @@ test('a time filter reads 24-hour YYYY-MM-DD HH:mm:ss, takes typed text strictly
   await end.blur();
   await expect(page.getByRole('alert').filter({ hasText: '请按 YYYY-MM-DD HH:mm:ss 输入' })).toBeVisible();
   await expect(end).toHaveValue('2001-01-02 15:30:00');
-  await page.screenshot({ path: `/work/shots/dates/filter-hint-${isPhone(page) ? 'phone' : 'desktop'}.png` });
+  await shot(page, 'dates-filter-hint');
   await search();
   await expect(page.getByText('暂无数据')).toBeVisible();
   await expect(list.rows()).toHaveCount(0);
@@ -81,7 +85,7 @@ test('a time filter reads 24-hour YYYY-MM-DD HH:mm:ss, takes typed text strictly
   if (isPhone(page)) {
     // The wheel starts at today, the start of the day for a range's start.
     await expect(page.locator('.adm-picker-header-title')).toHaveText('登录时间开始');
-    await page.screenshot({ path: '/work/shots/dates/filter-picker-phone.png' });
+    await shot(page, 'dates-filter-picker');
     await confirmWheel(page).click();
     // The closing wheel keeps its 确定 visible for a moment: the end's wheel is opened once it is gone.
     await expect(confirmWheel(page)).toHaveCount(0);
@@ -89,7 +93,7 @@ test('a time filter reads 24-hour YYYY-MM-DD HH:mm:ss, takes typed text strictly
     const panel = page.getByRole('dialog', { name: '选择日期和时间' });
     await panel.locator('.adm-calendar-cell-today').click();
     await panel.getByLabel('时', { exact: true }).selectOption('0');
-    await page.screenshot({ path: '/work/shots/dates/filter-picker-desktop.png' });
+    await shot(page, 'dates-filter-picker');
     await panel.getByRole('button', { name: '确定' }).click();
     await expect(panel).toBeHidden();
   }
@@ -134,20 +138,20 @@ test('a form date is picked from the calendar or the wheel and saved as shown', 
     await wheel(page, `${target.y}年`);
     await wheel(page, `${target.m}月`);
     await wheel(page, '5日');
-    await page.screenshot({ path: '/work/shots/dates/form-picker-phone.png' });
+    await shot(page, 'dates-form-picker');
     await confirmWheel(page).click();
   } else {
     const panel = page.getByRole('dialog', { name: '选择日期', exact: true });
     // Days before the start cannot be picked.
     await expect(panel.locator('.adm-calendar-cell-today').locator('xpath=preceding-sibling::div[1]')).toHaveClass(/adm-calendar-cell-disabled/);
-    await page.screenshot({ path: '/work/shots/dates/form-picker-desktop.png' });
+    await shot(page, 'dates-form-picker');
     await panel.locator('.adm-calendar-arrow-button-right-month').click();
     await expect(panel.locator('.adm-calendar-title')).toHaveText(`${target.y}年${target.m}月`);
     await panel.locator('.adm-calendar-cell:not(.adm-calendar-cell-disabled)', { hasText: /^5$/ }).click();
     await expect(panel).toBeHidden();
   }
   await expect(end).toHaveValue(target.wire);
-  await page.screenshot({ path: `/work/shots/dates/form-${isPhone(page) ? 'phone' : 'desktop'}.png` });
+  await shot(page, 'dates-form');
 
   await saveDraft(page);
   await expect(page.getByText('创建成功！')).toBeVisible();

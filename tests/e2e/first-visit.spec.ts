@@ -4,6 +4,9 @@ import { expect, test, type Page } from '@playwright/test';
 import { STATIC_DIR } from '../../playwright.config';
 import { shot } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * Issue 9 item 9: a newcomer's first visit (fresh browser, no service worker,
  * empty cache, signed out) to the address the README gives must cost what the

@@ -1,6 +1,9 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { PNG, base, call, isPhone, listScreen, shot, signInAs, storedOutbox } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * Issue 4's patrol: no signal, a vehicle flagged with three camera photos; the
  * flag waits in the outbox with its photos as Blobs and is sent exactly once

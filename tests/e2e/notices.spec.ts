@@ -2,6 +2,9 @@ import { expect, test, type Browser, type Page, type TestInfo } from '@playwrigh
 import { cutTableCells } from './fit-checks';
 import { PDF, PNG, call, formField as field, isPhone, listScreen, pickDepartment, shellDepartment, shot, signInAs, submitForm } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * 通知公告 (issue 27 part 1) at both sizes: the security lead writes a notice
  * for 中海壳牌 with two attachments chosen in its form (a failed save keeps them) and enables it; 王芳, who works there, finds

@@ -6,6 +6,9 @@ import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { base, call, DEMO_PASSWORD, fileVisitor, isPhone, shot, signInAs } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * Notifications in the browser: the service worker's push handler (a push
  * delivered through the DevTools protocol shows a notification), the bell

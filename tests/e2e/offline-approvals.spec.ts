@@ -5,6 +5,9 @@ import { formatInZone } from '../../domain/time';
 import { addDays } from '../../domain/visit-rules';
 import { base, call, DEMO_PASSWORD, fileVehicle, isDesktop, listScreen, shot, signInAs, storedOutbox, type FiledVehicle } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * The issue's train ride (issue 4, DESIGN.md §5): a reviewer with no signal
  * approves five tasks one by one and one batch of two; the app says how many

@@ -1,6 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { base, isPhone, listScreen, shot, signInAs } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * Issue 4 item 3 at both sizes: the precached shell opens offline; a list and
  * a detail read online are shown offline from the service worker's copy, with

@@ -9,6 +9,9 @@ import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { DEMO_PASSWORD, base, call, isPhone, listScreen, shot } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 // pngjs comes with qrcode (its Node PNG writer) and has no types of its own.
 const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(b: Buffer): { width: number; height: number; data: Buffer } } } };
 

@@ -1,9 +1,13 @@
 import { expect, test, type Page } from '@playwright/test';
+import { maskIdNumber } from '../../domain/personal-data';
 import { formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import { E2E_DATA_DIR } from '../../playwright.config';
 import { signInViaApi } from '../../scripts/demo-login';
 import { base, call, DEMO_PASSWORD, isDesktop, isPhone, listScreen, randomPlate, shellDepartment, shot, signInAs, storedOutbox } from './support';
+
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
 
 /**
  * 滞留告警 (spec 001 §2; DESIGN.md §5, §8): an alarm raised through the real
@@ -237,7 +241,8 @@ test('the lists, the sectioned detail, online handling and the daily statistics 
   await expect(detail.getByRole('heading', { name: '告警信息' })).toBeVisible();
   for (const title of ['申请人信息', '车辆信息', '来访信息']) await expect(detail.getByRole('heading', { name: title })).toHaveCount(0);
   await expect(detail.locator('.sd-item', { hasText: '入园闸口' })).toContainText(device.name);
-  await expect(detail.locator('.sd-item', { hasText: '短信接收号码' })).toContainText('13800000007');
+  // Phones are personal data, masked by the server unless revealed (docs/personal-data.md).
+  await expect(detail.locator('.sd-item', { hasText: '短信接收号码' })).toContainText('138****0007');
   await expect(detail.locator('.sd-item', { hasText: '短信内容' })).toContainText(`黑名单车辆入园：${plate}`);
   await expect(detail.getByRole('button', { name: '处理告警' })).toBeVisible();
   await shot(page, 'stranded-car-detail');
@@ -286,13 +291,14 @@ test('the lists, the sectioned detail, online handling and the daily statistics 
   for (const head of ['姓名', '证件号码', '来访园区', '告警类型', '告警时间', '处理状态']) await expect(page.locator('.dtb thead th', { hasText: new RegExp(`^${head}$`) })).toHaveCount(1);
   await screen.showOnly('姓名', name);
   const person = screen.row(name);
-  await expect(person).toContainText(idcard);
+  // ID numbers, like phones, are masked by the server unless revealed (docs/personal-data.md).
+  await expect(person).toContainText(maskIdNumber(idcard));
   await expect(person).toContainText('黑名单入园');
   await shot(page, 'stranded-person-list');
   await screen.openDetail(person);
   const personDetail = modal(page);
   await expect(personDetail.getByText('人员滞留告警详情')).toBeVisible();
-  await expect(personDetail.locator('.sd-section', { hasText: '告警信息' })).toContainText(idcard);
+  await expect(personDetail.locator('.sd-section', { hasText: '告警信息' })).toContainText(maskIdNumber(idcard));
   await expect(personDetail.getByRole('heading', { name: '车辆信息' })).toHaveCount(0);
   await expect(personDetail.getByRole('heading', { name: '申请人信息' })).toHaveCount(0);
   await expect(personDetail.locator('.sd-item', { hasText: '入园闸口' })).toContainText(device.name);

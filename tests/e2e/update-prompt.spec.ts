@@ -5,6 +5,9 @@ import { expect, test, type Page } from '@playwright/test';
 import { STATIC_DIR } from '../../playwright.config';
 import { shot, signInAs } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * Issue 4 item 3: a new version is offered with a prompt and never reloads the
  * page by itself. A deploy is simulated by changing the served sw.js (and its

@@ -3,6 +3,9 @@ import { cameraJpeg } from '../../scripts/photo-fixture';
 import { COMPRESS_MAX_BYTES, COMPRESS_MAX_SIDE, imageSize } from '../../src/lib/compress-core';
 import { PNG, base, call, formField as field, isPhone, listScreen, randomPlate, shot, signInAs, storedOutbox, submitForm } from './support';
 
+// This spec exercises the service worker, which the config blocks elsewhere.
+test.use({ serviceWorkers: 'allow' });
+
 /**
  * 车辆标记 (spec 001): the patrol, on a phone, adds a mark with a site photo
  * and cancels it with a reason and a rectification photo, once online and
