@@ -878,7 +878,7 @@ async function measureRetention(s: Sql, server: ServerProcess, client: HttpClien
     `  policy: 过闸记录 ${DAYS} days, every other class ${MAX_RETENTION_DAYS}; preview: ${due.map((c) => `${c.label} ${n0(c.rows)} rows before ${c.cutoff}`).join(', ') || 'nothing due'} (${n0(old)} seeded)`,
   );
   console.log(
-    `  the run: ${n0(removed)} rows removed in ${runSeconds.toFixed(1)} s (${n0(removed / runSeconds)} rows/s, batches of 500 with 100 ms between), ${n0(left)} left before its cut-off${proof.error ? `; error: ${proof.error}` : ''}`,
+    `  the run: ${n0(removed)} rows removed in ${runSeconds.toFixed(1)} s (${n0(removed / runSeconds)} rows/s, paced batches of at most 500), ${n0(left)} left before its cut-off${proof.error ? `; error: ${proof.error}` : ''}`,
   );
   console.log(row(`gate device/access alone (${ACCESS_CALLS} calls)`, alone));
   console.log(row(`gate device/access during the run (${times.length} calls)`, during));
