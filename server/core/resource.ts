@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ErrorCode } from '../../domain/errors';
 import type { ResourceContract } from '../../domain/contract';
+import { INT_MAX } from '../../domain/schemas/common';
 import type { AuthContext } from './context';
 import { isUniqueViolation } from './db-errors';
 import { AppError, notFound, ok } from './errors';
@@ -130,11 +131,12 @@ export async function registerResource(app: FastifyInstance, def: ResourceDef) {
    */
   const keepStoredPersonalData = async (body: unknown, mode: 'create' | 'edit') => {
     if (mode !== 'edit' || !body || typeof body !== 'object') return body;
-    // Before the schema has checked it: an id that is no number or numeric text is the schema's to refuse.
+    // Before the schema has checked it: an id that is no key a row can have (PostgreSQL refuses integers past
+    // INT_MAX with an error) is the schema's to refuse.
     const raw = (body as Record<string, unknown>)[idParam];
     if (typeof raw !== 'number' && typeof raw !== 'string') return body;
     const id = Number(raw);
-    if (!Number.isSafeInteger(id) || id <= 0) return body;
+    if (!Number.isSafeInteger(id) || id <= 0 || id > INT_MAX) return body;
     return keepStoredWhereMasked(body, await repo.get(id), c.labels);
   };
 
