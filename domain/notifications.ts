@@ -9,6 +9,10 @@ export const NotificationKind = {
   ROUTE_DEVIATION: 'route_deviation',
   /** The nightly backup failed (server/jobs/backup.ts): told to every holder of the built-in administrator role. */
   BACKUP_FAILED: 'backup_failed',
+  /** Repeated real alarms of one plate or ID number filed a black-list draft (server/modules/stranded/repeat-offenders.ts): told to the list's keepers. */
+  REPEAT_OFFENDER: 'repeat_offender',
+  /** An emergency headcount started (docs/muster.md): pushed to every enabled user; not a banner alarm, its board is the muster screen. */
+  MUSTER: 'muster',
 } as const;
 export type NotificationKindValue = (typeof NotificationKind)[keyof typeof NotificationKind];
 

@@ -186,6 +186,8 @@ export const permissionTree = [
     ]),
     // Beyond the spec: read and handled with the vehicle alarms' codes (docs/decisions.md), so this menu has no codes of its own.
     menu('menu:routeDeviation', '偏离路线告警', '/security/route-deviation', 'EnvironmentOutline', []),
+    // Beyond the spec: the emergency headcount (docs/muster.md); leads start one, marshals mark people safe.
+    menu('menu:muster', '应急清点', '/security/muster', 'TeamOutline', [p('muster:start', '发起应急清点'), p('muster:mark', '清点标记')]),
     menu('menu:vehicleGateCrosRecords', '车辆过闸记录', '/security/vehicle-gate-records', 'TruckOutline', [p('vehicleGateCrosRecords:list', '车辆过闸记录查询')]),
     menu('menu:personGateCrosRecords', '人员过闸记录', '/security/person-gate-records', 'UserOutline', [p('personGateCrosRecords:list', '人员过闸记录查询')]),
   ]),
@@ -243,6 +245,8 @@ export const permissionTree = [
     menu('menu:backup', '备份', '/settings/backups', 'FolderOutline', [p('backup:list', '备份查询'), p('backup:run', '立即备份')]),
     menu('menu:retention', '数据保留', '/settings/retention', 'ClockCircleOutline', [p('retention:edit', '编辑保留期限'), p('retention:run', '立即清理')]),
     // pii:view: face and ID photos, and revealing one masked field with a reason (docs/personal-data.md); pii:subject: a person's data on request.
+    // Beyond the spec: the hazardous-goods cap per park and the repeat-offender rule (docs/decisions.md).
+    menu('menu:safetySetting', '安全设置', '/settings/safety', 'ExclamationShieldOutline', [p('safetySetting:edit', '编辑安全设置')]),
     menu('menu:privacy', '个人信息保护', '/settings/privacy', 'EyeInvisibleOutline', [p('pii:view', '查看个人信息'), p('pii:subject', '个人信息导出与删除')]),
   ]),
 ] as const satisfies readonly PermissionSeed[];

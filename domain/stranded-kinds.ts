@@ -14,9 +14,11 @@ export type StrandedKind = (typeof STRANDED_KINDS)[number];
  * Why an alarm was raised (stranded_alarm.level_type, 告警类型; domain/enums.ts
  * `strandedLevel` names them): the stay outlasted the visit, or the model's
  * dwell limit; a black-listed subject came in; a visiting vehicle crossed a
- * gate off its department's published route (a vehicle alarm of its own list).
+ * gate off its department's published route (a vehicle alarm of its own list);
+ * a hazardous-goods vehicle was refused at a gate for want of a waybill
+ * (listed with the vehicle alarms, docs/decisions.md).
  */
-export const AlarmLevel = { VISIT_END: 1, DWELL_LIMIT: 2, BLACK_LISTED: 3, ROUTE_DEVIATION: 4 } as const;
+export const AlarmLevel = { VISIT_END: 1, DWELL_LIMIT: 2, BLACK_LISTED: 3, ROUTE_DEVIATION: 4, HAZMAT_NO_WAYBILL: 5 } as const;
 
 /**
  * The alarm lists: 车辆滞留告警 and 人员滞留告警 (every alarm of their kind but

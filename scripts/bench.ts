@@ -123,7 +123,7 @@ async function main() {
     for (const r of measureScreens(dist)) console.log(`  ${r.screen.padEnd(20)} ${r.totalKb.toFixed(1).padStart(7)} / budget ${r.budgetKb}  ${r.ok ? 'ok' : 'OVER'}`);
   } else console.log('dist/ not built: run `npm run build` for the bundle figures (`npm run size` adds Lighthouse).');
 
-  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg,exports,import,years runs those sections alone
+  // BENCH_ONLY=users,appointments,postgres,registers,gates,reports,reports-pg,exports,import,muster,allowlist,years runs those sections alone
   // (years: five years of a large park on SQLite and PostgreSQL, scripts/bench-years.ts; YEARS_SCALE sets its size).
   // years runs only when named: at full size it loads 29 M crossings on each database and takes two hours or more.
   const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
@@ -137,6 +137,12 @@ async function main() {
   if (wants('reports-pg')) await benchPostgresReports();
   if (wants('exports')) await benchExports();
   if (wants('import')) await benchPersonImport();
+  // muster: scripts/bench-muster.ts; allowlist: scripts/bench-allowlist.ts, then a change's way to a polling gate (scripts/bench-propagation.ts).
+  if (wants('muster')) await (await import('./bench-muster')).benchMuster();
+  if (wants('allowlist')) {
+    await (await import('./bench-allowlist')).benchAllowlist();
+    await (await import('./bench-propagation')).benchPropagation();
+  }
   if (only.has('years')) await benchYears();
   printTargets();
 }

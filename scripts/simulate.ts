@@ -1,10 +1,13 @@
 /**
  * `npm run simulate`: the demo park's gates, played against a running server
- * over HTTP only, through the device API of DESIGN.md §8 (docs/api.md
- * "Devices"). Signs in as admin through the real sign-in (encrypted, with
- * the SMS code), issues each demo gate a key, then every few seconds: asks
- * /api/device/access for vehicles and persons whose approved visit (or
- * white-list entry) holds now and sends their entry with the gate's answer,
+ * over HTTP only, through the device API (docs/api.md "Devices"). Signs in
+ * as admin through the real sign-in (encrypted, with the SMS code), issues
+ * each demo gate a key, reads who may come from the admin's lists (a
+ * person's ID number, masked there, read whole through POST /api/pii/reveal
+ * with a reason, as a pii:view holder: docs/personal-data.md), then every
+ * few seconds: asks /api/device/access for vehicles and persons whose
+ * approved visit (or white-list entry) holds now and sends their entry with
+ * the gate's answer,
  * their exit later; a few stay (never exit); the black-listed plate, an
  * unknown plate and early visitors are refused; every gate sends a
  * heartbeat a minute; the east gate falls silent after a while (offline five
@@ -17,7 +20,14 @@
  * plays now and then) it replays the buffer, and the server's event ids make
  * that safe.
  *
- *   npm run simulate -- [--base URL] [--speed N] [--minutes N] [--once] [--data-dir DIR] [--password TEXT]
+ * Each gate also holds its signed offline allow-list (docs/offline-gates.md),
+ * refreshed by delta every round and reported with its heartbeat. With
+ * --offline-after S --offline-for T the gates cannot reach the server from S
+ * seconds in for T seconds (both at speed 1): they decide from their lists
+ * (domain/offline-gate.ts decideOffline) and queue their crossings
+ * (scripts/offline-queue.ts), which go to the server once, when it is back.
+ *
+ *   npm run simulate -- [--base URL] [--speed N] [--minutes N] [--once] [--data-dir DIR] [--password TEXT] [--offline-after S --offline-for S]
  *
  * The SMS code is read from DATA_DIR/sms-outbox.jsonl when the server runs
  * with SMS_PROVIDER=file, otherwise typed in (the server prints it); the
@@ -28,13 +38,16 @@ import path from 'node:path';
 import readline from 'node:readline/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CompactEncrypt, importSPKI } from 'jose';
+import { gunzipSync } from 'node:zlib';
+import { CompactEncrypt, compactVerify, importJWK, importSPKI } from 'jose';
+import { applyDelta, decideOffline, importSubjectKey, indexAllowlist, subjectHash, type Allowlist, type OfflineList } from '../domain/offline-gate';
 import type { Envelope, Page } from '../domain/envelope';
 import { MAX_EVENTS_PER_CALL } from '../domain/schemas/device-event';
 import { DEFAULT_PARK_TZ, formatInZone } from '../domain/time';
 import { rgbPng } from '../server/seed/seed-appointments';
 import { DEMO_GATES, madeUpPerson, madeUpPlate, pick, randomSource, vehicleLook, type Random } from '../server/seed/seed-gate-history';
 import { latestSmsCode } from './demo-login';
+import { ReplayQueue, type QueuedEvent } from './offline-queue';
 import { maskIdNumber } from '../domain/personal-data';
 
 export interface SimulationOptions {
@@ -55,6 +68,10 @@ export interface SimulationOptions {
   fetch?: typeof fetch;
   /** Seed of the choices, for a repeatable run. */
   seed?: number;
+  /** Seconds (at speed 1) after which the gates lose the server, deciding from their allow-lists meanwhile. */
+  offlineAfter?: number;
+  /** Seconds (at speed 1) the gates stay cut off. */
+  offlineFor?: number;
 }
 
 export interface SimulationReport {
@@ -74,6 +91,13 @@ export interface SimulationReport {
   rejected: number;
   /** Sends that failed on the network (or whose reply was lost) and were replayed. */
   replays: number;
+  /** Crossings decided from the allow-list while the server was out of reach, and how many of them opened. */
+  offlineDecisions: number;
+  offlineAllowed: number;
+  /** Events queued while cut off; all of them reach the server once it is back. */
+  queuedOffline: number;
+  /** Events the gates made (each has its own id: the server should accept each once). */
+  events: number;
 }
 
 const ROUND_MS = 5_000;
@@ -86,6 +110,8 @@ const OVERSTAY_SHARE = 0.12;
 /** When the guard lets the refused black-listed vehicle in by hand (at speed 1). */
 const MANUAL_OPEN_AFTER_MS = 30_000;
 const LOST_REPLY_SHARE = 0.03;
+/** What the operation log keeps for each ID number the simulator reveals (POST /api/pii/reveal). */
+const REVEAL_REASON = '道闸模拟器：模拟闸机读取证件';
 
 type Json = Record<string, unknown>;
 interface Gate {
@@ -95,9 +121,12 @@ interface Gate {
   persons: boolean;
   auth: string;
   seq: number;
-  buffer: Json[];
+  buffer: ReplayQueue<QueuedEvent>;
   silent: boolean;
   heartbeatAt: number;
+  /** The key of its allow-list's subject hashes, and the list it holds (null until fetched). */
+  subjectKey: object;
+  list: OfflineList | null;
 }
 type Why = 'visit' | 'white' | 'early' | 'black' | 'unknown';
 interface Subject {
@@ -145,9 +174,18 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     duplicates: 0,
     rejected: 0,
     replays: 0,
+    offlineDecisions: 0,
+    offlineAllowed: 0,
+    queuedOffline: 0,
+    events: 0,
   };
+  const cut =
+    options.offlineAfter !== undefined && options.offlineFor !== undefined ? { from: (options.offlineAfter * 1000) / speed, to: ((options.offlineAfter + options.offlineFor) * 1000) / speed } : null;
+  let offline = false;
 
   async function call<T>(url: string, init: { auth?: string; json?: unknown; form?: FormData } = {}): Promise<{ status: number; body: Envelope<T> }> {
+    // The simulated network cut: no device call reaches the server.
+    if (offline && init.auth?.startsWith('Device ')) throw new NetworkError(`${url}: 网络中断（模拟）`);
     let res: Response;
     try {
       res = await http(`${base}/api${url}`, {
@@ -192,7 +230,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       say(`找不到道闸 ${number}，跳过`, `gate ${number} not found, skipped`);
       continue;
     }
-    const { key } = await must<{ key: string }>('/equipment/gate/issueKey', { auth: admin, json: { id: row.id } });
+    const { key, hmac_key } = await must<{ key: string; hmac_key: string }>('/equipment/gate/issueKey', { auth: admin, json: { id: row.id } });
     gates.push({
       id: row.id as number,
       number,
@@ -200,14 +238,33 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       persons: row.type === 2 || number === DEMO_GATES.westPersons,
       auth: `Device ${number}:${key}`,
       seq: 0,
-      buffer: [],
+      buffer: new ReplayQueue(),
       silent: false,
       heartbeatAt: 0,
+      subjectKey: await importSubjectKey(hmac_key),
+      list: null,
     });
     say(`已签发密钥：${row.name}（${number}）`, `key issued to ${number}`);
   }
   if (!gates.length) throw new Error('没有可用的演示道闸 | none of the demo gates exists');
   const runId = Date.now().toString(36).toUpperCase();
+  const listKey = await importJWK((await must<{ jwk: Record<string, string> }>('/device/allowlistKey', { auth: gates[0]!.auth })).jwk, 'ES256');
+
+  /** Fetches a gate's allow-list, by delta from the version it holds; keeps what it holds when the server is out of reach. */
+  async function syncList(gate: Gate): Promise<void> {
+    let res: Response;
+    try {
+      if (offline) throw new NetworkError('offline');
+      res = await http(`${base}/api/device/allowlist${gate.list ? `?since=${gate.list.v}` : ''}`, { headers: { authorization: gate.auth } });
+    } catch {
+      return;
+    }
+    if (!res.ok) return;
+    const { payload } = await compactVerify(await res.text(), listKey, { algorithms: ['ES256'] });
+    const got = JSON.parse(gunzipSync(payload).toString('utf8')) as Allowlist;
+    gate.list = (gate.list && applyDelta(gate.list, got)) ?? (got.full ? indexAllowlist(got) : null);
+  }
+  for (const g of gates) await syncList(g);
 
   // ---------------------------------------------------------------- who comes: the admin's lists
 
@@ -229,31 +286,31 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   function queue(gate: Gate, event: Json) {
     gate.seq += 1;
     gate.buffer.push({ event_id: `${gate.number}-${runId}-${String(gate.seq).padStart(6, '0')}`, capture_time: parkTime(), ...event });
+    report.events += 1;
+    if (offline) report.queuedOffline += 1;
   }
 
-  /** Sends a gate's buffer in batches; keeps what was not answered for the next round. */
+  /** Sends a gate's buffer in batches (scripts/offline-queue.ts); keeps what was not answered for the next round. */
   async function flush(gate: Gate): Promise<void> {
-    while (gate.buffer.length) {
-      const batch = gate.buffer.slice(0, MAX_EVENTS_PER_CALL);
+    await gate.buffer.drain(async (batch) => {
       let res;
       try {
         res = await call<{ accepted: number; duplicates: number; rejected: Array<{ event_id: string; msg: string }> }>('/device/events', { auth: gate.auth, json: { events: batch } });
       } catch (err) {
         if (!(err instanceof NetworkError)) throw err;
         report.replays += 1;
-        say(`${gate.name} 网络异常，${gate.buffer.length} 条事件留在缓存，稍后重发`, `${gate.number} network error: keeping ${gate.buffer.length} events to replay`);
-        return;
+        if (!offline) say(`${gate.name} 网络异常，${gate.buffer.size} 条事件留在缓存，稍后重发`, `${gate.number} network error: keeping ${gate.buffer.size} events to replay`);
+        return 'retry';
       }
       if (res.status >= 500) {
         report.replays += 1;
         say(`${gate.name} 服务器错误（${res.status}），稍后重发`, `${gate.number} server error ${res.status}: will replay`);
-        return;
+        return 'retry';
       }
       if (!res.body.success) {
         // A key replaced or a malformed batch: replaying it would be refused the same way.
         say(`${gate.name} 上报被拒绝：${res.body.msg}，丢弃 ${batch.length} 条`, `${gate.number} batch refused (${res.status}): dropped ${batch.length} events`);
-        gate.buffer.splice(0, batch.length);
-        continue;
+        return 'answered';
       }
       const d = res.body.data;
       report.sent += batch.length;
@@ -268,16 +325,18 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       if (!options.once && r() < LOST_REPLY_SHARE) {
         report.replays += 1;
         say(`${gate.name} （模拟）应答丢失，下一轮重发同一批`, `${gate.number} reply lost (simulated): replaying the same batch next round`);
-        return;
+        return 'retry';
       }
-      gate.buffer.splice(0, batch.length);
-    }
+      return 'answered';
+    }, MAX_EVENTS_PER_CALL);
   }
 
   async function flushAll(retries: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
+      // Cut off, the gates keep their queues for when the server is back.
+      if (offline) return;
       for (const g of gates) if (!g.silent) await flush(g);
-      if (attempt >= retries || gates.every((g) => g.silent || !g.buffer.length)) return;
+      if (attempt >= retries || gates.every((g) => g.silent || !g.buffer.size)) return;
       await sleep(1_000, options.signal);
     }
   }
@@ -289,6 +348,18 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       say(`${gate.name} 放行判定失败：${res.body.msg}`, `${gate.number} access check failed (${res.status})`);
     } catch (err) {
       if (!(err instanceof NetworkError)) throw err;
+      if (gate.list) {
+        // Out of reach: the gate decides from its signed list, as the server would (fails closed once the list is too old).
+        const d = decideOffline(
+          gate.list,
+          { hash: await subjectHash(gate.subjectKey, s.persons ? 'person' : 'car', s.key), kind: s.persons ? 'person' : 'car', direction, device_id: gate.id, label: s.label },
+          parkTime(),
+        );
+        report.offlineDecisions += 1;
+        if (d.allow) report.offlineAllowed += 1;
+        say(`${gate.name} 离线判定 ${s.label}：${d.reason}（名单版本 ${gate.list.v}）`, `${gate.number} offline decision for ${s.label}: ${d.allow ? 'open' : 'refused'} (list v${gate.list.v})`);
+        return d;
+      }
       say(`${gate.name} 网络异常，无法判定 ${s.label}，道闸保持关闭`, `${gate.number} network error: cannot check ${s.label}, the barrier stays down`);
     }
     return null;
@@ -350,7 +421,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   function heartbeats(force: boolean) {
     const due = gates.filter((g) => !g.silent && (force || Date.now() - g.heartbeatAt >= HEARTBEAT_MS / speed));
     for (const g of due) {
-      queue(g, { type: 'heartbeat', state: 1 });
+      // The list's version and age in seconds (docs/offline-gates.md): the equipment screens show them.
+      const list = g.list
+        ? { list_version: g.list.v, list_age: Math.max(0, Math.round((Date.parse(`${parkTime().replace(' ', 'T')}Z`) - Date.parse(`${g.list.iat.replace(' ', 'T')}Z`)) / 1000)) }
+        : {};
+      queue(g, { type: 'heartbeat', state: 1, ...list });
       g.heartbeatAt = Date.now();
     }
     report.heartbeats += due.length;
@@ -401,6 +476,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     );
     while (!options.signal?.aborted && Date.now() < until) {
       report.rounds += 1;
+      if (cut) {
+        const elapsed = Date.now() - started;
+        const now = elapsed >= cut.from && elapsed < cut.to;
+        if (now !== offline) {
+          offline = now;
+          if (offline) say(`所有道闸与服务器断开（模拟），按离线名单判定，通行记录缓存待发`, 'all gates lose the server (simulated): deciding from their allow-lists, queueing crossings');
+          else say(`道闸恢复连接，补发离线期间缓存的 ${gates.reduce((n, g) => n + g.buffer.size, 0)} 条事件`, 'gates reach the server again: sending what they queued');
+        }
+      }
+      if (!offline) for (const g of gates) if (!g.silent) await syncList(g);
       if (east && !east.silent && Date.now() - started >= EAST_SILENT_AFTER_MS / speed) {
         east.silent = true;
         say(`${east.name}（${east.number}）停止发送（模拟断网），约 5 分钟后显示离线`, `${east.number} falls silent (network cut): offline in about 5 minutes`);
@@ -432,11 +517,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     await flushAll(3);
   }
 
-  const stuck = gates.reduce((n, g) => n + (g.silent ? 0 : g.buffer.length), 0);
+  const stuck = gates.reduce((n, g) => n + (g.silent ? 0 : g.buffer.size), 0);
   say(
     `结束：${report.rounds} 轮，入场放行 ${report.entries}（有意滞留 ${report.overstays}，仍在园内 ${inside.size}），拒绝 ${report.refused}，手动放行 ${report.manualOpenings}，出场 ${report.exits}，心跳 ${report.heartbeats}，图片 ${report.uploads}；事件发送 ${report.sent}，接收 ${report.accepted}，重复 ${report.duplicates}，拒绝 ${report.rejected}，重发 ${report.replays}${stuck ? `，未送达 ${stuck}` : ''}`,
     `done: ${report.rounds} rounds, ${report.entries} in (${report.overstays} overstaying on purpose, ${inside.size} still inside), ${report.refused} refused, ${report.manualOpenings} let in by hand, ${report.exits} out, ${report.heartbeats} heartbeats, ${report.uploads} images; ${report.sent} events sent, ${report.accepted} accepted, ${report.duplicates} duplicates, ${report.rejected} rejected, ${report.replays} replays${stuck ? `, ${stuck} undelivered` : ''}`,
   );
+  if (cut)
+    say(
+      `离线期间：按名单判定 ${report.offlineDecisions} 次（放行 ${report.offlineAllowed}），缓存事件 ${report.queuedOffline} 条`,
+      `while cut off: ${report.offlineDecisions} decisions from the allow-lists (${report.offlineAllowed} opened), ${report.queuedOffline} events queued`,
+    );
   return report;
 
   // ---------------------------------------------------------------- helpers that need the connection
@@ -472,6 +562,13 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       return { persons: false, key: plate, label: plate, fields: { license_plate: plate, ...look, vehicle_compare_result: 1 }, why };
     };
     const person = (name: string, idcard: string, why: Why): Subject => ({ persons: true, key: idcard, label: personLabel(name, idcard), fields: personFields(name, idcard), why });
+    // Lists answer ID numbers masked (docs/personal-data.md); the gate reads the whole number off the card, which the simulator asks for as a pii:view holder, logged with its reason.
+    const revealed = async (record: 'person_application' | 'person_black_white_list', id: unknown, field: string): Promise<string | null> => {
+      const res = await call<{ value: string }>('/pii/reveal', { auth: admin, json: { record, id, field, reason: REVEAL_REASON } });
+      if (res.body.success) return res.body.data.value;
+      say(`无法查看证件号码（${res.body.msg}），跳过该人员`, `cannot reveal an ID number (${res.status}): person skipped`);
+      return null;
+    };
 
     const out: Subject[] = [];
     for (const c of await rows('/carApplications/all/history/list', { state: 2 })) {
@@ -480,13 +577,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     }
     for (const p of await rows('/personApplications/all/history/list', { state: 2 })) {
       const why = holds(p.visit_begin_time, p.visit_end_time) ? 'visit' : String(p.visit_begin_time) > now ? 'early' : null;
-      if (why) out.push(person(String(p.visitor_name), String(p.visitor_idcard), why));
+      const idcard = why && (await revealed('person_application', p.person_application_id, 'visitor_idcard'));
+      if (why && idcard) out.push(person(String(p.visitor_name), idcard, why));
     }
     for (const e of await rows('/carBlackWhiteList/list', {})) {
       if (e.status === 2 && holds(e.start_time, e.end_time)) out.push(car(e, e.type === 1 ? 'black' : 'white', e.vehicle_type_name));
     }
     for (const e of await rows('/personBlackWhiteList/list', {})) {
-      if (e.status === 2 && holds(e.start_time, e.end_time)) out.push(person(String(e.name), String(e.idcard), e.type === 1 ? 'black' : 'white'));
+      if (e.status !== 2 || !holds(e.start_time, e.end_time)) continue;
+      const idcard = await revealed('person_black_white_list', e.id, 'idcard');
+      if (idcard) out.push(person(String(e.name), idcard, e.type === 1 ? 'black' : 'white'));
     }
     // The first approved visit of a subject wins; one allowed by a visit is not also an early visitor.
     const seen = new Set<string>();
@@ -559,24 +659,36 @@ async function main() {
       once: { type: 'boolean', default: false },
       'data-dir': { type: 'string', default: process.env.DATA_DIR ?? 'data' },
       password: { type: 'string' },
+      'offline-after': { type: 'string' },
+      'offline-for': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
-    console.log('npm run simulate -- [--base http://127.0.0.1:8080] [--speed 1] [--minutes N] [--once] [--data-dir ./data] [--password TEXT]');
+    console.log('npm run simulate -- [--base http://127.0.0.1:8080] [--speed 1] [--minutes N] [--once] [--data-dir ./data] [--password TEXT] [--offline-after S --offline-for S]');
     return;
   }
   const speed = Number(values.speed);
   const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
   if (!(speed > 0)) throw new Error(`--speed must be a positive number, got ${values.speed}`);
   if (minutes !== undefined && !(minutes > 0)) throw new Error(`--minutes must be a positive number, got ${values.minutes}`);
+  const seconds = (flag: 'offline-after' | 'offline-for') => {
+    const v = values[flag];
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!(n >= 0)) throw new Error(`--${flag} must be a number of seconds ≥ 0, got ${v}`);
+    return n;
+  };
+  const offlineAfter = seconds('offline-after');
+  const offlineFor = seconds('offline-for');
+  if ((offlineAfter === undefined) !== (offlineFor === undefined)) throw new Error('--offline-after and --offline-for go together');
   const stop = new AbortController();
   process.on('SIGINT', () => {
     if (stop.signal.aborted) process.exit(130);
     console.log('\n正在结束，发送缓存中的事件…（再按一次 Ctrl-C 立即退出） | stopping: sending what is buffered (Ctrl-C again to quit now)');
     stop.abort();
   });
-  await runSimulation({ base: values.base, speed, minutes, once: values.once, dataDir: values['data-dir'], password: values.password, signal: stop.signal });
+  await runSimulation({ base: values.base, speed, minutes, once: values.once, dataDir: values['data-dir'], password: values.password, signal: stop.signal, offlineAfter, offlineFor });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

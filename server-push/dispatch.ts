@@ -17,6 +17,8 @@ export const deliveryOf: Record<string, PushOptions> = {
   [NotificationKind.NOTICE]: { urgency: 'normal', ttl: 3 * 24 * 3600 },
   // Someone must act before the next night: wake the phone, and keep it a day.
   [NotificationKind.BACKUP_FAILED]: { urgency: 'high', ttl: 24 * 3600 },
+  // An evacuation is over within hours: a push that arrives later only confuses.
+  [NotificationKind.MUSTER]: { urgency: 'high', ttl: 2 * 3600 },
 };
 const fallback: PushOptions = { urgency: 'normal', ttl: 24 * 3600 };
 

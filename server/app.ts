@@ -35,6 +35,7 @@ import { markRoutes } from './modules/marks';
 import { noticeRoutes } from './modules/notices';
 import { gateRecordRoutes } from './modules/gate-records';
 import { deviceRoutes } from './modules/devices/routes';
+import { allowlistRoutes } from './modules/devices/allowlist';
 import { strandedRoutes } from './modules/stranded/routes';
 import { carListImportRoutes } from './modules/registers/list-import';
 import { listRoutes } from './modules/registers/lists';
@@ -56,6 +57,8 @@ import { drivingRouteRoutes } from './modules/driving-routes/routes';
 import { backupRoutes } from './modules/backups';
 import { piiRoutes } from './modules/pii';
 import { retentionRoutes } from './modules/retention/routes';
+import { musterRoutes } from './modules/muster/routes';
+import { safetySettingRoutes } from './modules/safety-settings';
 import { observeGroupCommitWait, observeStatement, registerOps } from './ops/metrics';
 
 /** Area plugins, each registering its own routes under /api. */
@@ -83,16 +86,19 @@ const areas = [
   markRoutes,
   noticeRoutes,
   deviceRoutes,
+  allowlistRoutes,
   boardRoutes,
   bigScreenRoutes,
   reportRoutes,
   gateRecordRoutes,
   drivingRouteRoutes,
   strandedRoutes,
+  musterRoutes,
   logRoutes,
   processConfigRoutes,
   backupRoutes,
   retentionRoutes,
+  safetySettingRoutes,
   piiRoutes,
 ];
 
@@ -183,7 +189,8 @@ export async function buildApp(config: Config, opts: { logFile?: string } = {}):
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        // 'wasm-unsafe-eval' lets the plate reader's worker compile its WebAssembly engine (docs/plate-reading.md); it allows no JavaScript eval.
+        scriptSrc: ["'self'", "'wasm-unsafe-eval'"],
         // antd-mobile sets inline styles on elements.
         styleSrc: ["'self'", "'unsafe-inline'"],
         // The map board's tiles (MAP_TILE_URL) are images from their provider.

@@ -72,6 +72,8 @@ export interface Config {
   dbStatementTimeoutMs: number;
   /** The bearer token /metrics asks for (METRICS_TOKEN); unset, /metrics answers 404. */
   metricsToken: string | undefined;
+  /** Hours an offline gate's allow-list holds (ALLOWLIST_MAX_AGE, default 72): older, the gate refuses visitors until it syncs (docs/offline-gates.md). */
+  allowlistMaxAgeHours: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mapTiles: parseMapTiles(env.MAP_TILE_URL, env.MAP_TILE_CRS),
     backup: parseBackup(env),
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
+    allowlistMaxAgeHours: parseAllowlistMaxAge(env.ALLOWLIST_MAX_AGE),
     dbStatementTimeoutMs: parseStatementTimeout(env.DB_STATEMENT_TIMEOUT_MS),
     rateLimits: scaleLimits({ captchaPerAccount: 10, captchaPerIp: 30, loginPerAccount: 10, loginPerIp: 50 }, env.SIGN_IN_RATE_LIMIT_FACTOR),
     ...overrides,
@@ -111,6 +114,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error('FILE_STORE=postgres 要求同时设置 DATABASE_URL：文件存放在 PostgreSQL 数据库中。请设置 DATABASE_URL，或将 FILE_STORE 设为 disk（默认，文件存放在 DATA_DIR/files）');
   }
   return config;
+}
+
+function parseAllowlistMaxAge(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 72;
+  const hours = Number(value);
+  if (!(hours > 0 && hours <= 24 * 30)) throw new Error(`ALLOWLIST_MAX_AGE 必须是 0 到 720 之间的小时数，收到 '${value}'`);
+  return hours;
 }
 
 function parseFileStore(value: string | undefined): FileStoreKind {

@@ -4,7 +4,8 @@ import type { RouteHandlerCallbackOptions } from 'workbox-core/types';
 import { CacheExpiration, ExpirationPlugin } from 'workbox-expiration';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
-import { StaleWhileRevalidate } from 'workbox-strategies';
+import { CacheableResponsePlugin } from 'workbox-cacheable-response';
+import { CacheFirst, StaleWhileRevalidate } from 'workbox-strategies';
 import { CACHED_AT_HEADER, isCachedRead, isStorableAnswer, NOTICE_FILE_CACHE, OFFLINE_FROM_HEADER, READ_CACHE, READ_MAX_AGE_MS, readCacheKey } from './cache-key';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> };
@@ -21,6 +22,16 @@ registerRoute(
   new StaleWhileRevalidate({
     cacheName: 'api-enums',
     plugins: [new ExpirationPlugin({ maxEntries: 100, maxAgeSeconds: 30 * 24 * 60 * 60 })],
+  }),
+);
+
+// The plate reader's models and engine (docs/plate-reading.md): cache-first, kept from the first open of 拍车牌 so it
+// works offline after; their addresses change with each release of them, so a kept copy is never stale.
+registerRoute(
+  ({ url, request }) => request.method === 'GET' && url.origin === self.location.origin && (url.pathname.startsWith('/ocr/') || /^\/assets\/ort-wasm[^/]*\.wasm$/.test(url.pathname)),
+  new CacheFirst({
+    cacheName: 'ocr-models',
+    plugins: [new CacheableResponsePlugin({ statuses: [200] }), new ExpirationPlugin({ maxEntries: 8, purgeOnQuotaError: true })],
   }),
 );
 

@@ -4,7 +4,7 @@
  * demo seed, which all feed the same ingestion code.
  */
 import { z } from 'zod';
-import { col, defineCall, defineUpload } from '../contract';
+import { binary, col, defineCall, defineUpload } from '../contract';
 import { isDocumentNumber, PLATE_PATTERN } from '../identity';
 import { isValidDateTime } from '../visit-rules';
 import { labelled, type FieldLabels } from './common';
@@ -48,6 +48,9 @@ export const deviceEventLabels: FieldLabels = {
   alarm_type: '告警类型',
   remark: '备注',
   pass: '通行码',
+  list_version: '名单版本',
+  list_age: '名单时长',
+  since: '名单版本',
 };
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -116,7 +119,32 @@ export const personEvent = z.object({
   open_result: openResult,
   snapshot: fileName('抓拍图片'),
 });
-export const heartbeatEvent = z.object({ ...base, type: z.literal('heartbeat'), state: optionalCode('设备状态', [0, 1]) });
+/** A whole number ≥ 0 no larger than a bigint column holds safely. */
+const count = (label: string) =>
+  z
+    .number({ error: `${label}必须是数字` })
+    .int({ error: `${label}必须是整数` })
+    .min(0, { error: `${label}不能为负数` })
+    .max(Number.MAX_SAFE_INTEGER, { error: `${label}过大` });
+/**
+ * A sign of life; a gate deciding offline (docs/offline-gates.md) adds its
+ * allow-list's version and age in seconds (now minus the list's iat), which
+ * the equipment screens show as 名单版本 and 名单更新时间.
+ */
+export const heartbeatEvent = z.object({
+  ...base,
+  type: z.literal('heartbeat'),
+  state: optionalCode('设备状态', [0, 1]),
+  list_version: count('名单版本')
+    .optional()
+    .nullable()
+    .transform((v) => v ?? null),
+  list_age: count('名单时长')
+    .max(366 * 86_400, { error: '名单时长不能超过一年（秒）' })
+    .optional()
+    .nullable()
+    .transform((v) => v ?? null),
+});
 export const alarmEvent = z.object({ ...base, type: z.literal('alarm'), alarm_type: text(30, '告警类型').min(1, { error: '请提供告警类型' }), remark: optionalText(200, '备注') });
 
 /** One schema per event type; the server stores each type through its handler (server/modules/devices/event-handlers.ts). */
@@ -181,6 +209,28 @@ export const gateDecisionAnswer = z.object({
   list_type: col.int.optional(),
 });
 
+/** GET /api/device/allowlist: `since`, the version the gate holds; absent, the full list. */
+export const allowlistQuery = labelled(
+  z.object({
+    since: z.preprocess(
+      (v) => (typeof v === 'string' ? v.trim() || undefined : (v ?? undefined)),
+      z
+        .string({ error: '名单版本（since）必须是非负整数' })
+        .regex(/^\d{1,15}$/, { error: '名单版本（since）必须是非负整数' })
+        .transform(Number)
+        .optional(),
+    ),
+  }),
+  deviceEventLabels,
+);
+
+/** GET /api/device/allowlistKey: the ES256 public key the allow-list's JWS verifies with. */
+export const allowlistKeyAnswer = z.object({
+  alg: z.literal('ES256'),
+  kid: col.text,
+  jwk: z.object({ kty: z.literal('EC'), crv: z.literal('P-256'), x: col.text, y: col.text }),
+});
+
 /**
  * The device API (DESIGN.md §8, docs/api.md for gate vendors): a device's
  * key, never a user's session. Its paths, bodies and answers are the
@@ -197,4 +247,7 @@ export const deviceApi = {
     answer: z.object({ name: col.text, size: col.int, type: col.text }),
   }),
   access: defineCall({ method: 'POST', path: '/device/access', permission: 'device', summary: '闸机放行判定（车牌、证件号码或通行码）', input: accessBody, answer: gateDecisionAnswer }),
+  // The answer is the compact JWS itself (application/jose), its payload the gzip-compressed list (docs/offline-gates.md).
+  allowlist: defineCall({ method: 'GET', path: '/device/allowlist', permission: 'device', summary: '离线放行名单（签名，按版本增量）', input: allowlistQuery, answer: binary('application/jose') }),
+  allowlistKey: defineCall({ method: 'GET', path: '/device/allowlistKey', permission: 'device', summary: '离线放行名单的验签公钥', input: z.object({}), answer: allowlistKeyAnswer }),
 };

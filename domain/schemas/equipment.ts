@@ -25,6 +25,8 @@ export const equipmentLabels = {
   state: '在线状态',
   state_update_time: '最后状态时间',
   key_issued_time: '密钥签发时间',
+  allowlist_version: '名单版本',
+  allowlist_time: '名单更新时间',
 };
 export type EquipmentField = keyof typeof equipmentLabels;
 
@@ -146,6 +148,11 @@ const baseColumns = {
   state_update_time: col.time.nullable(),
   /** When the device's key (DESIGN.md §8) was last issued; null while it has none. The key and its hash never leave the server. */
   key_issued_time: col.time.nullable(),
+  /** The offline allow-list the device's heartbeat last reported (docs/offline-gates.md): its version and the park time it was built; null while none. */
+  allowlist_version: col.int.nullable(),
+  allowlist_time: col.time.nullable(),
+  /** 1 when that list is older than ALLOWLIST_MAX_AGE: the device refuses visitors while offline. */
+  allowlist_stale: col.flag,
   create_time: col.time,
   update_time: col.time,
 };
@@ -159,6 +166,8 @@ export const equipmentColumns = (def: EquipmentKindDef): string[] => [
   'state',
   'state_update_time',
   'key_issued_time',
+  'allowlist_version',
+  'allowlist_time',
   'create_time',
   'update_time',
 ];
@@ -202,7 +211,8 @@ export function equipmentApiOf(def: EquipmentKindDef) {
       summary: `签发${def.title}的接入密钥（只显示一次，再次签发即作废旧密钥）`,
       operation: `签发${def.title}密钥`,
       input: idBody,
-      answer: z.object({ key: col.text }),
+      // hmac_key: the device's key for the allow-list's subject hashes (docs/offline-gates.md), shown this once with the key.
+      answer: z.object({ key: col.text, hmac_key: col.text }),
     }),
   };
 }

@@ -31,6 +31,8 @@ export const gateRecordLabels: FieldLabels = {
   openResult: '开闸结果',
   date: '日期',
   deviated: '路线情况',
+  hazmat: '危化品',
+  waybill_number: '运单号',
   idCard: '证件号码',
   personName: '姓名',
   startDate: '开始日期',
@@ -71,6 +73,7 @@ export const gateRecordCarQuery = labelled(
     openResult: codeFilter('gateOpenResult'),
     date: dayFilter('日期'),
     deviated: optionalFilterInt.refine((v) => v === undefined || v === 0 || v === 1, { error: '只能是0（正常）、1（偏离路线）' }),
+    hazmat: optionalFilterInt.refine((v) => v === undefined || v === 0 || v === 1, { error: '只能是0（否）、1（是）' }),
   }),
   gateRecordLabels,
 );
@@ -140,6 +143,10 @@ export const gateRecordCarRow = z.object({
   face_compare_result: col.int.nullable(),
   /** 1: at a gate off the published route of the visit's department (issue 27). */
   deviated: col.flag,
+  /** 1: the visit's vehicle model is hazardous, stamped when the crossing was stored (docs/decisions.md). */
+  hazmat: col.flag,
+  /** The waybill (全国运单编号) covering that day when hazmat, else ''. */
+  waybill_number: col.text,
 });
 export type GateRecordCarRow = z.infer<typeof gateRecordCarRow>;
 
@@ -165,6 +172,12 @@ export type GateOption = z.infer<typeof gateOption>;
 export const deviatedOptions: EnumOption[] = [
   { value: 0, label: '正常', color: 'default' },
   { value: 1, label: '偏离路线', color: 'danger' },
+];
+
+/** 危化品 of a vehicle crossing: its visit's model is hazardous. */
+export const hazmatOptions: EnumOption[] = [
+  { value: 0, label: '否', color: 'default' },
+  { value: 1, label: '是', color: 'danger' },
 ];
 
 /** Who reads each list (spec 001 §6). */

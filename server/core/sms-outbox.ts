@@ -19,7 +19,7 @@ import type { SmsMessage, SmsSender } from './sms';
 export const OutboxState = { WAITING: 0, SENDING: 1, SENT: 2, FAILED: 3 } as const;
 export const SMS_CHANNEL = 'sms';
 /** What an SMS is about: where its outcome is recorded. */
-export type SmsOrigin = 'captcha' | 'stranded_alarm';
+export type SmsOrigin = 'captcha' | 'stranded_alarm' | 'muster';
 
 /** Longer than a slow provider's answer (10 s), short enough that an alarm pass is not held for long. */
 export const SMS_TIMEOUT_MS = 15_000;

@@ -35,6 +35,9 @@ import { backups } from './migrations/032-backups';
 import { fileStore } from './migrations/033-file-store';
 import { retention } from './migrations/034-retention';
 import { personLookups } from './migrations/035-person-lookups';
+import { muster } from './migrations/036-muster';
+import { offlineGate } from './migrations/037-offline-gate';
+import { hazmatGate } from './migrations/038-hazmat-gate';
 
 /** Migrations are code, listed here in order; the last one's name is this build's migration level. */
 function migrationsOf(dialect: Database_['dialect']): Record<string, Migration> {
@@ -74,6 +77,9 @@ function migrationsOf(dialect: Database_['dialect']): Record<string, Migration> 
     '033-file-store': fileStore(dialect),
     '034-retention': retention(dialect),
     '035-person-lookups': personLookups(),
+    '036-muster': muster(dialect),
+    '037-offline-gate': offlineGate(dialect),
+    '038-hazmat-gate': hazmatGate(dialect),
   };
 }
 

@@ -465,6 +465,9 @@ export interface EquipmentTable {
   key_issued_time: string | null;
   /** Epoch ms of the device's last call: the online timer's clock. */
   last_seen_at: number | null;
+  /** The offline allow-list the gate's heartbeat last reported (migration 037): its version, and the park time it was built. */
+  allowlist_version: D<number | null>;
+  allowlist_time: D<string | null>;
   create_user_id: number | null;
   create_time: string;
   update_time: string;
@@ -497,6 +500,10 @@ export interface GateRecordCarTable {
   create_time: string;
   /** 1: at a gate off the published route of the visit's department (migration 029, 偏离路线). */
   deviated: D<number>;
+  /** 1: the visit's vehicle model is hazardous (migration 038, stamped at ingest). */
+  hazmat: D<number>;
+  /** The covering waybill's 全国运单编号 when hazmat, else '' (migration 038). */
+  waybill_number: D<string>;
 }
 export interface GateRecordPersonTable {
   id: Generated<number>;
@@ -566,6 +573,8 @@ export interface StrandedAlarmTable {
   create_time: string;
   /** A route deviation's crossings off the route: JSON objects joined by commas (migration 031); '' for every other alarm. */
   crossings: D<string>;
+  /** Unique where set: an alarm raised at most once per key (危化品无运单: plate and park day, migration 038). */
+  dedupe_key: D<string | null>;
 }
 export interface DB {
   equipment: EquipmentTable;
@@ -1070,4 +1079,75 @@ export interface DB {
   retention_run: RetentionRunTable;
   retention_run_class: RetentionRunClassTable;
   retention_purge_mark: RetentionPurgeMarkTable;
+}
+
+/** 应急清点 (migration 036, docs/muster.md). */
+export interface MusterTable {
+  id: Generated<number>;
+  visit_area: number;
+  drill: D<number>;
+  message: D<string>;
+  sms_count: D<number>;
+  /** 1 while it runs, null once ended: its unique index lets one run at a time. */
+  running: number | null;
+  started_at: string;
+  started_by: number;
+  started_by_name: D<string>;
+  ended_at: string | null;
+  ended_by: number | null;
+  ended_by_name: string | null;
+}
+export interface MusterSubjectTable {
+  id: Generated<number>;
+  muster_id: number;
+  kind: string;
+  subject: string;
+  name: D<string>;
+  phone: D<string>;
+  enterprise: D<string>;
+  gate: D<string>;
+  entry_time: string | null;
+  source: string;
+  application_number: D<string>;
+  marked_at: D<string | null>;
+  marked_by: D<number | null>;
+  marked_by_name: D<string | null>;
+  mark_place: D<string | null>;
+  mark_method: D<string | null>;
+}
+export interface MusterEventTable {
+  id: Generated<number>;
+  muster_id: number;
+  type: string;
+  at: string;
+  user_id: number;
+  user_name: D<string>;
+  place: D<string>;
+  subject_id: number | null;
+  client_id: string | null;
+  text: D<string>;
+}
+export interface DB {
+  muster: MusterTable;
+  muster_subject: MusterSubjectTable;
+  muster_event: MusterEventTable;
+}
+
+/** The offline allow-list's change log (migration 037): its largest id is the list's version; kind 'car', 'person' or '*' (every entry). */
+export interface AllowlistChangeTable {
+  id: Generated<number>;
+  kind: string;
+  subject: string;
+  at_ms: number;
+}
+/** One row (id 1): the park time and 24 h horizon the change log has caught up to (server/modules/devices/allowlist.ts). */
+export interface AllowlistClockTable {
+  id: number;
+  now_time: string;
+  horizon: string;
+}
+// Merged into DB above.
+export interface DB {
+  allowlist_change: AllowlistChangeTable;
+  allowlist_clock: AllowlistClockTable;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import type { Call } from '../../domain/contract';
 import { isMainlandIdNumber, PLATE_PATTERN } from '../../domain/identity';
 import { gateRecordApi, gateRecordLabels, recordDays, recordRangeErrors } from '../../domain/schemas/gate-record';
@@ -28,6 +29,9 @@ const wholeOrPart =
     whole(String(v)) ? q.where(column, '=', v) : q.where(containsText(column, String(v)));
 
 const equals = (column: string) => ({ column, match: 'equals' as const });
+
+/** 危化品 yes is its own partial index (migration 038), which PostgreSQL uses only for the predicate written as a literal. */
+const hazmatMatch: FilterMatch = (q, v) => (v === 1 ? q.where(sql.ref('hazmat'), '=', sql.lit(1)) : q.where('hazmat', '=', v));
 
 interface RecordList {
   table: keyof typeof registerReadCodes & `gate_record_${string}`;
@@ -60,6 +64,8 @@ const lists: RecordList[] = [
       'vehicle_compare_result',
       'face_compare_result',
       'deviated',
+      'hazmat',
+      'waybill_number',
     ],
     filters: {
       licensePlate: { column: 'license_plate', match: wholeOrPart('license_plate', (v) => PLATE_PATTERN.test(v)) },
@@ -68,6 +74,7 @@ const lists: RecordList[] = [
       direction: equals('direction'),
       openResult: equals('open_result'),
       deviated: equals('deviated'),
+      hazmat: { column: 'hazmat', match: hazmatMatch },
     },
   },
   {

@@ -51,7 +51,7 @@ const FIGURES_DEBOUNCE_MS = 300;
  * decisions and submissions, applications, stays, crossings and device
  * alarms (device_event:<type>), stranded alarms and their handling.
  */
-const FIGURE_SOURCES = ['process_task', 'car_application', 'person_application', 'presence', 'device_event:', 'stranded_alarm'];
+const FIGURE_SOURCES = ['process_task', 'car_application', 'person_application', 'presence', 'device_event:', 'stranded_alarm', 'muster'];
 
 /**
  * What another server's writes to those sources change, cheaply: the newest
@@ -61,7 +61,7 @@ const FIGURE_SOURCES = ['process_task', 'car_application', 'person_application',
 async function figuresFingerprint(db: Kysely<DB>, today: string): Promise<string> {
   const r = await sql<Record<string, unknown>>`select
       (select max(id) from gate_record_car) as c, (select max(id) from gate_record_person) as p, (select max(id) from device_alarm) as d,
-      (select max(id) from stranded_alarm) as s, (select max(process_task_id) from process_task) as t,
+      (select max(id) from stranded_alarm) as s, (select max(process_task_id) from process_task) as t, (select max(id) from muster_event) as m,
       (select sum(passed + failed) from stat_outcome_day where day = ${today}) as o`.execute(db);
   return JSON.stringify(r.rows[0] ?? {});
 }

@@ -1,7 +1,10 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import { AppState } from '../../domain/appointments';
+import { AppState, HAZARDOUS_TERM, isHazardousModel } from '../../domain/appointments';
+import { earliestCoveringShipment, parksOfArea, type HazmatFacts } from '../../domain/gate';
 import { ListType } from '../../domain/registers';
+import { hazmatCapOf } from '../../domain/schemas/safety-setting';
 import type { Db } from '../core/repository';
+import { readSafetySettings } from './safety-settings';
 
 /**
  * What the registers mean for the rest of the park (DESIGN.md §7), read by
@@ -43,12 +46,21 @@ const blackLists = {
  * moment the subject is inside.
  */
 export async function blackListedOn(db: Db, kind: 'car' | 'person', subject: string, day: string): Promise<boolean> {
+  return listedOn(db, kind, ListType.BLACK, subject, day);
+}
+
+/** The same for the white list: an entry in force lets the subject in without a visit's checks (domain/gate.ts). */
+export async function whiteListedOn(db: Db, kind: 'car' | 'person', subject: string, day: string): Promise<boolean> {
+  return listedOn(db, kind, ListType.WHITE, subject, day);
+}
+
+async function listedOn(db: Db, kind: 'car' | 'person', type: number, subject: string, day: string): Promise<boolean> {
   const list = blackLists[kind];
   const hit = await (db as unknown as Kysely<any>)
     .selectFrom(list.table)
     .select('id')
     .where(list.column, '=', subject.toUpperCase())
-    .where('type', '=', ListType.BLACK)
+    .where('type', '=', type)
     .where('status', '=', AppState.APPROVED)
     .where('deleted', '=', 0)
     .where((eb: ExpressionBuilder<any, any>) => eb.or([eb('start_time', 'is', null), eb('start_time', '<=', `${day} 23:59:59`)]))
@@ -56,4 +68,122 @@ export async function blackListedOn(db: Db, kind: 'car' | 'person', subject: str
     .limit(1)
     .executeTakeFirst();
   return !!hit;
+}
+
+/**
+ * 危化品 at the gate (domain/gate.ts hazmatDenial): whether the visit's
+ * vehicle model is hazardous, its covering waybill, and the parks' counts.
+ */
+
+/** Whether a vehicle model (by id) is hazardous: its name holds the term the appointment rules key on. */
+export async function isHazardousModelId(db: Db, vehicleTypeId: number | null | undefined): Promise<boolean> {
+  if (vehicleTypeId == null) return false;
+  const model = await db.selectFrom('vehicle_type').select('name').where('id', '=', vehicleTypeId).executeTakeFirst();
+  return isHazardousModel(model?.name);
+}
+
+/**
+ * The approved, live waybill naming the plate that covers `day` (its shipment
+ * date or the day before, domain/gate.ts waybillCovers): its 全国运单编号, the
+ * newest when several do; null when none. One range of the plate's index.
+ */
+export async function coveringWaybill(db: Db, plate: string, day: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('transport_list')
+    .select('list_number')
+    .where('license_plate', '=', plate.toUpperCase())
+    .where('state', '=', AppState.APPROVED)
+    .where('deleted', '=', 0)
+    .where('shipment_date', '>=', earliestCoveringShipment(day))
+    .where('shipment_date', '<=', day)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? row.list_number : null;
+}
+
+/**
+ * Hazardous vehicles inside a park now: open vehicle stays (presence) of a
+ * visit to that park (or to both parks) whose model is hazardous, the plate
+ * at the gate not counted (a vehicle whose exit was missed is not counted
+ * against itself). Open stays are few, and found by the partial index of open stays.
+ */
+export async function hazmatInside(db: Db, park: number, except: string): Promise<number> {
+  const row = await db
+    .selectFrom('presence as p')
+    .innerJoin('car_application as a', 'a.car_application_id', 'p.application_id')
+    .innerJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('p.kind', '=', 'car')
+    .where('p.exit_time', 'is', null)
+    .where('p.visit_area', 'in', [park, 3])
+    .where('p.subject', '!=', except.toUpperCase())
+    .where('m.name', 'like', `%${HAZARDOUS_TERM}%`)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The gate's hazardous-goods facts for a visit on park day `day`, or null
+ * when its model is not hazardous. A park without a cap is not counted.
+ */
+export async function hazmatFactsOf(db: Db, visit: { license_plate: string; vehicle_type_id: number | null; visit_area: number | null }, day: string): Promise<HazmatFacts | null> {
+  if (!(await isHazardousModelId(db, visit.vehicle_type_id))) return null;
+  const plate = visit.license_plate.toUpperCase();
+  const waybill = await coveringWaybill(db, plate, day);
+  const settings = await readSafetySettings(db);
+  const parks = [];
+  for (const park of parksOfArea(visit.visit_area)) {
+    const cap = hazmatCapOf(settings, park);
+    parks.push({ park, cap, inside: cap === null ? 0 : await hazmatInside(db, park, plate) });
+  }
+  return { plate, waybill, parks };
+}
+
+/** A vehicle crossing as the gate records stamp it (gate_record_car.hazmat, waybill_number), and the visit behind it. */
+export interface CrossingHazmat {
+  hazmat: boolean;
+  waybill: string | null;
+  /** The approved visit whose window holds the crossing, if any. */
+  visit: { id: number; visit_area: number | null; vehicle_type_id: number; begin: string; end: string } | undefined;
+}
+
+/**
+ * Whether a crossing's vehicle is hazardous: the model of the plate's newest
+ * approved visit whose window holds the capture time (the visit presence
+ * counts), or, for an exit after that window, of the stay the exit ends; and
+ * the waybill covering the crossing's day.
+ */
+export async function crossingHazmat(db: Db, plate: string, at: string, exit: boolean): Promise<CrossingHazmat> {
+  const found = await db
+    .selectFrom('car_application as a')
+    .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+    .select(['a.car_application_id as id', 'a.visit_area', 'a.vehicle_type_id', 'a.visitor_begin_time as begin', 'a.visitor_end_time as end', 'm.name as model'])
+    .where('a.license_plate', '=', plate)
+    .where('a.state', '=', AppState.APPROVED)
+    .where('a.is_deleted', '=', 0)
+    .where('a.visitor_begin_time', '<=', at)
+    .where('a.visitor_end_time', '>=', at)
+    .orderBy('a.car_application_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  let model = found?.model ?? null;
+  if (!found && exit) {
+    const stay = await db
+      .selectFrom('presence as p')
+      .innerJoin('car_application as a', 'a.car_application_id', 'p.application_id')
+      .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+      .select('m.name as model')
+      .where('p.kind', '=', 'car')
+      .where('p.subject', '=', plate)
+      .where('p.entry_time', '<=', at)
+      .orderBy('p.entry_time', 'desc')
+      .orderBy('p.id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    model = stay?.model ?? null;
+  }
+  const hazmat = isHazardousModel(model);
+  const visit = found ? { id: found.id, visit_area: found.visit_area, vehicle_type_id: found.vehicle_type_id, begin: found.begin, end: found.end } : undefined;
+  return { hazmat, waybill: hazmat ? await coveringWaybill(db, plate, at.slice(0, 10)) : null, visit };
 }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import { TaskState } from '../../domain/appointments';
+import { formatInZone } from '../../domain/time';
 import { approvalQueues } from '../../domain/approval-queues';
 import { ErrorCode } from '../../domain/errors';
 import { carListImportApi } from '../../domain/schemas/black-white-list';
@@ -108,6 +109,12 @@ interface DbFigures {
   openAlarms: Array<{ kind: string; open: number }>;
   pendingTasks: Array<{ queue: string; pending: number }>;
   personImportsRunning: number;
+  /** 1 while an emergency headcount runs (docs/muster.md), and its SMS batches still waiting. */
+  musterRunning: number;
+  musterSmsWaiting: number;
+  /** The offline allow-list's version, and the gates whose last reported list is past ALLOWLIST_MAX_AGE (docs/offline-gates.md). */
+  allowlistVersion: number;
+  allowlistGatesStale: number;
 }
 
 /**
@@ -116,9 +123,9 @@ interface DbFigures {
  * stranded_alarm_open, pending tasks on process_task_due (state 0), imports on person_import_task_status,
  * failed SMS on the partial index outbox_message_failed.
  */
-async function readFigures({ db }: Database_): Promise<DbFigures> {
+async function readFigures({ db }: Database_, listStaleBefore: string): Promise<DbFigures> {
   const n = (v: unknown) => Number(v ?? 0);
-  const [push, smsWaiting, smsFailed, devices, alarms, tasks, imports] = await Promise.all([
+  const [push, smsWaiting, smsFailed, devices, alarms, tasks, imports, muster, musterSms, listVersion, staleGates] = await Promise.all([
     db
       .selectFrom('notification')
       .select(['push_state', (eb) => eb.fn.countAll().as('n')])
@@ -160,6 +167,24 @@ async function readFigures({ db }: Database_): Promise<DbFigures> {
       .select((eb) => eb.fn.countAll().as('n'))
       .where('status', '=', ImportStatus.RUNNING)
       .executeTakeFirst(),
+    db.selectFrom('muster').select('id').where('running', '=', 1).executeTakeFirst(),
+    db
+      .selectFrom('outbox_message')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('state', '=', OutboxState.WAITING)
+      .where('origin', '=', 'muster')
+      .executeTakeFirst(),
+    db
+      .selectFrom('allowlist_change')
+      .select((eb) => eb.fn.max('id').as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('equipment')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('kind', '=', 'gate')
+      .where('deleted', '=', 0)
+      .where('allowlist_time', '<', listStaleBefore)
+      .executeTakeFirst(),
   ]);
   const pushCount = (state: number) => n(push.find((r) => r.push_state === state)?.n);
   const byKind = new Map(devices.map((d) => [d.kind, { total: n(d.total), online: n(d.online) }]));
@@ -179,6 +204,10 @@ async function readFigures({ db }: Database_): Promise<DbFigures> {
     openAlarms: STRANDED_KINDS.map((kind) => ({ kind, open: n(alarms.find((a) => a.kind === kind)?.n) })),
     pendingTasks: [...pendingByQueue].map(([queue, pending]) => ({ queue, pending })),
     personImportsRunning: n(imports?.n),
+    musterRunning: muster ? 1 : 0,
+    musterSmsWaiting: n(musterSms?.n),
+    allowlistVersion: n(listVersion?.n),
+    allowlistGatesStale: n(staleGates?.n),
   };
 }
 
@@ -238,7 +267,7 @@ export function registerMetrics(app: FastifyInstance, database: Database_, probe
   // The gauges of one scrape ask at once (prom-client collects them together): they share one read, and the next scrape reads afresh.
   let reading: Promise<DbFigures | null> | null = null;
   const figures = () =>
-    (reading ??= within(readFigures(database), FIGURES_TIMEOUT_MS)
+    (reading ??= within(readFigures(database, formatInZone(app.ctx.now() - app.ctx.config.allowlistMaxAgeHours * 3_600_000, app.ctx.config.tz)), FIGURES_TIMEOUT_MS)
       .catch((err: unknown) => {
         // The scrape still answers, without these figures; the health gauges say what is wrong.
         app.log.warn({ err }, 'metrics: reading the database figures failed');
@@ -284,6 +313,10 @@ export function registerMetrics(app: FastifyInstance, database: Database_, probe
   dbGauge('park_imports_running', '正在运行的后台导入任务数（person：人员批量导入）', ['kind'], (g, f) => {
     g.set({ kind: 'person' }, f.personImportsRunning);
   });
+  dbGauge('park_muster_running', '是否有应急清点（含演练）正在进行（1 是，0 否）', [], (g, f) => g.set(f.musterRunning));
+  dbGauge('park_muster_sms_waiting', '应急清点待发送的短信批次（每批最多200个号码）', [], (g, f) => g.set(f.musterSmsWaiting));
+  dbGauge('park_allowlist_version', '道闸离线名单的当前版本（变更记录的最大编号）', [], (g, f) => g.set(f.allowlistVersion));
+  dbGauge('park_allowlist_gates_stale', '离线名单超过有效期（ALLOWLIST_MAX_AGE）的道闸数', [], (g, f) => g.set(f.allowlistGatesStale));
 
   new Gauge({
     name: 'park_backup_last_success_timestamp_seconds',

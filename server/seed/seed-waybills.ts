@@ -14,7 +14,8 @@ import { walkApproval, type WalkStep } from './seed-walk';
  * Demo waybills of the contact (王芳): a draft, one waiting for the
  * hazardous-goods department, one waiting for the squad, two approved by both
  * (the ones a hazardous-goods appointment can take its cargo from) and one
- * rejected. Parsed by the form's schema and moved by the engine, as the routes
+ * rejected; and, filed by the administrator for the carrier, the approved waybill of the
+ * tanker that visits today. Parsed by the form's schema and moved by the engine, as the routes
  * do; numbered and file-referenced as the register's save does.
  */
 
@@ -33,6 +34,8 @@ interface WaybillSeed {
   steps: WalkStep[];
   /** Minutes before the seed that the waybill was filed. */
   ago: number;
+  /** Who filed it, when not the demo contact. */
+  by?: string;
 }
 
 const seeds: WaybillSeed[] = [
@@ -42,6 +45,8 @@ const seeds: WaybillSeed[] = [
   { plate: '粤L7W304', type: 1, cargo: '丙烯腈', quantity: 26, trailer: '粤L0304挂', tank: 30, driver: ['陆海涛', '13922001104'], ship: 1, steps: ['submit', 'approve', 'approve'], ago: 3000 },
   { plate: '粤L7W305', type: 2, cargo: '液碱', quantity: 30, tank: 25, driver: ['邓小军', '13922001105'], ship: 4, steps: ['submit', 'approve', 'approve'], ago: 5200 },
   { plate: '粤L7W306', type: 1, cargo: '甲醇', quantity: 24, driver: ['袁志明', '13922001106'], ship: 2, steps: ['submit', ['reject', '驾驶员从业资格证已过期，请更新后重新提交']], ago: 1500 },
+  // The tanker among today's visits (seed-appointments.ts 粤LK7720): the gate lets a hazardous-goods vehicle in only with an approved waybill covering the day (domain/gate.ts).
+  { plate: '粤LK7720', type: 2, cargo: '液氮', quantity: 20, tank: 25, driver: ['钟华', '15912345625'], ship: 0, steps: ['submit', 'approve', 'approve'], ago: 2000, by: 'admin' },
 ];
 
 const CARRIER = '惠州市大亚湾恒通危险品运输有限公司';
@@ -100,16 +105,23 @@ export async function seedDemoWaybills(ctx: AppContext): Promise<void> {
   );
   const start = ctx.now();
   const today = dateOf(ctx.time());
+  // Read before the transaction: on SQLite its one connection is the transaction's until it ends.
+  const filers = new Map<string, NonNullable<Awaited<ReturnType<typeof actor>>>>();
+  for (const by of new Set(seeds.map((s) => s.by).filter((b): b is string => !!b))) {
+    const a = await actor(ctx, by);
+    if (a) filers.set(by, a);
+  }
 
   await db.transaction().execute(async (trx) => {
     let seq = 0;
     // Oldest first, so ids follow the filing times as they would have.
     for (const s of [...seeds].sort((a, b) => b.ago - a.ago)) {
+      const filer = (s.by && filers.get(s.by)) || owner;
       const filed = clockAt(ctx, start, s.ago).time();
       const parsed = transportListCreate.parse(values(s, ++seq, today, annex));
       const { id } = await trx
         .insertInto('transport_list')
-        .values({ ...parsed, state: AppState.DRAFT, create_user_id: owner.userId, update_user_id: owner.userId, create_time: filed, update_time: filed })
+        .values({ ...parsed, state: AppState.DRAFT, create_user_id: filer.userId, update_user_id: filer.userId, create_time: filed, update_time: filed })
         .returning('id')
         .executeTakeFirstOrThrow();
       await (trx as unknown as Kysely<any>)
@@ -119,7 +131,7 @@ export async function seedDemoWaybills(ctx: AppContext): Promise<void> {
         .execute();
       await recordFileRefs(trx, 'transport_list', id, fileNamesOfRow('transport_list', parsed));
 
-      await walkApproval(trx, ctx, start, waybillDef, id, owner.userId, s.ago, s.steps);
+      await walkApproval(trx, ctx, start, waybillDef, id, filer.userId, s.ago, s.steps);
     }
     await trx
       .insertInto('sys_setting')

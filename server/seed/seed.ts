@@ -201,6 +201,9 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'strandedManagementCar:list',
       'strandedManagementPerson:list',
       'menu:routeDeviation',
+      // A marshal at an assembly point during an emergency headcount.
+      'menu:muster',
+      'muster:mark',
     ],
   },
   {
@@ -214,6 +217,11 @@ export const demoRoles: Array<{ code: string; name: string; remark: string; code
       'strandedManagementCar:list',
       'strandedManagementCar:deal',
       'menu:routeDeviation',
+      // Starts the emergency headcount and marks at an assembly point like a marshal.
+      'menu:muster',
+      'muster:start',
+      'muster:mark',
+      'menu:safetySetting',
       'vehicleGateCrosRecords:list',
       'personGateCrosRecords:list',
       'carMark:list',
@@ -374,6 +382,46 @@ export async function seed(ctx: AppContext, log: FastifyBaseLogger): Promise<voi
 
   const admin = await db.selectFrom('sys_role').select('role_id').where('code', '=', 'admin').where('deleted', '=', 0).executeTakeFirst();
   if (admin) await bindRolePermissions(ctx, admin.role_id, allPermissionCodes);
+  // A park seeded just now has them already: its flags are only set.
+  await grantReleaseCodes(ctx, !!seeded);
+}
+
+/**
+ * Codes a later release gave the demo's roles, granted once to a demo park
+ * seeded before it (a sys_setting flag per release), so an upgraded demo shows
+ * the new screens; a role an administrator changed afterwards is left as it is.
+ */
+const releaseCodes: Array<{ flag: string; roles: Record<string, string[]> }> = [
+  {
+    flag: 'demo_codes_muster',
+    roles: { patrol: ['menu:muster', 'muster:mark'], security_lead: ['menu:muster', 'muster:start', 'muster:mark', 'menu:safetySetting'] },
+  },
+];
+
+async function grantReleaseCodes(ctx: AppContext, grant: boolean) {
+  const { db } = ctx;
+  for (const release of releaseCodes) {
+    const taken = await db
+      .insertInto('sys_setting')
+      .values({ key: release.flag, value: ctx.time() })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    // Another server took this release's flag first, or it was granted before.
+    if (!taken || !grant) continue;
+    for (const [code, codes] of Object.entries(release.roles)) {
+      const role = await db.selectFrom('sys_role').select('role_id').where('code', '=', code).where('deleted', '=', 0).executeTakeFirst();
+      if (!role) continue;
+      const ids = await db.selectFrom('sys_permission').select('permission_id').where('code', 'in', withAncestors(codes)).where('deleted', '=', 0).execute();
+      const held = new Set((await db.selectFrom('sys_role_permission').select('permission_id').where('role_id', '=', role.role_id).execute()).map((r) => r.permission_id));
+      const missing = ids.filter((r) => !held.has(r.permission_id));
+      if (missing.length)
+        await db
+          .insertInto('sys_role_permission')
+          .values(missing.map((r) => ({ role_id: role.role_id, permission_id: r.permission_id })))
+          .execute();
+    }
+  }
 }
 
 async function seedDemoPark(ctx: AppContext, log: FastifyBaseLogger) {

@@ -15,6 +15,8 @@ export function isPersistedQuery(key: QueryKey): boolean {
   if (head === 'notices' && second === 'received' && key[2] === 'unread') return true;
   // The dashboard's last figures, so that an offline start shows them under its stale badge.
   if (head === 'figures' && second === 'dashboard') return true;
+  // A running muster's board and list: a marshal whose phone lost the network keeps marking from them (docs/muster.md).
+  if ((head === 'figures' && second === 'muster') || (head === 'muster' && second === 'subjects')) return true;
   return head === 'list' && typeof second === 'string' && second.startsWith('approval.');
 }
 

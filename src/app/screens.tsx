@@ -103,6 +103,9 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   'menu:backup': screen(() => import('../features/backups/backups-screen').then((m) => m.backupsScreen)),
   // A form of periods with its preview and proof rather than a list: its own page.
   'menu:retention': () => import('../features/retention/retention-page'),
+  // A live board and a marking panel rather than a list: its own page.
+  'menu:muster': () => import('../features/muster/muster-page'),
+  'menu:safetySetting': () => import('../features/safety-settings/safety-settings-page'),
   'menu:privacy': () => import('../features/privacy/privacy-page'),
   'menu:statVehicleInOut': report('vehicleInOut'),
   'menu:statCarReservation': report('carReservation'),

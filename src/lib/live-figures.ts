@@ -10,3 +10,6 @@ export const figuresKey = ['figures'] as const;
 
 /** The spec's refresh of every board panel (spec 002 §9), the fallback when the stream is down. */
 export const FIGURES_POLL_MS = 60_000;
+
+/** The running muster's board (docs/muster.md): the muster screen and the big screen's panel share it. */
+export const musterCurrentKey = [...figuresKey, 'muster', 'current'] as const;

@@ -79,6 +79,10 @@ const FAMILIES = [
   'park_health_check_ok',
   'park_data_disk_free_ratio',
   'park_data_disk_free_bytes',
+  'park_muster_running',
+  'park_muster_sms_waiting',
+  'park_allowlist_version',
+  'park_allowlist_gates_stale',
   // prom-client's default process and Node metrics.
   'process_cpu_user_seconds_total',
   'process_resident_memory_bytes',

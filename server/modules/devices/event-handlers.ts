@@ -1,10 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DeviceEvent } from '../../../domain/schemas/device-event';
+import { addMinutes } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
 import type { DeviceIdentity } from '../../core/device-auth';
 import type { FileRecordKind } from '../../core/file-refs';
 import type { DB } from '../../db/schema';
+import { Direction } from '../../../domain/gate';
 import { deviationOf, recordDeviation } from '../driving-routes/deviation';
+import { crossingHazmat } from '../park-rules';
+import { raiseHazmatAlarm } from '../stranded/hazmat';
 import type { Crossing } from './presence';
 
 type EventOf<T extends DeviceEvent['type']> = Extract<DeviceEvent, { type: T }>;
@@ -22,8 +26,8 @@ interface EventHandler<E extends DeviceEvent> {
   files?: readonly (keyof E & string)[];
   /** A gate crossing moves who is inside (presence.ts): whose, which way, whether it opened the gate. Tracked before the record is stored. */
   crossing?: (e: E) => Omit<Crossing, 'device_id'>;
-  /** Stores the event's own record; answers it when the record holds the event's files. */
-  store: (t: Kysely<DB>, device: DeviceIdentity, e: E, now: string, ctx: AppContext) => Promise<{ kind: FileRecordKind; id: number } | void>;
+  /** Stores the event's own record; answers it when the record holds the event's files, with the alarms it raised whose SMS waits for the commit. */
+  store: (t: Kysely<DB>, device: DeviceIdentity, e: E, now: string, ctx: AppContext) => Promise<{ kind: FileRecordKind; id: number; alarms?: number[] } | void>;
 }
 
 export const eventHandlers: { [T in DeviceEvent['type']]: EventHandler<EventOf<T>> } = {
@@ -34,16 +38,20 @@ export const eventHandlers: { [T in DeviceEvent['type']]: EventHandler<EventOf<T
       const { type: _t, ...fields } = e;
       // 偏离路线: a crossing at a gate off the route of the visit's department is marked, and raises or joins the visit's one alarm.
       const deviation = await deviationOf(t, device.id, e.license_plate, e.capture_time);
+      // 危化品: the record keeps whether the visit's model is hazardous and the waybill covering the day (the list's 运单号 and filter).
+      const hz = await crossingHazmat(t, e.license_plate, e.capture_time, e.direction === Direction.OUT);
       const row = await t
         .insertInto('gate_record_car')
-        .values({ ...fields, device_id: device.id, create_time: now, deviated: deviation ? 1 : 0 })
+        .values({ ...fields, device_id: device.id, create_time: now, deviated: deviation ? 1 : 0, hazmat: hz.hazmat ? 1 : 0, waybill_number: hz.waybill ?? '' })
         .returning('id')
         .executeTakeFirstOrThrow();
+      // A hazardous vehicle the gate refused for want of a waybill raises 危化品无运单 (stranded/hazmat.ts).
+      const hazmatAlarm = await raiseHazmatAlarm(t, ctx, device, e, row.id, hz);
       if (deviation) {
         const crossing = { recordId: row.id, plate: e.license_plate, deviceId: device.id, gate: device.name, direction: e.direction, openResult: e.open_result, captureTime: e.capture_time };
         await recordDeviation(t, ctx, deviation, crossing);
       }
-      return { kind: 'gate_record_car', id: row.id };
+      return { kind: 'gate_record_car', id: row.id, ...(hazmatAlarm ? { alarms: [hazmatAlarm] } : {}) };
     },
   },
   person: {
@@ -64,8 +72,20 @@ export const eventHandlers: { [T in DeviceEvent['type']]: EventHandler<EventOf<T
       await t.insertInto('device_alarm').values({ device_id: device.id, event_id: e.event_id, alarm_type: e.alarm_type, remark: e.remark, capture_time: e.capture_time, create_time: now }).execute();
     },
   },
-  // A sign of life and nothing more: the ledger keeps it, and every batch marks its device seen (markSeen).
-  heartbeat: { store: async () => {} },
+  // A sign of life: the ledger keeps it, and every batch marks its device seen (markSeen). A gate deciding offline
+  // also reports its allow-list (docs/offline-gates.md): kept unless a newer list was already reported (replays come late).
+  heartbeat: {
+    async store(t, device, e) {
+      if (e.list_version === null) return;
+      const built = addMinutes(e.capture_time, -(e.list_age ?? 0) / 60);
+      await t
+        .updateTable('equipment')
+        .set({ allowlist_version: e.list_version, allowlist_time: built })
+        .where('id', '=', device.id)
+        .where((eb) => eb.or([eb('allowlist_time', 'is', null), eb('allowlist_time', '<=', built)]))
+        .execute();
+    },
+  },
 };
 
 /** The handler of an event's own type. */

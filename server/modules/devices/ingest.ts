@@ -10,6 +10,7 @@ import { foreignFileProblem, ownDeviceFiles } from './device-files';
 import { handlerOf } from './event-handlers';
 import { lockSubjects, trackCrossing } from './presence';
 import { raiseDueAlarms } from '../stranded/detection';
+import { sendAlarmSms } from '../stranded/notification';
 import type { DB } from '../../db/schema';
 
 export interface IngestResult {
@@ -79,9 +80,9 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
     const fresh = valid.filter((e) => stored.has(e.event_id));
     const crossings = fresh.flatMap((e) => handlerOf(e).crossing?.(e) ?? []);
     await lockSubjects(trx, ctx.dialect, crossings);
-    const { blackInside, tables } = await writeRecords(trx, ctx, device, fresh, now);
+    const { blackInside, tables, alarms } = await writeRecords(trx, ctx, device, fresh, now);
     await markSeen(trx, device.id, now, nowMs);
-    return { count: fresh.length, blackInside, tables, stays: crossings.some((c) => c.open_result === 1), types: new Set(fresh.map((e) => e.type)) };
+    return { count: fresh.length, blackInside, tables, alarms, stays: crossings.some((c) => c.open_result === 1), types: new Set(fresh.map((e) => e.type)) };
   });
   // The crossing records' lists remember their day's total (gate-records.ts).
   for (const table of accepted.tables) tableChanged(table);
@@ -91,6 +92,8 @@ export async function ingestEvents(ctx: AppContext, device: DeviceIdentity, even
   if (accepted.stays) tableChanged('presence');
   // A black-listed subject inside is stranded at once (DESIGN.md §8): its alarm goes out now, not at the next minute.
   if (accepted.blackInside) await raiseDueAlarms(ctx);
+  // The alarms the crossings raised (危化品无运单) text the lead now that they are committed; the minute pass sends any left behind.
+  for (const id of accepted.alarms) await sendAlarmSms(ctx, id);
   return { accepted: accepted.count, duplicates: duplicates + valid.length - accepted.count, rejected };
 }
 
@@ -114,12 +117,13 @@ async function admit(trx: Db, deviceId: number, events: DeviceEvent[], nowMs: nu
 
 /**
  * Each event is stored by its type's handler, a crossing moving who is inside first. Answers whether a
- * black-listed subject came in, and the tables that got records (a record's kind is its table's name).
+ * black-listed subject came in, the tables that got records (a record's kind is its table's name), and the alarms raised.
  */
-async function writeRecords(trx: Db, ctx: AppContext, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<{ blackInside: boolean; tables: Set<FileRecordKind> }> {
+async function writeRecords(trx: Db, ctx: AppContext, device: DeviceIdentity, events: DeviceEvent[], now: string): Promise<{ blackInside: boolean; tables: Set<FileRecordKind>; alarms: number[] }> {
   const t = trx as unknown as Kysely<DB>;
   let blackInside = false;
   const tables = new Set<FileRecordKind>();
+  const alarms: number[] = [];
   // In capture order: a batch replayed out of order still opens a stay before closing it.
   for (const e of [...events].sort((a, b) => (a.capture_time < b.capture_time ? -1 : a.capture_time > b.capture_time ? 1 : 0))) {
     const handler = handlerOf(e);
@@ -127,10 +131,11 @@ async function writeRecords(trx: Db, ctx: AppContext, device: DeviceIdentity, ev
     if (crossing) blackInside = (await trackCrossing(trx, { ...crossing, device_id: device.id })) || blackInside;
     const record = await handler.store(t, device, e, now, ctx);
     if (record) tables.add(record.kind);
+    if (record?.alarms) alarms.push(...record.alarms);
     const files = (handler.files ?? []).map((f) => e[f] as string).filter(Boolean);
     if (record && files.length) await recordFileRefs(trx, record.kind, record.id, files);
   }
-  return { blackInside, tables };
+  return { blackInside, tables, alarms };
 }
 
 /** How stale an online device's last_seen_at may be before a contact rewrites it (well under the five offline minutes). */

@@ -1,15 +1,17 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../../../domain/errors';
-import { gateDecision } from '../../../domain/gate';
+import { Direction, gateDecision, type HazmatFacts } from '../../../domain/gate';
 import { deviceApi } from '../../../domain/schemas/device-event';
 import { equipmentApi } from '../../../domain/schemas/equipment';
+import { dateOf } from '../../../domain/visit-rules';
 import { newDeviceKey } from '../../core/device-auth';
 import { AppError, notFound, ok } from '../../core/errors';
 import { route } from '../../core/route';
 import { multipartLimits, receiveUpload } from '../files';
-import { registrationMissing } from '../park-rules';
+import { hazmatFactsOf, registrationMissing } from '../park-rules';
 import { loadPassKeys, lookup } from '../passes';
+import { deviceHmacKey } from './allowlist';
 import { countDeviceUpload, DEVICE_UPLOADER } from './device-files';
 import { ingestEvents, markSeen } from './ingest';
 
@@ -39,8 +41,10 @@ export async function deviceRoutes(app: FastifyInstance) {
           .where('deleted', '=', 0)
           .executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) notFound(k.title);
+        // The allow-list's HMAC key is derived from the new key's hash (docs/offline-gates.md): issued with it, replaced with it.
+        const hmac_key = await deviceHmacKey(db, req.body.id, hash);
         // Only this answer carries the key: the operation log keeps request bodies, the table only its hash, and an Idempotency-Key replay gets a 409 (secretAnswer).
-        return ok({ key }, '密钥已签发，请立即复制保存，关闭后将无法再次查看');
+        return ok({ key, hmac_key }, '密钥已签发，请立即复制保存，关闭后将无法再次查看');
       },
       { config: { secretAnswer: 'refuse' } },
     );
@@ -68,16 +72,27 @@ export async function deviceRoutes(app: FastifyInstance) {
     }
     const current = found.application;
     let missing = false;
+    let hazmat: HazmatFacts | null = null;
     // A genuinely vehicle-only rule (DESIGN.md §7): a vehicle model may need a registration covering the visit; a person has no model.
     if (current?.kind === 'car' && current.state === 2 && current.validity === 'valid') {
       const row = await db
         .selectFrom('car_application')
-        .select(['vehicle_type_id', 'license_plate', 'visitor_begin_time', 'visitor_end_time'])
+        .select(['vehicle_type_id', 'license_plate', 'visitor_begin_time', 'visitor_end_time', 'visit_area'])
         .where('car_application_id', '=', current.id)
         .executeTakeFirst();
       missing = !!row && (await registrationMissing(db, { vehicle_type_id: row.vehicle_type_id, license_plate: row.license_plate, begin: row.visitor_begin_time, end: row.visitor_end_time }));
+      // 危化品: an entry needs a waybill covering today, and room under the parks' caps (domain/gate.ts hazmatDenial); an exit is never held.
+      // The cap is read, not reserved: two gates asked within the seconds before either crossing is stored may both let one in (docs/decisions.md).
+      if (row && b.direction === Direction.IN) hazmat = await hazmatFactsOf(db, row, dateOf(ctx.time()));
     }
     await markSeen(db, req.device!.id, ctx.time(), ctx.now());
-    return ok(gateDecision(found, b.direction, () => missing));
+    return ok(
+      gateDecision(
+        found,
+        b.direction,
+        () => missing,
+        () => hazmat,
+      ),
+    );
   });
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { enumLabel } from '../../../domain/enums';
-import { strandedKinds, type StrandedKind } from '../../../domain/schemas/stranded';
+import { AlarmLevel, strandedKinds, type StrandedKind } from '../../../domain/schemas/stranded';
 import { NotificationKind, recordLink } from '../../../domain/notifications';
 import { formatInZone } from '../../../domain/time';
 import type { AppContext } from '../../core/context';
@@ -19,6 +19,8 @@ export interface StrandedAlarm {
   alarmTime: string;
   /** A black-listed subject's alarm says it came in, not that it stayed too long. */
   black: boolean;
+  /** Why it was raised (stranded_alarm.level_type) where the words differ from a stay's: a hazardous vehicle refused for want of a waybill. */
+  level?: number;
   /** The gate it came in by (its equipment name), and when. */
   gate: string;
   entryTime: string;
@@ -74,6 +76,12 @@ export function alarmTexts(alarm: Omit<StrandedAlarm, 'alarmId'>): { title: stri
   const noun = strandedKinds[alarm.kind].word;
   const gate = alarm.gate || '未知道闸';
   const area = alarm.visitArea ? enumLabel('visitArea', alarm.visitArea) : '园区';
+  if (alarm.level === AlarmLevel.HAZMAT_NO_WAYBILL) {
+    const title = '危化品车辆无运单';
+    const body = `危化品车辆${alarm.subject}于${alarm.entryTime}到达${gate}，无有效运单，已拒绝入园，请立即核查`;
+    const sms = (g: string) => `【园区出入管理】${title}：${alarm.subject}，${smsTime(alarm.entryTime)}在${g}被拒入园，请立即核查。`;
+    return { title, body, sms: fitSms(sms, gate) };
+  }
   if (alarm.black) {
     const title = `黑名单${noun}入园`;
     const body = `黑名单${noun}${alarm.subject}于${alarm.entryTime}经${gate}入园，请立即处理`;

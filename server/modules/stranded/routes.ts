@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { enumLabel } from '../../../domain/enums';
 import { ErrorCode } from '../../../domain/errors';
 import {
@@ -29,8 +29,11 @@ import type { AnySelect, Db, FilterMatch, ListFilter, RowValues } from '../../co
 import { defineResource, registerResource } from '../../core/resource';
 import { tableChanged } from '../../core/paging';
 import { route } from '../../core/route';
+import { inSavepoint } from '../../core/transactions';
+import type { DB } from '../../db/schema';
 import { xlsxExports } from '../../core/xlsx-export';
 import { readRule } from '../access';
+import { fileRepeatOffender } from './repeat-offenders';
 
 /**
  * 滞留告警 (spec 001 §2, §7; DESIGN.md §8): the person and vehicle alarm
@@ -171,8 +174,8 @@ const exportColumns: Array<{ header: string; width: number; cell: (r: StrandedAl
 /** The daily statistics rows (spec 001 §3 "Stranded row"): one per vehicle alarm, on the day it was raised. */
 const statRow = (r: RowValues) => ({ id: r.id, stat_date: String(r.alarm_time).slice(0, 10), visit_area: r.visit_area, license_plate: r.license_plate, create_time: r.create_time });
 
-/** A lead's judgement of an alarm of one list (是否误判, 处理说明): the route's, and the demo history's (server/seed/seed-gate-history.ts). */
-export async function dealAlarm(ctx: AppContext, list: AlarmList, userId: number, b: AlarmDeal): Promise<void> {
+/** A lead's judgement of an alarm of one list (是否误判, 处理说明): the route's, and the demo history's (server/seed/seed-gate-history.ts); `then` runs in its transaction once it stands. */
+export async function dealAlarm(ctx: AppContext, list: AlarmList, userId: number, b: AlarmDeal, then?: (trx: Transaction<DB>) => Promise<void>): Promise<void> {
   const k = alarmLists[list];
   await ctx.db.transaction().execute(async (trx) => {
     const row = await ofList(k, trx.selectFrom('stranded_alarm').select(['id', 'handle_time']).where('id', '=', b.id).where('kind', '=', k.kind) as AnySelect).executeTakeFirst();
@@ -186,6 +189,7 @@ export async function dealAlarm(ctx: AppContext, list: AlarmList, userId: number
       .executeTakeFirst();
     // Of two leads handling one alarm at once, the first one's judgement stands.
     if (Number(r.numUpdatedRows) === 0) fail(ErrorCode.STATE_CONFLICT, '处理告警错误：该告警已被处理');
+    await then?.(trx);
   });
   tableChanged('stranded_alarm');
 }
@@ -304,7 +308,16 @@ export async function strandedRoutes(app: FastifyInstance) {
 
   for (const list of ALARM_LISTS) {
     route(app, strandedApi[list].alarmDeal, async (req) => {
-      await dealAlarm(ctx, list, req.auth!.userId, req.body);
+      // A real alarm may make its plate or ID number a repeat offender (repeat-offenders.ts): one step of the handling's
+      // transaction that fails alone, so the handling stands whatever happens there.
+      await dealAlarm(ctx, list, req.auth!.userId, req.body, async (trx) => {
+        if (req.body.false_alarm !== 0) return;
+        try {
+          await inSavepoint(trx, () => fileRepeatOffender(trx, ctx, req.body.id, req.auth!.userId));
+        } catch (err) {
+          req.log.error({ err }, '重复告警自动提报黑名单失败');
+        }
+      });
       return ok(null, '处理告警成功！');
     });
   }

@@ -5,7 +5,9 @@ import { enumLabel, enums, type EnumOption } from '../../../domain/enums';
 import { alarmKindKeys, alarmKindTitles, bigScreenApi, type FeedItem, type GateTraffic, type OpenAlarms } from '../../../domain/schemas/big-screen';
 import { strandedKinds } from '../../../domain/stranded-kinds';
 import { call } from '../../lib/http';
-import { FIGURES_POLL_MS, figuresKey } from '../../lib/live-figures';
+import { FIGURES_POLL_MS, figuresKey, musterCurrentKey } from '../../lib/live-figures';
+import { useCan } from '../../lib/me';
+import { musterApi, type MusterCurrentAnswer, type MusterRow } from '../../../domain/schemas/muster';
 import { clockText } from './clock';
 import { CANVAS_HEIGHT, useCanvasFit } from './fit';
 import './big-screen.css';
@@ -34,6 +36,9 @@ const feedQuery = (lines: number) =>
     queryFn: () => call(bigScreenApi.liveFeed, { size: lines }),
     refetchInterval: FIGURES_POLL_MS,
   });
+/** A running muster is polled faster than the figures: the wall is where the lead watches the count go down. */
+const MUSTER_POLL_MS = 5_000;
+
 const gateTrafficQuery = queryOptions({
   queryKey: [...figuresKey, 'gateTraffic'],
   queryFn: () => call(bigScreenApi.gateTraffic),
@@ -63,6 +68,9 @@ export default function BigScreenPage({ title, userName, onLogout }: BigScreenPr
   const open = useQuery(openAlarmsQuery);
   const feed = useQuery(feedQuery(wall ? WALL_FEED_LINES : FEED_LINES));
   const gates = useQuery(gateTrafficQuery);
+  const mayMuster = useCan()('menu:muster');
+  const muster = useQuery({ queryKey: musterCurrentKey, queryFn: () => call(musterApi.current), enabled: mayMuster, refetchInterval: MUSTER_POLL_MS });
+  const running = muster.data?.muster ? (muster.data as MusterCurrentAnswer & { muster: MusterRow }) : null;
   const queries = [alarms, open, feed, gates];
   const updated = Math.max(...queries.map((q) => q.dataUpdatedAt));
   const stale = queries.some((q) => q.isError);
@@ -92,14 +100,18 @@ export default function BigScreenPage({ title, userName, onLogout }: BigScreenPr
             </button>
           </div>
         </header>
-        <div className="bs-body">
-          <div className="bs-column">
-            <AlarmPanel counts={alarms.data} />
-            <FeedPanel items={feed.data} />
+        {running ? (
+          <MusterPanel board={running} />
+        ) : (
+          <div className="bs-body">
+            <div className="bs-column">
+              <AlarmPanel counts={alarms.data} />
+              <FeedPanel items={feed.data} />
+            </div>
+            <TrafficPanel gates={gates.data} />
+            <OpenAlarmPanel open={open.data} sideBySide={wall} />
           </div>
-          <TrafficPanel gates={gates.data} />
-          <OpenAlarmPanel open={open.data} sideBySide={wall} />
-        </div>
+        )}
         <footer className="bs-foot">
           {updated > 0 && <span>更新于 {clockText(updated).slice(-8)}</span>}
           {stale && <span className="bs-stale">数据暂未更新，显示上次结果</span>}
@@ -309,5 +321,60 @@ function FeedPanel({ items }: { items: FeedItem[] | undefined }) {
         ))}
       </ol>
     </Panel>
+  );
+}
+
+/** Enterprises listed on the muster panel, most unaccounted first; the rest are summed below. */
+const MUSTER_LINES = 12;
+
+/**
+ * While a muster runs it takes over the screen (docs/muster.md): how many are
+ * inside, accounted and unaccounted, and the enterprises with the most still
+ * unaccounted.
+ */
+function MusterPanel({ board }: { board: MusterCurrentAnswer & { muster: MusterRow } }) {
+  const m = board.muster;
+  const open = m.total - m.accounted;
+  const groups = board.groups.slice(0, MUSTER_LINES);
+  return (
+    <section className={`bs-panel bs-muster ${m.drill ? 'is-drill' : ''}`} data-testid="big-screen-muster">
+      <h2 className="bs-panel-title bs-muster-title">
+        {m.drill ? '应急演练进行中' : '应急清点进行中'} · {enumLabel('visitArea', m.visit_area)}
+        <span className="bs-muster-since">发起于 {m.started_at.slice(11)}</span>
+      </h2>
+      <p className="bs-muster-message">{m.message}</p>
+      <div className="bs-muster-figures">
+        <div>
+          <span>在园</span>
+          <b>{m.total}</b>
+        </div>
+        <div className="is-ok">
+          <span>已清点</span>
+          <b data-testid="big-screen-muster-accounted">{m.accounted}</b>
+        </div>
+        <div className={open ? 'is-alert' : ''}>
+          <span>未清点</span>
+          <b data-testid="big-screen-muster-open">{open}</b>
+        </div>
+      </div>
+      <ol className="bs-muster-groups">
+        {groups.map((g) => {
+          const total = g.persons + g.vehicles;
+          const done = g.persons_accounted + g.vehicles_accounted;
+          return (
+            <li key={g.enterprise} className={done < total ? 'is-open' : ''}>
+              <span className="bs-muster-name">{g.enterprise}</span>
+              <span className="bs-muster-count">
+                {done}/{total}
+              </span>
+              <span className="bs-muster-bar">
+                <span style={{ width: `${total ? Math.round((done / total) * 100) : 100}%` }} />
+              </span>
+            </li>
+          );
+        })}
+      </ol>
+      {board.groups.length > MUSTER_LINES && <p className="bs-more">另有 {board.groups.length - MUSTER_LINES} 家企业未显示</p>}
+    </section>
   );
 }

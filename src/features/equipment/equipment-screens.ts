@@ -1,7 +1,9 @@
+import { createElement } from 'react';
 import { equipmentApi, equipmentLabels, type EquipmentApi, type EquipmentKind, type EquipmentRow } from '../../../domain/schemas/equipment';
 import { call } from '../../lib/http';
 import { defineScreen, type DeclaredField, type ScreenDef } from '../../list-screen';
 import { issueKeyConfirm, issueKeyModal } from './issue-key-modal';
+import './equipment.css';
 
 /**
  * 设备管理 (spec 001 §2 Equipment lists): one declaration, seven kinds. Each
@@ -28,10 +30,56 @@ const deviceFields: DeclaredField<EquipmentRow>[] = [
   { name: 'key_issued_time', kind: 'text', hideInSearch: true, hideInForm: true, width: 170, render: (r) => r.key_issued_time ?? '未签发' },
 ];
 
+/**
+ * What a gate deciding offline last reported of its allow-list (docs/offline-gates.md): the time in the danger
+ * colour once the list is older than ALLOWLIST_MAX_AGE, when the gate refuses visitors while offline.
+ */
+const allowlistFields: DeclaredField<EquipmentRow>[] = [
+  // One column in the table (名单版本 and 名单更新时间 side by side would push the list past a 1440 px pane); the detail shows each.
+  {
+    name: 'allowlist_time',
+    label: '离线名单',
+    kind: 'text',
+    hideInSearch: true,
+    hideInForm: true,
+    hideInDetail: true,
+    width: 190,
+    render: (r) =>
+      r.allowlist_time === null
+        ? '-'
+        : createElement(
+            'span',
+            r.allowlist_stale ? { className: 'eq-list-stale', title: '名单已过期：设备离线时将拒绝访客入园' } : {},
+            `第${r.allowlist_version ?? '-'}版 · ${r.allowlist_time}${r.allowlist_stale ? '（已过期）' : ''}`,
+          ),
+  },
+  {
+    name: 'allowlist_version',
+    kind: 'text',
+    hideInSearch: true,
+    hideInForm: true,
+    hideInTable: true,
+    hideInCard: true,
+    render: (r) => (r.allowlist_version === null ? '-' : String(r.allowlist_version)),
+  },
+  {
+    name: 'allowlist_time_detail',
+    dataIndex: 'allowlist_time',
+    label: '名单更新时间',
+    kind: 'text',
+    hideInSearch: true,
+    hideInForm: true,
+    hideInTable: true,
+    hideInCard: true,
+    render: (r) => (r.allowlist_time === null ? '-' : r.allowlist_stale ? createElement('span', { className: 'eq-list-stale' }, `${r.allowlist_time}（已过期）`) : r.allowlist_time),
+  },
+];
+
 function equipmentScreen(api: EquipmentApi): ScreenDef<EquipmentRow> {
   const { kind: k, calls, schemas } = api;
   const shown = (name: string) => k.filters.includes(name as never);
-  const fields = [...k.fields.map((f) => fieldDefs[f]!), ...deviceFields].map((f) => ({ ...f, hideInSearch: f.hideInSearch || !shown(f.name) }));
+  // Only gates decide crossings, so only they hold an allow-list.
+  const fields = [...k.fields.map((f) => fieldDefs[f]!), ...deviceFields, ...(k.kind === 'gate' ? allowlistFields : [])].map((f) => ({ ...f, hideInSearch: f.hideInSearch || !shown(f.name) }));
   return defineScreen<EquipmentRow>({
     key: `equipment.${k.kind}`,
     title: k.title,

@@ -23,14 +23,15 @@ export const issueKeyConfirm = (r: EquipmentRow) =>
  */
 export function issueKeyModal(issueKey: EquipmentApi['issueKey']): ComponentType<ScreenModalProps<EquipmentRow>> {
   return function IssueKeyModal({ open, row, onClose, onDone }: ScreenModalProps<EquipmentRow>) {
-    const [key, setKey] = useState<string>();
+    const [issued, setIssued] = useState<{ key: string; hmac_key: string }>();
+    const key = issued?.key;
     // One issue per opening: a second call (StrictMode's repeated effect) would void the key shown.
     const started = useRef(false);
     useEffect(() => {
       if (!open || !row || started.current) return;
       started.current = true;
       call(issueKey, { id: row.id }).then(
-        (d) => setKey(d.key),
+        (d) => setIssued(d),
         (e: unknown) => {
           showToast({ icon: 'fail', content: failureText('签发失败：', e instanceof Error ? e.message : String(e)), duration: 3000 });
           onClose();
@@ -53,6 +54,8 @@ export function issueKeyModal(issueKey: EquipmentApi['issueKey']): ComponentType
             <div className="am-notice">密钥只显示这一次，关闭后无法再次查看，请立即复制并配置到设备。遗失后只能重新签发，旧密钥随之作废。</div>
             <CopyField label="接入密钥" value={key} />
             <CopyField label="设备请求头" value={`Authorization: Device ${row.number}:${key}`} />
+            {/* The key of the offline allow-list's subject hashes (docs/offline-gates.md): replaced with the access key. */}
+            <CopyField label="名单密钥（离线放行）" value={issued!.hmac_key} />
           </>
         ) : (
           <div className="ik-wait">

@@ -1,5 +1,5 @@
 import { ALL } from '../../../domain/enums';
-import { GATE_RECORD_CODES, deviatedOptions, gateRecordApi, gateRecordLabels, type GateRecordCarRow, type GateRecordPersonRow } from '../../../domain/schemas/gate-record';
+import { GATE_RECORD_CODES, deviatedOptions, gateRecordApi, hazmatOptions, gateRecordLabels, type GateRecordCarRow, type GateRecordPersonRow } from '../../../domain/schemas/gate-record';
 import type { Call } from '../../../domain/contract';
 import { formatInZone } from '../../../domain/time';
 import { dateOf } from '../../../domain/visit-rules';
@@ -75,6 +75,10 @@ export const vehicleGateRecordsScreen = recordsScreen<GateRecordCarRow>({
     openResult<GateRecordCarRow>(),
     // 偏离路线 (issue 27): at a gate off the route of the visit's department.
     { name: 'deviated', kind: 'enum', options: deviatedOptions, tag: true, width: 96, search: { default: ALL } },
+    // 危化品: the visit's model is hazardous; its crossing shows the waybill that covered the day (empty: none).
+    // One column for both in the table, so the list still fits a 1440 px pane; the detail shows each.
+    { name: 'hazmat', kind: 'enum', options: hazmatOptions, width: 140, search: { default: ALL }, render: (r) => (r.hazmat ? (r.waybill_number ? `运单 ${r.waybill_number}` : '无有效运单') : '否') },
+    { name: 'waybill_number', kind: 'text', hideInSearch: true, hideInTable: true, render: (r) => (r.hazmat ? r.waybill_number || '无有效运单' : '-') },
     { name: 'vehicle_compare_result', kind: 'enum', options: 'compareResult', hideInSearch: true, hideInCard: true, width: 104 },
     { name: 'face_compare_result', kind: 'enum', options: 'compareResult', hideInSearch: true, hideInCard: true, width: 104 },
     // A getter: the default is read each time the filters start or are reset.

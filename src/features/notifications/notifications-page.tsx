@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { Button, DotLoading, ErrorBlock, InfiniteScroll } from 'antd-mobile';
-import { BellOutline, CheckShieldOutline, EnvironmentOutline, ExclamationCircleOutline, FileOutline, RightOutline, SetOutline, SoundOutline } from 'antd-mobile-icons';
+import { BellOutline, CheckShieldOutline, EnvironmentOutline, ExclamationCircleOutline, FileOutline, RightOutline, SetOutline, SoundOutline, StopOutline, TeamOutline } from 'antd-mobile-icons';
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { Page } from '../../../domain/envelope';
@@ -17,6 +17,8 @@ const icons: Record<string, ReactNode> = {
   [NotificationKind.NOTICE]: <SoundOutline />,
   [NotificationKind.ROUTE_DEVIATION]: <EnvironmentOutline />,
   [NotificationKind.BACKUP_FAILED]: <SetOutline />,
+  [NotificationKind.MUSTER]: <TeamOutline />,
+  [NotificationKind.REPEAT_OFFENDER]: <StopOutline />,
 };
 
 /** The kind filter, alarms first: they are what must not be missed among the rest (issue 24 item 4). */
@@ -24,6 +26,7 @@ const kindFilters: Array<{ kind: NotificationKindValue | undefined; label: strin
   { kind: undefined, label: '全部类型' },
   { kind: NotificationKind.STRANDED_ALARM, label: '告警' },
   { kind: NotificationKind.ROUTE_DEVIATION, label: '偏离路线' },
+  { kind: NotificationKind.MUSTER, label: '应急清点' },
   { kind: NotificationKind.TASK_ASSIGNED, label: '审批任务' },
   { kind: NotificationKind.APPLICATION_DECIDED, label: '审批结果' },
   { kind: NotificationKind.NOTICE, label: '通知公告' },

@@ -7,6 +7,7 @@ import { confirmDialog, showToast } from '../../lib/feedback';
 import { ApiError, call } from '../../lib/http';
 import { useCan } from '../../lib/me';
 import { useIsDesktop } from '../../lib/use-media';
+import '../../components/settings-form.css';
 import './retention.css';
 
 /**
@@ -122,9 +123,9 @@ export default function RetentionPage() {
 
   if (policy.error) {
     return (
-      <div className="page rt">
-        <section className="card rt-card">
-          <p className="rt-problem" role="alert">
+      <div className="page sf rt">
+        <section className="card sf-card">
+          <p className="sf-problem" role="alert">
             数据保留设置加载失败：{policy.error.message}
           </p>
           <Button size="small" onClick={() => void policy.refetch()}>
@@ -136,20 +137,20 @@ export default function RetentionPage() {
   }
 
   return (
-    <div className="page rt" data-testid="retention-page">
-      <section className="card rt-card" aria-labelledby="rt-policy-title">
-        <h3 className="rt-title" id="rt-policy-title">
+    <div className="page sf rt" data-testid="retention-page">
+      <section className="card sf-card" aria-labelledby="rt-policy-title">
+        <h3 className="sf-title" id="rt-policy-title">
           保留期限
         </h3>
-        <p className="rt-hint">个人信息只保存到用途所需的期限（《个人信息保护法》第六、十九、四十七条）。每晚 03:30 自动清理超过期限的数据；也可先预览，再立即清理。</p>
+        <p className="sf-hint">个人信息只保存到用途所需的期限（《个人信息保护法》第六、十九、四十七条）。每晚 03:30 自动清理超过期限的数据；也可先预览，再立即清理。</p>
         {policy.isPending ? (
-          <div className="rt-state">
+          <div className="sf-state">
             <DotLoading color="primary" /> 加载中
           </div>
         ) : (
-          <div className={desktop ? 'rt-grid' : 'rt-list'} role={desktop ? 'table' : undefined} aria-label={desktop ? '保留期限' : undefined}>
+          <div className={desktop ? 'sf-grid' : 'sf-list'} role={desktop ? 'table' : undefined} aria-label={desktop ? '保留期限' : undefined}>
             {desktop && (
-              <div className="rt-grid-head" role="row">
+              <div className="sf-grid-head" role="row">
                 <span role="columnheader">数据类别</span>
                 <span role="columnheader">保留期限</span>
                 <span role="columnheader">最低要求</span>
@@ -172,7 +173,7 @@ export default function RetentionPage() {
             ))}
           </div>
         )}
-        <div className="rt-actions">
+        <div className="sf-actions">
           {editable && (
             <Button color="primary" loading={save.isPending} disabled={policy.isPending || !changed.length} onClick={onSave}>
               保存
@@ -190,22 +191,22 @@ export default function RetentionPage() {
       </section>
 
       {preview && (
-        <section className="card rt-card" aria-labelledby="rt-preview-title" data-testid="retention-preview">
-          <h3 className="rt-title" id="rt-preview-title">
+        <section className="card sf-card" aria-labelledby="rt-preview-title" data-testid="retention-preview">
+          <h3 className="sf-title" id="rt-preview-title">
             预览
           </h3>
-          <p className="rt-hint">
+          <p className="sf-hint">
             按{changed.length ? '页面上填写的' : '已保存的'}期限，于 {preview.at} 清理时：
           </p>
           <ProofTable rows={preview.classes} desktop={desktop} kind="preview" />
         </section>
       )}
 
-      <section className="card rt-card" aria-labelledby="rt-proof-title" data-testid="retention-proof">
-        <h3 className="rt-title" id="rt-proof-title">
+      <section className="card sf-card" aria-labelledby="rt-proof-title" data-testid="retention-proof">
+        <h3 className="sf-title" id="rt-proof-title">
           最近一次清理
         </h3>
-        {policy.isPending ? null : policy.data?.last_run ? <RunProof run={policy.data.last_run} desktop={desktop} /> : <p className="rt-hint">尚未清理过。</p>}
+        {policy.isPending ? null : policy.data?.last_run ? <RunProof run={policy.data.last_run} desktop={desktop} /> : <p className="sf-hint">尚未清理过。</p>}
       </section>
     </div>
   );
@@ -217,17 +218,17 @@ function ClassRow(p: { c: RetentionPolicyClass; desktop: boolean; editable: bool
   const days = Number(p.value);
   const minimum = c.rule ? (
     <>
-      不少于 {c.min_days} 天<span className="rt-rule">依据：{c.rule}</span>
+      不少于 {c.min_days} 天<span className="sf-rule">依据：{c.rule}</span>
     </>
   ) : (
-    <span className="rt-muted">无法定最低期限</span>
+    <span className="sf-muted">无法定最低期限</span>
   );
   const who = c.updated_by ? `${c.updated_by} 于 ${c.updated_at} 修改` : `默认 ${c.default_days} 天`;
   const input = p.editable ? (
-    <div className={`rt-days${p.error ? ' rt-days--error' : ''}`}>
+    <div className={`sf-days${p.error ? ' sf-days--error' : ''}`}>
       <input
         id={id}
-        className="rt-input"
+        className="sf-input"
         inputMode="numeric"
         autoComplete="off"
         value={p.value}
@@ -237,15 +238,15 @@ function ClassRow(p: { c: RetentionPolicyClass; desktop: boolean; editable: bool
         aria-describedby={`${id}-hint`}
         maxLength={4}
       />
-      <span className="rt-unit">天</span>
+      <span className="sf-unit">天</span>
     </div>
   ) : (
-    <span className="rt-days-text">{c.days} 天</span>
+    <span className="sf-days-text">{c.days} 天</span>
   );
   const hint = (
-    <div className="rt-field-hint" id={`${id}-hint`}>
+    <div className="sf-field-hint" id={`${id}-hint`}>
       {p.error ? (
-        <span className="rt-error" role="alert">
+        <span className="sf-error" role="alert">
           {p.error}
         </span>
       ) : (
@@ -259,41 +260,41 @@ function ClassRow(p: { c: RetentionPolicyClass; desktop: boolean; editable: bool
 
   if (p.desktop) {
     return (
-      <div className="rt-grid-row" role="row">
+      <div className="sf-grid-row" role="row">
         <div role="cell">
-          <label className="rt-name" htmlFor={id}>
+          <label className="sf-name" htmlFor={id}>
             {c.label}
           </label>
-          <div className="rt-scope">{c.scope}</div>
+          <div className="sf-scope">{c.scope}</div>
         </div>
         <div role="cell">
           {input}
           {hint}
         </div>
-        <div role="cell" className="rt-minimum">
+        <div role="cell" className="sf-minimum">
           {minimum}
         </div>
-        <div role="cell" className="rt-action">
+        <div role="cell" className="sf-action">
           <div>{c.action}</div>
-          <div className="rt-muted">自{c.clock}起算</div>
+          <div className="sf-muted">自{c.clock}起算</div>
         </div>
       </div>
     );
   }
   return (
-    <div className="rt-item">
-      <div className="rt-item-head">
-        <label className="rt-name" htmlFor={id}>
+    <div className="sf-item">
+      <div className="sf-item-head">
+        <label className="sf-name" htmlFor={id}>
           {c.label}
         </label>
         {input}
       </div>
       {hint}
-      <div className="rt-scope">{c.scope}</div>
-      <div className="rt-meta">
+      <div className="sf-scope">{c.scope}</div>
+      <div className="sf-meta">
         <span>计算起点：{c.clock}</span>
         <span>到期处理：{c.action}</span>
-        <span className="rt-minimum">最低要求：{minimum}</span>
+        <span className="sf-minimum">最低要求：{minimum}</span>
       </div>
     </div>
   );
@@ -327,7 +328,7 @@ function RunProof({ run, desktop }: { run: RetentionRunProof; desktop: boolean }
         </div>
       </dl>
       {run.error && (
-        <p className="rt-problem" role="alert">
+        <p className="sf-problem" role="alert">
           {run.error}
         </p>
       )}
@@ -345,12 +346,12 @@ function ProofTable({ rows, desktop, kind }: { rows: RetentionClassProof[]; desk
         {rows.map((r) => (
           <li key={r.key} className="rt-proof-item">
             <div className="rt-proof-head">
-              <span className="rt-name">{r.label}</span>
+              <span className="sf-name">{r.label}</span>
               <span className="rt-count">
                 {verb} {r.rows} 条
               </span>
             </div>
-            <div className="rt-meta">
+            <div className="sf-meta">
               {kind === 'run' && <span>删除文件 {r.files} 个</span>}
               <span>
                 保留 {r.days} 天，早于 {r.cutoff} 的到期

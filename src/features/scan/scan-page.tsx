@@ -1,10 +1,12 @@
 import { Button, Input } from 'antd-mobile';
 import { PictureOutline, ScanningOutline } from 'antd-mobile-icons';
-import { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { appointmentCodes } from '../../../domain/appointments';
 import { SCAN_PERMISSION, classifyScan, passApi, type LookupApplication, type PassCheck, type PassLookup } from '../../../domain/pass';
 import { isDocumentNumber } from '../../../domain/identity';
-import { PlateInput } from '../../components/plate-keyboard';
+import type { PlateReading } from '../../../domain/plate-read';
+import { isPlate, PLATE_INVALID, PlateInput } from '../../components/plate-keyboard';
+import { QrCamera } from '../../components/qr-camera';
 import { ApiError, call } from '../../lib/http';
 import { useCan, useMe } from '../../lib/me';
 import { cachedPassKey, refreshPassKey, verifyPassOffline } from '../../lib/pass-key';
@@ -21,92 +23,16 @@ import { maskIdNumber } from '../../../domain/personal-data';
  * up when there is a network.
  */
 
-const CAMERA_ID = 'scan-camera';
 const FILE_ID = 'scan-file';
+
+/** 拍车牌 loads its reader (and the OCR worker and models) only when the mode is opened. */
+const PlateCamera = lazy(() => import('./plate-camera').then((m) => ({ default: m.PlateCamera })));
+
+type Mode = 'qr' | 'plate';
 
 /** The flag action comes from the appointments feature; the app router hands it in (features do not import each other). */
 export interface ScanDeps {
   FlagModal?: ComponentType<ScreenModalProps<Row>>;
-}
-
-type CameraState = { status: 'idle' } | { status: 'starting' } | { status: 'running' } | { status: 'error'; message: string };
-
-function cameraMessage(e: unknown): string {
-  const name = (e as { name?: string })?.name ?? '';
-  const text = String((e as { message?: string })?.message ?? e);
-  if (!window.isSecureContext || !navigator.mediaDevices) return '当前连接不是 HTTPS，浏览器不允许使用摄像头。';
-  if (name === 'NotAllowedError' || /Permission|NotAllowed/i.test(text)) return '摄像头权限被拒绝，请在浏览器设置中允许本网站使用摄像头。';
-  if (name === 'NotFoundError' || /not found|NotFound|no camera|OverconstrainedError/i.test(text)) return '未找到可用的摄像头。';
-  if (name === 'NotReadableError' || /NotReadable|in use/i.test(text)) return '摄像头正被其他应用使用。';
-  return '未能打开摄像头。';
-}
-
-/** The live camera reader; html5-qrcode is loaded only here, only on this route. */
-function Camera({ active, onText }: { active: boolean; onText: (text: string) => void }) {
-  const [state, setState] = useState<CameraState>({ status: 'idle' });
-  const onTextRef = useRef(onText);
-  onTextRef.current = onText;
-
-  useEffect(() => {
-    if (!active) return;
-    let cancelled = false;
-    let scanner: import('html5-qrcode').Html5Qrcode | null = null;
-    let read = false;
-    setState({ status: 'starting' });
-    void (async () => {
-      try {
-        const { Html5Qrcode, Html5QrcodeSupportedFormats } = await import('html5-qrcode');
-        if (cancelled) return;
-        scanner = new Html5Qrcode(CAMERA_ID, { formatsToSupport: [Html5QrcodeSupportedFormats.QR_CODE], useBarCodeDetectorIfSupported: true, verbose: false });
-        await scanner.start(
-          { facingMode: 'environment' },
-          {
-            fps: 10,
-            aspectRatio: 1,
-            qrbox: (w, h) => {
-              const side = Math.max(120, Math.floor(Math.min(w, h) * 0.72));
-              return { width: side, height: side };
-            },
-          },
-          (text) => {
-            // The library reports every frame that decodes; one read is enough.
-            if (read) return;
-            read = true;
-            onTextRef.current(text);
-          },
-          () => undefined,
-        );
-        if (cancelled) await scanner.stop();
-        else setState({ status: 'running' });
-      } catch (e) {
-        if (!cancelled) setState({ status: 'error', message: cameraMessage(e) });
-      }
-    })();
-    return () => {
-      cancelled = true;
-      const s = scanner;
-      if (s?.isScanning)
-        void s
-          .stop()
-          .then(() => s.clear())
-          .catch(() => undefined);
-      setState({ status: 'idle' });
-    };
-  }, [active]);
-
-  return (
-    <div className={`scan-camera scan-camera--${state.status}`}>
-      <div id={CAMERA_ID} className="scan-camera__view" />
-      {state.status === 'starting' && <div className="scan-camera__note">正在打开摄像头…</div>}
-      {state.status === 'error' && (
-        <div className="scan-camera__note scan-camera__note--error" role="status">
-          <ScanningOutline aria-hidden />
-          <span>{state.message}可点“选择图片”识别通行码的照片或截图，或在下方手动输入。</span>
-        </div>
-      )}
-      {state.status === 'running' && <div className="scan-camera__hint">将二维码放入框内，自动识别</div>}
-    </div>
-  );
 }
 
 /** The image on a white canvas with a quiet zone, its longest side at most `longest` pixels. */
@@ -171,6 +97,10 @@ function ScanPage({ FlagModal }: ScanDeps) {
   const [idError, setIdError] = useState<string>();
   const [flagRow, setFlagRow] = useState<Row | null>(null);
   const [decoding, setDecoding] = useState(false);
+  const [mode, setMode] = useState<Mode>('qr');
+  /** What 拍车牌 read, waiting for the patrol to confirm or correct it. */
+  const [reading, setReading] = useState<PlateReading | null>(null);
+  const [readingError, setReadingError] = useState<string>();
   const fileRef = useRef<HTMLInputElement>(null);
   const seq = useRef(0);
 
@@ -253,8 +183,43 @@ function ScanPage({ FlagModal }: ScanDeps) {
     void runLookup(target);
   };
 
+  const read = (r: PlateReading) => {
+    setReadingError(undefined);
+    setReading(r);
+    if (r.kind === 'plate') setPlate(r.value);
+    else setIdcard(r.value);
+  };
+
+  /** The patrol's confirmation of a reading: only now does the lookup run. */
+  const confirmReading = (value: string) => {
+    if (!reading) return;
+    if (reading.kind === 'plate') {
+      if (!isPlate(value)) return setReadingError(PLATE_INVALID);
+      setPlate(value);
+      setReading(null);
+      void handle(value);
+      return;
+    }
+    const v = value.trim().toUpperCase();
+    if (!isDocumentNumber(v)) return setReadingError('证件号码格式不正确：身份证号为18位，其他证件为5至30位字母或数字');
+    setIdcard(v);
+    setReading(null);
+    setLocal(null);
+    setUnknown(null);
+    const target: Scanned = { type: 'idcard', idcard: v };
+    setScanned(target);
+    void runLookup(target);
+  };
+
+  const switchMode = (m: Mode) => {
+    setMode(m);
+    setReading(null);
+    setReadingError(undefined);
+  };
+
   const reset = () => {
     seq.current++;
+    setReading(null);
     setScanned(null);
     setUnknown(null);
     setLocal(null);
@@ -277,19 +242,74 @@ function ScanPage({ FlagModal }: ScanDeps) {
   return (
     <div className={`page scan${hasResult ? ' scan--result' : ''}`}>
       <section className="card scan-reader" aria-label="扫码">
-        <h2 className="scan-reader__title">扫描通行码或身份证二维码</h2>
-        <Camera active={!hasResult} onText={(t) => void handle(t)} />
-        <div id={FILE_ID} className="scan-file" aria-hidden />
-        <div className="scan-actions">
-          {hasResult && (
-            <Button color="primary" onClick={reset}>
-              <ScanningOutline /> 继续扫码
-            </Button>
+        <div className="scan-modes" role="tablist" aria-label="识别方式">
+          {(
+            [
+              ['qr', '扫码'],
+              ['plate', '拍车牌'],
+            ] as const
+          ).map(([m, label]) => (
+            <button
+              key={m}
+              type="button"
+              role="tab"
+              id={`scan-mode-${m}`}
+              aria-selected={mode === m}
+              aria-controls="scan-mode-panel"
+              className={`scan-modes__tab${mode === m ? ' scan-modes__tab--on' : ''}`}
+              onClick={() => switchMode(m)}
+            >
+              {label}
+            </button>
+          ))}
+        </div>
+        <div id="scan-mode-panel" role="tabpanel" aria-labelledby={`scan-mode-${mode}`} className="scan-mode-panel">
+          <h2 className="scan-reader__title">{mode === 'qr' ? '扫描通行码或身份证二维码' : '拍摄车牌或身份证号码'}</h2>
+          {mode === 'qr' ? (
+            <>
+              <QrCamera id="scan-camera" active={!hasResult} onText={(t) => void handle(t)} />
+              <div id={FILE_ID} className="scan-file" aria-hidden />
+            </>
+          ) : (
+            !hasResult &&
+            !reading && (
+              <Suspense fallback={<div className="plate-camera__status">正在加载拍车牌…</div>}>
+                <PlateCamera onRead={read} />
+              </Suspense>
+            )
           )}
-          <Button onClick={() => fileRef.current?.click()} loading={decoding} loadingText="识别中">
-            <PictureOutline /> 选择图片
-          </Button>
-          <input ref={fileRef} type="file" accept="image/*" className="scan-file-input" aria-label="选择二维码图片" onChange={(e) => void chooseImage(e.target.files?.[0])} />
+          {reading && (
+            <div className="scan-reading" role="group" aria-label="识别结果">
+              <div className="scan-reading__title">识别结果（请核对，可点击修改）</div>
+              {reading.kind === 'plate' ? (
+                <PlateInput value={plate} onChange={setPlate} onConfirm={confirmReading} title="核对车牌号" />
+              ) : (
+                <Input className="scan-manual__input" aria-label="识别的证件号码" value={idcard} onChange={setIdcard} maxLength={30} clearable />
+              )}
+              {readingError && <div className="scan-manual__error">{readingError}</div>}
+              <div className="scan-actions">
+                <Button color="primary" onClick={() => confirmReading(reading.kind === 'plate' ? plate : idcard)}>
+                  确认查询
+                </Button>
+                <Button onClick={() => switchMode('plate')}>重新拍摄</Button>
+              </div>
+            </div>
+          )}
+          <div className="scan-actions">
+            {hasResult && (
+              <Button color="primary" onClick={reset}>
+                <ScanningOutline /> {mode === 'qr' ? '继续扫码' : '继续拍摄'}
+              </Button>
+            )}
+            {mode === 'qr' && (
+              <>
+                <Button onClick={() => fileRef.current?.click()} loading={decoding} loadingText="识别中">
+                  <PictureOutline /> 选择图片
+                </Button>
+                <input ref={fileRef} type="file" accept="image/*" className="scan-file-input" aria-label="选择二维码图片" onChange={(e) => void chooseImage(e.target.files?.[0])} />
+              </>
+            )}
+          </div>
         </div>
         <div className="scan-manual">
           <div className="scan-manual__item">

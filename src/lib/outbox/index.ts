@@ -5,7 +5,7 @@
  * Contract (others build on it; keep it exact):
  *
  * - `enqueue({ kind, url, body, title, photos?, meta? }): Promise<OutboxItem>`
- *   kind: 'approval' | 'batchApproval' | 'flag' | 'markCancel' | 'alarmDeal';
+ *   kind: 'approval' | 'batchApproval' | 'flag' | 'markCancel' | 'alarmDeal' | 'musterMark';
  *   url: a declared call's path under /api (a queue's `calls.check.path`); body: the JSON;
  *   title: one Chinese line for the outbox screen ('审核 粤L12345 同意');
  *   photos: Record<fieldName, Blob[]>, kept as Blobs until sent; meta: anything the

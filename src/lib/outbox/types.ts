@@ -1,5 +1,5 @@
 /** What the outbox can hold (DESIGN.md §5): actions a person may take without a signal. */
-export type OutboxKind = 'approval' | 'batchApproval' | 'flag' | 'markCancel' | 'alarmDeal';
+export type OutboxKind = 'approval' | 'batchApproval' | 'flag' | 'markCancel' | 'alarmDeal' | 'musterMark';
 
 /**
  * pending: waiting for its turn (possibly until nextAttemptAt); sending: a drain is on it now;
@@ -8,7 +8,7 @@ export type OutboxKind = 'approval' | 'batchApproval' | 'flag' | 'markCancel' | 
  */
 export type OutboxState = 'pending' | 'sending' | 'done' | 'conflict' | 'failed';
 
-export const OUTBOX_KINDS: readonly OutboxKind[] = ['approval', 'batchApproval', 'flag', 'markCancel', 'alarmDeal'];
+export const OUTBOX_KINDS: readonly OutboxKind[] = ['approval', 'batchApproval', 'flag', 'markCancel', 'alarmDeal', 'musterMark'];
 
 export const kindLabels: Record<OutboxKind, string> = {
   approval: '审核',
@@ -16,6 +16,7 @@ export const kindLabels: Record<OutboxKind, string> = {
   flag: '车辆标记',
   markCancel: '取消标记',
   alarmDeal: '告警处理',
+  musterMark: '清点标记',
 };
 
 export const stateLabels: Record<OutboxState, string> = {
