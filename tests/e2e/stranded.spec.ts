@@ -360,7 +360,7 @@ test('an alarm shows a banner on whatever screen the lead is on; 查看 opens it
   // The centre's kind filter, alarms first: the list entry's approval is not among the alarms.
   await page.goto('/notifications');
   const kinds = page.getByRole('radiogroup', { name: '消息类型' }).getByRole('radio');
-  await expect(kinds).toHaveText(['全部类型', '告警', '偏离路线', '审批任务', '审批结果', '通知公告']);
+  await expect(kinds).toHaveText(['全部类型', '告警', '偏离路线', '应急清点', '审批任务', '审批结果', '通知公告']);
   await kinds.filter({ hasText: '告警' }).click();
   const items = page.getByTestId('notification-item');
   await expect(items.filter({ hasText: plate }).first()).toContainText('黑名单车辆入园');

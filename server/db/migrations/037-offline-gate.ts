@@ -92,6 +92,9 @@ export function offlineGate(dialect: Dialect) {
         .addColumn('horizon', 'varchar(19)', (c) => c.notNull())
         .execute();
       await db.insertInto('allowlist_clock').values({ id: 1, now_time: '', horizon: '' }).execute();
+      // The full list reads the approved visits that have not yet ended: by their end, not by their begin, whose range holds every past visit.
+      await db.schema.createIndex('car_application_end').on('car_application').columns(['state', 'visitor_end_time']).execute();
+      await db.schema.createIndex('person_application_end').on('person_application').columns(['state', 'visit_end_time']).execute();
       await db.schema.alterTable('equipment').addColumn('allowlist_version', 'bigint').execute();
       await db.schema.alterTable('equipment').addColumn('allowlist_time', 'varchar(19)').execute();
       for (const w of watched) for (const statement of triggers(w, dialect)) await sql.raw(statement).execute(db);
