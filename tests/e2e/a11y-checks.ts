@@ -35,7 +35,8 @@ export async function settle(page: Page, openRequests: () => string[]): Promise<
   let quiet = 0;
   for (;;) {
     const requests = openRequests();
-    const loaders = await page.locator(LOADING).evaluateAll((els) => els.map((el) => el.className || el.tagName));
+    // An infinite list's 加载更多 shows whenever there are more pages: it loads on scrolling, so it waits for no one (its request would be open).
+    const loaders = await page.locator(LOADING).evaluateAll((els) => els.filter((el) => !el.closest('.adm-infinite-scroll')).map((el) => el.className || el.tagName));
     const busy = requests.length > 0 || loaders.length > 0;
     quiet = busy ? 0 : quiet + 1;
     if (quiet >= 3) return;
