@@ -10,6 +10,7 @@
  * BENCH_ENTRIES changes the list's size. `BENCH_ONLY=allowlist npm run bench`
  * runs it (benchAllowlist) with scripts/bench-propagation.ts.
  */
+import { carVisitRow } from '../tests/api/fixtures';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,37 +55,19 @@ export async function benchAllowlist(): Promise<void> {
       const rows = [];
       for (let j = i; j < Math.min(cars, i + CHUNK); j++) {
         const begin = at(-600 + (j % 1200));
-        rows.push({
-          application_number: `CB${String(j).padStart(8, '0')}`,
-          state: AppState.APPROVED,
-          process_type: 2,
-          process_instance_id: null,
-          license_plate: `粤B${j.toString(36).toUpperCase().padStart(5, '0')}`,
-          license_plate_color: 2,
-          vehicle_type_id: model,
-          applicant_name: '测试司机',
-          applicant_idcard: '440106199002101234',
-          applicant_gender: 0,
-          applicant_phone: '13900002222',
-          visitor_idcard_type: 1,
-          visit_area: 1,
-          visitor_type: 3,
-          visitor_company: '惠州测试物流有限公司',
-          visitor_content: '送货',
-          visitor_begin_time: begin,
-          visitor_end_time: at(600 + (j % 1200)),
-          interviewee_name: '李强',
-          interviewee_phone: '13800000003',
-          interviewee_depart_id: depart,
-          color_id: null,
-          cargo_type: null,
-          car_load: null,
-          dump_truck_file: null,
-          cargo_info: null,
-          car_info_id: null,
-          create_user_id: 1,
-          ...stamp,
-        });
+        rows.push(
+          carVisitRow({
+            application_number: `CB${String(j).padStart(8, '0')}`,
+            state: AppState.APPROVED,
+            license_plate: `粤B${j.toString(36).toUpperCase().padStart(5, '0')}`,
+            vehicle_type_id: model,
+            applicant_idcard: '440106199002101234',
+            begin,
+            end: at(600 + (j % 1200)),
+            interviewee_depart_id: depart,
+            time: stamp.create_time,
+          }),
+        );
       }
       await db.insertInto('car_application').values(rows).execute();
     }

@@ -15,6 +15,7 @@
  * held that shows it. Printed beside its baseline from the same run: the
  * poll's own wait, from the commit to the next fetch asked.
  */
+import { carVisitRow } from '../tests/api/fixtures';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -137,37 +138,19 @@ async function benchOn(dialect: 'sqlite' | 'postgres') {
         rowId = (
           await db
             .insertInto('car_application')
-            .values({
-              application_number: number,
-              state,
-              process_type: 2,
-              process_instance_id: null,
-              license_plate: subject,
-              license_plate_color: 2,
-              vehicle_type_id: model,
-              applicant_name: '测试司机',
-              applicant_idcard: idNumberOf(1000 + i),
-              applicant_gender: 0,
-              applicant_phone: '13900002222',
-              visitor_idcard_type: 1,
-              visit_area: 1,
-              visitor_type: 3,
-              visitor_company: '惠州测试物流有限公司',
-              visitor_content: '送货',
-              visitor_begin_time: at(-60),
-              visitor_end_time: at(600),
-              interviewee_name: '李强',
-              interviewee_phone: '13800000003',
-              interviewee_depart_id: depart,
-              color_id: null,
-              cargo_type: null,
-              car_load: null,
-              dump_truck_file: null,
-              cargo_info: null,
-              car_info_id: null,
-              create_user_id: 1,
-              ...stamp,
-            })
+            .values(
+              carVisitRow({
+                application_number: number,
+                state,
+                license_plate: subject,
+                vehicle_type_id: model,
+                applicant_idcard: idNumberOf(1000 + i),
+                begin: at(-60),
+                end: at(600),
+                interviewee_depart_id: depart,
+                time: stamp.create_time,
+              }),
+            )
             .returning('car_application_id as id')
             .executeTakeFirstOrThrow()
         ).id;

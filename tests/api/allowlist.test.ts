@@ -6,7 +6,7 @@ import { ALLOWLIST_TYPE, LIST_EXPIRED, applyDelta, decideOffline, importSubjectK
 import { addMinutes, formatInZone } from '../../domain/time';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
-import { idNumber, registerPlate } from './fixtures';
+import { carVisitRow, idNumber, registerPlate } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
 type Decision = { allow: boolean; reason: string; application_number?: string; valid_until?: string; list_type?: number };
@@ -74,37 +74,19 @@ for (const dialect of await dialects()) {
       return (
         await ctx.db
           .insertInto('car_application')
-          .values({
-            application_number: `CA-AL-${tag}-${n}`,
-            state,
-            process_type: 2,
-            process_instance_id: null,
-            license_plate: plate,
-            license_plate_color: 2,
-            vehicle_type_id: model[modelName]!,
-            applicant_name: '测试司机',
-            applicant_idcard: idNumber(n, '07'),
-            applicant_gender: 0,
-            applicant_phone: '13900002222',
-            visitor_idcard_type: 1,
-            visit_area: 1,
-            visitor_type: 3,
-            visitor_company: '惠州测试物流有限公司',
-            visitor_content: '送货',
-            visitor_begin_time: begin,
-            visitor_end_time: end,
-            interviewee_name: '李强',
-            interviewee_phone: '13800000003',
-            interviewee_depart_id: depart,
-            color_id: null,
-            cargo_type: null,
-            car_load: null,
-            dump_truck_file: null,
-            cargo_info: null,
-            car_info_id: null,
-            create_user_id: 1,
-            ...stamp(),
-          })
+          .values(
+            carVisitRow({
+              application_number: `CA-AL-${tag}-${n}`,
+              state,
+              license_plate: plate,
+              vehicle_type_id: model[modelName]!,
+              applicant_idcard: idNumber(n, '07'),
+              begin,
+              end,
+              interviewee_depart_id: depart,
+              time: ctx.time(),
+            }),
+          )
           .returning('car_application_id as id')
           .executeTakeFirstOrThrow()
       ).id;

@@ -140,3 +140,52 @@ export function waybillBody(v: { today: string; list_number: string; license_pla
     annex: v.annex,
   };
 }
+
+/**
+ * A stored vehicle visit as a row of car_application, for suites and benches that write visits straight into the
+ * database (the gates' lists read them as they are): the fields given, a general process, no photos or cargo.
+ */
+export function carVisitRow(v: {
+  application_number: string;
+  state: number;
+  license_plate: string;
+  vehicle_type_id: number;
+  applicant_idcard: string;
+  begin: string;
+  end: string;
+  interviewee_depart_id: number;
+  time: string;
+}) {
+  return {
+    application_number: v.application_number,
+    state: v.state,
+    process_type: 2,
+    process_instance_id: null,
+    license_plate: v.license_plate,
+    license_plate_color: 2,
+    vehicle_type_id: v.vehicle_type_id,
+    applicant_name: '测试司机',
+    applicant_idcard: v.applicant_idcard,
+    applicant_gender: 0,
+    applicant_phone: '13900002222',
+    visitor_idcard_type: 1,
+    visit_area: 1,
+    visitor_type: 3,
+    visitor_company: '惠州测试物流有限公司',
+    visitor_content: '送货',
+    visitor_begin_time: v.begin,
+    visitor_end_time: v.end,
+    interviewee_name: '李强',
+    interviewee_phone: '13800000003',
+    interviewee_depart_id: v.interviewee_depart_id,
+    color_id: null,
+    cargo_type: null,
+    car_load: null,
+    dump_truck_file: null,
+    cargo_info: null,
+    car_info_id: null,
+    create_user_id: 1,
+    create_time: v.time,
+    update_time: v.time,
+  };
+}
