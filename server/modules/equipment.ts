@@ -8,7 +8,7 @@ import { readRule } from './access';
 /**
  * 设备管理 (spec 001): each of the seven kinds is the same declaration over the shared equipment table,
  * its wire side (paths, codes, schemas, row) the kind's in domain/schemas/equipment.ts.
- * State, key time and the allow-list's version and time are the device API's (DESIGN.md §8, docs/offline-gates.md),
+ * State, key time and the allow-list's version and time are the device API's (docs/api.md, docs/offline-gates.md),
  * answered but never taken from a form; key_hash and last_seen_at stay on the server.
  */
 const equipmentResource = (api: EquipmentApi, ctx: AppContext) => {
