@@ -54,6 +54,26 @@ const groupCommitWaitSeconds = new Histogram({
   registers: [],
 });
 
+const allowlistRecordsSeconds = new Histogram({
+  name: 'park_allowlist_records_seconds',
+  help: '离线名单：服务器读取全部名单记录（whole）或按变更日志修补（patched）的耗时（秒）',
+  labelNames: ['how'] as const,
+  buckets: REQUEST_BUCKETS,
+  registers: [],
+});
+
+/** The offline gates' shared records were read whole or patched from the change log, taking `seconds`. */
+export function observeAllowlistRecords(how: 'whole' | 'patched', seconds: number): void {
+  if (seconds >= 0 && Number.isFinite(seconds)) allowlistRecordsSeconds.observe({ how }, seconds);
+}
+
+/** How many times this process has read the records whole and patched them (for tests). */
+export async function allowlistRecordsCounts(): Promise<{ whole: number; patched: number }> {
+  const counts = { whole: 0, patched: 0 };
+  for (const v of (await allowlistRecordsSeconds.get()).values) if (v.metricName?.endsWith('_count')) counts[v.labels.how as 'whole' | 'patched'] = v.value;
+  return counts;
+}
+
 /** One statement's run time, in seconds; the database layer calls it for each statement. */
 export function observeStatement(seconds: number): void {
   // A clock that stepped back must never fail the statement that reported it.
@@ -221,7 +241,7 @@ function tokenMatches(given: string | null, expected: string): boolean {
 export function registerMetrics(app: FastifyInstance, database: Database_, probe: ReadinessProbe): Registry {
   const registry = new Registry();
   // The same metric objects in each app's registry: a metric may sit in several registries (prom-client types them as plain objects).
-  for (const metric of [...(defaultMetrics().getMetricsAsArray() as unknown as Metric[]), statementSeconds, groupCommitWaitSeconds]) registry.registerMetric(metric);
+  for (const metric of [...(defaultMetrics().getMetricsAsArray() as unknown as Metric[]), statementSeconds, groupCommitWaitSeconds, allowlistRecordsSeconds]) registry.registerMetric(metric);
   const figuresRegistry = new Registry();
   const state: AppMetrics = { registry, figures: figuresRegistry, processText: () => registry.metrics() };
   appMetrics.set(app, state);

@@ -4,8 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState } from '../../domain/appointments';
 import { ALLOWLIST_TYPE, LIST_EXPIRED, applyDelta, decideOffline, importSubjectKey, indexAllowlist, subjectHash, type Allowlist, type OfflineList, type SubjectKind } from '../../domain/offline-gate';
 import { addMinutes, formatInZone } from '../../domain/time';
+import { RoutePublish, serializePath } from '../../domain/schemas/driving-route';
 import { addDays, dateOf } from '../../domain/visit-rules';
 import type { AppContext } from '../../server/core/context';
+import { allowlistService, loadAllowlistKeys } from '../../server/modules/devices/allowlist';
+import { allowlistRecordsCounts } from '../../server/ops/metrics';
 import { carVisitRow, idNumber, registerPlate } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
 
@@ -39,6 +42,7 @@ for (const dialect of await dialects()) {
     let keyAnswer: KeyAnswer;
     const model: Record<string, number> = {};
     let depart = 0;
+    let routeGates: Record<string, number[]> = {};
     let seq = 0;
     const tag = dialect === 'sqlite' ? 'S' : 'P';
 
@@ -199,6 +203,28 @@ for (const dialect of await dialects()) {
       gate.id = (await ctx.db.selectFrom('equipment').select('id').where('number', '=', gate.number).executeTakeFirstOrThrow()).id;
       for (const m of await ctx.db.selectFrom('vehicle_type').select(['id', 'name']).execute()) model[m.name] = m.id;
       depart = (await ctx.db.selectFrom('sys_department').select('depart_id').where('code', '=', 'CNOOC_SHELL').executeTakeFirstOrThrow()).depart_id;
+      // The department's published route through this gate: every list names it.
+      const now = ctx.time();
+      const point = await ctx.db.selectFrom('location').select('id').where('equipment_id', '=', gate.id).executeTakeFirstOrThrow();
+      const route = await ctx.db
+        .insertInto('driving_route')
+        .values({
+          name: `名单测试路线${tag}`,
+          publish: RoutePublish.PUBLISHED,
+          path: serializePath([
+            [22.7391, 114.5083],
+            [22.745, 114.514],
+          ]),
+          location_id: String(point.id),
+          create_user_id: null,
+          update_user_id: null,
+          create_time: now,
+          update_time: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await ctx.db.insertInto('driving_route_depart').values({ depart_id: depart, route_id: route.id, create_time: now }).execute();
+      routeGates = { [String(route.id)]: [gate.id] };
       const issued = await admin.post<{ key: string; hmac_key: string }>('/equipment/gate/issueKey', { id: gate.id });
       expect(issued.body, JSON.stringify(issued.body)).toMatchObject({ success: true });
       gate.key = issued.body.data.key;
@@ -395,8 +421,16 @@ for (const dialect of await dialects()) {
         held = got.full ? indexAllowlist(got) : applyDelta(held, got)!;
         expect(held).not.toBeNull();
         if (c % 30 === 29) {
+          const before = await allowlistRecordsCounts();
           const full = indexAllowlist((await fetchList()).list);
+          // The server patched its records from the change log, as the gate did; a list read whole says the same.
+          expect((await allowlistRecordsCounts()).patched, `case ${c}: the server's records patched`).toBe(before.patched + 1);
+          const { key_hash } = await ctx.db.selectFrom('equipment').select('key_hash').where('id', '=', gate.id).executeTakeFirstOrThrow();
+          const whole = indexAllowlist(await open(await allowlistService(ctx, await loadAllowlistKeys(ctx.db)).answer({ id: gate.id, keyHash: key_hash! }, undefined)));
+          expect(new Map([...full.byHash].sort()), `case ${c}: the patched full list equals one read whole`).toEqual(new Map([...whole.byHash].sort()));
           expect(new Map([...held.byHash].sort()), `case ${c}: delta-built list equals the full list`).toEqual(new Map([...full.byHash].sort()));
+          expect(held.routes).toEqual(whole.routes);
+          expect(whole.routes).toMatchObject(routeGates);
         }
         for (const [kind, subject] of [...plates.map((p) => ['car', p] as const), ...persons.map((p) => ['person', p] as const)]) {
           const direction = r.next() < 0.9 ? 1 : 2;

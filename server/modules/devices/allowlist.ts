@@ -1,5 +1,9 @@
 import { createHmac, createSecretKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { createGzip, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { CompactSign, exportJWK } from 'jose';
 import { sql, type Kysely } from 'kysely';
@@ -28,6 +32,7 @@ import { ok } from '../../core/errors';
 import { route } from '../../core/route';
 import type { DB } from '../../db/schema';
 import { ALLOWLIST_LOCK_CLASS, changeClock } from '../../db/migrations/037-offline-gate';
+import { observeAllowlistRecords } from '../../ops/metrics';
 import { readSafetySettings } from '../safety-settings';
 import { markSeen } from './ingest';
 
@@ -45,6 +50,10 @@ export const CHANGE_LOG_DAYS = 7;
 const MAX_DELTA_SUBJECTS = 5_000;
 /** A built full list is reused this long (its iat says when it was built). */
 const FULL_LIST_TTL_MS = 10 * 60_000;
+/** The server's records are patched from the change log, and read whole again once they are this old. */
+const RECORDS_REBUILD_MS = 60 * 60_000;
+/** Entries hashed between two turns of the event loop while a full list is written. */
+const ENTRY_BATCH = 2_000;
 /** Full lists kept per server: one per device and version. */
 const FULL_LIST_CACHE = 8;
 /** The clock logs the passing of time at most this often. */
@@ -212,9 +221,12 @@ interface Record_ {
   kind: SubjectKind;
   subject: string;
   entry: Omit<AllowEntry, 'h'>;
+  /** The entry's JSON after its hash, made once for every gate: `"a":[…]}`, or `}` when empty. */
+  json?: string;
 }
 
 export interface Records {
+  /** Every published route bound to a department: the gates on it. */
   routes: Record<string, number[]>;
   bySubject: Map<string, Record_>;
 }
@@ -259,7 +271,9 @@ export async function buildRecords(db: Kysely<DB>, clock: Clock, only?: Changed)
     .where('r.publish', '=', RoutePublish.PUBLISHED)
     .execute();
   const routeOf = new Map(bound.map((b) => [b.depart_id, b.id]));
+  // All of them, in deltas too: a gate takes a delta's routes in place of its own.
   const routes: Record<string, number[]> = {};
+  for (const b of bound) routes[String(b.id)] = splitIds(b.location_id).flatMap((l) => (gates.has(l) ? [gates.get(l)!] : []));
 
   if (!skipCar) {
     const models = new Map((await db.selectFrom('vehicle_type').select(['id', 'name', 'need_record']).where('deleted', '=', 0).execute()).map((m) => [m.id, m]));
@@ -335,7 +349,6 @@ export async function buildRecords(db: Kysely<DB>, clock: Clock, only?: Changed)
       const e = rec('car', v.license_plate);
       (e.a ??= []).push(Object.keys(extra).length ? [v.application_number, v.begin, v.end, extra] : ([v.application_number, v.begin, v.end] as ListedVisit));
     }
-    for (const b of bound) if (visits.some((v) => v.interviewee_depart_id === b.depart_id)) routes[String(b.id)] = splitIds(b.location_id).flatMap((l) => (gates.has(l) ? [gates.get(l)!] : []));
 
     const marks = await inChunks(car, (chunk) => {
       const q = db.selectFrom('vehicle_mark').select(['id', 'license_plate', 'remark', 'status', 'deleted', 'alarm_id']);
@@ -384,37 +397,152 @@ export async function buildRecords(db: Kysely<DB>, clock: Clock, only?: Changed)
   return { routes, bySubject };
 }
 
+/** The records after the change log's `changed`: each changed subject's record as `part` has it, or none. */
+function patched(base: Records, part: Records, changed: Changed): Records {
+  const bySubject = new Map(base.bySubject);
+  for (const s of changed.car) bySubject.delete(`car:${s}`);
+  for (const s of changed.person) bySubject.delete(`person:${s}`);
+  for (const [k, r] of part.bySubject) bySubject.set(k, r);
+  return { routes: part.routes, bySubject };
+}
+
 // ---------------------------------------------------------------- per device: hashed, compressed, signed
+
+const subjectHash = (r: { kind: SubjectKind; subject: string }, hmacKey: KeyObject) =>
+  createHmac('sha256', hmacKey).update(normaliseSubject(r.kind, r.subject)).digest().subarray(0, SUBJECT_HASH_BYTES).toString('base64url');
+
+const HASH_WORKER = new URL('./subject-hash-worker.mjs', import.meta.url);
+/** Fewer subjects than this are hashed here: a thread's start would cost more. */
+const HASH_IN_THREADS_FROM = 5_000;
+const HASH_THREADS = Math.max(1, Math.min(4, availableParallelism()));
+
+/**
+ * Every record's hash, ENTRY_BATCH at a time as they are made: `onBatch(start,
+ * hashes)` for records start, start + 1, …, batches in no set order. In
+ * HASH_THREADS threads (subject-hash-worker.mjs), each taking a share.
+ */
+export async function hashInBatches(
+  records: ReadonlyArray<{ kind: SubjectKind; subject: string }>,
+  hmacKey: KeyObject,
+  onBatch: (start: number, hashes: string[]) => void | Promise<void>,
+): Promise<void> {
+  if (records.length < HASH_IN_THREADS_FROM) {
+    for (let start = 0; start < records.length; start += ENTRY_BATCH)
+      await onBatch(
+        start,
+        records.slice(start, start + ENTRY_BATCH).map((r) => subjectHash(r, hmacKey)),
+      );
+    return;
+  }
+  const key = hmacKey.export();
+  const share = Math.ceil(records.length / HASH_THREADS);
+  // 12 bytes are 16 base64url characters exactly, so one encoding of a batch cuts into each hash.
+  const width = (SUBJECT_HASH_BYTES / 3) * 4;
+  let written = Promise.resolve();
+  await Promise.all(
+    Array.from({ length: HASH_THREADS }, (_, p) => {
+      const text = records
+        .slice(p * share, (p + 1) * share)
+        .map((r) => normaliseSubject(r.kind, r.subject))
+        .join('\n');
+      return new Promise<void>((resolve, reject) => {
+        const worker = new Worker(HASH_WORKER, { workerData: { key, text, bytes: SUBJECT_HASH_BYTES, batch: ENTRY_BATCH }, execArgv: [] });
+        worker.on('message', (m: { start: number; out: Uint8Array } | null) => {
+          if (!m) {
+            void worker.terminate();
+            return resolve(written);
+          }
+          const all = Buffer.from(m.out.buffer, m.out.byteOffset, m.out.byteLength).toString('base64url');
+          const hashes = Array.from({ length: all.length / width }, (_, i) => all.slice(i * width, (i + 1) * width));
+          written = written.then(() => onBatch(p * share + m.start, hashes));
+        });
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new Error(`名单哈希线程在完成前退出（${code}）`)));
+      });
+    }),
+  );
+  await written;
+}
 
 /** What the list says, for one device: every record with its subject hashed under the device's key. */
 function hashed(records: Iterable<Record_>, hmacKey: KeyObject): AllowEntry[] {
   const out: AllowEntry[] = [];
-  for (const r of records) out.push({ h: createHmac('sha256', hmacKey).update(normaliseSubject(r.kind, r.subject)).digest().subarray(0, SUBJECT_HASH_BYTES).toString('base64url'), ...r.entry });
+  for (const r of records) out.push({ h: subjectHash(r, hmacKey), ...r.entry });
   return out;
 }
 
+const header = (keys: AllowlistKeys) => ({ alg: 'ES256', typ: ALLOWLIST_TYPE, kid: keys.kid });
+
 async function sign(keys: AllowlistKeys, list: Allowlist): Promise<string> {
-  return new CompactSign(gzipSync(JSON.stringify(list), { level: 6 })).setProtectedHeader({ alg: 'ES256', typ: ALLOWLIST_TYPE, kid: keys.kid }).sign(keys.privateKey);
+  return new CompactSign(gzipSync(JSON.stringify(list), { level: 6 })).setProtectedHeader(header(keys)).sign(keys.privateKey);
+}
+
+/**
+ * A full list: batches of entries, in the order their hashes come from the
+ * threads (a gate indexes them by hash), written to a gzip stream that
+ * compresses in libuv's pool while the next batch is hashed; the event loop
+ * turns between batches, so 100,000 entries hold no request up.
+ */
+async function signFull(keys: AllowlistKeys, head: Omit<Allowlist, 'entries'>, records: Records, hmacKey: KeyObject): Promise<string> {
+  const gzip = createGzip({ level: 6 });
+  const out: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => out.push(chunk));
+  const ended = once(gzip, 'end');
+  // The head's JSON up to the entries' opening bracket: `entries` is its last key.
+  gzip.write(JSON.stringify({ ...head, entries: [] }).slice(0, -2));
+  const all = [...records.bySubject.values()];
+  let first = true;
+  await hashInBatches(all, hmacKey, async (start, hashes) => {
+    const batch = hashes.map((h, i) => {
+      const r = all[start + i]!;
+      r.json ??= JSON.stringify(r.entry).slice(1);
+      return `{"h":"${h}"${r.json === '}' ? '' : ','}${r.json}`;
+    });
+    gzip.write((first ? '' : ',') + batch.join(','));
+    first = false;
+    // The event loop turns between batches.
+    await yieldToLoop();
+  });
+  gzip.end(']}');
+  await ended;
+  return new CompactSign(Buffer.concat(out)).setProtectedHeader(header(keys)).sign(keys.privateKey);
 }
 
 export interface AllowlistService {
   /** The JWS for this device, full or since a version. */
-  answer(device: { id: number; keyHash: string }, since: number | undefined): Promise<{ jws: string; list: Allowlist }>;
+  answer(device: { id: number; keyHash: string }, since: number | undefined): Promise<string>;
 }
 
 export function allowlistService(ctx: AppContext, keys: AllowlistKeys): AllowlistService {
   const { db } = ctx;
-  let records: { version: number; at: number; promise: Promise<Records> } | null = null;
-  const full = new Map<string, { at: number; promise: Promise<{ jws: string; list: Allowlist }> }>();
+  let current: { version: number; readAt: number; promise: Promise<Records> } | null = null;
+  const full = new Map<string, { at: number; promise: Promise<string> }>();
   const stamp = () => ({ iat: ctx.time(), exp: formatInZone(ctx.now() + ctx.config.allowlistMaxAgeHours * 3_600_000, ctx.config.tz) });
 
-  const recordsAt = (version: number, clock: Clock) => {
-    if (!records || records.version !== version || ctx.now() - records.at > FULL_LIST_TTL_MS) {
-      const promise = buildRecords(db, clock);
-      records = { version, at: ctx.now(), promise };
-      promise.catch(() => (records = null));
-    }
-    return records.promise;
+  /**
+   * The records of every gate's full list at `version` or later, shared by all
+   * gates: the last ones patched with what the change log names since them, as
+   * a gate applies a delta; read whole when the log calls for everything or
+   * the last whole read is RECORDS_REBUILD_MS old.
+   */
+  const recordsAt = (version: number, clock: Clock, range: { version: number; oldest: number | null }): Promise<Records> => {
+    const prev = current;
+    const fresh = prev !== null && ctx.now() - prev.readAt <= RECORDS_REBUILD_MS;
+    if (fresh && prev.version >= version) return prev.promise;
+    const promise = (async () => {
+      const base = fresh ? await prev.promise.catch(() => null) : null;
+      const started = performance.now();
+      const changed = base && (await changedSince(ctx, prev!.version, range));
+      const records = base && changed ? patched(base, await buildRecords(db, clock, changed), changed) : await buildRecords(db, clock);
+      observeAllowlistRecords(base && changed ? 'patched' : 'whole', (performance.now() - started) / 1000);
+      return records;
+    })();
+    const entry = { version, readAt: fresh ? prev.readAt : ctx.now(), promise };
+    current = entry;
+    promise.catch(() => {
+      if (current === entry) current = null;
+    });
+    return promise;
   };
 
   return {
@@ -440,15 +568,14 @@ export function allowlistService(ctx: AppContext, keys: AllowlistKeys): Allowlis
           entries: hashed(part.bySubject.values(), hmacKey),
           removed: hashed(gone, hmacKey).map((e) => e.h),
         };
-        return { jws: await sign(keys, list), list };
+        return sign(keys, list);
       }
       const cacheKey = `${device.id}:${device.keyHash}:${range.version}`;
       const hit = full.get(cacheKey);
       if (hit && ctx.now() - hit.at <= FULL_LIST_TTL_MS) return hit.promise;
       const promise = (async () => {
-        const all = await recordsAt(range.version, clock);
-        const list: Allowlist = { v: range.version, full: true, device: device.id, ...stamp(), routes: all.routes, entries: hashed(all.bySubject.values(), hmacKey) };
-        return { jws: await sign(keys, list), list };
+        const records = await recordsAt(range.version, clock, range);
+        return signFull(keys, { v: range.version, full: true, device: device.id, ...stamp(), routes: records.routes }, records, hmacKey);
       })();
       full.delete(cacheKey);
       full.set(cacheKey, { at: ctx.now(), promise });
@@ -472,7 +599,7 @@ export async function allowlistRoutes(app: FastifyInstance) {
   route(app, deviceApi.allowlist, async (req, reply) => {
     const device = req.device!;
     const row = await ctx.db.selectFrom('equipment').select('key_hash').where('id', '=', device.id).executeTakeFirstOrThrow();
-    const { jws } = await service.answer({ id: device.id, keyHash: row.key_hash! }, req.query.since);
+    const jws = await service.answer({ id: device.id, keyHash: row.key_hash! }, req.query.since);
     await markSeen(ctx.db, device.id, ctx.time(), ctx.now());
     return reply.header('content-type', 'application/jose').header('cache-control', 'no-store').send(jws);
   });
