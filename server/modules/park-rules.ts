@@ -33,6 +33,34 @@ export async function registrationMissing(db: Db, visit: { vehicle_type_id: numb
   return !covering;
 }
 
+/**
+ * The visit a crossing at `at` belongs to: the subject's newest approved visit
+ * whose window holds `at`. Presence counts it, the hazardous-goods check reads
+ * its model and a route is judged by its department; callers add what they read.
+ */
+export const carVisitCovering = (db: Db, plate: string, at: string) =>
+  db
+    .selectFrom('car_application as a')
+    .where('a.license_plate', '=', plate)
+    .where('a.state', '=', AppState.APPROVED)
+    .where('a.is_deleted', '=', 0)
+    .where('a.visitor_begin_time', '<=', at)
+    .where('a.visitor_end_time', '>=', at)
+    .orderBy('a.car_application_id', 'desc')
+    .limit(1);
+
+/** The person's visit a crossing at `at` belongs to, as carVisitCovering. */
+export const personVisitCovering = (db: Db, idcard: string, at: string) =>
+  db
+    .selectFrom('person_application as a')
+    .where('a.visitor_idcard', '=', idcard)
+    .where('a.state', '=', AppState.APPROVED)
+    .where('a.is_deleted', '=', 0)
+    .where('a.visit_begin_time', '<=', at)
+    .where('a.visit_end_time', '>=', at)
+    .orderBy('a.person_application_id', 'desc')
+    .limit(1);
+
 /** Each kind's black and white list, and the column its subject is found by. */
 const blackLists = {
   car: { table: 'car_black_white_list', column: 'license_plate' },
@@ -149,23 +177,15 @@ export interface CrossingHazmat {
 }
 
 /**
- * Whether a crossing's vehicle is hazardous: the model of the plate's newest
- * approved visit whose window holds the capture time (the visit presence
- * counts), or, for an exit after that window, of the stay the exit ends; and
+ * Whether a crossing's vehicle is hazardous: the model of the visit the
+ * crossing belongs to (carVisitCovering), or, for an exit after that
+ * window, of the stay the exit ends; and
  * the waybill covering the crossing's day.
  */
 export async function crossingHazmat(db: Db, plate: string, at: string, exit: boolean): Promise<CrossingHazmat> {
-  const found = await db
-    .selectFrom('car_application as a')
+  const found = await carVisitCovering(db, plate, at)
     .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
     .select(['a.car_application_id as id', 'a.visit_area', 'a.vehicle_type_id', 'a.visitor_begin_time as begin', 'a.visitor_end_time as end', 'm.name as model'])
-    .where('a.license_plate', '=', plate)
-    .where('a.state', '=', AppState.APPROVED)
-    .where('a.is_deleted', '=', 0)
-    .where('a.visitor_begin_time', '<=', at)
-    .where('a.visitor_end_time', '>=', at)
-    .orderBy('a.car_application_id', 'desc')
-    .limit(1)
     .executeTakeFirst();
   let model = found?.model ?? null;
   if (!found && exit) {

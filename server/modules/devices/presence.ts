@@ -1,11 +1,11 @@
-import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { AppState } from '../../../domain/appointments';
 import { Direction } from '../../../domain/gate';
 import { addMinutes } from '../../../domain/time';
 import type { Db } from '../../core/repository';
 import type { Dialect } from '../../db/index';
 import type { DB } from '../../db/schema';
-import { blackListedOn } from '../park-rules';
+import { blackListedOn, carVisitCovering, personVisitCovering } from '../park-rules';
 
 /**
  * Who is inside (DESIGN.md §8 "Stranded"): an 'in' crossing that opened the
@@ -29,38 +29,16 @@ export interface Crossing {
   device_id: number;
 }
 
-type VisitQuery = SelectQueryBuilder<any, any, any>;
-
-/**
- * Where each kind's approved visits are, which column names the subject at the
- * gate, and what else a stay reads with the visit: a vehicle its model's
- * dwell limit (a person has no model, so the visit's end alone decides).
- */
-const visits: Record<Crossing['kind'], { table: string; key: string; subject: string; begin: string; end: string; withDwell?: (q: VisitQuery) => VisitQuery }> = {
-  car: {
-    table: 'car_application',
-    key: 'car_application_id',
-    subject: 'license_plate',
-    begin: 'visitor_begin_time',
-    end: 'visitor_end_time',
-    withDwell: (q) => q.leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id').select('m.dwell_limit_minutes as dwell'),
-  },
-  person: { table: 'person_application', key: 'person_application_id', subject: 'visitor_idcard', begin: 'visit_begin_time', end: 'visit_end_time' },
-};
-
-/** The approved visit of the subject that covers `at`, with what a stay and its alarm need (a vehicle's model's dwell limit). */
+/** The approved visit of the subject that covers `at` (park-rules.ts visitCovering), with what a stay and its alarm need: a vehicle's model's dwell limit (a person has none, so the visit's end alone decides). */
 async function visitAt(db: Db, kind: 'car' | 'person', subject: string, at: string): Promise<{ id: number; visit_area: number; end: string; dwell: number | null } | undefined> {
-  const v = visits[kind];
-  const q = (db as unknown as Kysely<any>)
-    .selectFrom(`${v.table} as a`)
-    .select([`a.${v.key} as id`, 'a.visit_area', `a.${v.end} as end`])
-    .where(`a.${v.subject}`, '=', subject)
-    .where('a.state', '=', AppState.APPROVED)
-    .where('a.is_deleted', '=', 0)
-    .where(`a.${v.begin}`, '<=', at)
-    .where(`a.${v.end}`, '>=', at);
-  const row = await (v.withDwell?.(q) ?? q).orderBy(`a.${v.key}`, 'desc').limit(1).executeTakeFirst();
-  return row ? { dwell: null, ...row } : undefined;
+  if (kind === 'car') {
+    return carVisitCovering(db, subject, at)
+      .leftJoin('vehicle_type as m', 'm.id', 'a.vehicle_type_id')
+      .select(['a.car_application_id as id', 'a.visit_area', 'a.visitor_end_time as end', 'm.dwell_limit_minutes as dwell'])
+      .executeTakeFirst();
+  }
+  const row = await personVisitCovering(db, subject, at).select(['a.person_application_id as id', 'a.visit_area', 'a.visit_end_time as end']).executeTakeFirst();
+  return row && { ...row, dwell: null };
 }
 
 /** The class of this module's advisory locks, apart from any other lock's numbers. */

@@ -10,6 +10,7 @@ import { tableChanged } from '../../core/paging';
 import { afterCommit } from '../../core/transactions';
 import type { DB } from '../../db/schema';
 import { applicationInfo } from '../stranded/detection';
+import { carVisitCovering } from '../park-rules';
 import { holdersOf } from '../stranded/notification';
 
 /** The visit a crossing is off the route of: what its alarm keeps and says. */
@@ -23,24 +24,16 @@ export interface Deviation {
 /**
  * 偏离路线: is this vehicle crossing at a gate that is not a point of the
  * published route bound to the department its current visit is to? The
- * visit is the one presence counts (modules/devices/presence.ts): the newest
+ * visit is the one presence counts (park-rules.ts carVisitCovering): the newest
  * approved visit of the plate whose window holds the capture time. One query
  * by the plate's index answers the visit with its route; only a visit with a
  * route asks which point this gate is. No route, no deviation.
  */
 export async function deviationOf(t: Kysely<DB>, deviceId: number, plate: string, at: string): Promise<Deviation | undefined> {
-  const visit = await t
-    .selectFrom('car_application as a')
+  const visit = await carVisitCovering(t, plate, at)
     .leftJoin('driving_route_depart as b', 'b.depart_id', 'a.interviewee_depart_id')
     .leftJoin('driving_route as r', (j) => j.onRef('r.id', '=', 'b.route_id').on('r.deleted', '=', 0).on('r.publish', '=', RoutePublish.PUBLISHED))
     .select(['a.car_application_id', 'a.application_number', 'a.visit_area', 'r.id as route_id', 'r.name as route_name', 'r.location_id'])
-    .where('a.license_plate', '=', plate)
-    .where('a.state', '=', AppState.APPROVED)
-    .where('a.is_deleted', '=', 0)
-    .where('a.visitor_begin_time', '<=', at)
-    .where('a.visitor_end_time', '>=', at)
-    .orderBy('a.car_application_id', 'desc')
-    .limit(1)
     .executeTakeFirst();
   if (!visit || visit.route_id === null) return undefined;
   const here = await t.selectFrom('location').select('id').where('equipment_id', '=', deviceId).executeTakeFirst();
