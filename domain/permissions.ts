@@ -247,6 +247,8 @@ export const permissionTree = [
     // pii:view: face and ID photos, and revealing one masked field with a reason (docs/personal-data.md); pii:subject: a person's data on request.
     // Beyond the spec: the hazardous-goods cap per park and the repeat-offender rule (docs/decisions.md).
     menu('menu:safetySetting', '安全设置', '/settings/safety', 'ExclamationShieldOutline', [p('safetySetting:edit', '编辑安全设置')]),
+    // Beyond the spec: the working days approval deadlines count (docs/work-calendar.md).
+    menu('menu:workCalendar', '工作日历', '/settings/work-calendar', 'CalendarOutline', [p('workCalendar:edit', '编辑工作日历')]),
     menu('menu:privacy', '个人信息保护', '/settings/privacy', 'EyeInvisibleOutline', [p('pii:view', '查看个人信息'), p('pii:subject', '个人信息导出与删除')]),
   ]),
 ] as const satisfies readonly PermissionSeed[];

@@ -59,6 +59,7 @@ import { piiRoutes } from './modules/pii';
 import { retentionRoutes } from './modules/retention/routes';
 import { musterRoutes } from './modules/muster/routes';
 import { safetySettingRoutes } from './modules/safety-settings';
+import { workCalendarRoutes } from './modules/work-calendar';
 import { observeGroupCommitWait, observeStatement, registerOps } from './ops/metrics';
 
 /** Area plugins, each registering its own routes under /api. */
@@ -99,6 +100,7 @@ const areas = [
   backupRoutes,
   retentionRoutes,
   safetySettingRoutes,
+  workCalendarRoutes,
   piiRoutes,
 ];
 

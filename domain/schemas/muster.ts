@@ -20,6 +20,9 @@ export const musterSourceLabels: Record<MusterSource, string> = { visit: '预约
 
 /** The group of white-list people and of stays without a visit: they visited no enterprise. */
 export const WHITE_GROUP = '白名单人员';
+
+/** How a mark's text names a person: the name and the masked ID number; retention puts the anonymised name in (docs/retention.md). */
+export const personInMark = (name: string, maskedId: string) => `${name || '人员'}（${maskedId}）`;
 export const NO_VISIT_GROUP = '未关联预约';
 
 export const MAX_MUSTER_MESSAGE = 200;

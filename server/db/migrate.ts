@@ -38,6 +38,8 @@ import { personLookups } from './migrations/035-person-lookups';
 import { muster } from './migrations/036-muster';
 import { offlineGate } from './migrations/037-offline-gate';
 import { hazmatGate } from './migrations/038-hazmat-gate';
+import { musterRetention } from './migrations/039-muster-retention';
+import { workCalendar } from './migrations/040-work-calendar';
 
 /** Migrations are code, listed here in order; the last one's name is this build's migration level. */
 function migrationsOf(dialect: Database_['dialect']): Record<string, Migration> {
@@ -80,6 +82,8 @@ function migrationsOf(dialect: Database_['dialect']): Record<string, Migration> 
     '036-muster': muster(dialect),
     '037-offline-gate': offlineGate(dialect),
     '038-hazmat-gate': hazmatGate(dialect),
+    '039-muster-retention': musterRetention(),
+    '040-work-calendar': workCalendar(),
   };
 }
 

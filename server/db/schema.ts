@@ -1114,6 +1114,8 @@ export interface MusterSubjectTable {
   marked_by_name: D<string | null>;
   mark_place: D<string | null>;
   mark_method: D<string | null>;
+  /** When retention (or a person's request) anonymised name, phone and a person's ID number (migration 039); null until then. */
+  anonymised_at: D<string | null>;
 }
 export interface MusterEventTable {
   id: Generated<number>;
@@ -1150,4 +1152,18 @@ export interface AllowlistClockTable {
 export interface DB {
   allowlist_change: AllowlistChangeTable;
   allowlist_clock: AllowlistClockTable;
+}
+
+// ---------------------------------------------------------------- 工作日历 (migration 040)
+
+/** A date that differs from the week: kind 1 节假日, 2 调休上班 (domain/work-calendar.ts). */
+export interface WorkCalendarDayTable {
+  day: string;
+  kind: number;
+  name: D<string>;
+  update_user_name: D<string>;
+  update_time: string;
+}
+export interface DB {
+  work_calendar_day: WorkCalendarDayTable;
 }

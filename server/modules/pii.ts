@@ -195,6 +195,33 @@ async function subjectSheets(db: Db, idcard: string): Promise<Array<ExportSheet<
       keyset(db, (k) => k.selectFrom('person_import_row').selectAll().where('idcard', '=', idcard), 'id'),
     ),
     sheet(
+      '应急清点名单',
+      [
+        ['清点开始时间', (r) => r.started_at],
+        ['姓名', (r) => r.name],
+        ['证件号码', (r) => r.subject],
+        ['手机号', (r) => r.phone],
+        ['所属单位', (r) => r.enterprise],
+        ['入园道闸', (r) => r.gate],
+        ['入园时间', (r) => r.entry_time],
+        ['到达时间', (r) => r.marked_at],
+        ['集合点', (r) => r.mark_place],
+      ],
+      // An anonymised row holds the number masked: the person's rows are those not yet anonymised.
+      keyset(
+        db,
+        (k) =>
+          k
+            .selectFrom('muster_subject as s')
+            .innerJoin('muster as m', 'm.id', 's.muster_id')
+            .select(['s.id', 'm.started_at', 's.name', 's.subject', 's.phone', 's.enterprise', 's.gate', 's.entry_time', 's.marked_at', 's.mark_place'])
+            .where('s.subject', '=', idcard)
+            .where('s.kind', '=', 'person')
+            .where('s.anonymised_at', 'is', null),
+        's.id',
+      ),
+    ),
+    sheet(
       '车辆标记',
       [
         ['车牌号', (r) => r.license_plate],
@@ -213,8 +240,9 @@ async function subjectSheets(db: Db, idcard: string): Promise<Array<ExportSheet<
  * the person out of the park, which security needs whole), in one
  * transaction, except what a legal minimum keeps whole for now: crossings
  * younger than the gate records' minimum (GB 50396), waybills younger than
- * theirs, and list entries in force. Answers the counts, and the files no
- * record holds any more, to remove after commit.
+ * theirs, list entries in force, and the list of a muster still running.
+ * Answers the counts, and the files no record holds any more, to remove
+ * after commit.
  */
 async function anonymiseSubject(trx: Db, idcard: string, now: string) {
   const counts: Array<{ record: string; rows: number }> = [];
@@ -245,6 +273,19 @@ async function anonymiseSubject(trx: Db, idcard: string, now: string) {
     .where('idcard', '=', idcard)
     .executeTakeFirst();
   counts.push({ record: '人员批量导入', rows: Number(imported.numUpdatedRows) });
+
+  // A running muster's list is what the marshals call people by (docs/muster.md): it waits for the muster's end.
+  const mustered = await trx
+    .selectFrom('muster_subject as s')
+    .innerJoin('muster as m', 'm.id', 's.muster_id')
+    .select(['s.id', 'm.ended_at'])
+    .where('s.subject', '=', idcard)
+    .where('s.kind', '=', 'person')
+    .where('s.anonymised_at', 'is', null)
+    .execute();
+  const musterEnded = mustered.filter((r) => r.ended_at !== null).map((r) => r.id);
+  take('应急清点名单', await anonymisers.musterSubjects(trx, musterEnded, now));
+  if (mustered.length > musterEnded.length) kept.push({ record: '应急清点名单', rows: mustered.length - musterEnded.length, rule: '进行中的应急清点：清点结束后按数据保留期限匿名化' });
 
   const gate = retentionClasses.gate_rows.minimum!;
   const gateCutoff = retentionCutoff(now, gate.days);

@@ -11,6 +11,7 @@ import {
   MAX_MUSTER_SUBJECTS,
   NO_VISIT_GROUP,
   WHITE_GROUP,
+  personInMark,
   type MusterCurrentAnswer,
   type MusterEvent,
   type MusterGroup,
@@ -393,7 +394,14 @@ export async function markSafe(trx: Transaction<DB>, ctx: AppContext, keys: Pass
       if (!PLATE_PATTERN.test(plate)) fail(ErrorCode.VALIDATION, '车牌号：格式不正确');
       named = { kind: 'car', subject: plate, name: '', application_number: '' };
     }
-    row = await trx.selectFrom('muster_subject').select('id').where('muster_id', '=', m.id).where('kind', '=', named!.kind).where('subject', '=', named!.subject).executeTakeFirst();
+    row = await trx
+      .selectFrom('muster_subject')
+      .select('id')
+      .where('muster_id', '=', m.id)
+      .where('kind', '=', named!.kind)
+      .where('subject', '=', named!.subject)
+      .where('anonymised_at', 'is', null)
+      .executeTakeFirst();
   }
 
   if (!row && named) {
@@ -406,7 +414,14 @@ export async function markSafe(trx: Transaction<DB>, ctx: AppContext, keys: Pass
         .executeTakeFirstOrThrow();
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      row = await trx.selectFrom('muster_subject').select('id').where('muster_id', '=', m.id).where('kind', '=', named.kind).where('subject', '=', named.subject).executeTakeFirstOrThrow();
+      row = await trx
+        .selectFrom('muster_subject')
+        .select('id')
+        .where('muster_id', '=', m.id)
+        .where('kind', '=', named.kind)
+        .where('subject', '=', named.subject)
+        .where('anonymised_at', 'is', null)
+        .executeTakeFirstOrThrow();
     }
   }
   const subjectId = row!.id;
@@ -425,7 +440,7 @@ export async function markSafe(trx: Transaction<DB>, ctx: AppContext, keys: Pass
       .executeTakeFirstOrThrow()) as never,
   );
   if (!already) {
-    const who = subject.kind === 'car' ? `车辆${subject.subject}` : `${subject.name || '人员'}（${subject.subject}）`;
+    const who = subject.kind === 'car' ? `车辆${subject.subject}` : personInMark(subject.name, subject.subject);
     await addEvent(trx, {
       muster_id: m.id,
       type: 'mark',

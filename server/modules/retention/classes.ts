@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { AppState } from '../../../domain/appointments';
 import { anonymiseName, maskIdNumber, maskPhone } from '../../../domain/personal-data';
 import type { RetentionClass } from '../../../domain/retention';
+import { personInMark } from '../../../domain/schemas/muster';
 import { ImportStatus } from '../../../domain/schemas/person-import';
 import { dateOf } from '../../../domain/visit-rules';
 import { fileNamesIn, type FileRecordKind } from '../../core/file-refs';
@@ -222,6 +223,33 @@ export const anonymisers = {
     }
     return { ...none, rows: rows.length };
   },
+
+  /**
+   * 应急清点名单 rows: name and phone anonymised, a person's ID number masked (a plate stays, as a car appointment
+   * keeps its plate), and the mark texts that name the person rewritten with the anonymised name.
+   */
+  async musterSubjects(trx: Db, ids: number[], stamp: string): Promise<BatchResult> {
+    if (!ids.length) return none;
+    const rows = await trx.selectFrom('muster_subject').select(['id', 'kind', 'subject', 'name', 'phone']).where('id', 'in', ids).where('anonymised_at', 'is', null).execute();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    // Read before the rows change: the texts name the person as the mark wrote them.
+    const events = await trx.selectFrom('muster_event').select(['id', 'subject_id', 'text']).where('subject_id', 'in', ids).where('type', '=', 'mark').execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('muster_subject')
+        .set({ name: anonymiseName(r.name), phone: maskPhone(r.phone), subject: r.kind === 'person' ? maskIdNumber(r.subject) : r.subject, anonymised_at: stamp })
+        .where('id', '=', r.id)
+        .execute();
+    }
+    for (const e of events) {
+      const r = byId.get(e.subject_id ?? 0);
+      if (!r || r.kind !== 'person') continue;
+      const masked = maskIdNumber(r.subject);
+      const text = e.text.replace(personInMark(r.name, masked), personInMark(anonymiseName(r.name), masked));
+      if (text !== e.text) await trx.updateTable('muster_event').set({ text }).where('id', '=', e.id).execute();
+    }
+    return { ...none, rows: rows.length };
+  },
 };
 
 const personPhotos = appointmentSource('person', 'photos_removed_at', async (trx, { cutoff, stamp, limit }) =>
@@ -278,6 +306,62 @@ const dueListEntries = async (trx: Db, flag: Flag, cutoff: string, limit: number
 const listPhotos = listSource('photos_removed_at', async (trx, { cutoff, stamp, limit }) => anonymisers.listPhotos(trx, await dueListEntries(trx, 'photos_removed_at', cutoff, limit), stamp));
 
 const listFields = listSource('anonymised_at', async (trx, { cutoff, stamp, limit }) => anonymisers.listFields(trx, await dueListEntries(trx, 'anonymised_at', cutoff, limit), stamp));
+
+// ---------------------------------------------------------------- 应急清点名单
+
+/**
+ * A muster's list goes with the visitors' fields, its period running from the muster's end; a running muster's is
+ * never taken. Read muster by muster (they are few), each one's rows not yet anonymised on its index (migration 039).
+ */
+const endedMusters = (db: Db) =>
+  db
+    .selectFrom('muster as m')
+    .where('m.ended_at', 'is not', null)
+    .where((eb) => eb.exists(eb.selectFrom('muster_subject as s').select('s.id').whereRef('s.muster_id', '=', 'm.id').where('s.anonymised_at', 'is', null)));
+
+const musterSubjects: RetentionSource = {
+  table: 'muster_subject',
+  async count(db, cutoff) {
+    const rows = await db
+      .selectFrom('muster as m')
+      .select((eb) =>
+        eb
+          .selectFrom('muster_subject as s')
+          .select((c) => c.fn.countAll().as('n'))
+          .whereRef('s.muster_id', '=', 'm.id')
+          .where('s.anonymised_at', 'is', null)
+          .as('n'),
+      )
+      .where('m.ended_at', '<', cutoff)
+      .execute();
+    return rows.reduce((n, r) => n + num(r.n), 0);
+  },
+  async oldest(db, cutoff) {
+    let q = endedMusters(db).select((eb) => eb.fn.min('m.ended_at').as('t'));
+    if (cutoff !== null) q = q.where('m.ended_at', '>=', cutoff);
+    return orNull((await q.executeTakeFirst())?.t);
+  },
+  async take(trx, { cutoff, stamp, limit }) {
+    // Each due muster holds a pending row: at most `limit` of them fill a batch.
+    const musters = await endedMusters(trx).select('m.id').where('m.ended_at', '<', cutoff).orderBy('m.ended_at').orderBy('m.id').limit(limit).execute();
+    const ids: number[] = [];
+    for (const m of musters) {
+      if (ids.length >= limit) break;
+      const rows = await trx
+        .selectFrom('muster_subject')
+        .select('id')
+        .where('muster_id', '=', m.id)
+        .where('anonymised_at', 'is', null)
+        // By id; anonymised_at (null in every row) named too, so PostgreSQL walks the index in its order.
+        .orderBy('anonymised_at')
+        .orderBy('id')
+        .limit(limit - ids.length)
+        .execute();
+      ids.push(...rows.map((r) => r.id));
+    }
+    return anonymisers.musterSubjects(trx, ids, stamp);
+  },
+};
 
 // ---------------------------------------------------------------- person-import zips
 
@@ -489,7 +573,7 @@ function logSource(table: 'sys_login_log' | 'sys_operation_log', column: 'login_
 /** Every class's sources, in the order a run takes them. */
 export const retentionSources: Record<RetentionClass, readonly RetentionSource[]> = {
   photos: [personPhotos, carPhotos, listPhotos, importZips],
-  visitor_fields: [personFields, carFields, listFields],
+  visitor_fields: [personFields, carFields, listFields, musterSubjects],
   gate_images: [gateImages('car'), gateImages('person')],
   gate_rows: [gateRows('car'), gateRows('person')],
   waybills: [waybills],
