@@ -281,6 +281,23 @@ for (const dialect of await dialects()) {
       for (const m of more) expect(await carState(m.id)).toBe(2);
     });
 
+    it('rejects a batch with one required reason, given to every task', async () => {
+      const cars = [await newCar('小型汽车'), await newCar('小型汽车')];
+      const ids = await Promise.all(cars.map(async (c) => (await taskOf('reviewer', 'car_task', c.number))!.process_task_id));
+      const bare = await check('reviewer', 'car_task', ids.join(','), { result: 2, remark: '  ' });
+      expect(bare.status).toBe(400);
+      expect(bare.body.msg).toContain('请输入审批意见');
+      for (const c of cars) expect(await carState(c.id)).toBe(1);
+      const r = await check('reviewer', 'car_task', ids.join(','), { result: 2, remark: '车辆信息不全' });
+      expect(r.body).toMatchObject({ success: true, data: { done: ids } });
+      for (const c of cars) expect(await carState(c.id)).toBe(3);
+      const settled = await server.app.ctx.db.selectFrom('process_task').select(['result', 'remark']).where('process_task_id', 'in', ids).execute();
+      expect(settled).toEqual([
+        { result: 2, remark: '车辆信息不全' },
+        { result: 2, remark: '车辆信息不全' },
+      ]);
+    });
+
     it('needs the batch code for more than one task', async () => {
       const cars = [await newCar('重型自卸货车'), await newCar('重型自卸货车')];
       const ids = await Promise.all(cars.map(async (m) => (await taskOf('reviewer', 'car_zxzxc', m.number))!.process_task_id));
