@@ -61,6 +61,7 @@ export const builtScreenCodes = [
   'menu:backup',
   'menu:retention',
   'menu:safetySetting',
+  'menu:workCalendar',
   'menu:privacy',
   'menu:statVehicleInOut',
   'menu:statCarReservation',

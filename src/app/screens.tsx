@@ -106,6 +106,8 @@ export const screenLoaders: Record<ScreenCode, Loader> = {
   // A live board and a marking panel rather than a list: its own page.
   'menu:muster': () => import('../features/muster/muster-page'),
   'menu:safetySetting': () => import('../features/safety-settings/safety-settings-page'),
+  // A month's grid with a range picker rather than a list: its own page (docs/work-calendar.md).
+  'menu:workCalendar': () => import('../features/work-calendar/work-calendar-page'),
   'menu:privacy': () => import('../features/privacy/privacy-page'),
   'menu:statVehicleInOut': report('vehicleInOut'),
   'menu:statCarReservation': report('carReservation'),
