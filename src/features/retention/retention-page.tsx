@@ -9,6 +9,7 @@ import { useCan } from '../../lib/me';
 import { useIsDesktop } from '../../lib/use-media';
 import '../../components/settings-form.css';
 import './retention.css';
+import { SettingsLoadFailed } from '../../components/settings-load-failed';
 
 /**
  * 数据保留 (系统设置): how many days each class of personal data is kept
@@ -121,20 +122,7 @@ export default function RetentionPage() {
     if (ok) running.mutate();
   };
 
-  if (policy.error) {
-    return (
-      <div className="page sf rt">
-        <section className="card sf-card">
-          <p className="sf-problem" role="alert">
-            数据保留设置加载失败：{policy.error.message}
-          </p>
-          <Button size="small" onClick={() => void policy.refetch()}>
-            重试
-          </Button>
-        </section>
-      </div>
-    );
-  }
+  if (policy.error) return <SettingsLoadFailed what="数据保留设置" error={policy.error} pageClass="rt" onRetry={() => void policy.refetch()} />;
 
   return (
     <div className="page sf rt" data-testid="retention-page">

@@ -9,6 +9,7 @@ import { useIsDesktop } from '../../lib/use-media';
 // The look of 数据保留, the other settings form of 系统设置.
 import '../../components/settings-form.css';
 import './safety-settings.css';
+import { SettingsLoadFailed } from '../../components/settings-load-failed';
 
 /**
  * 安全设置 (系统设置): each park's cap on hazardous-goods vehicles inside at
@@ -73,20 +74,7 @@ export default function SafetySettingsPage() {
     save.mutate(form);
   };
 
-  if (settings.error) {
-    return (
-      <div className="page sf ss">
-        <section className="card sf-card">
-          <p className="sf-problem" role="alert">
-            安全设置加载失败：{settings.error.message}
-          </p>
-          <Button size="small" onClick={() => void settings.refetch()}>
-            重试
-          </Button>
-        </section>
-      </div>
-    );
-  }
+  if (settings.error) return <SettingsLoadFailed what="安全设置" error={settings.error} pageClass="ss" onRetry={() => void settings.refetch()} />;
 
   const field = (f: Field) => {
     const id = `ss-${f}`;

@@ -13,6 +13,7 @@ import { useIsDesktop } from '../../lib/use-media';
 // The look of the other settings pages of 系统设置 (cards, hints, the problem box).
 import '../../components/settings-form.css';
 import './work-calendar.css';
+import { SettingsLoadFailed } from '../../components/settings-load-failed';
 
 /**
  * 工作日历 (系统设置): a month of the year at a time, Monday first, with the
@@ -250,20 +251,7 @@ export default function WorkCalendarPage() {
     );
   };
 
-  if (marks.error && !marks.data) {
-    return (
-      <div className="page sf wc">
-        <section className="card sf-card">
-          <p className="sf-problem" role="alert">
-            工作日历加载失败：{marks.error.message}
-          </p>
-          <Button size="small" onClick={() => void marks.refetch()}>
-            重试
-          </Button>
-        </section>
-      </div>
-    );
-  }
+  if (marks.error && !marks.data) return <SettingsLoadFailed what="工作日历" error={marks.error} pageClass="wc" onRetry={() => void marks.refetch()} />;
 
   const calendar = (
     <section ref={calendarRef} className="card wc-cal" aria-label={`${year}年${month}月日历`}>
