@@ -11,7 +11,7 @@ import { appointmentCodes, ProcessType, queues, type AppointmentKind, type Queue
 import { visitRulesOf } from './visit-rules';
 import { binary, col, defineCall, defineUpload, none, pageOf } from './contract';
 import { issuedPass } from './pass';
-import { queueCalls, taskRowOf } from './schemas/approval-task';
+import { queueCalls, taskRowOf, urgeCall } from './schemas/approval-task';
 import { processInfoAnswer } from './schemas/process-info';
 import {
   amendBody as carAmendBody,
@@ -222,6 +222,7 @@ function callsOf<R extends z.ZodType, D extends z.ZodType>(kind: AppointmentKind
     delete: defineCall({ method: 'POST', path: `${p}/delete`, permission: c.delete, summary: `删除${noun}`, operation: `删除${noun}`, input: idBody, answer: none }),
     push: defineCall({ method: 'POST', path: `${p}/push`, permission: c.commit, summary: `提交${noun}审核`, operation: `提交${noun}`, input: idBody, answer: none }),
     revoke: revoke(`${p}/revoke`, c.revoke, ''),
+    urge: urgeCall(`${p}/urge`, c.revoke, noun),
     historyRevoke: revoke(`${p}/revokeForHis`, c.historyRevoke, '（预约记录）'),
     allRevoke: revoke(`${p}/revokeForAllHis`, c.allRevoke, '（预约总记录）'),
     process: defineCall({ method: 'POST', path: `/v2${p}/check/process/info`, permission: 'role', summary: `${noun}的审批流程`, input: idBody, answer: processInfoAnswer }),

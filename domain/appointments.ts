@@ -49,7 +49,7 @@ export const appointmentCodes = {
   },
 } as const satisfies Record<AppointmentKind, Record<string, PermissionCode | undefined>>;
 
-export type AppointmentAction = 'edit' | 'copy' | 'delay' | 'process' | 'submit' | 'revoke' | 'delete' | 'historyRevoke' | 'allRevoke' | 'reject' | 'resume' | 'amend';
+export type AppointmentAction = 'edit' | 'copy' | 'delay' | 'process' | 'submit' | 'revoke' | 'urge' | 'delete' | 'historyRevoke' | 'allRevoke' | 'reject' | 'resume' | 'amend';
 
 type Has = (code: PermissionCode | undefined) => boolean;
 
@@ -61,6 +61,8 @@ const stateRule: Record<AppointmentAction, (s: number) => boolean> = {
   process: (s) => s !== 0,
   submit: (s) => s === 0,
   revoke: (s) => s === 1 || s === 2,
+  // 催办 (docs/approvals.md): only while someone has it to approve.
+  urge: (s) => s === 1,
   delete: (s) => s !== 1 && s !== 2,
   historyRevoke: (s) => s === 1 || s === 2,
   allRevoke: (s) => s === 1 || s === 2,
@@ -84,6 +86,8 @@ function permissionOf(kind: AppointmentKind, action: AppointmentAction): Permiss
     case 'submit':
       return c.commit;
     case 'revoke':
+    // The applicant who may revoke their application may urge it.
+    case 'urge':
       return c.revoke;
     case 'delete':
       return c.delete;
@@ -115,6 +119,7 @@ const actionName: Record<AppointmentAction, string> = {
   process: '查看审批流程',
   submit: '提交',
   revoke: '撤销',
+  urge: '催办',
   delete: '删除',
   historyRevoke: '撤销',
   allRevoke: '撤销',
@@ -261,7 +266,8 @@ export function queueFor(processType: number, isLastNode: boolean): QueueName | 
 export const InstanceState = { RUNNING: 0, APPROVED: 1, REJECTED: 2, REVOKED: 3 } as const;
 
 /** Task states (enums.processTaskState) and results. */
-export const TaskState = { PENDING: 0, DONE: 1, CLOSED: 2 } as const;
+/** WAITING: its approver added a signer before themself; pending again once that signer approves (docs/approvals.md). */
+export const TaskState = { PENDING: 0, DONE: 1, CLOSED: 2, WAITING: 3 } as const;
 export const TaskResult = { APPROVE: 1, REJECT: 2 } as const;
 export const APPROVED_TEXT = '同意';
 export const OVERTIME_REMARK = '超时自动通过';

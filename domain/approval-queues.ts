@@ -20,7 +20,7 @@ export type RegisterQueueName = keyof typeof registerQueues;
 export type ApprovalQueueName = QueueName | RegisterQueueName;
 
 /** Every approval queue, appointments' and registers': what the home's 待我审批 rows and the task notifications read. */
-export const approvalQueues: Record<ApprovalQueueName, { title: string; list: PermissionCode; route: string }> = { ...queues, ...registerQueues };
+export const approvalQueues: Record<ApprovalQueueName, { title: string; list: PermissionCode; check: PermissionCode; route: string }> = { ...queues, ...registerQueues };
 
 export const listableApprovalQueues = (permissions: { has(code: string): boolean }): ApprovalQueueName[] =>
   (Object.keys(approvalQueues) as ApprovalQueueName[]).filter((q) => permissions.has(approvalQueues[q].list));

@@ -97,6 +97,7 @@ export const enums = {
     [0, '待审核', 'primary'],
     [1, '已审核', 'success'],
     [2, '已关闭', 'default'],
+    [3, '待加签人审核', 'warning'],
   ]),
   approvalResult: opts([
     [1, '同意', 'success'],

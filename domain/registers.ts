@@ -11,13 +11,13 @@ import { registerQueues, type RegisterQueueName } from './approval-queues';
 import { AppState, stateAllows, stateConflictMessage } from './appointments';
 import { defineCall, defineResourceContract, none, pageOf, type Access } from './contract';
 import type { PermissionCode } from './permissions';
-import { queueCalls } from './schemas/approval-task';
+import { queueCalls, urgeCall } from './schemas/approval-task';
 import { filterTimeField, idBody, revokeBody } from './schemas/car-application';
 import { labelled, optionalFilterText, pageQuery, type FieldLabels } from './schemas/common';
 import { processInfoAnswer } from './schemas/process-info';
 
 export type RegisterKind = 'carList' | 'personList' | 'registration' | 'waybill';
-export type RegisterAction = 'edit' | 'submit' | 'revoke' | 'delete' | 'process';
+export type RegisterAction = 'edit' | 'submit' | 'revoke' | 'urge' | 'delete' | 'process';
 
 export const registerAllows = (action: RegisterAction, state: number): boolean => stateAllows(action, state);
 export const registerConflictMessage = (action: RegisterAction, state: number): string => stateConflictMessage(action, state);
@@ -39,6 +39,8 @@ export interface ApprovablePaths {
   push: string;
   delete: string;
   revoke: string;
+  /** 催办 (docs/approvals.md), beside revoke. */
+  urge: string;
   processInfo: string;
   taskPage: string;
   taskCheck: string;
@@ -53,6 +55,7 @@ export const standardPaths = (base: string): ApprovablePaths => ({
   push: `${base}/push`,
   delete: `${base}/delete`,
   revoke: `${base}/revoke`,
+  urge: `${base}/urge`,
   processInfo: `/v2${base}/check/process/info`,
   taskPage: `${base}/task/page`,
   taskCheck: `${base}/task/check`,
@@ -162,6 +165,7 @@ export function defineRegister<
     push: defineCall({ method: 'POST', path: paths.push, permission: codes.commit, summary: `提交${noun}审批`, operation: `提交${noun}`, input: idBody, answer: none }),
     /** Revoke with a reason from the filer's list (spec 001 §4). */
     revoke: revoke(paths.revoke, codes.revoke),
+    urge: urgeCall(paths.urge, codes.revoke, noun),
     processInfo: defineCall({ method: 'POST', path: paths.processInfo, permission: 'role', summary: `${noun}审批流程`, input: idBody, answer: processInfoAnswer }),
     task: queueCalls({ title: queue.title, list: queue.list, check: queue.check, paths: { page: paths.taskPage, check: paths.taskCheck }, query: taskQuery, wrapper: d.wrapper, row }),
     histories,

@@ -1,4 +1,4 @@
-import { NotificationKind, type PushPayload } from '../domain/notifications';
+import { NotificationKind, TASK_ACTIONS, type PushPayload, type QuickApproveGrant } from '../domain/notifications';
 import { sendPush, type PushOptions } from './send';
 import type { PushRow, PushStore } from './store';
 import type { VapidKeys } from './vapid';
@@ -11,6 +11,8 @@ import type { VapidKeys } from './vapid';
  */
 export const deliveryOf: Record<string, PushOptions> = {
   [NotificationKind.TASK_ASSIGNED]: { urgency: 'high', ttl: 24 * 3600 },
+  [NotificationKind.TASK_REMINDED]: { urgency: 'high', ttl: 24 * 3600 },
+  [NotificationKind.TASK_URGED]: { urgency: 'high', ttl: 24 * 3600 },
   [NotificationKind.APPLICATION_DECIDED]: { urgency: 'normal', ttl: 3 * 24 * 3600 },
   [NotificationKind.STRANDED_ALARM]: { urgency: 'high', ttl: 4 * 3600 },
   [NotificationKind.ROUTE_DEVIATION]: { urgency: 'high', ttl: 4 * 3600 },
@@ -48,9 +50,33 @@ export interface DispatchDeps {
   now(): number;
   time(): string;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /**
+   * The 同意 grant of a new task's push, valid until `expiresAt` (its TTL from now): the signed token and what
+   * the service worker needs (server/modules/quick-approve.ts). Null, or absent: the push has no buttons.
+   */
+  approveGrant?(row: PushRow, expiresAt: number): Promise<QuickApproveGrant | null>;
 }
 
-export const payloadOf = (r: Pick<PushRow, 'title' | 'body' | 'url' | 'tag'>): PushPayload => ({ title: r.title, body: r.body, url: r.url, tag: r.tag });
+/** What a row's push says; a new task's, given its grant, also 同意 and 查看 (sw/notification-actions.ts). */
+export const payloadOf = (r: Pick<PushRow, 'title' | 'body' | 'url' | 'tag' | 'kind'>, approve?: QuickApproveGrant | null): PushPayload => ({
+  title: r.title,
+  body: r.body,
+  url: r.url,
+  tag: r.tag,
+  kind: r.kind,
+  ...(approve ? { actions: TASK_ACTIONS.map((a) => ({ ...a })), approve } : {}),
+});
+
+/** A task_assigned row's grant; only that kind ever gets one, and a failure to make it costs the buttons, not the push. */
+async function grantOf(deps: DispatchDeps, row: PushRow, ttlSeconds: number): Promise<QuickApproveGrant | null> {
+  if (row.kind !== NotificationKind.TASK_ASSIGNED || !deps.approveGrant) return null;
+  try {
+    return await deps.approveGrant(row, deps.now() + ttlSeconds * 1000);
+  } catch (err) {
+    deps.log.warn({ err, notification: row.notification_id }, 'quick-approve grant failed: pushed without buttons');
+    return null;
+  }
+}
 
 /** Pushes one claimed batch; answers how many rows it handled. */
 export async function pushBatch(deps: DispatchDeps, rows: PushRow[]): Promise<number> {
@@ -68,7 +94,8 @@ export async function pushBatch(deps: DispatchDeps, rows: PushRow[]): Promise<nu
     if (nothingToSend.includes(row)) continue;
     const opts = deliveryOf[row.kind] ?? fallback;
     const targets = subs.filter((s) => s.user_id === row.user_id);
-    const results = await Promise.all(targets.map((t) => sendPush(keys, t, payloadOf(row), { ...opts, topic: row.tag })));
+    const payload = payloadOf(row, await grantOf(deps, row, opts.ttl));
+    const results = await Promise.all(targets.map((t) => sendPush(keys, t, payload, { ...opts, topic: row.tag })));
     let retry = false;
     for (let i = 0; i < targets.length; i++) {
       const t = targets[i]!;

@@ -51,6 +51,7 @@ import { logRoutes } from './modules/logs';
 import { processConfigRoutes } from './modules/process-config';
 import { notificationRoutes } from './modules/notifications';
 import { pushRoutes } from './modules/push';
+import { quickApproveRoutes } from './modules/quick-approve';
 import { userRoutes } from './modules/users';
 import { vehicleTypeRoutes } from './modules/vehicle-types';
 import { drivingRouteRoutes } from './modules/driving-routes/routes';
@@ -60,6 +61,7 @@ import { retentionRoutes } from './modules/retention/routes';
 import { musterRoutes } from './modules/muster/routes';
 import { safetySettingRoutes } from './modules/safety-settings';
 import { workCalendarRoutes } from './modules/work-calendar';
+import { taskActionRoutes } from './workflow/task-actions';
 import { observeGroupCommitWait, observeStatement, registerOps } from './ops/metrics';
 
 /** Area plugins, each registering its own routes under /api. */
@@ -74,6 +76,7 @@ const areas = [
   equipmentRoutes,
   vehicleTypeRoutes,
   pushRoutes,
+  quickApproveRoutes,
   notificationRoutes,
   fileRoutes,
   approvalPendingRoutes,
@@ -101,6 +104,7 @@ const areas = [
   retentionRoutes,
   safetySettingRoutes,
   workCalendarRoutes,
+  taskActionRoutes,
   piiRoutes,
 ];
 

@@ -3,7 +3,7 @@ import { loadConfig, type Config } from './config';
 import { buildApp } from './app';
 import { onNotified, signalNotified } from './core/notify';
 import { onTableChanged, tableChanged } from './core/paging';
-import { startOvertimeJob } from './jobs/overtime';
+import { startDeadlineJob } from './jobs/deadlines';
 import { startCleanupJob } from './jobs/cleanup';
 import { startDeviceOnlineJob } from './jobs/device-online';
 import { startImportRecoveryJob } from './jobs/import-recovery';
@@ -87,7 +87,7 @@ async function serve(config: Config) {
   }
 
   await app.listen({ port: config.port, host: config.host });
-  if (runsJobs) stops.push(startOvertimeJob(app), startCleanupJob(app), startDeviceOnlineJob(app), startStrandedJob(app), startImportRecoveryJob(app), startBackupJob(app), startRetentionJob(app));
+  if (runsJobs) stops.push(startDeadlineJob(app), startCleanupJob(app), startDeviceOnlineJob(app), startStrandedJob(app), startImportRecoveryJob(app), startBackupJob(app), startRetentionJob(app));
   const who = cluster.isWorker ? ` [process ${process.env[WORKER_INDEX]}, pid ${process.pid}]` : '';
   app.log.info(`园区出入管理系统 listening on http://localhost:${config.port} (${app.ctx.dialect})${who}`);
 }

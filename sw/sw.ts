@@ -6,7 +6,14 @@ import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { CacheableResponsePlugin } from 'workbox-cacheable-response';
 import { CacheFirst, StaleWhileRevalidate } from 'workbox-strategies';
+import type { PushPayload } from '../domain/notifications';
+import { OutboxDb } from '../src/lib/outbox/db';
+import type { OutboxItem } from '../src/lib/outbox/types';
+import { notificationOf, onNotificationClick } from './notification-actions';
 import { CACHED_AT_HEADER, isCachedRead, isStorableAnswer, NOTICE_FILE_CACHE, OFFLINE_FROM_HEADER, READ_CACHE, READ_MAX_AGE_MS, readCacheKey } from './cache-key';
+
+/** The Background Sync tag of the page's outbox (src/lib/outbox/runtime.ts SYNC_TAG). */
+const OUTBOX_SYNC_TAG = 'outbox';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<{ url: string; revision: string | null }> };
 
@@ -134,7 +141,7 @@ interface SyncEvent extends ExtendableEvent {
  * which drains on start anyway.
  */
 self.addEventListener('sync', ((event: SyncEvent) => {
-  if (event.tag !== 'outbox') return;
+  if (event.tag !== OUTBOX_SYNC_TAG) return;
   event.waitUntil(
     (async () => {
       const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
@@ -143,44 +150,64 @@ self.addEventListener('sync', ((event: SyncEvent) => {
   );
 }) as EventListener);
 
-interface PushPayload {
-  title?: string;
-  body?: string;
-  url?: string;
-  tag?: string;
-}
+// ------------------------------------------------------------------ push and its buttons
+
+type SyncRegistration = ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } };
 
 self.addEventListener('push', (event: PushEvent) => {
-  let data: PushPayload = {};
+  let data: Partial<PushPayload> = {};
   try {
-    data = (event.data?.json() as PushPayload | undefined) ?? {};
+    data = (event.data?.json() as Partial<PushPayload> | undefined) ?? {};
   } catch {
     data = { body: event.data?.text() };
   }
-  const options: NotificationOptions & { renotify?: boolean } = {
-    body: data.body ?? '',
-    icon: '/icons/icon-192.png',
-    badge: '/icons/icon-192.png',
-    data: { url: data.url ?? '/' },
-    ...(data.tag ? { tag: data.tag, renotify: true } : {}),
-  };
-  event.waitUntil(self.registration.showNotification(data.title ?? '园区出入管理系统', options));
+  const { title, options } = notificationOf(data);
+  event.waitUntil(self.registration.showNotification(title, options));
 });
 
+/** The app at `url`: a window of this origin is focused and moved there, else a new one opens. */
+async function openAt(url: string): Promise<void> {
+  const target = new URL(url, self.location.origin).href;
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const open = windows.find((c) => new URL(c.url).origin === self.location.origin);
+  if (open) {
+    const focused = await open.focus();
+    // navigate() is refused for a page this worker does not control yet; a new window still gets there.
+    const moved = await focused.navigate(target).catch(() => null);
+    if (moved) return;
+  }
+  await self.clients.openWindow(target);
+}
+
+/** A decision made offline from a notification, stored where the page's outbox keeps its own (src/lib/outbox/db.ts). */
+async function writeOutbox(item: OutboxItem): Promise<void> {
+  const db = new OutboxDb();
+  try {
+    await db.items.add(item);
+  } finally {
+    db.close();
+  }
+}
+
+/** As the page does (src/lib/outbox/runtime.ts): the sync's 'outbox' tag wakes the page's drain; an open window drains now. */
+async function requestSync(): Promise<void> {
+  await (self.registration as SyncRegistration).sync?.register(OUTBOX_SYNC_TAG);
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  for (const w of windows) w.postMessage({ type: 'OUTBOX_DRAIN' });
+}
+
+// 同意 decides from the notification (sw/notification-actions.ts); the body and 查看 open the task.
 self.addEventListener('notificationclick', (event: NotificationEvent) => {
   event.notification.close();
-  const target = new URL((event.notification.data as { url?: string } | null)?.url ?? '/', self.location.origin).href;
   event.waitUntil(
-    (async () => {
-      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-      const open = windows.find((c) => new URL(c.url).origin === self.location.origin);
-      if (open) {
-        const focused = await open.focus();
-        // navigate() is refused for a page this worker does not control yet; a new window still gets there.
-        const moved = await focused.navigate(target).catch(() => null);
-        if (moved) return;
-      }
-      await self.clients.openWindow(target);
-    })(),
+    onNotificationClick(event.action, event.notification.data, {
+      fetch: (...a) => fetch(...a),
+      showNotification: (title, options) => self.registration.showNotification(title, options),
+      writeOutbox,
+      requestSync,
+      isOnline: () => self.navigator.onLine !== false,
+      open: openAt,
+      newId: () => self.crypto.randomUUID(),
+    }),
   );
 });

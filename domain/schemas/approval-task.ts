@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { shellWire } from '../shell-calls';
 import { col, defineCall, pageOf } from '../contract';
 import type { PermissionCode } from '../permissions';
-import { checkBody, type CarApplicationRow } from './car-application';
+import { checkBody, idBody, type CarApplicationRow } from './car-application';
 import type { PersonApplicationRow } from './person-application';
 
 /** An approval-queue entry (spec 000 §3 "approval task wrapper"). */
@@ -22,6 +22,8 @@ export interface TaskRow {
   remark: string | null;
   approve_time: string | null;
   node_name: string | null;
+  urged: number;
+  due_at: number | null;
   carApplication?: CarApplicationRow & { carInfo?: Record<string, unknown> | null };
   personApplication?: PersonApplicationRow;
 }
@@ -40,6 +42,10 @@ export const taskFields = {
   remark: col.text,
   approve_time: col.time.nullable(),
   node_name: col.text.nullable(),
+  /** How often the applicant urged this task (已催办 N 次). */
+  urged: col.int,
+  /** The node's deadline (ms); pending past it, the task is overdue. */
+  due_at: col.int.nullable(),
 };
 
 /** A queue's row: the task and the record under its kind's key (carApplication, carBlackWhiteList …). */
@@ -84,7 +90,8 @@ export function queueCalls<Q extends z.ZodType, R extends z.ZodType>(queue: {
 }
 
 /** One queue the caller may list, with how many of its tasks wait for them. */
-export const pendingQueueRow = z.object({ queue: col.text, title: col.text, route: col.text, count: col.int });
+/** `overdue`: of `count`, the tasks past their node's deadline (docs/approvals.md). */
+export const pendingQueueRow = z.object({ queue: col.text, title: col.text, route: col.text, count: col.int, overdue: col.int });
 export type PendingQueue = z.infer<typeof pendingQueueRow>;
 
 /** The approver's home (spec 000 §2): how many tasks wait in each queue the caller may list. */
@@ -95,3 +102,10 @@ export const approvalPendingCall = defineCall({
   input: z.object({}),
   answer: z.object({ list: z.array(pendingQueueRow) }),
 });
+
+/** What an urge answers: how many times today the application has been urged now, and whom it reached. */
+export const urgeAnswer = z.object({ times_today: col.int, approvers: col.text });
+
+/** 催办 of one kind under approval (docs/approvals.md): the applicant's own row, under the code of its revoke. */
+export const urgeCall = (path: string, permission: PermissionCode, noun: string) =>
+  defineCall({ method: 'POST', path, permission, summary: `催办${noun}（通知当前审核人）`, operation: `催办${noun}`, input: idBody, answer: urgeAnswer });

@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import { col, defineCall, defineResourceContract, none } from '../contract';
 import { enums } from '../enums';
+import {
+  AutoAction,
+  DEADLINE_HOURS_MAX,
+  DEADLINE_WORKING_DAYS_MAX,
+  DeadlineUnit,
+  NO_DEADLINE,
+  overtimeFieldsOf,
+  overtimeRule,
+  REMIND_INTERVAL_HOURS_MAX,
+  REMIND_TIMES_MAX,
+  type DeadlineRule,
+} from '../approval-deadline';
 import { idField, idList, idNumber, intField, labelled, optionalFilterInt, optionalFilterText, optionalText, pageQuery, requiredText, stampLabels, choice01 } from './common';
 
 /**
@@ -88,9 +100,28 @@ export const processNodeLabels = {
   companyCheck: '被访企业审核',
   overtimeAutoCheck: '超时自动审核',
   overtimeHours: '超时时限',
+  deadlineValue: '审批时限',
+  deadlineUnit: '时限单位',
+  remindTimes: '到期提醒次数',
+  remindInterval: '提醒间隔',
+  escalateRoleId: '到期升级角色',
+  autoAction: '到期自动处理',
+  deadline_text: '审批时限',
   remark: '备注',
   create_user_name: '创建人',
 };
+
+export const DEADLINE_HOURS_MSG = `审批时限范围为1-${DEADLINE_HOURS_MAX}小时`;
+export const DEADLINE_DAYS_MSG = `审批时限范围为1-${DEADLINE_WORKING_DAYS_MAX}个工作日`;
+export const REMIND_TIMES_MSG = `到期提醒次数范围为0-${REMIND_TIMES_MAX}次`;
+export const REMIND_INTERVAL_MSG = `提醒间隔范围为1-${REMIND_INTERVAL_HOURS_MAX}小时`;
+
+/** A whole number from `min` to `max`, digits from a form too; `message` for anything else. */
+const rangedInt = (min: number, max: number, message: string) =>
+  z.preprocess(
+    (v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+    z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }).optional(),
+  );
 
 const nodeFields = {
   name: requiredText('请输入节点名称', NODE_NAME_MAX, '不能超过30个文字'),
@@ -98,12 +129,21 @@ const nodeFields = {
   roleId: intField('请选择关联角色').pipe(idNumber('请选择关联角色')),
   countersign: choice01('请选择是否会签'),
   companyCheck: choice01('请选择被访企业审核'),
-  overtimeAutoCheck: choice01('请选择是否开启超时自动审核'),
+  // The spec's pair; optional where the deadline fields below are given, which then say the whole rule.
+  overtimeAutoCheck: choice01('请选择是否开启超时自动审核').optional(),
   // Asked only with overtime auto review on; without it the stored limit is the default and unused.
   overtimeHours: z.preprocess(
     (v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
     z.number({ error: OVERTIME_HOURS_MSG }).int({ error: OVERTIME_HOURS_MSG }).min(1, { error: OVERTIME_HOURS_MSG }).max(OVERTIME_HOURS_MAX, { error: OVERTIME_HOURS_MSG }).optional(),
   ),
+  // 0: no deadline. Checked against its unit's range in nodeChecks.
+  deadlineValue: rangedInt(0, DEADLINE_HOURS_MAX, DEADLINE_HOURS_MSG),
+  deadlineUnit: rangedInt(1, 2, '请选择时限单位'),
+  remindTimes: rangedInt(0, REMIND_TIMES_MAX, REMIND_TIMES_MSG),
+  remindInterval: rangedInt(1, REMIND_INTERVAL_HOURS_MAX, REMIND_INTERVAL_MSG),
+  escalateRoleId: z.preprocess((v) => (v === '' || v === null || v === 0 || v === '0' ? undefined : v), intField('到期升级角色不正确').pipe(idNumber('到期升级角色不正确')).optional()),
+  // AutoAction's values are 0, 1 and 2.
+  autoAction: rangedInt(AutoAction.NONE, AutoAction.REJECT, '请选择到期自动处理方式'),
   remark: optionalText(REMARK_MAX, '备注不能超过80个字符'),
 };
 
@@ -112,14 +152,31 @@ const nodeFields = {
  * check; with it they are cleared and countersign is no (nodeRow applies that).
  * Overtime auto review needs its limit.
  */
-const nodeChecks = (v: { companyCheck?: unknown; departIds?: unknown; overtimeAutoCheck?: unknown; overtimeHours?: unknown }, ctx: z.RefinementCtx) => {
+const nodeChecks = (
+  v: {
+    companyCheck?: unknown;
+    departIds?: unknown;
+    overtimeAutoCheck?: unknown;
+    overtimeHours?: unknown;
+    deadlineValue?: number;
+    deadlineUnit?: number;
+    remindTimes?: number;
+    remindInterval?: number;
+  },
+  ctx: z.RefinementCtx,
+) => {
   const failed = new Set(ctx.issues.map((i) => String(i.path?.[0] ?? '')));
-  if (v.companyCheck === 0 && !failed.has('departIds') && (!Array.isArray(v.departIds) || v.departIds.length === 0)) {
-    ctx.addIssue({ code: 'custom', path: ['departIds'], message: '请选择关联部门' });
+  const issue = (field: string, message: string) => !failed.has(field) && ctx.addIssue({ code: 'custom', path: [field], message });
+  if (v.companyCheck === 0 && (!Array.isArray(v.departIds) || v.departIds.length === 0)) issue('departIds', '请选择关联部门');
+  if (v.deadlineValue === undefined) {
+    if (v.overtimeAutoCheck === undefined) issue('overtimeAutoCheck', '请选择是否开启超时自动审核');
+    if (v.overtimeAutoCheck === 1 && v.overtimeHours === undefined) issue('overtimeHours', '请输入超时时限');
+    return;
   }
-  if (v.overtimeAutoCheck === 1 && !failed.has('overtimeHours') && v.overtimeHours === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['overtimeHours'], message: '请输入超时时限' });
-  }
+  if (v.deadlineValue === 0) return;
+  if (v.deadlineUnit === undefined) issue('deadlineUnit', '请选择时限单位');
+  if (v.deadlineUnit === DeadlineUnit.WORKING_DAYS && v.deadlineValue > DEADLINE_WORKING_DAYS_MAX) issue('deadlineValue', DEADLINE_DAYS_MSG);
+  if ((v.remindTimes ?? 0) > 0 && v.remindInterval === undefined) issue('remindInterval', '请输入提醒间隔');
 };
 
 export const processNodeQuery = labelled(z.object({ name: optionalFilterText }), processNodeLabels);
@@ -129,15 +186,37 @@ export const processNodeId = labelled(z.object({ processNodeId: idField(processN
 
 export type ProcessNodeCreate = z.infer<typeof processNodeCreate>;
 
+/**
+ * A node's deadline as entered: the deadline fields when given, else the
+ * spec's 超时自动审核 (its hours, then approve). Reminders without an
+ * interval, or an interval without reminders, are not kept.
+ */
+export function deadlineRuleOf(
+  v: Pick<ProcessNodeCreate, 'overtimeAutoCheck' | 'overtimeHours' | 'deadlineValue' | 'deadlineUnit' | 'remindTimes' | 'remindInterval' | 'escalateRoleId' | 'autoAction'>,
+): DeadlineRule {
+  if (v.deadlineValue === undefined) return v.overtimeAutoCheck === 1 ? overtimeRule(v.overtimeHours ?? OVERTIME_HOURS_DEFAULT) : NO_DEADLINE;
+  if (v.deadlineValue === 0) return NO_DEADLINE;
+  const remindTimes = v.remindInterval ? (v.remindTimes ?? 0) : 0;
+  return {
+    value: v.deadlineValue,
+    unit: v.deadlineUnit === DeadlineUnit.WORKING_DAYS ? DeadlineUnit.WORKING_DAYS : DeadlineUnit.HOURS,
+    remindTimes,
+    remindIntervalHours: remindTimes > 0 ? v.remindInterval! : 0,
+    escalateRoleId: v.escalateRoleId ?? null,
+    autoAction: (v.autoAction ?? AutoAction.NONE) as AutoAction,
+  };
+}
+
 /** A node's rule as stored: the visited-enterprise check clears departments and countersign (spec 002 §4). */
-export function nodeRule(v: Pick<ProcessNodeCreate, 'companyCheck' | 'countersign' | 'departIds' | 'overtimeAutoCheck' | 'overtimeHours'>) {
+export function nodeRule(v: Parameters<typeof deadlineRuleOf>[0] & Pick<ProcessNodeCreate, 'companyCheck' | 'countersign' | 'departIds'>) {
   const company = v.companyCheck === 1;
+  const deadline = deadlineRuleOf(v);
   return {
     company_check: v.companyCheck,
     countersign: company ? 0 : v.countersign,
     departIds: company ? [] : [...new Set(v.departIds)],
-    overtime_auto_check: v.overtimeAutoCheck,
-    overtime_hours: v.overtimeAutoCheck === 1 ? (v.overtimeHours ?? OVERTIME_HOURS_DEFAULT) : OVERTIME_HOURS_DEFAULT,
+    deadline,
+    ...overtimeFieldsOf(deadline),
   };
 }
 
@@ -149,6 +228,14 @@ export const processNodeRow = z.object({
   company_check: col.flag,
   overtime_auto_check: col.flag,
   overtime_hours: col.int,
+  deadline_value: col.int,
+  deadline_unit: col.int,
+  remind_times: col.int,
+  remind_interval: col.int,
+  escalate_role_id: col.id.nullable(),
+  auto_action: col.int,
+  /** The deadline rule in words: 24小时内审批，到期提醒3次（每4小时）… */
+  deadline_text: col.text,
   remark: col.text,
   role_id: col.id,
   role: z.object({ role_id: col.id, name: col.text }).nullable(),
@@ -171,6 +258,8 @@ export const processDefinitionLabels = {
   name: '流程定义名称',
   remark: '备注',
   processNodeIds: '流程节点',
+  skipRepeat: '相同审核人自动通过',
+  skip_repeat: '相同审核人自动通过',
   chain: '节点链',
   create_user_name: '创建人',
 };
@@ -187,6 +276,8 @@ const chainField = idList('流程节点不正确')
 const definitionFields = {
   name: requiredText('请输入流程定义名称', 30, '不能超过30个文字'),
   remark: optionalText(REMARK_MAX, '备注不能超过80个字符'),
+  // 相同审核人自动通过 (docs/approvals.md): on when absent at create, unchanged when absent at edit.
+  skipRepeat: choice01('请选择相同审核人是否自动通过').optional(),
 };
 
 export const processDefinitionQuery = labelled(z.object({ name: optionalFilterText }), processDefinitionLabels);
@@ -205,6 +296,7 @@ export const processDefinitionRow = z.object({
   process_definition_id: col.id,
   name: col.text,
   remark: col.text,
+  skip_repeat: col.flag,
   /** The chain's node ids, comma-joined in order (spec 002 §7). */
   processNodeIds: col.text,
   definitionNodeList: z.array(chainNodeRow),

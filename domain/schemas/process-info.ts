@@ -43,5 +43,17 @@ export const processInfoAnswer = z.object({
       depart: z.object({ name: col.text }),
     }),
   ),
+  /** Steps besides decisions (docs/approvals.md): reminders, escalations, urges, hand-overs, added signers, skips; user_name 系统 for the system's. */
+  processEventList: z.array(
+    z.object({
+      event_id: col.id,
+      process_task_id: col.id.nullable(),
+      sort: col.int,
+      kind: col.text,
+      user_name: col.text,
+      text: col.text,
+      create_time: col.time,
+    }),
+  ),
 });
 export type ProcessInfo = z.infer<typeof processInfoAnswer>;

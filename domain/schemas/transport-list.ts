@@ -296,6 +296,7 @@ export const transportListApi = {
       push: '/transportList/push',
       delete: '/transportList/delete',
       revoke: '/transportList/revoke',
+      urge: '/transportList/urge',
       processInfo: '/transportList/checkProcessInfo',
       taskPage: '/transportList/taskPage',
       taskCheck: '/transportList/check',

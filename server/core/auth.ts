@@ -102,6 +102,22 @@ export async function authenticateSession(app: FastifyInstance, sessionId: numbe
 }
 
 /**
+ * The user a signed action token names (a push notification's 同意,
+ * modules/quick-approve.ts), as a session of theirs would see them now: their
+ * roles and codes read afresh, and null once the user is disabled or deleted.
+ * There is no session behind it (sessionId 0): the token allows its one action.
+ */
+export async function authenticateUser(app: FastifyInstance, userId: number): Promise<AuthContext | null> {
+  const user = await app.ctx.db
+    .selectFrom('sys_user as u')
+    .select(['u.user_id', 'u.account', 'u.user_name', 'u.depart_id', 'u.status', 'u.deleted'])
+    .where('u.user_id', '=', userId)
+    .executeTakeFirst();
+  if (!user || user.deleted || user.status !== 1) return null;
+  return authContextOf(app, { ...user, session_id: 0, created_at: 0, last_seen_at: 0, expires_at: 0 });
+}
+
+/**
  * The user's enabled roles and the codes they grant (plus the open codes of
  * anyone holding a role), read from the database on every call in one query:
  * a role's new permissions, status or members reach its signed-in users on

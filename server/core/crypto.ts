@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, scrypt as scryptCb, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, randomBytes, scrypt as scryptCb, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { compactDecrypt } from 'jose';
 import type { Kysely } from 'kysely';
@@ -52,6 +52,35 @@ export async function loadServerKeys(db: Kysely<DB>): Promise<ServerKeys> {
   const privateKey = createPrivateKey(privatePem);
   const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
   return { publicKeyPem, privateKey };
+}
+
+/**
+ * A 32-byte key for one purpose, derived (HKDF-SHA-256) from the server's
+ * private key above: every server of one database derives the same key, and
+ * a signed token needs no secret of its own stored anywhere. Another purpose
+ * gives an unrelated key, so a token of one kind never passes for another.
+ */
+export function derivedKey(keys: ServerKeys, purpose: string): Buffer {
+  const der = keys.privateKey.export({ type: 'pkcs8', format: 'der' });
+  return Buffer.from(hkdfSync('sha256', der, Buffer.alloc(0), `park-access:${purpose}`, 32));
+}
+
+/** `a.b.c.MAC`: the fields (whole numbers) joined with dots, then their HMAC-SHA-256 under `key` (base64url, 43 characters). */
+export function signFields(key: Buffer, fields: readonly number[]): string {
+  const payload = fields.join('.');
+  return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
+}
+
+/** The fields of a token signFields made with `key` and `count` fields; null when malformed or wrongly signed (compared in constant time). */
+export function verifiedFields(key: Buffer, token: string, count: number): number[] | null {
+  const parts = token.split('.');
+  if (parts.length !== count + 1 || !parts.slice(0, count).every((p) => /^\d{1,15}$/.test(p))) return null;
+  const mac = parts[count]!;
+  if (!/^[A-Za-z0-9_-]{43}$/.test(mac)) return null;
+  const fields = parts.slice(0, count).map(Number);
+  const expected = Buffer.from(signFields(key, fields).slice(-43));
+  const given = Buffer.from(mac);
+  return expected.length === given.length && timingSafeEqual(expected, given) ? fields : null;
 }
 
 /** Decrypts a JWE compact `content` (RSA-OAEP-256 / A256GCM) into its JSON payload. */

@@ -319,6 +319,26 @@ export async function purgeIdempotencyKeys(db: Kysely<DB>, now: number): Promise
   return changed(r);
 }
 
+const invalidKey = () => new AppError(ErrorCode.VALIDATION, INVALID_KEY_MESSAGE, { errors: [{ field: 'Idempotency-Key', label: '请求头 Idempotency-Key', message: '须为1到255个可打印的ASCII字符' }] });
+const routeOf = (req: FastifyRequest) => `${req.method} ${req.url.split('?')[0]}`;
+
+/**
+ * The Idempotency-Key of a unit-of-work route whose caller is known only once
+ * its body has been read: a signed action token in place of a session
+ * (modules/quick-approve.ts, a 'public' route), which sets `req.auth` in its
+ * preHandler and then calls this. The key is scoped to that user and claimed
+ * in the work's transaction as the hook below does for a signed-in caller
+ * (whose key it claims before validation; here the fingerprint is of the
+ * validated body, the same on every send). Throws the 400 of a malformed key.
+ */
+export function claimForAuthenticatedBody(req: FastifyRequest): void {
+  const raw = req.headers[IDEMPOTENCY_HEADER];
+  if (raw === undefined || !req.auth || req.idempotency || !req.routeOptions.config?.unitOfWork) return;
+  const key = Array.isArray(raw) ? raw.join(', ') : raw;
+  if (!VALID_KEY.test(key)) throw invalidKey();
+  req.idempotency = { userId: req.auth.userId, key, owner: randomUUID(), finished: false, pending: { route: routeOf(req), hash: requestFingerprint(req) } };
+}
+
 /**
  * Hooks every mutating call under /api, before the route's schema validates
  * the body: a refused body is an answer to replay like any other, and the
@@ -335,11 +355,9 @@ export function registerIdempotency(app: FastifyInstance): void {
     // Without a signed-in user (sign-in, captcha) there is nobody to scope the key to: it is ignored, never shared.
     if (raw === undefined || !req.auth || !MUTATING.has(req.method) || !req.url.startsWith('/api')) return done();
     const key = Array.isArray(raw) ? raw.join(', ') : raw;
-    if (!VALID_KEY.test(key)) {
-      return done(new AppError(ErrorCode.VALIDATION, INVALID_KEY_MESSAGE, { errors: [{ field: 'Idempotency-Key', label: '请求头 Idempotency-Key', message: '须为1到255个可打印的ASCII字符' }] }));
-    }
+    if (!VALID_KEY.test(key)) return done(invalidKey());
     const userId = req.auth.userId;
-    const route = `${req.method} ${req.url.split('?')[0]}`;
+    const route = routeOf(req);
     const hash = requestFingerprint(req);
     // A unit of work claims the key in its own transaction (claimInTransaction): nothing to write or read here.
     if (req.routeOptions.config?.unitOfWork) {

@@ -19,7 +19,7 @@ import type { SmsMessage, SmsSender } from './sms';
 export const OutboxState = { WAITING: 0, SENDING: 1, SENT: 2, FAILED: 3 } as const;
 export const SMS_CHANNEL = 'sms';
 /** What an SMS is about: where its outcome is recorded. */
-export type SmsOrigin = 'captcha' | 'stranded_alarm' | 'muster';
+export type SmsOrigin = 'captcha' | 'stranded_alarm' | 'muster' | 'approval_remind';
 
 /** Longer than a slow provider's answer (10 s), short enough that an alarm pass is not held for long. */
 export const SMS_TIMEOUT_MS = 15_000;
@@ -84,6 +84,26 @@ export async function deliverSms(deps: { db: Db; sms: SmsSender; now(): number }
     .where('message_id', '=', messageId)
     .execute();
   return { sent: errors.length === 0, errors };
+}
+
+/**
+ * Sends the waiting rows of one origin (of one record of it, with `originId`),
+ * each once: called after the commit that wrote them, and by a minute pass for
+ * rows a stopped server left waiting (those older than `olderThanMs`).
+ * Answers how many rows this call sent.
+ */
+export async function deliverWaitingSms(deps: { db: Db; sms: SmsSender; now(): number }, origin: SmsOrigin, opts: { originId?: number; olderThanMs?: number } = {}): Promise<number> {
+  let q = deps.db
+    .selectFrom('outbox_message')
+    .select('message_id')
+    .where('origin', '=', origin)
+    .where('state', '=', OutboxState.WAITING)
+    .where('created_at', '<=', deps.now() - (opts.olderThanMs ?? 0));
+  if (opts.originId !== undefined) q = q.where('origin_id', '=', opts.originId);
+  const rows = await q.orderBy('message_id').limit(1000).execute();
+  let sent = 0;
+  for (const { message_id } of rows) if (await deliverSms(deps, message_id)) sent++;
+  return sent;
 }
 
 /** The waiting row of one origin's record (an alarm's SMS), if any. */

@@ -40,6 +40,9 @@ import { offlineGate } from './migrations/037-offline-gate';
 import { hazmatGate } from './migrations/038-hazmat-gate';
 import { musterRetention } from './migrations/039-muster-retention';
 import { workCalendar } from './migrations/040-work-calendar';
+import { approvalDeadlines } from './migrations/041-approval-deadlines';
+import { addedSigners } from './migrations/042-added-signers';
+import { skipRepeat } from './migrations/043-skip-repeat';
 
 /** Migrations are code, listed here in order; the last one's name is this build's migration level. */
 function migrationsOf(dialect: Database_['dialect']): Record<string, Migration> {
@@ -84,6 +87,9 @@ function migrationsOf(dialect: Database_['dialect']): Record<string, Migration> 
     '038-hazmat-gate': hazmatGate(dialect),
     '039-muster-retention': musterRetention(),
     '040-work-calendar': workCalendar(),
+    '041-approval-deadlines': approvalDeadlines(dialect),
+    '042-added-signers': addedSigners(),
+    '043-skip-repeat': skipRepeat(),
   };
 }
 

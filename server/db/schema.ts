@@ -162,6 +162,13 @@ export interface ProcessNodeTable {
   company_check: D<number>;
   overtime_auto_check: D<number>;
   overtime_hours: D<number>;
+  /** The deadline rule (migration 041, domain/approval-deadline.ts); the overtime pair is its spec view. */
+  deadline_value: D<number>;
+  deadline_unit: D<number>;
+  remind_times: D<number>;
+  remind_interval: D<number>;
+  escalate_role_id: number | null;
+  auto_action: D<number>;
   role_id: number;
   remark: D<string>;
   create_user_id: number | null;
@@ -177,6 +184,8 @@ export interface ProcessDefinitionTable {
   process_definition_id: Generated<number>;
   name: string;
   remark: D<string>;
+  /** 相同审核人自动通过 (migration 043): 1 on. */
+  skip_repeat: D<number>;
   create_user_id: number | null;
   create_time: string;
   update_time: string;
@@ -216,6 +225,8 @@ export interface ProcessInstanceTable {
   stage: D<number>;
   /** 1 once a company_check node of its chain approved it. */
   company_passed: D<number>;
+  /** The definition's 相同审核人自动通过 when submitted (migration 043). */
+  skip_repeat: D<number>;
   create_time: string;
   update_time: string;
 }
@@ -236,7 +247,30 @@ export interface ProcessTaskTable {
   /** When the filer submitted the application (its instance's create_time, migration 021), not when this node was reached. */
   submit_time: string;
   approve_time: string | null;
+  /** The node's deadline (ms): pending past it, the task is overdue. */
   due_at: number | null;
+  /** When the deadline job next acts on it (ms, migration 041); null: never. */
+  next_at: D<number | null>;
+  deadline_step: D<number>;
+  urged: D<number>;
+  /** TaskOrigin (domain/approval-events.ts). */
+  origin: D<number>;
+  origin_task_id: D<number | null>;
+  /** 1: the node waits for this task's approval (migration 042). */
+  required: D<number>;
+}
+/** What happened to an instance besides decisions (migration 041): shown in the process view. */
+export interface ProcessEventTable {
+  event_id: Generated<number>;
+  process_instance_id: number;
+  process_task_id: number | null;
+  sort: number;
+  kind: string;
+  /** Who did it; null: the system. */
+  user_id: number | null;
+  text: D<string>;
+  create_time: string;
+  created_at: number;
 }
 export interface CarApplicationTable {
   car_application_id: Generated<number>;
@@ -605,6 +639,7 @@ export interface DB {
   process: ProcessTable;
   process_instance: ProcessInstanceTable;
   process_task: ProcessTaskTable;
+  process_event: ProcessEventTable;
   car_application: CarApplicationTable;
   car_person: CarPersonTable;
   person_application: PersonApplicationTable;
@@ -768,6 +803,13 @@ export interface ProcessInstanceNodeTable {
   company_check: D<number>;
   overtime_auto_check: D<number>;
   overtime_hours: D<number>;
+  /** The deadline rule (migration 041, domain/approval-deadline.ts); the overtime pair is its spec view. */
+  deadline_value: D<number>;
+  deadline_unit: D<number>;
+  remind_times: D<number>;
+  remind_interval: D<number>;
+  escalate_role_id: number | null;
+  auto_action: D<number>;
 }
 // Merged into DB above.
 export interface DB {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { deadlineText } from '../../domain/approval-deadline';
 import { enumLabel } from '../../domain/enums';
 import { processApi, processConfigApi, processLabels, type ProcessCreate, type ProcessDefinitionRow, type ProcessNodeRow } from '../../domain/schemas/process-config';
 import type { AppContext } from '../core/context';
@@ -8,6 +9,7 @@ import { containsText } from '../core/paging';
 import type { Db, RowValues } from '../core/repository';
 import { defineResource, registerResource } from '../core/resource';
 import { route } from '../core/route';
+import { deadlineColumns, deadlineOf } from '../workflow/chain';
 import { chainsOf, conflict, createDefinition, createNode, deleteDefinition, deleteNode, invalid, lockLive, updateDefinition, updateNode } from '../workflow/chain-config';
 
 /**
@@ -41,6 +43,7 @@ async function nodeRows(db: Db, filter: { name?: string }): Promise<ProcessNodeR
       'n.company_check',
       'n.overtime_auto_check',
       'n.overtime_hours',
+      ...deadlineColumns.map((c) => `n.${c}` as const),
       'n.remark',
       'n.role_id',
       'r.name as role_name',
@@ -53,7 +56,8 @@ async function nodeRows(db: Db, filter: { name?: string }): Promise<ProcessNodeR
   const rows = await q.orderBy('n.process_node_id').limit(1000).execute();
   if (!rows.length) return [];
   const ids = rows.map((r) => r.process_node_id);
-  const [departs, definitions, creators] = await Promise.all([
+  const escalateRoles = [...new Set(rows.map((r) => r.escalate_role_id).filter((id): id is number => id !== null))];
+  const [departs, definitions, creators, roleNames] = await Promise.all([
     db
       .selectFrom('process_node_depart as nd')
       .leftJoin('sys_department as d', 'd.depart_id', 'nd.depart_id')
@@ -73,6 +77,14 @@ async function nodeRows(db: Db, filter: { name?: string }): Promise<ProcessNodeR
       db,
       rows.map((r) => r.create_user_id),
     ),
+    escalateRoles.length
+      ? db
+          .selectFrom('sys_role')
+          .select(['role_id', 'name'])
+          .where('role_id', 'in', escalateRoles)
+          .execute()
+          .then((rs) => new Map(rs.map((r) => [r.role_id, r.name])))
+      : new Map<number, string>(),
   ]);
   return rows.map((r) => {
     const own = departs.filter((d) => d.process_node_id === r.process_node_id);
@@ -84,6 +96,13 @@ async function nodeRows(db: Db, filter: { name?: string }): Promise<ProcessNodeR
       company_check: r.company_check,
       overtime_auto_check: r.overtime_auto_check,
       overtime_hours: r.overtime_hours,
+      deadline_value: r.deadline_value,
+      deadline_unit: r.deadline_unit,
+      remind_times: r.remind_times,
+      remind_interval: r.remind_interval,
+      escalate_role_id: r.escalate_role_id,
+      auto_action: r.auto_action,
+      deadline_text: deadlineText(deadlineOf(r), (id) => roleNames.get(id) ?? ''),
       remark: r.remark,
       role_id: r.role_id,
       role: r.role_name === null ? null : { role_id: r.role_id, name: r.role_name },
@@ -101,7 +120,7 @@ async function nodeRows(db: Db, filter: { name?: string }): Promise<ProcessNodeR
 // ---------------------------------------------------------------- definitions
 
 async function definitionRows(db: Db, filter: { name?: string }): Promise<ProcessDefinitionRow[]> {
-  let q = db.selectFrom('process_definition').select(['process_definition_id', 'name', 'remark', 'create_user_id', 'create_time', 'update_time']).where('deleted', '=', 0);
+  let q = db.selectFrom('process_definition').select(['process_definition_id', 'name', 'remark', 'skip_repeat', 'create_user_id', 'create_time', 'update_time']).where('deleted', '=', 0);
   if (filter.name) q = q.where(containsText('name', filter.name));
   const rows = await q.orderBy('process_definition_id').limit(1000).execute();
   if (!rows.length) return [];
@@ -121,6 +140,7 @@ async function definitionRows(db: Db, filter: { name?: string }): Promise<Proces
       process_definition_id: r.process_definition_id,
       name: r.name,
       remark: r.remark,
+      skip_repeat: r.skip_repeat,
       processNodeIds: chain.map((n) => n.processNodeId).join(','),
       definitionNodeList: chain,
       processes: processes.filter((p) => p.process_definition_id === r.process_definition_id).map((p) => ({ process_id: p.process_id, name: p.name, type: p.type })),

@@ -6,6 +6,7 @@ import { ok } from '../core/errors';
 import { onNotified } from '../core/notify';
 import { route } from '../core/route';
 import { listSubscriptions, pushStore, removeSubscription, upsertSubscription } from './push-store';
+import { approveGrants } from './quick-approve';
 
 /**
  * An endpoint and its keys are a capability to reach and read one device's
@@ -33,7 +34,8 @@ export async function pushRoutes(app: FastifyInstance) {
   const { ctx } = app;
   const store = pushStore(ctx.db, ctx.dialect);
   const keys = await loadVapidKeys(store);
-  const dispatcher = startDispatcher({ store, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log });
+  // A new task's push carries 同意 with its signed token (modules/quick-approve.ts).
+  const dispatcher = startDispatcher({ store, keys, now: () => ctx.now(), time: () => ctx.time(), log: app.log, approveGrant: approveGrants(ctx) });
   const unlisten = onNotified(ctx.db, (_users, push) => {
     if (push) dispatcher.kick();
   });

@@ -128,6 +128,8 @@ interface DbFigures {
   devices: Array<{ kind: string; online: number; offline: number }>;
   openAlarms: Array<{ kind: string; open: number }>;
   pendingTasks: Array<{ queue: string; pending: number }>;
+  /** Approval deadline steps due and not yet fired (docs/approvals.md): near 0 while the timer keeps up. */
+  approvalStepsDue: number;
   personImportsRunning: number;
   /** 1 while an emergency headcount runs (docs/muster.md), and its SMS batches still waiting. */
   musterRunning: number;
@@ -143,9 +145,9 @@ interface DbFigures {
  * stranded_alarm_open, pending tasks on process_task_due (state 0), imports on person_import_task_status,
  * failed SMS on the partial index outbox_message_failed.
  */
-async function readFigures({ db }: Database_, listStaleBefore: string): Promise<DbFigures> {
+async function readFigures({ db }: Database_, listStaleBefore: string, nowMs: number): Promise<DbFigures> {
   const n = (v: unknown) => Number(v ?? 0);
-  const [push, smsWaiting, smsFailed, devices, alarms, tasks, imports, muster, musterSms, listVersion, staleGates] = await Promise.all([
+  const [push, smsWaiting, smsFailed, devices, alarms, tasks, imports, muster, musterSms, listVersion, staleGates, stepsDue] = await Promise.all([
     db
       .selectFrom('notification')
       .select(['push_state', (eb) => eb.fn.countAll().as('n')])
@@ -205,6 +207,13 @@ async function readFigures({ db }: Database_, listStaleBefore: string): Promise<
       .where('deleted', '=', 0)
       .where('allowlist_time', '<', listStaleBefore)
       .executeTakeFirst(),
+    // The deadline job's backlog (index process_task_next): steps whose time has come and not yet fired.
+    db
+      .selectFrom('process_task')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('next_at', 'is not', null)
+      .where('next_at', '<=', nowMs)
+      .executeTakeFirst(),
   ]);
   const pushCount = (state: number) => n(push.find((r) => r.push_state === state)?.n);
   const byKind = new Map(devices.map((d) => [d.kind, { total: n(d.total), online: n(d.online) }]));
@@ -228,6 +237,7 @@ async function readFigures({ db }: Database_, listStaleBefore: string): Promise<
     musterSmsWaiting: n(musterSms?.n),
     allowlistVersion: n(listVersion?.n),
     allowlistGatesStale: n(staleGates?.n),
+    approvalStepsDue: n(stepsDue?.n),
   };
 }
 
@@ -287,7 +297,7 @@ export function registerMetrics(app: FastifyInstance, database: Database_, probe
   // The gauges of one scrape ask at once (prom-client collects them together): they share one read, and the next scrape reads afresh.
   let reading: Promise<DbFigures | null> | null = null;
   const figures = () =>
-    (reading ??= within(readFigures(database, formatInZone(app.ctx.now() - app.ctx.config.allowlistMaxAgeHours * 3_600_000, app.ctx.config.tz)), FIGURES_TIMEOUT_MS)
+    (reading ??= within(readFigures(database, formatInZone(app.ctx.now() - app.ctx.config.allowlistMaxAgeHours * 3_600_000, app.ctx.config.tz), app.ctx.now()), FIGURES_TIMEOUT_MS)
       .catch((err: unknown) => {
         // The scrape still answers, without these figures; the health gauges say what is wrong.
         app.log.warn({ err }, 'metrics: reading the database figures failed');
@@ -330,6 +340,7 @@ export function registerMetrics(app: FastifyInstance, database: Database_, probe
   dbGauge('park_approval_tasks_pending', '待审批任务数，按审批队列', ['queue'], (g, f) => {
     for (const t of f.pendingTasks) g.set({ queue: t.queue }, t.pending);
   });
+  dbGauge('park_approval_steps_due', '审批时限：已到时间尚未执行的提醒、升级与自动处理（任务数；正常时接近0）', [], (g, f) => g.set(f.approvalStepsDue));
   dbGauge('park_imports_running', '正在运行的后台导入任务数（person：人员批量导入）', ['kind'], (g, f) => {
     g.set({ kind: 'person' }, f.personImportsRunning);
   });

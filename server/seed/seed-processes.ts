@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ProcessType } from '../../domain/appointments';
+import { NO_DEADLINE, overtimeFieldsOf, overtimeRule } from '../../domain/approval-deadline';
 import type { AppContext } from '../core/context';
+import { deadlineColumnsOf } from '../workflow/chain';
+
+const rule = (n: NodeSeed) => (n.overtimeHours ? overtimeRule(n.overtimeHours) : NO_DEADLINE);
 
 interface NodeSeed {
   key: string;
@@ -55,8 +59,8 @@ export async function seedProcesses(ctx: AppContext): Promise<void> {
           name: n.name,
           countersign: n.countersign ?? 0,
           company_check: n.companyCheck ?? 0,
-          overtime_auto_check: n.overtimeHours ? 1 : 0,
-          overtime_hours: n.overtimeHours ?? 24,
+          ...overtimeFieldsOf(rule(n)),
+          ...deadlineColumnsOf(rule(n)),
           role_id: roleIds.get(n.role)!,
           remark: n.remark,
           create_user_id: null,

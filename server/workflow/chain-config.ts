@@ -3,7 +3,7 @@ import { nodeRule, processDefinitionLabels, processNodeLabels, type ChainNodeRow
 import type { AppContext } from '../core/context';
 import { AppError, notFound } from '../core/errors';
 import type { Db } from '../core/repository';
-import { runningUsing } from './chain';
+import { deadlineColumnsOf, runningUsing } from './chain';
 
 /**
  * The configuration side of the chains (spec 002 §2, §5-§8; DESIGN.md §4):
@@ -71,6 +71,8 @@ async function writeChain(trx: Db, definitionId: number, ids: number[], names: M
 async function checkNodeRefs(trx: Db, ctx: AppContext, v: ProcessNodeCreate, departIds: number[]) {
   const role = await lockLive(trx, ctx, 'sys_role', 'role_id', [v.roleId]);
   if (!role.length) throw invalid(processNodeLabels, 'roleId', '所选角色不存在或已被删除');
+  const escalate = nodeRule(v).deadline.escalateRoleId;
+  if (escalate !== null && !(await lockLive(trx, ctx, 'sys_role', 'role_id', [escalate])).length) throw invalid(processNodeLabels, 'escalateRoleId', '所选到期升级角色不存在或已被删除');
   if (departIds.length) {
     const found = await trx.selectFrom('sys_department').select('depart_id').where('depart_id', 'in', departIds).where('deleted', '=', 0).execute();
     if (found.length !== departIds.length) throw invalid(processNodeLabels, 'departIds', '所选部门不存在或已被删除');
@@ -87,6 +89,7 @@ function nodeColumns(v: ProcessNodeCreate) {
       company_check: rule.company_check,
       overtime_auto_check: rule.overtime_auto_check,
       overtime_hours: rule.overtime_hours,
+      ...deadlineColumnsOf(rule.deadline),
       remark: v.remark,
     },
     departIds: rule.departIds,
@@ -168,7 +171,7 @@ export async function createDefinition(ctx: AppContext, userId: number, v: Proce
     const names = await chainNodeNames(trx, ctx, v.processNodeIds);
     const { process_definition_id } = await trx
       .insertInto('process_definition')
-      .values({ name: v.name, remark: v.remark, create_user_id: userId, create_time: now, update_time: now })
+      .values({ name: v.name, remark: v.remark, skip_repeat: v.skipRepeat ?? 1, create_user_id: userId, create_time: now, update_time: now })
       .returning('process_definition_id')
       .executeTakeFirstOrThrow();
     await writeChain(trx, process_definition_id, v.processNodeIds, names);
@@ -177,7 +180,7 @@ export async function createDefinition(ctx: AppContext, userId: number, v: Proce
 }
 
 /** An edit of a definition: another chain replaces the stored one only while no application on it is in review. */
-export async function updateDefinition(ctx: AppContext, id: number, v: { name: string; remark: string; processNodeIds?: number[] }): Promise<void> {
+export async function updateDefinition(ctx: AppContext, id: number, v: { name: string; remark: string; skipRepeat?: number; processNodeIds?: number[] }): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     // Locked first: a second administrator's edit waits here, and a submission waits to copy the chain (startInstance takes it shared).
     const live = await lockLive(trx, ctx, 'process_definition', 'process_definition_id', [id]);
@@ -197,7 +200,11 @@ export async function updateDefinition(ctx: AppContext, id: number, v: { name: s
         await writeChain(trx, id, v.processNodeIds, names);
       }
     }
-    await trx.updateTable('process_definition').set({ name: v.name, remark: v.remark, update_time: ctx.time() }).where('process_definition_id', '=', id).execute();
+    await trx
+      .updateTable('process_definition')
+      .set({ name: v.name, remark: v.remark, ...(v.skipRepeat === undefined ? {} : { skip_repeat: v.skipRepeat }), update_time: ctx.time() })
+      .where('process_definition_id', '=', id)
+      .execute();
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { InstanceState } from '../../domain/appointments';
+import { DeadlineUnit, type AutoAction, type DeadlineRule } from '../../domain/approval-deadline';
 import type { DB } from '../db/schema';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -27,6 +28,40 @@ export interface ChainNode {
   company_check: number;
   overtime_auto_check: number;
   overtime_hours: number;
+  deadline: DeadlineRule;
+}
+
+/** The deadline columns of a node row (migration 041). */
+export interface DeadlineColumns {
+  deadline_value: number | null;
+  deadline_unit: number | null;
+  remind_times: number | null;
+  remind_interval: number | null;
+  escalate_role_id: number | null;
+  auto_action: number | null;
+}
+export const deadlineColumns = ['deadline_value', 'deadline_unit', 'remind_times', 'remind_interval', 'escalate_role_id', 'auto_action'] as const;
+
+export function deadlineOf(r: DeadlineColumns): DeadlineRule {
+  return {
+    value: r.deadline_value ?? 0,
+    unit: r.deadline_unit === DeadlineUnit.WORKING_DAYS ? DeadlineUnit.WORKING_DAYS : DeadlineUnit.HOURS,
+    remindTimes: r.remind_times ?? 0,
+    remindIntervalHours: r.remind_interval ?? 0,
+    escalateRoleId: r.escalate_role_id ?? null,
+    autoAction: (r.auto_action ?? 0) as AutoAction,
+  };
+}
+
+export function deadlineColumnsOf(d: DeadlineRule) {
+  return {
+    deadline_value: d.value,
+    deadline_unit: d.unit,
+    remind_times: d.remindTimes,
+    remind_interval: d.remindIntervalHours,
+    escalate_role_id: d.escalateRoleId,
+    auto_action: d.autoAction,
+  };
 }
 
 /** The definition's chain as configured now: what a submission copies. */
@@ -35,6 +70,7 @@ export async function configuredChain(db: Db, definitionId: number): Promise<Cha
     .selectFrom('process_definition_node as d')
     .innerJoin('process_node as n', 'n.process_node_id', 'd.process_node_id')
     .select(['d.sort', 'd.definition_node_id', 'n.process_node_id', 'd.name', 'n.role_id', 'n.countersign', 'n.company_check', 'n.overtime_auto_check', 'n.overtime_hours'])
+    .select(deadlineColumns.map((c) => `n.${c}` as const))
     .where('d.process_definition_id', '=', definitionId)
     .orderBy('d.sort')
     .execute();
@@ -49,8 +85,9 @@ export async function configuredChain(db: Db, definitionId: number): Promise<Cha
     )
     .orderBy('depart_id')
     .execute();
-  return rows.map((r) => ({
+  return rows.map(({ deadline_value, deadline_unit, remind_times, remind_interval, escalate_role_id, auto_action, ...r }) => ({
     ...r,
+    deadline: deadlineOf({ deadline_value, deadline_unit, remind_times, remind_interval, escalate_role_id, auto_action }),
     // A visited-enterprise node reviews in the application's department, never in configured ones.
     departIds: r.company_check === 1 ? [] : departs.filter((d) => d.process_node_id === r.process_node_id).map((d) => d.depart_id),
   }));
@@ -73,6 +110,7 @@ export async function copyChain(trx: Db, instanceId: number, chain: ChainNode[])
         company_check: n.company_check,
         overtime_auto_check: n.overtime_auto_check,
         overtime_hours: n.overtime_hours,
+        ...deadlineColumnsOf(n.deadline),
       })),
     )
     .execute();
@@ -99,6 +137,12 @@ export interface JoinedNode {
   company_check: number | null;
   overtime_auto_check: number | null;
   overtime_hours: number | null;
+  deadline_value: number | null;
+  deadline_unit: number | null;
+  remind_times: number | null;
+  remind_interval: number | null;
+  escalate_role_id: number | null;
+  auto_action: number | null;
 }
 
 export function chainNodeOf(r: JoinedNode): ChainNode {
@@ -113,10 +157,30 @@ export function chainNodeOf(r: JoinedNode): ChainNode {
     company_check: r.company_check ?? 0,
     overtime_auto_check: r.overtime_auto_check ?? 0,
     overtime_hours: r.overtime_hours ?? 0,
+    deadline: deadlineOf(r),
   };
 }
 
-const chainColumns = ['sort', 'definition_node_id', 'process_node_id', 'name', 'role_id', 'depart_ids', 'countersign', 'company_check', 'overtime_auto_check', 'overtime_hours'] as const;
+const chainColumns = [
+  'sort',
+  'definition_node_id',
+  'process_node_id',
+  'name',
+  'role_id',
+  'depart_ids',
+  'countersign',
+  'company_check',
+  'overtime_auto_check',
+  'overtime_hours',
+  ...deadlineColumns,
+] as const;
+
+type StoredNode = { [K in (typeof chainColumns)[number]]: K extends 'name' | 'depart_ids' ? string : K extends 'escalate_role_id' ? number | null : number };
+const nodeOfStored = ({ depart_ids, deadline_value, deadline_unit, remind_times, remind_interval, escalate_role_id, auto_action, ...rest }: StoredNode): ChainNode => ({
+  ...rest,
+  departIds: parseDeparts(depart_ids),
+  deadline: deadlineOf({ deadline_value, deadline_unit, remind_times, remind_interval, escalate_role_id, auto_action }),
+});
 
 /** The instance's own node at `sort`, as copied at submit. */
 export async function instanceNode(db: Db, instanceId: number, sort: number): Promise<ChainNode | undefined> {
@@ -126,9 +190,7 @@ export async function instanceNode(db: Db, instanceId: number, sort: number): Pr
     .where('process_instance_id', '=', instanceId)
     .where('sort', '=', sort)
     .executeTakeFirst();
-  if (!row) return undefined;
-  const { depart_ids, ...rest } = row;
-  return { ...rest, departIds: parseDeparts(depart_ids) };
+  return row ? nodeOfStored(row) : undefined;
 }
 
 /**
@@ -143,7 +205,7 @@ export async function instanceChain(db: Db, instanceId: number): Promise<ChainNo
     .where('process_instance_id', '=', instanceId)
     .orderBy('sort')
     .execute();
-  return rows.map(({ depart_ids, ...rest }) => ({ ...rest, departIds: parseDeparts(depart_ids) }));
+  return rows.map(nodeOfStored);
 }
 
 /** One node of an instance's own chain as the process view shows it (spec 002's node fields: role, departList, countersign, company_check). */

@@ -1,17 +1,21 @@
 import type { Compilable, Kysely, Selectable, Transaction } from 'kysely';
-import { AppState, OVERTIME_REMARK, TaskResult, TaskState } from '../../domain/appointments';
-import { approvalQueueFor } from '../../domain/registers';
+import { AppState, TaskResult, TaskState } from '../../domain/appointments';
+import { deadlineAt, DeadlineUnit, firstStepAt, type DeadlineRule } from '../../domain/approval-deadline';
+import { ProcessEventKind, SKIP_REMARK, SYSTEM_ACTOR, TaskOrigin } from '../../domain/approval-events';
+import { dateOf } from '../../domain/visit-rules';
+import { approvalQueueFor, type ApprovalQueueName } from '../../domain/registers';
 import { subjectByTable, subjectOf, type SubjectTable } from './subjects';
 import { enumLabel } from '../../domain/enums';
 import { ErrorCode } from '../../domain/errors';
 import type { AppContext } from '../core/context';
-import { isTransientDbConflict } from '../core/db-errors';
-import { AppError, fail } from '../core/errors';
+import { fail } from '../core/errors';
 import { tableChanged } from '../core/paging';
 import { afterCommit } from '../core/transactions';
 import { prepared, preparedIn, preparedPer } from '../db/prepared';
 import type { DB, ProcessInstanceTable } from '../db/schema';
-import { chainNodeOf, configuredChain, copyChain, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode, type JoinedNode } from './chain';
+import { chainNodeOf, configuredChain, copyChain, deadlineColumns, InstanceState, instanceChain, instanceChainView, instanceNode, type ChainNode, type JoinedNode } from './chain';
+import { readCalendarMarks } from '../modules/work-calendar';
+import { eventsOf, recordEvents } from './events';
 import { notifyDecided, notifyTasksAssigned } from './notifications';
 
 /**
@@ -74,7 +78,7 @@ export async function lockSubjectRow(trx: Db, ctx: AppContext, table: SubjectTab
  * instance; neither changes after submit), then the instance itself, read
  * again under its lock.
  */
-async function lockInstance(trx: Db, ctx: AppContext, id: number, subject?: { processType: number; refId: number }): Promise<Instance> {
+export async function lockInstance(trx: Db, ctx: AppContext, id: number, subject?: { processType: number; refId: number }): Promise<Instance> {
   if (ctx.dialect === 'postgres') {
     let s = subject;
     if (!s) {
@@ -113,7 +117,13 @@ export interface StartInput {
  * when the type has no process, its chain no node, or the node no candidate.
  */
 export async function startInstance(trx: Db, ctx: AppContext, input: StartInput): Promise<number> {
-  const process = await trx.selectFrom('process').select(['process_id', 'process_definition_id']).where('type', '=', input.processType).where('deleted', '=', 0).executeTakeFirst();
+  const process = await trx
+    .selectFrom('process')
+    .innerJoin('process_definition as d', 'd.process_definition_id', 'process.process_definition_id')
+    .select(['process.process_id', 'process.process_definition_id', 'd.skip_repeat'])
+    .where('process.type', '=', input.processType)
+    .where('process.deleted', '=', 0)
+    .executeTakeFirst();
   if (!process) fail(ErrorCode.STATE_CONFLICT, `未配置“${enumLabel('processType', input.processType)}”审批流程，无法提交，请联系管理员在“审批流程”中配置`);
   if (ctx.dialect === 'postgres') {
     // Shared: submissions run side by side, but an edit of the definition's nodes (which locks it for update and then
@@ -140,6 +150,7 @@ export async function startInstance(trx: Db, ctx: AppContext, input: StartInput)
       applicant_user_id: input.applicantUserId,
       interviewee_depart_id: input.intervieweeDepartId,
       visit_area: area,
+      skip_repeat: process!.skip_repeat,
       create_time: now,
       update_time: now,
     })
@@ -173,14 +184,21 @@ async function loadInstance(trx: Db, ctx: AppContext, id: number, lock: boolean)
  * departments, visited enterprise, overtime) is the instance's copy; the
  * people holding that role there are looked up now.
  */
-async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: number, known?: ChainNode[], subjectRow?: Record<string, unknown>): Promise<number> {
+async function activateNode(
+  trx: Db,
+  ctx: AppContext,
+  inst: Instance,
+  sort: number,
+  known?: ChainNode[],
+  subjectRow?: Record<string, unknown>,
+): Promise<Array<{ process_task_id: number; user_id: number }>> {
   const chain = known ?? (await instanceChain(trx, inst.process_instance_id));
   const defNode = chain.find((n) => n.sort === sort);
   if (!defNode) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
   const last = !chain.some((n) => n.sort > sort);
 
   const departIds = defNode!.company_check === 1 ? (inst.interviewee_depart_id ? [inst.interviewee_depart_id] : []) : defNode!.departIds;
-  const dueAt = defNode!.overtime_auto_check === 1 ? ctx.now() + defNode!.overtime_hours * 3_600_000 : null;
+  const dueAt = await taskDeadline(trx, ctx, defNode!.deadline);
   const queue = approvalQueueFor(inst.process_type, last);
   const created = departIds.length
     ? (
@@ -194,6 +212,8 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
           state: TaskState.PENDING,
           submitTime: inst.create_time,
           dueAt,
+          nextAt: firstStepAt(defNode!.deadline, dueAt),
+          required: defNode!.countersign === 1 ? 1 : 0,
           roleId: defNode!.role_id,
           applicantId: inst.applicant_user_id,
         })
@@ -209,7 +229,15 @@ async function activateNode(trx: Db, ctx: AppContext, inst: Instance, sort: numb
   const companyPassed = chain.some((n) => n.company_check === 1 && n.sort < sort) ? 1 : 0;
   await instanceAt(trx, ctx.dialect, { sort, state: InstanceState.RUNNING, stage, companyPassed, time: ctx.time(), id: inst.process_instance_id });
   await notifyTasksAssigned(trx, ctx, inst, queue, created, subjectRow);
-  return created.length;
+  return created;
+}
+
+/** When a task of a node with this rule, created now, is due (ms); working days count on the 工作日历. */
+async function taskDeadline(trx: Db, ctx: AppContext, rule: DeadlineRule): Promise<number | null> {
+  const now = ctx.now();
+  const text = ctx.time();
+  const marks = rule.value > 0 && rule.unit === DeadlineUnit.WORKING_DAYS ? await readCalendarMarks(trx as Kysely<DB>, dateOf(text)) : new Map();
+  return deadlineAt(rule, now, text, marks);
 }
 
 type CandidateArgs = {
@@ -222,6 +250,8 @@ type CandidateArgs = {
   state: number;
   submitTime: string;
   dueAt: number | null;
+  nextAt: number | null;
+  required: number;
   roleId: number;
   applicantId: number;
 };
@@ -234,7 +264,7 @@ type CandidateArgs = {
 const insertCandidates = preparedIn<'candidates', CandidateArgs, { process_task_id: number; user_id: number }>((_key, db, arg, departIds) =>
   db
     .insertInto('process_task')
-    .columns(['process_instance_id', 'definition_node_id', 'sort', 'process_type', 'queue', 'ref_id', 'user_id', 'depart_id', 'state', 'submit_time', 'due_at'])
+    .columns(['process_instance_id', 'definition_node_id', 'sort', 'process_type', 'queue', 'ref_id', 'user_id', 'depart_id', 'state', 'submit_time', 'due_at', 'next_at', 'required'])
     .expression((eb) =>
       eb
         .selectFrom('sys_user as u')
@@ -253,6 +283,8 @@ const insertCandidates = preparedIn<'candidates', CandidateArgs, { process_task_
           // The filer's submission, not this node's arrival: every queue and the review header show it as 提交时间.
           s.cast<string>(s.val(arg('submitTime')), 'text').as('submit_time'),
           s.cast<number | null>(s.val(arg('dueAt')), 'bigint').as('due_at'),
+          s.cast<number | null>(s.val(arg('nextAt')), 'bigint').as('next_at'),
+          s.cast<number>(s.val(arg('required')), 'integer').as('required'),
         ])
         .where('ur.role_id', '=', arg('roleId'))
         .where('r.status', '=', 1)
@@ -286,30 +318,43 @@ const instanceApproved = prepared<{ companyPassed: number; time: string; id: num
     .where('process_instance_id', '=', arg('id')),
 );
 
+/** Open: pending, or waiting for a signer its approver added before themself. */
+const OPEN = [TaskState.PENDING, TaskState.WAITING];
+
 const closeAll = prepared<{ remark: string; time: string; id: number }, unknown>((db, arg) =>
   db
     .updateTable('process_task')
-    .set({ state: TaskState.CLOSED, remark: arg('remark'), approve_time: arg('time') })
+    .set({ state: TaskState.CLOSED, remark: arg('remark'), approve_time: arg('time'), next_at: null })
     .where('process_instance_id', '=', arg('id'))
-    .where('state', '=', TaskState.PENDING),
+    .where('state', 'in', OPEN),
 );
 const closeNode = prepared<{ remark: string; time: string; id: number; sort: number }, unknown>((db, arg) =>
   db
     .updateTable('process_task')
-    .set({ state: TaskState.CLOSED, remark: arg('remark'), approve_time: arg('time') })
+    .set({ state: TaskState.CLOSED, remark: arg('remark'), approve_time: arg('time'), next_at: null })
     .where('process_instance_id', '=', arg('id'))
-    .where('state', '=', TaskState.PENDING)
+    .where('state', 'in', OPEN)
     .where('sort', '=', arg('sort')),
 );
+/** The node's any-one approvers, once one approval decided for them. */
+const closeOptional = prepared<{ remark: string; time: string; id: number; sort: number }, unknown>((db, arg) =>
+  db
+    .updateTable('process_task')
+    .set({ state: TaskState.CLOSED, remark: arg('remark'), approve_time: arg('time'), next_at: null })
+    .where('process_instance_id', '=', arg('id'))
+    .where('state', '=', TaskState.PENDING)
+    .where('sort', '=', arg('sort'))
+    .where('required', '=', 0),
+);
 
-async function closePending(trx: Db, ctx: AppContext, instanceId: number, remark: string, sort?: number) {
+async function closePending(trx: Db, ctx: AppContext, instanceId: number, remark: string, sort?: number, optionalOnly = false) {
   const args = { remark, time: ctx.time(), id: instanceId };
-  await (sort === undefined ? closeAll(trx, ctx.dialect, args) : closeNode(trx, ctx.dialect, { ...args, sort }));
+  await (sort === undefined ? closeAll(trx, ctx.dialect, args) : (optionalOnly ? closeOptional : closeNode)(trx, ctx.dialect, { ...args, sort }));
   tasksChanged(trx);
 }
 
 /** Says what already happened to a task that is no longer pending (the 409 message). */
-async function describeSettled(trx: Db, taskId: number): Promise<string> {
+export async function describeSettled(trx: Db, taskId: number): Promise<string> {
   const t = await trx
     .selectFrom('process_task as t')
     .leftJoin('sys_user as u', 'u.user_id', 't.user_id')
@@ -319,7 +364,7 @@ async function describeSettled(trx: Db, taskId: number): Promise<string> {
   if (!t) return '审批任务不存在';
   if (t.state === TaskState.DONE) {
     const what = t.result === TaskResult.APPROVE ? '审核通过' : '驳回';
-    return t.auto ? `该任务已于${t.approve_time}超时自动通过，无需再审核` : `该任务已由${t.user_name ?? ''}于${t.approve_time}${what}，不能重复审核`;
+    return t.auto ? `该任务已于${t.approve_time}由系统处理（${t.remark || what}），无需再审核` : `该任务已由${t.user_name ?? ''}于${t.approve_time}${what}，不能重复审核`;
   }
   return `该任务已关闭（${t.remark || '流程已结束'}），无需再审核`;
 }
@@ -332,6 +377,10 @@ export interface Decision {
   remark: string;
   /** Only tasks of these queues may be decided through the calling endpoint. */
   queues?: readonly string[];
+  /** 后加签: with an approval, this user must approve at the node too before it moves on (checked by the caller, task-actions.ts). */
+  addAfter?: number;
+  /** The person a system decision passes a node for (相同审核人自动通过): their approval counts at the next node too. */
+  skipFor?: number;
 }
 
 export type DecisionOutcome = 'waiting' | 'advanced' | 'approved' | 'rejected';
@@ -341,7 +390,7 @@ const taskSubject = prepared<{ taskId: number }, { process_type: number; ref_id:
   db.selectFrom('process_task').select(['process_type', 'ref_id', 'user_id']).where('process_task_id', '=', arg('taskId')),
 );
 
-type DecisionRow = Instance & JoinedNode & { task_user_id: number; task_queue: string | null; task_sort: number };
+type DecisionRow = Instance & JoinedNode & { task_user_id: number; task_queue: string | null; task_sort: number; task_origin: number; task_origin_id: number | null };
 
 /**
  * A decision's reads in one statement: the task, its instance and the
@@ -359,6 +408,8 @@ const decisionRead = (lock: boolean) =>
         't.user_id as task_user_id',
         't.queue as task_queue',
         't.sort as task_sort',
+        't.origin as task_origin',
+        't.origin_task_id as task_origin_id',
         'n.sort as node_sort',
         'n.definition_node_id',
         'n.process_node_id',
@@ -369,6 +420,7 @@ const decisionRead = (lock: boolean) =>
         'n.company_check',
         'n.overtime_auto_check',
         'n.overtime_hours',
+        ...deadlineColumns.map((c) => `n.${c}` as const),
       ])
       .where('t.process_task_id', '=', arg('taskId'))
       .orderBy('n.sort');
@@ -380,7 +432,7 @@ const readLocked = decisionRead(true);
 const settleTask = prepared<{ result: number; remark: string; time: string; auto: number; taskId: number }, unknown>((db, arg) =>
   db
     .updateTable('process_task')
-    .set({ state: TaskState.DONE, result: arg('result'), remark: arg('remark'), approve_time: arg('time'), auto: arg('auto') })
+    .set({ state: TaskState.DONE, result: arg('result'), remark: arg('remark'), approve_time: arg('time'), auto: arg('auto'), next_at: null })
     .where('process_task_id', '=', arg('taskId'))
     .where('state', '=', TaskState.PENDING),
 );
@@ -391,7 +443,9 @@ const openAtNode = prepared<{ id: number; sort: number }, { n: number }>((db, ar
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('process_instance_id', '=', arg('id'))
     .where('sort', '=', arg('sort'))
-    .where('state', '=', TaskState.PENDING),
+    .where('state', 'in', OPEN)
+    // Only these hold the node: escalated and any-one approvers never do.
+    .where('required', '=', 1),
 );
 
 /**
@@ -414,7 +468,7 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
   const rows = (await (ctx.dialect === 'postgres' ? readLocked : readUnlocked)(trx, ctx.dialect, { taskId: d.taskId })).rows;
   const read = rows[0];
   if (!read || (d.userId !== null && read.task_user_id !== d.userId) || (d.queues && !d.queues.includes(read.task_queue ?? ''))) notYours();
-  const { task_user_id: _u, task_queue: _q, task_sort: taskSort, ...first } = read!;
+  const { task_user_id: _u, task_queue: _q, task_sort: taskSort, task_origin: origin, task_origin_id: originTaskId, ...first } = read!;
   const inst = instanceOf(first);
   const chain = rows.filter((r) => r.node_sort !== null).map(chainNodeOf);
   const now = ctx.time();
@@ -432,12 +486,21 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
 
   const node = chain.find((n) => n.sort === taskSort);
   if (!node) fail(ErrorCode.STATE_CONFLICT, '审批流程节点不存在，请联系管理员');
-  if (node!.countersign === 1) {
+  if (origin === TaskOrigin.ADDED_BEFORE && originTaskId !== null) {
+    // The signer asked first has approved: the task that asked returns to its approver.
+    await reopenWaiting(trx, ctx, inst, originTaskId, subjectRow);
+    return 'waiting';
+  }
+  // An approver who joined at the deadline (escalation) decides for the node, countersign or not.
+  if (origin !== TaskOrigin.ESCALATED) {
+    // A first-decision node's other candidates are decided for; whoever must still approve (an added signer) holds it.
+    if (node!.countersign !== 1) await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', taskSort, true);
+    if (d.addAfter)
+      await addSignerTask(trx, ctx, { ...inst, sort: taskSort, definition_node_id: node!.definition_node_id, queue: _q, taskId: d.taskId }, d.addAfter, TaskOrigin.ADDED_AFTER, subjectRow);
     const open = (await openAtNode(trx, ctx.dialect, { id: inst.process_instance_id, sort: taskSort })).rows[0];
     if (Number(open?.n ?? 0) > 0) return 'waiting';
-  } else {
-    await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', taskSort);
   }
+  await closePending(trx, ctx, inst.process_instance_id, '同节点其他审核人已审核', taskSort);
 
   const next = chain.find((n) => n.sort > taskSort)?.sort;
   if (next === undefined) {
@@ -446,7 +509,24 @@ export async function decide(trx: Db, ctx: AppContext, d: Decision): Promise<Dec
     await notifyDecided(trx, ctx, inst, true, '', subjectRow);
     return 'approved';
   }
-  await activateNode(trx, ctx, inst, next, chain, subjectRow);
+  const created = await activateNode(trx, ctx, inst, next, chain, subjectRow);
+  // 相同审核人自动通过: the person who just approved is an approver of the next node too, which passes by itself, as 系统.
+  const approver = d.userId ?? d.skipFor;
+  const again = inst.skip_repeat === 1 && approver !== undefined && approver !== null ? created.find((t) => t.user_id === approver) : undefined;
+  if (again) {
+    await recordEvents(trx, ctx, [
+      {
+        process_instance_id: inst.process_instance_id,
+        process_task_id: again.process_task_id,
+        sort: next,
+        kind: ProcessEventKind.SKIP,
+        user_id: null,
+        text: `同一审核人已审核通过“${node!.name}”，本节点自动通过`,
+      },
+    ]);
+    const outcome = await decide(trx, ctx, { taskId: again.process_task_id, userId: null, result: TaskResult.APPROVE, remark: SKIP_REMARK, skipFor: approver! });
+    return outcome === 'approved' ? 'approved' : 'advanced';
+  }
   return 'advanced';
 }
 
@@ -465,6 +545,7 @@ function instanceOf(r: Instance & Record<string, unknown>): Instance {
     visit_area: r.visit_area,
     stage: r.stage,
     company_passed: r.company_passed,
+    skip_repeat: r.skip_repeat,
     create_time: r.create_time,
     update_time: r.update_time,
   };
@@ -555,44 +636,210 @@ export async function processInfo(db: Db, instanceId: number) {
       submit_time: t.submit_time,
       auto: t.auto,
       processDefinitionNode: { name: t.node_name, sort: t.sort },
-      user: { user_name: t.auto ? `${t.user_name ?? ''}（系统）` : (t.user_name ?? '') },
-      depart: { name: t.depart_name ?? '' },
+      // The system decided, not the person the task was for (the rule is in processEventList).
+      user: { user_name: t.auto ? SYSTEM_ACTOR : (t.user_name ?? '') },
+      depart: { name: t.auto ? '' : (t.depart_name ?? '') },
     })),
+    processEventList: await eventsOf(db, instanceId),
   };
 }
 
+export interface ActiveTask {
+  process_task_id: number;
+  process_instance_id: number;
+  definition_node_id: number;
+  sort: number;
+  process_type: number;
+  queue: string | null;
+  ref_id: number;
+  submit_time: string;
+}
+
 /**
- * Overtime auto review: pending tasks past their node's limit are approved with
- * the remark '超时自动通过'. Safe with several servers on one database: each
- * decision locks its application first (the lock order above) and is a
- * conditional update, so a task another server already settled is skipped.
- * Walks every due task in pages of `batch`, oldest first, past the ones that
- * stay pending (their next node has no reviewer): otherwise a page full of
- * those would be fetched again on every run and hide the tasks behind it.
- * Answers how many it approved.
+ * More approvers at the node `task` is at (an escalation): one pending task
+ * each for the enabled holders of `roleId` who have none there yet, never the
+ * applicant (separation of duties). The caller holds the lock order's first
+ * two locks and has checked the instance is still at that node. Answers the
+ * tasks made; their holders are told as a node's own candidates are.
  */
-export async function approveOverdue(ctx: AppContext, nowMs = ctx.now(), batch = 100): Promise<number> {
-  let done = 0;
-  let after: { due: number; id: number } | null = null;
-  for (;;) {
-    let q = ctx.db.selectFrom('process_task').select(['process_task_id', 'due_at']).where('state', '=', TaskState.PENDING).where('due_at', 'is not', null).where('due_at', '<=', nowMs);
-    if (after) {
-      const { due, id } = after;
-      q = q.where((eb) => eb.or([eb('due_at', '>', due), eb.and([eb('due_at', '=', due), eb('process_task_id', '>', id)])]));
-    }
-    const page = await q.orderBy('due_at').orderBy('process_task_id').limit(batch).execute();
-    for (const t of page) {
-      try {
-        await ctx.db.transaction().execute((trx) => decide(trx, ctx, { taskId: t.process_task_id, userId: null, result: TaskResult.APPROVE, remark: OVERTIME_REMARK }));
-        done++;
-      } catch (err) {
-        // Settled meanwhile (another server, a person) or the next node has no reviewer: left pending for a person to see.
-        // A deadlock victim is rolled back whole and comes up again on the next run.
-        if (!(err instanceof AppError) && !isTransientDbConflict(err)) throw err;
-      }
-    }
-    if (page.length < batch) return done;
-    const last = page[page.length - 1]!;
-    after = { due: last.due_at!, id: last.process_task_id };
+export async function addRoleApprovers(
+  trx: Db,
+  ctx: AppContext,
+  task: ActiveTask,
+  applicantId: number,
+  roleId: number,
+  origin: TaskOrigin,
+): Promise<Array<{ process_task_id: number; user_id: number }>> {
+  const created = await trx
+    .insertInto('process_task')
+    .columns(['process_instance_id', 'definition_node_id', 'sort', 'process_type', 'queue', 'ref_id', 'user_id', 'depart_id', 'state', 'submit_time', 'origin', 'origin_task_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('sys_user as u')
+        .innerJoin('sys_user_role as ur', 'ur.user_id', 'u.user_id')
+        .innerJoin('sys_role as r', 'r.role_id', 'ur.role_id')
+        .select((s) => [
+          s.val(task.process_instance_id).as('process_instance_id'),
+          s.val(task.definition_node_id).as('definition_node_id'),
+          s.val(task.sort).as('sort'),
+          s.val(task.process_type).as('process_type'),
+          s.cast<string | null>(s.val(task.queue), 'text').as('queue'),
+          s.val(task.ref_id).as('ref_id'),
+          'u.user_id',
+          'u.depart_id',
+          s.val(TaskState.PENDING).as('state'),
+          s.val(task.submit_time).as('submit_time'),
+          s.val(origin).as('origin'),
+          s.val(task.process_task_id).as('origin_task_id'),
+        ])
+        .where('ur.role_id', '=', roleId)
+        .where('r.status', '=', 1)
+        .where('r.deleted', '=', 0)
+        .where('u.status', '=', 1)
+        .where('u.deleted', '=', 0)
+        .where('u.user_id', '!=', applicantId)
+        .where((w) =>
+          w.not(
+            w.exists(
+              w
+                .selectFrom('process_task as o')
+                .select('o.process_task_id')
+                .where('o.process_instance_id', '=', task.process_instance_id)
+                .where('o.sort', '=', task.sort)
+                .where('o.state', '=', TaskState.PENDING)
+                .whereRef('o.user_id', '=', 'u.user_id'),
+            ),
+          ),
+        )
+        .orderBy('u.user_id'),
+    )
+    .returning(['process_task_id', 'user_id'])
+    .execute();
+  if (created.length) {
+    tasksChanged(trx);
+    await notifyTasksAssigned(trx, ctx, task, task.queue as ApprovalQueueName | null, created);
   }
+  return created;
+}
+
+/** Where a task is: what a task added at its node copies. */
+export interface TaskPlace {
+  process_instance_id: number;
+  process_type: number;
+  ref_id: number;
+  /** The instance's submission: every task shows it as 提交时间. */
+  create_time: string;
+  sort: number;
+  definition_node_id: number;
+  queue: string | null;
+  /** The task the new one comes from. */
+  taskId: number;
+}
+
+/**
+ * An added signer's task at the node (加签, docs/approvals.md): the node waits
+ * for its approval (required), it has no deadline of its own, and its holder
+ * is told as a node's candidates are. The caller checked who may be added.
+ */
+export async function addSignerTask(trx: Db, ctx: AppContext, at: TaskPlace, userId: number, origin: TaskOrigin, subjectRow?: Record<string, unknown>): Promise<number> {
+  const user = await trx.selectFrom('sys_user').select('depart_id').where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const created = await trx
+    .insertInto('process_task')
+    .values({
+      process_instance_id: at.process_instance_id,
+      definition_node_id: at.definition_node_id,
+      sort: at.sort,
+      process_type: at.process_type,
+      queue: at.queue,
+      ref_id: at.ref_id,
+      user_id: userId,
+      depart_id: user.depart_id,
+      state: TaskState.PENDING,
+      submit_time: at.create_time,
+      due_at: null,
+      origin,
+      origin_task_id: at.taskId,
+      required: 1,
+    })
+    .returning(['process_task_id', 'user_id'])
+    .executeTakeFirstOrThrow();
+  tasksChanged(trx);
+  await notifyTasksAssigned(trx, ctx, at, at.queue as ApprovalQueueName | null, [created], subjectRow);
+  return created.process_task_id;
+}
+
+/** A task waiting on a signer its approver added before themself is pending again, and its approver told. */
+async function reopenWaiting(trx: Db, ctx: AppContext, inst: { process_type: number; ref_id: number }, taskId: number, subjectRow?: Record<string, unknown>): Promise<void> {
+  const back = await trx
+    .updateTable('process_task')
+    .set({ state: TaskState.PENDING })
+    .where('process_task_id', '=', taskId)
+    .where('state', '=', TaskState.WAITING)
+    .returning(['process_task_id', 'user_id', 'queue'])
+    .executeTakeFirst();
+  if (!back) return;
+  tasksChanged(trx);
+  await notifyTasksAssigned(trx, ctx, inst, back.queue as ApprovalQueueName | null, [back], subjectRow);
+}
+
+/** A pending task of `userId` made to wait for a signer added before them (前加签); false when it is no longer pending. */
+export async function suspendTask(trx: Db, taskId: number, userId: number): Promise<boolean> {
+  const res = await trx
+    .updateTable('process_task')
+    .set({ state: TaskState.WAITING })
+    .where('process_task_id', '=', taskId)
+    .where('user_id', '=', userId)
+    .where('state', '=', TaskState.PENDING)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 1) tasksChanged(trx);
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** The node now waits for this pending task's approval too (并加签: the approver and the signer both approve). */
+export async function requireTask(trx: Db, taskId: number): Promise<void> {
+  await trx.updateTable('process_task').set({ required: 1 }).where('process_task_id', '=', taskId).where('state', '=', TaskState.PENDING).execute();
+}
+
+/**
+ * 转交 (docs/approvals.md): the task is closed as handed over and its holder's
+ * successor gets it as it stood (whether the node waits for it, its deadline
+ * and reminders so far, its urges). The caller holds the lock order's locks
+ * and checked the successor. Answers the new task's id.
+ */
+export async function handOverTask(trx: Db, ctx: AppContext, taskId: number, fromUserId: number, to: { user_id: number; user_name: string; depart_id: number }, reason: string): Promise<number> {
+  const t = await trx.selectFrom('process_task').selectAll().where('process_task_id', '=', taskId).executeTakeFirstOrThrow();
+  const closed = await trx
+    .updateTable('process_task')
+    .set({ state: TaskState.CLOSED, remark: `已转交给${to.user_name}：${reason}`.slice(0, 200), approve_time: ctx.time(), next_at: null })
+    .where('process_task_id', '=', taskId)
+    .where('user_id', '=', fromUserId)
+    .where('state', '=', TaskState.PENDING)
+    .executeTakeFirst();
+  if (Number(closed.numUpdatedRows) !== 1) fail(ErrorCode.STATE_CONFLICT, await describeSettled(trx, taskId));
+  const created = await trx
+    .insertInto('process_task')
+    .values({
+      process_instance_id: t.process_instance_id,
+      definition_node_id: t.definition_node_id,
+      sort: t.sort,
+      process_type: t.process_type,
+      queue: t.queue,
+      ref_id: t.ref_id,
+      user_id: to.user_id,
+      depart_id: to.depart_id,
+      state: TaskState.PENDING,
+      submit_time: t.submit_time,
+      due_at: t.due_at,
+      next_at: t.next_at,
+      deadline_step: t.deadline_step,
+      urged: t.urged,
+      origin: TaskOrigin.TRANSFERRED,
+      origin_task_id: taskId,
+      required: t.required,
+    })
+    .returning(['process_task_id', 'user_id'])
+    .executeTakeFirstOrThrow();
+  tasksChanged(trx);
+  await notifyTasksAssigned(trx, ctx, t, t.queue as ApprovalQueueName | null, [created]);
+  return created.process_task_id;
 }

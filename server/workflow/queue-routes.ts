@@ -74,6 +74,8 @@ export const taskColumns = [
   't.remark',
   't.submit_time',
   't.approve_time',
+  't.urged',
+  't.due_at',
   'd.name as node_name',
 ] as const;
 
@@ -89,6 +91,8 @@ export type TaskFields = {
   remark: string;
   submit_time: string;
   approve_time: string | null;
+  urged: number;
+  due_at: number | null;
   node_name: string | null;
 };
 
@@ -107,6 +111,8 @@ export function wrapTask(table: SubjectTable, wrapper: string, task: TaskFields,
     remark: task.remark,
     approve_time: task.approve_time,
     node_name: task.node_name,
+    urged: task.urged,
+    due_at: task.due_at === null ? null : Number(task.due_at),
     [wrapper]: row,
   };
 }

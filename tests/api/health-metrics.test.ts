@@ -83,6 +83,7 @@ const FAMILIES = [
   'park_muster_sms_waiting',
   'park_allowlist_version',
   'park_allowlist_gates_stale',
+  'park_approval_steps_due',
   // prom-client's default process and Node metrics.
   'process_cpu_user_seconds_total',
   'process_resident_memory_bytes',

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDeadlines } from '../../server/workflow/deadlines';
 import { ProcessType } from '../../domain/appointments';
 import type { Page } from '../../domain/envelope';
 import type { ProcessDefinitionRow, ProcessNodeRow, ProcessRow } from '../../domain/schemas/process-config';
 import { instanceChain } from '../../server/db/migrations/015-instance-chain';
-import { approveOverdue } from '../../server/workflow/engine';
 import { idNumber, personApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type Reply, type TestServer } from './harness';
 
@@ -482,7 +482,7 @@ for (const dialect of await dialects()) {
       expect(dueAfter - server.app.ctx.now()).toBeLessThanOrEqual(3_600_000);
       expect(dueBefore - server.app.ctx.now()).toBeGreaterThan(23 * 3_600_000);
       // Two hours on, only the new instance's enterprise node has run out.
-      await approveOverdue(server.app.ctx, server.app.ctx.now() + 2 * 3_600_000);
+      await runDeadlines(server.app.ctx, server.app.ctx.now() + 2 * 3_600_000).then((r) => r.decided);
       expect(await taskOf('reviewer', 'person_task', after.number)).toBeUndefined();
       expect(await taskOf('reviewer', 'person_task', before.number)).toBeTruthy();
 

@@ -3,6 +3,7 @@ import type { PushPayload } from '../../domain/notifications';
 import type { PushDevice } from '../../domain/schemas/notifications';
 import { notify } from '../../server/core/notify';
 import { pruneSubscriptions, pushStore } from '../../server/modules/push-store';
+import { quickApproveKey, readQuickApprove } from '../../server/modules/quick-approve';
 import { buildApp } from '../../server/app';
 import { carApplicationBody } from './fixtures';
 import { Client, dialects, startServer, type TestServer } from './harness';
@@ -115,7 +116,27 @@ for (const dialect of await dialects()) {
         body: `车辆预约审核：${car.plate}（${car.number}）待您审核`,
         url: `/approval/car?open=${task.process_task_id}`,
         tag: `task-${task.process_task_id}`,
+        kind: 'task_assigned',
+        // 同意 and 查看 (docs/approvals.md): the signed token, and what the service worker needs to queue the decision offline.
+        actions: [
+          { action: 'approve', title: '同意' },
+          { action: 'view', title: '查看' },
+        ],
+        approve: {
+          taskId: task.process_task_id,
+          token: expect.any(String),
+          userId: await userId('reviewer'),
+          queue: 'car_task',
+          checkPath: '/carApplications/task/check',
+          refId: car.id,
+          name: `${car.plate}（${car.number}）`,
+        },
       });
+      // The token names this task and its approver, and lives as long as the push (its TTL).
+      const claims = readQuickApprove(quickApproveKey(server.app.ctx.keys), payload.approve!.token);
+      expect(claims).toMatchObject({ taskId: task.process_task_id, userId: await userId('reviewer') });
+      expect(claims!.expiresAt).toBeGreaterThan(Date.now() + 24 * 3600_000 - 60_000);
+      expect(claims!.expiresAt).toBeLessThanOrEqual(Date.now() + 24 * 3600_000);
       // The device list shows when it last got one: stored once the push service has answered, a moment after it received the push.
       await expect.poll(async () => (await devices(as.reviewer!)).find((d) => d.endpoint === phone.endpoint)!.last_push_time, { timeout: 5000 }).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     });
@@ -134,11 +155,13 @@ for (const dialect of await dialects()) {
       const push = await service.next('/push/contact-phone');
       expect(push.headers.urgency).toBe('normal');
       expect(push.headers.ttl).toBe(String(3 * 24 * 3600));
+      // Any other kind carries no buttons and no token.
       expect(JSON.parse(decryptPush(phone, push.body))).toEqual({
         title: '预约已通过',
         body: `车辆预约 ${car.plate}（${car.number}） 已审核通过`,
         url: `/appointments/car?open=${car.id}`,
         tag: `application-car-${car.id}`,
+        kind: 'application_decided',
       });
     });
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDeadlines } from '../../server/workflow/deadlines';
+import { AutoAction } from '../../domain/approval-deadline';
 import { NotificationKind, type PushPayload } from '../../domain/notifications';
 import { TaskResult, TaskState } from '../../domain/appointments';
 import { notify, signalNotified } from '../../server/core/notify';
-import { approveOverdue } from '../../server/workflow/engine';
 import { carApplicationBody } from './fixtures';
 import { EventStream } from './event-stream';
 import { Client, dialects, startSecondServer, startServer, type TestServer } from './harness';
@@ -125,7 +126,9 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     const { db } = a.app.ctx;
     const instances = cars.map((c) => c.instance);
     // Only these tasks are overdue, so the counts below are theirs alone.
-    await db.updateTable('process_task').set({ due_at: null }).where('state', '=', TaskState.PENDING).where('process_instance_id', 'not in', instances).execute();
+    await db.updateTable('process_task').set({ due_at: null, next_at: null }).where('state', '=', TaskState.PENDING).where('process_instance_id', 'not in', instances).execute();
+    // Their nodes approve at the deadline (the spec's 超时自动审核).
+    await db.updateTable('process_instance_node').set({ deadline_value: 1, auto_action: AutoAction.APPROVE }).where('process_instance_id', 'in', instances).execute();
     const firstNode = await db
       .selectFrom('process_task')
       .select(['process_task_id', 'process_instance_id', 'sort'])
@@ -136,7 +139,7 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
     // Overdue as if the node's limit had passed an hour ago.
     await db
       .updateTable('process_task')
-      .set({ due_at: Date.now() - 3600_000 })
+      .set({ due_at: Date.now() - 3600_000, next_at: Date.now() - 3600_000 })
       .where(
         'process_task_id',
         'in',
@@ -145,7 +148,7 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
       .execute();
 
     // Small pages, so that both servers walk the backlog page by page over the same rows.
-    const drain = (server: TestServer) => approveOverdue(server.app.ctx, server.app.ctx.now(), 5);
+    const drain = (server: TestServer) => runDeadlines(server.app.ctx, server.app.ctx.now(), 5).then((r) => r.decided);
     const counts = await Promise.all([drain(a), drain(b), drain(a), drain(b)]);
     // Each instance's first node was settled by exactly one automatic approval, wherever it ran.
     expect(
@@ -210,28 +213,37 @@ describe.skipIf(!covered.includes('postgres'))('two servers on one database (pos
         .where('state', '=', TaskState.PENDING);
     const stuckTasks = (await pendingOf(stuck).execute()).map((t) => t.process_task_id);
     const freeTasks = (await pendingOf(free).execute()).map((t) => t.process_task_id);
-    await db.updateTable('process_task').set({ due_at: null }).where('state', '=', TaskState.PENDING).execute();
+    await db.updateTable('process_task').set({ due_at: null, next_at: null }).where('state', '=', TaskState.PENDING).execute();
+    await db
+      .updateTable('process_instance_node')
+      .set({ deadline_value: 1, auto_action: AutoAction.APPROVE })
+      .where(
+        'process_instance_id',
+        'in',
+        [...stuck, ...free].map((c) => c.instance),
+      )
+      .execute();
     // The stuck ones are the oldest: a run that looked only at its first page would see nothing else, every time.
     await db
       .updateTable('process_task')
-      .set({ due_at: Date.now() - 7200_000 })
+      .set({ due_at: Date.now() - 7200_000, next_at: Date.now() - 7200_000 })
       .where('process_task_id', 'in', stuckTasks)
       .execute();
     await db
       .updateTable('process_task')
-      .set({ due_at: Date.now() - 3600_000 })
+      .set({ due_at: Date.now() - 3600_000, next_at: Date.now() - 3600_000 })
       .where('process_task_id', 'in', freeTasks)
       .execute();
     await db.updateTable('sys_user').set({ status: 0 }).where('user_id', '=', squad).execute();
     try {
-      const counts = await Promise.all([a, b].map((s) => approveOverdue(s.app.ctx, s.app.ctx.now(), stuckTasks.length)));
+      const counts = await Promise.all([a, b].map((s) => runDeadlines(s.app.ctx, s.app.ctx.now(), stuckTasks.length).then((r) => r.decided)));
       expect(counts[0]! + counts[1]!, JSON.stringify(counts)).toBe(freeTasks.length);
       expect((await pendingOf(free).execute()).length).toBe(0);
       // The stuck ones stay pending for a person to see, untouched.
       expect((await pendingOf(stuck).execute()).map((t) => t.process_task_id).sort()).toEqual([...stuckTasks].sort());
     } finally {
       await db.updateTable('sys_user').set({ status: 1 }).where('user_id', '=', squad).execute();
-      await db.updateTable('process_task').set({ due_at: null }).where('process_task_id', 'in', stuckTasks).execute();
+      await db.updateTable('process_task').set({ due_at: null, next_at: null }).where('process_task_id', 'in', stuckTasks).execute();
     }
   });
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState, OVERTIME_REMARK, ProcessType, TaskResult } from '../../domain/appointments';
 import type { AppContext } from '../../server/core/context';
 import { AppError } from '../../server/core/errors';
-import { approveOverdue, decide, processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance, type Decision } from '../../server/workflow/engine';
+import { decide, processInfo, rejectInstance, resumeInstance, revokeInstance, startInstance, type Decision } from '../../server/workflow/engine';
+import { runDeadlines } from '../../server/workflow/deadlines';
 import { dialects, startServer, type TestServer } from './harness';
 
 /** The approval engine against a real database on each dialect, with the seeded demo park and its processes. */
@@ -220,10 +221,10 @@ for (const dialect of await dialects()) {
       const inst = await ctx.db
         .transaction()
         .execute((trx) => startInstance(trx, ctx, { processType: ProcessType.PERSON, refId: person_application_id, applicantUserId: ids.contact!, intervieweeDepartId: depart.CNOOC_SHELL! }));
-      expect(await approveOverdue(ctx, ctx.now() + 23 * 3_600_000)).toBe(0);
+      expect(await runDeadlines(ctx, ctx.now() + 23 * 3_600_000).then((r) => r.decided)).toBe(0);
       const later = ctx.now() + 25 * 3_600_000;
       // Two servers sharing the database run the timer at the same moment: the task is decided once.
-      const [a, b] = await Promise.all([approveOverdue(ctx, later), approveOverdue(ctx, later)]);
+      const [a, b] = await Promise.all([runDeadlines(ctx, later).then((r) => r.decided), runDeadlines(ctx, later).then((r) => r.decided)]);
       expect(a + b).toBeGreaterThanOrEqual(1);
       const info = await processInfo(ctx.db, inst);
       const first = info.processTaskList[0]!;

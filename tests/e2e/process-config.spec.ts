@@ -23,6 +23,18 @@ interface ProcessRow {
 const NAME_CHARS = '伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂';
 const visitorName = () => `流${Array.from({ length: 3 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join('')}`;
 
+/** One value of a select: the native select on desktop, the wheel picker on phones. */
+async function pick(page: Page, label: string, option: string) {
+  const f = field(page, label);
+  if (!isPhone(page)) return f.locator('select').selectOption({ label: option });
+  await f.locator('button.pf-trigger').click();
+  const item = page.locator('.adm-picker-view-column-item', { hasText: new RegExp(`^${option}$`) });
+  await item.dispatchEvent('click');
+  await expect(item).toHaveAttribute('data-selected', 'true');
+  await page.locator('.adm-picker-header-button', { hasText: '确定' }).click();
+  await expect(f.locator('.pf-trigger__text')).toHaveText(option);
+}
+
 const personProcess = async (token: string) => (await call<{ list: ProcessRow[] }>(token, '/process/all', { size: 100, pn: 1, type: 1 })).list[0]!;
 
 /** Closes the open modal: 返回 on a phone's sheet, Escape on a desktop dialog. */
@@ -72,7 +84,10 @@ test('an administrator builds a node and a definition, puts them into the person
     await expect(field(page, '关联角色').getByRole('alert')).toHaveText('请选择关联角色');
     await pickDepartment(page, '关联部门', '石化大队');
     await field(page, '关联角色').locator('select').selectOption({ label: '石化大队审核员' });
-    await field(page, '超时自动审核').getByText('否', { exact: true }).click();
+    // Without a limit the deadline's follow-up fields are not asked.
+    await expect(field(page, '审批时限').locator('input')).toHaveValue('');
+    await expect(field(page, '时限单位')).toBeHidden();
+    await expect(field(page, '到期自动处理')).toBeHidden();
     await field(page, '备注').locator('textarea#ef-remark').fill('端到端测试新增的复核节点');
     await shot(page, 'process-node-form');
     await submitForm(page);
@@ -80,6 +95,7 @@ test('an administrator builds a node and a definition, puts them into the person
     const nodeRow = list.row(nodeName);
     await expect(nodeRow).toContainText('石化大队');
     await expect(nodeRow).toContainText('石化大队审核员');
+    await expect(nodeRow).toContainText('不限时');
     await shot(page, 'process-nodes');
 
     // ------------------------------------------------------------ a definition: the new node, then the squad's final review
@@ -188,7 +204,7 @@ test('the three configuration screens at this size: lists, forms and the chain l
 
   await list.open('/system/process-nodes');
   await expect(list.row('石化大队终审')).toBeVisible();
-  await expect(page.getByText('审批链中的一步：由哪些部门的哪个角色审核，是否会签、超时自动通过。')).toBeVisible();
+  await expect(page.getByText('审批链中的一步：由哪些部门的哪个角色审核，是否会签，审批时限及到期处理。')).toBeVisible();
   await shot(page, 'process-nodes-list');
   await list.action('石化大队终审', '编辑');
   await expect(field(page, '节点名称').locator('input')).toHaveValue('石化大队终审');
@@ -203,4 +219,48 @@ test('the three configuration screens at this size: lists, forms and the chain l
   await page.getByRole('button', { name: /新增流程定义/ }).click();
   await field(page, '流程节点').getByRole('button', { name: '添加石化大队终审', exact: true }).click();
   await shot(page, 'process-definition-new');
+});
+
+test('a node with a deadline: the form asks the follow-up fields, the list says the rule, the edit shows it again', async ({ page }) => {
+  const admin = await signInAs(page, 'admin');
+  const nodeName = `限时复核${Date.now() % 100000}${isPhone(page) ? 'P' : 'D'}`;
+  const rule = '2工作日内审批，到期提醒2次（每4小时），提醒后自动驳回';
+  const list = listScreen(page);
+  try {
+    await list.open('/system/process-nodes');
+    await page.getByRole('button', { name: /新增节点/ }).click();
+    await field(page, '节点名称').locator('input').fill(nodeName);
+    await field(page, '被访企业审核').getByText('是', { exact: true }).click();
+    await pick(page, '关联角色', '企业审核员');
+    await expect(field(page, '到期提醒次数')).toBeHidden();
+    await field(page, '审批时限').locator('input').fill('2');
+    await field(page, '时限单位').getByText('工作日', { exact: true }).click();
+    await expect(field(page, '审批时限').locator('.ls-unit')).toHaveText('工作日');
+    // The interval is asked only with reminders.
+    await expect(field(page, '提醒间隔')).toBeHidden();
+    await field(page, '到期提醒次数').locator('input').fill('2');
+    await field(page, '提醒间隔').locator('input').fill('4');
+    await field(page, '到期自动处理').getByText('自动驳回', { exact: true }).click();
+    // Optional: no role until one is picked.
+    const escalate = field(page, '到期升级角色');
+    if (isPhone(page)) await expect(escalate.locator('.pf-trigger__text')).toHaveText('不升级');
+    else await expect(escalate.locator('select')).toHaveValue('0');
+    await shot(page, 'process-node-deadline-form');
+    await submitForm(page);
+    await expect(page.getByText('创建成功！')).toBeVisible();
+    await expect(list.row(nodeName)).toContainText(rule);
+    await shot(page, 'process-node-deadline-list');
+
+    await list.action(nodeName, '编辑');
+    await expect(field(page, '审批时限').locator('input')).toHaveValue('2');
+    await expect(field(page, '时限单位').locator('.adm-radio-checked')).toHaveText('工作日');
+    await expect(field(page, '到期提醒次数').locator('input')).toHaveValue('2');
+    await expect(field(page, '提醒间隔').locator('input')).toHaveValue('4');
+    await expect(field(page, '到期自动处理').locator('.adm-radio-checked')).toHaveText('自动驳回');
+    await shot(page, 'process-node-deadline-edit');
+    await closeModal(page);
+  } finally {
+    const node = (await call<Array<{ process_node_id: number; name: string }>>(admin, '/processNode/all', { name: nodeName })).find((n) => n.name === nodeName);
+    if (node) await call(admin, '/processNode/delete', { processNodeId: node.process_node_id });
+  }
 });

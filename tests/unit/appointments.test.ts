@@ -588,6 +588,7 @@ describe('appointment state table (spec 000 §4)', () => {
     process: [1, 2, 3, 4],
     submit: [0],
     revoke: [1, 2],
+    urge: [1],
     delete: [0, 3, 4],
     historyRevoke: [1, 2],
     allRevoke: [1, 2],

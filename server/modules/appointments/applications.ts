@@ -4,6 +4,7 @@ import { ErrorCode } from '../../../domain/errors';
 import { stateAllows } from '../../../domain/appointments';
 import { answerInClear } from '../../core/personal-data';
 import { fail, ok } from '../../core/errors';
+import { urgeApproval } from '../../workflow/urge';
 import { route } from '../../core/route';
 import { kindList } from './kinds';
 import { assertFilesUsable } from '../access';
@@ -113,6 +114,8 @@ export async function applicationRoutes(app: FastifyInstance) {
         return ok(null, '撤销审核成功！');
       });
     }
+
+    route(app, calls.urge, async (req) => ok(await db.transaction().execute((trx) => urgeApproval(trx, ctx, k.table, req.body.id, auth(req))), '催办成功，已通知审核人'));
 
     route(app, calls.process, async (req) => ok(await applicationProcess(db, auth(req), k.kind, req.body.id)));
 

@@ -27,7 +27,7 @@ import { isUniqueViolation } from '../../core/db-errors';
 import { fail, notFound } from '../../core/errors';
 import { notify } from '../../core/notify';
 import { tableChanged } from '../../core/paging';
-import { deliverSms, enqueueSms, OutboxState } from '../../core/sms-outbox';
+import { deliverWaitingSms, enqueueSms } from '../../core/sms-outbox';
 import { afterCommit } from '../../core/transactions';
 import type { DB } from '../../db/schema';
 import type { PassKeys } from '../passes';
@@ -519,16 +519,6 @@ export async function musterPage(db: Db, q: { size: number; pn: number; visit_ar
  * by the minute pass for rows a stopped server left waiting. Answers how
  * many rows this call sent.
  */
-export async function deliverMusterSms(ctx: AppContext, musterId?: number, olderThanMs = 0): Promise<number> {
-  let q = ctx.db
-    .selectFrom('outbox_message')
-    .select('message_id')
-    .where('origin', '=', 'muster')
-    .where('state', '=', OutboxState.WAITING)
-    .where('created_at', '<=', ctx.now() - olderThanMs);
-  if (musterId !== undefined) q = q.where('origin_id', '=', musterId);
-  const rows = await q.orderBy('message_id').limit(1000).execute();
-  let sent = 0;
-  for (const { message_id } of rows) if (await deliverSms(ctx, message_id)) sent++;
-  return sent;
+export function deliverMusterSms(ctx: AppContext, musterId?: number, olderThanMs = 0): Promise<number> {
+  return deliverWaitingSms(ctx, 'muster', { originId: musterId, olderThanMs });
 }

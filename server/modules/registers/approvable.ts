@@ -16,6 +16,7 @@ import { preparedIn } from '../../db/prepared';
 import type { DB } from '../../db/schema';
 import type { SubjectTable } from '../../workflow/engine';
 import { queueRoutes, textFilterConditions } from '../../workflow/queue-routes';
+import { urgeApproval } from '../../workflow/urge';
 import { applicationNumber, approvalProcess, assertAllows, lockLive, revokeApproval, submitForApproval, type SubjectRow, type UnderApproval } from '../../workflow/subject-actions';
 import { subjectByTable } from '../../workflow/subjects';
 import { anyReadable, approvableReadCodes, assertFilesUsable, holds, readRule } from '../access';
@@ -168,6 +169,7 @@ export function approvableRoutes(def: ApprovableDef) {
         return ok(null, '撤销审核成功！');
       });
     revoke(c.revoke, true);
+    route(app, c.urge, async (req) => ok(await db.transaction().execute((trx) => urgeApproval(trx, ctx, def.table, req.body.id, req.auth!)), '催办成功，已通知审核人'));
 
     for (const h of Object.values(c.histories)) {
       route(app, h.list as Call, async (req) => {

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { TextArea } from 'antd-mobile';
+import { Button, TextArea } from 'antd-mobile';
 import { ClockCircleOutline, ExclamationCircleFill } from 'antd-mobile-icons';
-import { useState, type ComponentType } from 'react';
+import { useCallback, useState, type ComponentType } from 'react';
 import { APPROVAL_NOTICE, TaskResult } from '../../../domain/appointments';
 import { enums } from '../../../domain/enums';
 import type { PermissionCode } from '../../../domain/permissions';
@@ -15,6 +15,7 @@ import { ChoiceRadio } from '../choice-radio';
 import { ProcessTimeline, type ProcessInfoCall } from '../process/process-timeline';
 import './review.css';
 import { alertDialog, showToast } from '../../lib/feedback';
+import { TaskActionModal, type TaskAction } from './task-actions';
 
 /** An approval task row of any queue: the task's own fields beside the record it wraps. */
 export interface ReviewTask {
@@ -310,19 +311,47 @@ function ReviewFrame<R extends ReviewTask>({
   const decide = can(queue.check) && !held && rows.length > 0 && (!single || queue.reviewable(rows[0]!));
   const reject = d.value.result !== TaskResult.APPROVE;
   const title = single ? (decide ? '审核' : '详情') : `批量审核（${rows.length} 项）`;
+  // 转交 and 加签 (docs/approvals.md): one task at a time, from its own review.
+  const [action, setAction] = useState<TaskAction | null>(null);
+  const closeAction = useCallback(() => setAction(null), []);
+  const qc = useQueryClient();
+  const row = rows[0];
+  const actedOn = useCallback(() => {
+    setAction(null);
+    // As after a decision: the application's process changed, and the queue reloads as the modal closes.
+    if (row) void qc.invalidateQueries({ queryKey: ['process-info', queue.processCall.path, row.ref_id] });
+    void qc.invalidateQueries({ queryKey: ['home', 'approval-pending'] });
+    onDone();
+  }, [qc, queue.processCall.path, row, onDone]);
+  const okText = desktop ? '确定' : reject ? '驳回' : '同意';
+  const footer =
+    decide && single ? (
+      <>
+        <div className="rv-foot-aside">
+          <Button className="sm-btn rv-aside-btn" aria-haspopup="dialog" onClick={() => setAction('transfer')} disabled={d.saving}>
+            转交
+          </Button>
+          <Button className="sm-btn rv-aside-btn" aria-haspopup="dialog" onClick={() => setAction('signer')} disabled={d.saving}>
+            加签
+          </Button>
+        </div>
+        <Button className="sm-btn" onClick={onClose} disabled={d.saving}>
+          取消
+        </Button>
+        <Button className="sm-btn" color={reject ? 'danger' : 'primary'} loading={d.saving} onClick={() => void d.submit()}>
+          {okText}
+        </Button>
+      </>
+    ) : undefined;
   return (
-    <ScreenModal
-      open={open}
-      title={title}
-      width={700}
-      onClose={onClose}
-      onOk={decide ? () => void d.submit() : undefined}
-      okText={desktop ? '确定' : reject ? '驳回' : '同意'}
-      okDanger={reject}
-      okLoading={d.saving}
-    >
-      <ReviewContent queue={queue} rows={rows.length ? rows : picked} single={single} decide={decide} d={d} held={held} skipped={picked.length - rows.length} />
-    </ScreenModal>
+    <>
+      <ScreenModal open={open} title={title} width={700} onClose={onClose} onOk={decide ? () => void d.submit() : undefined} okText={okText} okDanger={reject} okLoading={d.saving} footer={footer}>
+        <ReviewContent queue={queue} rows={rows.length ? rows : picked} single={single} decide={decide} d={d} held={held} skipped={picked.length - rows.length} />
+      </ScreenModal>
+      {action && row && open && (
+        <TaskActionModal action={action} subject={{ taskId: row.process_task_id, title: queue.title(row), subtitle: queue.subtitle(row) }} onClose={closeAction} onDone={actedOn} />
+      )}
+    </>
   );
 }
 

@@ -23,11 +23,26 @@ export interface ChainNode {
   departList?: Array<{ name?: string | null }> | null;
 }
 
+/** One entry of processEventList: a step besides decisions (domain/approval-events.ts), under the node of its sort. */
+export interface ProcessEvent {
+  event_id: number;
+  process_task_id?: number | null;
+  sort: number;
+  /** A ProcessEventKind; a kind this build does not know yet is shown by its text. */
+  kind: string;
+  /** 系统 for the system's steps. */
+  user_name: string | null;
+  text: string | null;
+  create_time: string | null;
+}
+
 export interface ProcessInfo {
   processInstance: { create_time?: string | null; update_time?: string | null; state?: number | null; current_sort?: number | null } | null;
   processTaskList: ProcessTask[];
   /** Older answers (a page cached offline before the server sent it) lack it: the nodes are then those with tasks. */
   processNodeList?: ChainNode[] | null;
+  /** Reminders, escalations, automatic decisions …; older answers lack it. */
+  processEventList?: ProcessEvent[] | null;
 }
 
 /**
@@ -44,6 +59,8 @@ export interface NodeStep {
   status: NodeStatus;
   /** The node's tasks in the order they were created (a resumed node has the earlier round's too). */
   tasks: ProcessTask[];
+  /** The node's other steps (reminders, escalations …) in the order they happened. */
+  events: ProcessEvent[];
   node?: ChainNode;
 }
 
@@ -55,6 +72,7 @@ export function nodeSteps(info: ProcessInfo | undefined): NodeStep[] {
   const running = (info.processInstance?.state ?? InstanceState.RUNNING) === InstanceState.RUNNING;
   // Each task under its node's sort; a task without one (an old answer) stands alone.
   const keyed = [...(info.processTaskList ?? [])].sort((a, b) => a.process_task_id - b.process_task_id).map((t, i) => ({ t, key: sortOf(t) ?? -(i + 1) }));
+  const events = [...(info.processEventList ?? [])].sort((a, b) => a.event_id - b.event_id);
   const known = !!info.processNodeList?.length;
   const chain: ChainNode[] = known
     ? [...info.processNodeList!].sort((a, b) => a.sort - b.sort)
@@ -62,7 +80,7 @@ export function nodeSteps(info: ProcessInfo | undefined): NodeStep[] {
   return chain.map((node) => {
     const own = keyed.filter((k) => k.key === node.sort).map((k) => k.t);
     const lastDecided = [...own].reverse().find((t) => t.state === TaskState.DONE);
-    const status: NodeStatus = own.some((t) => t.state === TaskState.PENDING)
+    const status: NodeStatus = own.some((t) => t.state === TaskState.PENDING || t.state === TaskState.WAITING)
       ? 'current'
       : lastDecided
         ? isRejectResult(lastDecided.result)
@@ -73,7 +91,7 @@ export function nodeSteps(info: ProcessInfo | undefined): NodeStep[] {
           : running
             ? 'todo'
             : 'unreached';
-    return { sort: node.sort, name: node.name || '审批节点', status, tasks: own, node: known ? node : undefined };
+    return { sort: node.sort, name: node.name || '审批节点', status, tasks: own, events: events.filter((e) => e.sort === node.sort), node: known ? node : undefined };
   });
 }
 

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, ErrorBlock, Skeleton, Steps, Tag } from 'antd-mobile';
 import { CheckCircleFill, ClockCircleFill, CloseCircleFill, MinusCircleOutline, SendOutline, UndoOutline } from 'antd-mobile-icons';
+import { processEventLabels, ProcessEventKind } from '../../../domain/approval-events';
 import { InstanceState, TaskState, isRejectResult } from '../../../domain/appointments';
 import { enums, type EnumOption } from '../../../domain/enums';
 import type { ReactElement, ReactNode } from 'react';
@@ -8,7 +9,7 @@ import type { z } from 'zod';
 import type { Call } from '../../../domain/contract';
 import type { processInfoAnswer } from '../../../domain/schemas/process-info';
 import { call } from '../../lib/http';
-import { nodeSteps, reviewersOf, type NodeStatus, type NodeStep, type ProcessInfo, type ProcessTask } from './node-steps';
+import { nodeSteps, reviewersOf, type NodeStatus, type NodeStep, type ProcessEvent, type ProcessInfo, type ProcessTask } from './node-steps';
 import './process.css';
 
 /** A kind's process-info call (domain: processInfo of a register, process of an appointment kind). */
@@ -72,10 +73,44 @@ function DecidedBody({ task }: { task: ProcessTask }) {
   );
 }
 
-/** What a node shows under its title: its decisions, who is reviewing now, or, not reached yet, who will. */
+/** Steps that call for the approvers' attention: the deadline passed, or the applicant urged them. */
+const WARNING_KINDS = new Set<string>([ProcessEventKind.REMIND, ProcessEventKind.ESCALATE, ProcessEventKind.URGE]);
+/** Steps that follow a decision made at the same second (its copies); the others lead to it. */
+const AFTER_DECISION_KINDS = new Set<string>([ProcessEventKind.COPY]);
+
+/** A step besides decisions: what it was, who took it (系统 for the system) and when, then what it did. */
+function EventBody({ event }: { event: ProcessEvent }) {
+  const label = processEventLabels[event.kind as ProcessEventKind] ?? '流程记录';
+  return (
+    <div className={`pt-body pt-body--event${WARNING_KINDS.has(event.kind) ? ' pt-body--warn' : ''}`}>
+      <Line k={label} className="pt-event-who">
+        {event.user_name || '-'}
+        <span className="pt-time">{event.create_time || '-'}</span>
+      </Line>
+      {event.text ? (
+        <Line k="" className="pt-remark">
+          {event.text}
+        </Line>
+      ) : null}
+    </div>
+  );
+}
+
+/** A node's decisions and other steps in the order they happened (times read 'YYYY-MM-DD HH:mm:ss', so they compare as text). */
+function history(step: NodeStep, decided: ProcessTask[]) {
+  const entries = [
+    ...decided.map((t, i) => ({ time: t.approve_time ?? '', rank: 1, i, el: <DecidedBody key={`t${t.process_task_id}`} task={t} /> })),
+    ...step.events.map((e, i) => ({ time: e.create_time ?? '', rank: AFTER_DECISION_KINDS.has(e.kind) ? 2 : 0, i, el: <EventBody key={`e${e.event_id}`} event={e} /> })),
+  ];
+  return entries.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : a.rank - b.rank || a.i - b.i)).map((x) => x.el);
+}
+
+/** What a node shows under its title: its decisions and other steps, who is reviewing now, or, not reached yet, who will. */
 function NodeBody({ step }: { step: NodeStep }) {
   const decided = step.tasks.filter((t) => t.state === TaskState.DONE);
   const pending = step.tasks.filter((t) => t.state === TaskState.PENDING);
+  // Approvers who added a signer before themself: their task returns once the signer approves.
+  const waiting = step.tasks.filter((t) => t.state === TaskState.WAITING);
   const closed = step.tasks.filter((t) => t.state === TaskState.CLOSED);
   const rule = reviewersOf(step.node);
   const countersign = step.node?.countersign === 1;
@@ -83,15 +118,21 @@ function NodeBody({ step }: { step: NodeStep }) {
   const closedWhy = [...new Set(closed.map((t) => t.remark || '已关闭'))];
   return (
     <>
-      {decided.map((t) => (
-        <DecidedBody key={t.process_task_id} task={t} />
-      ))}
+      {history(step, decided)}
       {pending.length > 0 && (
         <div className="pt-body">
           <Line k="审批人">{pending.map(whoOf).join('、') || rule || '-'}</Line>
           {pending.length > 1 && <Line k="审批方式">{countersign ? '会签，须全部审核通过' : '任一人审核即可'}</Line>}
           <Line k="审批时间" className="pt-time">
             等待审批
+          </Line>
+        </div>
+      )}
+      {waiting.length > 0 && (
+        <div className="pt-body">
+          <Line k="审批人">{waiting.map(whoOf).join('、')}</Line>
+          <Line k="审批时间" className="pt-time">
+            等待加签人审核后再审批
           </Line>
         </div>
       )}

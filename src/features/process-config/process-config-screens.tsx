@@ -1,4 +1,5 @@
 import { Tag } from 'antd-mobile';
+import { AutoAction, DeadlineUnit } from '../../../domain/approval-deadline';
 import { enums } from '../../../domain/enums';
 import {
   processConfigApi,
@@ -20,7 +21,8 @@ import { processDefinitionsQuery, processNodesQuery, useProcessNodes } from './a
 import { ChainLine } from './components/chain-line';
 import { DefinitionSelect } from './components/definition-select';
 import { NodeChainPicker } from './components/node-chain-picker';
-import { CompanyCheckInput, CountersignInput, DepartmentsInput, OvertimeAutoInput, OvertimeHoursInput, RoleSelect, reviewersText } from './components/node-inputs';
+import { AutoActionInput, DeadlineUnitInput, DeadlineValueInput, deadlineSet, EscalateRoleInput, RemindIntervalInput, RemindTimesInput } from './components/deadline-inputs';
+import { CompanyCheckInput, CountersignInput, DepartmentsInput, RoleSelect, reviewersText } from './components/node-inputs';
 
 const { process: processCalls, definition: definitionCalls, node: nodeCalls } = processConfigApi;
 
@@ -115,17 +117,28 @@ export const processesScreen = defineScreen<ProcessRow>({
 
 // ---------------------------------------------------------------- 流程节点
 
-/** The node form's rule before validation: the visited-enterprise check clears departments and countersign; without overtime there is no limit to send. */
+/**
+ * The node form's rule before validation: the visited-enterprise check clears
+ * departments and countersign. The deadline is always sent (0: 不限时), so
+ * the server reads the deadline rule, not the spec's 超时自动审核 pair; the
+ * follow-up fields go only with a limit, the interval only with reminders.
+ */
 function nodePayload(v: Values): Values {
   const company = Number(v.companyCheck) === 1;
-  const overtime = Number(v.overtimeAutoCheck) === 1;
-  return { ...v, departIds: company ? [] : (v.departIds ?? []), countersign: company ? 0 : v.countersign, overtimeHours: overtime ? v.overtimeHours : undefined };
+  const base = { ...v, departIds: company ? [] : (v.departIds ?? []), countersign: company ? 0 : v.countersign };
+  const none = { deadlineUnit: undefined, remindTimes: undefined, remindInterval: undefined, escalateRoleId: undefined, autoAction: undefined };
+  if (!deadlineSet(v.deadlineValue)) return { ...base, ...none, deadlineValue: 0 };
+  const times = v.remindTimes === undefined || v.remindTimes === null || v.remindTimes === '' ? 0 : v.remindTimes;
+  return { ...base, remindTimes: times, remindInterval: Number(times) > 0 ? v.remindInterval : undefined };
 }
+
+/** The deadline's fields are the form's only: the list, card and detail show the rule in words. */
+const deadlineField = { hideInSearch: true, hideInTable: true, hideInCard: true, hideInDetail: true } as const;
 
 export const processNodesScreen = defineScreen<ProcessNodeRow>({
   key: SCREENS.nodes,
   title: '流程节点',
-  description: '审批链中的一步：由哪些部门的哪个角色审核，是否会签、超时自动通过。',
+  description: '审批链中的一步：由哪些部门的哪个角色审核，是否会签，审批时限及到期处理。',
   labels: processNodeLabels,
   list: { path: nodeCalls.all, answer: 'array' },
   rowKey: 'process_node_id',
@@ -164,32 +177,28 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
       render: (r) => yesNo(r.countersign),
       form: { help: '会签：关联部门中持有该角色的每个人都须审核通过' },
     },
+    // The rule in words in the list, the card and the detail; the form asks for it field by field.
+    { name: 'deadlineText', kind: 'text', dataIndex: 'deadline_text', hideInSearch: true, hideInForm: true, width: 220 },
     {
-      name: 'overtimeAutoCheck',
+      name: 'deadlineValue',
       kind: 'custom',
-      input: OvertimeAutoInput,
-      dataIndex: 'overtime_auto_check',
-      hideInSearch: true,
-      width: 120,
-      render: (r) =>
-        r.overtime_auto_check === 1 ? (
-          <>
-            {yesNo(1)} {r.overtime_hours}小时
-          </>
-        ) : (
-          yesNo(0)
-        ),
+      input: DeadlineValueInput,
+      dataIndex: 'deadline_value',
+      ...deadlineField,
+      form: { help: '不填或填0为不限时' },
     },
+    { name: 'deadlineUnit', kind: 'custom', input: DeadlineUnitInput, dataIndex: 'deadline_unit', ...deadlineField, form: { help: '工作日按“系统设置 → 工作日历”计算' } },
+    { name: 'remindTimes', kind: 'custom', input: RemindTimesInput, dataIndex: 'remind_times', ...deadlineField, form: { help: '到期后提醒审批人，0为不提醒' } },
+    { name: 'remindInterval', kind: 'custom', input: RemindIntervalInput, dataIndex: 'remind_interval', ...deadlineField, form: { help: '每隔多久再提醒一次', required: true } },
     {
-      name: 'overtimeHours',
+      name: 'escalateRoleId',
       kind: 'custom',
-      input: OvertimeHoursInput,
-      dataIndex: 'overtime_hours',
-      hideInSearch: true,
-      hideInTable: true,
-      render: (r) => (r.overtime_auto_check === 1 ? `${r.overtime_hours} 小时` : '-'),
-      form: { help: '超过时限仍未审核的任务自动通过，备注“超时自动通过”' },
+      input: EscalateRoleInput,
+      dataIndex: 'escalate_role_id',
+      ...deadlineField,
+      form: { help: '到期时该角色的人员也加入审批' },
     },
+    { name: 'autoAction', kind: 'custom', input: AutoActionInput, dataIndex: 'auto_action', ...deadlineField, form: { help: '到期后先提醒，提醒完仍未审核再自动处理' } },
     { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 150, form: { help: '最多80个字' } },
     {
       name: 'definitions',
@@ -213,7 +222,7 @@ export const processNodesScreen = defineScreen<ProcessNodeRow>({
     schema: { create: processNodeCreate, edit: processNodeUpdate },
     create: { path: nodeCalls.save, title: '新增流程节点' },
     edit: { path: nodeCalls.edit, title: '编辑流程节点', idParam: 'processNodeId' },
-    initialValues: { companyCheck: 0, countersign: 0, overtimeAutoCheck: 0, overtimeHours: 24, departIds: [] },
+    initialValues: { companyCheck: 0, countersign: 0, departIds: [], deadlineUnit: DeadlineUnit.HOURS, remindTimes: 0, autoAction: AutoAction.NONE },
     toPayload: (v) => nodePayload(v),
     width: 640,
   },
@@ -266,6 +275,16 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
       render: (r) => <ChainLine names={r.definitionNodeList.map((n) => n.name)} compact />,
       form: { label: '流程节点', required: true },
     },
+    {
+      name: 'skipRepeat',
+      kind: 'yesNo',
+      dataIndex: 'skip_repeat',
+      // The form and the detail: the list keeps its chain column wide.
+      hideInSearch: true,
+      hideInTable: true,
+      hideInCard: true,
+      form: { help: '同一人连续审批相邻节点时，后一节点自动通过（记为系统）' },
+    },
     { name: 'remark', kind: 'textarea', dataIndex: 'remark', hideInSearch: true, width: 170, form: { help: '最多80个字' } },
     {
       name: 'processes',
@@ -295,7 +314,7 @@ export const processDefinitionsScreen = defineScreen<ProcessDefinitionRow>({
     schema: { create: processDefinitionCreate, edit: processDefinitionUpdate },
     create: { path: definitionCalls.save, title: '新增流程定义' },
     edit: { path: definitionCalls.edit, title: '编辑流程定义', idParam: 'processDefinitionId' },
-    initialValues: { processNodeIds: [] },
+    initialValues: { processNodeIds: [], skipRepeat: 1 },
     width: 860,
   },
   detail: { title: '流程定义详情', render: (r) => <DefinitionDetail row={r} />, width: 720 },

@@ -3,6 +3,7 @@ import type { Call } from '../../../domain/contract';
 import type { PermissionCode } from '../../../domain/permissions';
 import { registerAllows, registerQueues, type RegisterAction, type RegisterContract } from '../../../domain/registers';
 import { revokeBody } from '../../../domain/schemas/car-application';
+import { TaskFlags, type FlaggedTask } from '../../components/approval/task-flags';
 import { batchReviewModalFor, reviewModalFor, type ReviewKind, type ReviewTask } from '../../components/approval/review-modal';
 import { processDrawerFor, type ProcessSubject } from '../../components/process/process-drawer';
 import { ReasonModal } from '../../components/reason-modal';
@@ -111,7 +112,7 @@ function processSubject<R extends ApprovableRow>(s: RegisterScreens<R>): Process
   return p;
 }
 
-/** The register's own list: add, edit, detail, process, submit, revoke, delete, each shown by the state table. */
+/** The register's own list: add, edit, detail, process, submit, urge, revoke, delete, each shown by the state table. */
 export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R>): ScreenDef<R> {
   const { contract: c } = s;
   const { codes, calls } = c;
@@ -130,6 +131,17 @@ export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R
       body: (r) => ({ id: r.id }),
       success: '提交成功！',
       failure: '提交失败',
+    },
+    {
+      key: 'urge',
+      label: '催办',
+      type: 'call',
+      permission: codes.revoke,
+      visible: when('urge', s.stateKey),
+      path: c.urge,
+      body: (r) => ({ id: r.id }),
+      success: '催办成功，已通知审核人',
+      failure: '催办失败',
     },
     { key: 'revoke', label: '撤销', type: 'modal', component: revokeModal(s), permission: codes.revoke, visible: when('revoke', s.stateKey), danger: true },
     { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete', s.stateKey), path: calls.delete, body: (r) => ({ id: r.id }) },
@@ -157,7 +169,7 @@ export function registerListScreen<R extends ApprovableRow>(s: RegisterScreens<R
 }
 
 /** A task of the register's queue, laid over the row it wraps so the list's fields read it as they read the register. */
-export type RegisterTask<R extends ApprovableRow> = R & ReviewTask & { process_task_id: number; ref_id: number; approval_status?: number | null };
+export type RegisterTask<R extends ApprovableRow> = R & ReviewTask & FlaggedTask & { process_task_id: number; ref_id: number; approval_status?: number | null };
 
 const reviewKinds = new WeakMap<object, ReviewKind<never>>();
 function reviewKind<R extends ApprovableRow>(s: RegisterScreens<R>, screen: ScreenDef<R>): ReviewKind<RegisterTask<R>> {
@@ -199,11 +211,14 @@ export function registerQueueScreen<R extends ApprovableRow>(s: RegisterScreens<
       arrange: (rows) => rows.map((t) => ({ ...((t as unknown as Record<string, unknown>)[s.contract.wrapper] as R), ...t, id: (t as ReviewTask).ref_id }) as T),
     },
     rowKey: 'process_task_id',
-    card: s.card,
+    // 已催办 / 已超时 (docs/approvals.md) where the register shows its state: at the right of a phone card's title, the column after the key on a desktop,
+    // where it is never cut and so counts whole towards whether the table fits: narrow enough for a waybill's eleven columns at 1440 px, the two tags one above the other.
+    card: { title: s.card.title, extra: 'flags' },
     // The register's columns, then when it was submitted; the queue searches by the register's text fields only (spec 001 §2).
     fields: [
       ...(s.fields.filter((f) => !f.hideInTable && f.name !== (s.stateKey ?? 'status') && f.name !== 'validity') as DeclaredField<T>[]),
       { name: 'submit_time', label: '提交时间', kind: 'text', width: 170 } satisfies DeclaredField<T>,
+      { name: 'flags', label: '催办/超时', kind: 'custom', width: 120, hideInSearch: true, hideInDetail: true, render: (r) => <TaskFlags task={r} dash /> } satisfies DeclaredField<T>,
     ].map((f): DeclaredField<T> => ({ ...f, hideInSearch: f.hideInSearch || f.kind !== 'text' || f.name === 'submit_time', hideInForm: true })),
     rowActions: [
       { key: 'review', label: '审核', type: 'modal', permission: q.check, visible: (r) => kind.reviewable(r), component: Review },

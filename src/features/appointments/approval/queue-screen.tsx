@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import type { AppointmentKind, QueueName } from '../../../../domain/appointments';
 import { enums } from '../../../../domain/enums';
 import { QUEUE_DEFAULT_AREA } from '../../../../domain/schemas/car-application';
+import { TaskFlags } from '../../../components/approval/task-flags';
 import { optionLabel } from '../../../components/enum-options';
 import { defineScreen, type FieldDef, type ScreenDef } from '../../../list-screen';
 import { stateLabels, useOutbox, waitingItemOfTask, waitingTaskIds } from '../../../lib/outbox';
@@ -46,6 +47,8 @@ const taskState = (r: TaskRow) => (
     {optionLabel(enums.processTaskState, r.state)}
   </Tag>
 );
+/** 已催办 N 次 and 已超时 (docs/approvals.md): the card's extra, so at the right of a phone card's title and the column after the title's on a desktop. */
+const flagsColumn = () => column({ name: 'flags', label: '催办/超时', width: 160, render: (r) => <TaskFlags task={r} dash /> });
 const withSub = (main: unknown, sub: unknown, mark?: ReactNode) => (
   <span className="aq-two">
     <span>
@@ -76,6 +79,7 @@ function carFields(showDept: boolean): F[] {
     timeFilter,
 
     column({ name: 'plate', label: '车牌号', width: 130, fixed: 'left', render: (r) => withSub(carOf(r).license_plate, carOf(r).vehicle_type_name, <OutboxMark taskId={r.process_task_id} />) }),
+    flagsColumn(),
     column({ name: 'applicant', label: '申请人', width: 120, render: (r) => withSub(carOf(r).applicant_name, carOf(r).applicant_phone) }),
     column({ name: 'company', label: '来访单位', width: 150, render: (r) => dash(carOf(r).visitor_company) }),
     column({ name: 'interviewee', label: '被访人', width: 150, render: (r) => withSub(carOf(r).interviewee_name, carOf(r).interviewee_depart_name) }),
@@ -101,6 +105,7 @@ function personFields(showDept: boolean): F[] {
     timeFilter,
 
     column({ name: 'visitor', label: '访客', width: 130, fixed: 'left', render: (r) => withSub(personOf(r).visitor_name, personOf(r).visitor_phone, <OutboxMark taskId={r.process_task_id} />) }),
+    flagsColumn(),
     column({ name: 'company', label: '来访单位', width: 150, render: (r) => dash(personOf(r).visitor_company) }),
     column({ name: 'interviewee', label: '被访人', width: 150, render: (r) => withSub(personOf(r).interviewee_name, personOf(r).interviewee_depart_name) }),
     column({ name: 'type', label: '申请类型', width: 90, hideInCard: true, render: (r) => dash(optionLabel(enums.personVisitorType, personOf(r).visitor_type)) }),
@@ -139,7 +144,7 @@ export function queueScreen(name: QueueName, { fields, amendable }: QueueScreenO
     title: queue.title,
     list: listOf(queue),
     rowKey: 'process_task_id',
-    card: { title: fieldsOf[queue.kind].cardTitle, extra: 'state' },
+    card: { title: fieldsOf[queue.kind].cardTitle, extra: 'flags' },
     fields,
     rowActions: [
       { key: 'review', label: '审核', type: 'modal', permission: queue.check, visible: (r) => reviewable(queue.kind, r) && !waitingTaskIds().has(r.process_task_id), component: ReviewModal(name) },

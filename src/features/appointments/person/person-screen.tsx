@@ -35,6 +35,18 @@ const rowActions: RowAction<R>[] = [
   { key: 'copy', label: '复制', type: 'modal', component: PersonCopyModal, permission: codes.add, visible: when('copy') },
   { key: 'delay', label: '延期申请', type: 'modal', component: PersonDelayModal, permission: codes.edit, visible: when('delay') },
   { key: 'process', label: '审批流程', type: 'modal', component: processDrawerFor<R>('person'), visible: when('process') },
+  // 催办 (docs/approvals.md): reminds the current approvers; the server answers how often is allowed (429 with when the next may be).
+  {
+    key: 'urge',
+    label: '催办',
+    type: 'call',
+    permission: codes.revoke,
+    visible: when('urge'),
+    path: calls.urge,
+    body: (r) => ({ id: r.person_application_id }),
+    success: '催办成功，已通知审核人',
+    failure: '催办失败',
+  },
   { key: 'revoke', label: '撤销', type: 'modal', component: revokeModalFor<R>('person'), permission: codes.revoke, visible: when('revoke'), danger: true },
   { key: 'delete', label: '删除', type: 'delete', permission: codes.delete, visible: when('delete'), path: calls.delete, body: (r) => ({ id: r.person_application_id }) },
 ];

@@ -1,7 +1,6 @@
-import { Input } from 'antd-mobile';
 import { useEffect, useSyncExternalStore } from 'react';
 import { enums } from '../../../../domain/enums';
-import { OVERTIME_HOURS_MAX, type ProcessNodeRow } from '../../../../domain/schemas/process-config';
+import type { ProcessNodeRow } from '../../../../domain/schemas/process-config';
 import { ChoiceRadio } from '../../../components/choice-radio';
 import { DepartmentsSelect, idsOf } from '../../../components/departments-select';
 import { EnumSelect } from '../../../components/enum-select';
@@ -11,12 +10,12 @@ import './process-config.css';
 
 /**
  * The node form's inputs (spec 002 §4: choosing the visited-enterprise check
- * clears the departments, sets countersign to no and disables both; overtime
- * auto review asks for its limit). The list framework's form hands each input
- * only its own value, so the two choices that govern others publish theirs
- * here; only one node form is open at a time.
+ * clears the departments, sets countersign to no and disables both; the
+ * deadline's follow-up fields are in deadline-inputs.tsx). The list
+ * framework's form hands each input only its own value, so the choices that
+ * govern others publish theirs here; only one node form is open at a time.
  */
-function watch() {
+export function watch() {
   let value: unknown;
   const listeners = new Set<() => void>();
   const subscribe = (l: () => void) => {
@@ -37,24 +36,18 @@ function watch() {
 }
 
 const companyCheck = watch();
-const overtimeAuto = watch();
 
 /** 是 before 否, as people read a yes/no question (and as the framework's own yes/no inputs do). */
 const yesFirst = [...enums.yesNo].reverse();
 
 /** Publishes the input's value while the form is open. */
-function usePublish(w: ReturnType<typeof watch>, value: unknown) {
+export function usePublish(w: ReturnType<typeof watch>, value: unknown) {
   useEffect(() => w.publish(value), [w, value]);
   useEffect(() => () => w.publish(undefined), [w]);
 }
 
 export function CompanyCheckInput({ value, onChange, disabled }: FieldInputProps) {
   usePublish(companyCheck, value);
-  return <ChoiceRadio value={value} onChange={onChange} options={yesFirst} disabled={disabled} />;
-}
-
-export function OvertimeAutoInput({ value, onChange, disabled }: FieldInputProps) {
-  usePublish(overtimeAuto, value);
   return <ChoiceRadio value={value} onChange={onChange} options={yesFirst} disabled={disabled} />;
 }
 
@@ -80,28 +73,25 @@ export function DepartmentsInput({ value, onChange, disabled }: FieldInputProps)
   return <DepartmentsSelect value={ids} onChange={onChange} disabled={disabled} placeholder="请选择关联部门" aria-label="添加关联部门" />;
 }
 
-/** Overtime limit in hours, asked only while overtime auto review is on. */
-export function OvertimeHoursInput({ value, onChange, disabled }: FieldInputProps) {
-  const on = isYes(overtimeAuto.useValue());
-  return (
-    <span className="ls-input-wrap">
-      <Input
-        aria-label="超时时限"
-        inputMode="numeric"
-        value={on ? (value === undefined || value === null ? '' : String(value)) : ''}
-        onChange={(v) => onChange?.(v)}
-        placeholder={on ? `1-${OVERTIME_HOURS_MAX}` : '未开启超时自动审核'}
-        disabled={disabled || !on}
-      />
-      <span className="ls-unit">小时</span>
-    </span>
-  );
-}
-
-export function RoleSelect({ value, onChange, placeholder, disabled }: FieldInputProps) {
+/**
+ * A role of the role register. `none` adds a first choice of value 0 that
+ * stands for no role (the schema reads 0 as none), so an optional role can be
+ * cleared again; an empty value then shows it.
+ */
+export function RoleSelect({ value, onChange, placeholder, disabled, label = '关联角色', none }: FieldInputProps & { label?: string; none?: string }) {
   const { data: roles = [], isLoading } = useProcessRoles();
   const options = roles.map((r) => ({ value: r.role_id, label: r.status === 0 ? `${r.name}（停用）` : r.name }));
-  return <EnumSelect aria-label="关联角色" value={value} onChange={onChange} options={options} placeholder={isLoading ? '加载中…' : placeholder} disabled={disabled} />;
+  const empty = value === undefined || value === null || value === '';
+  return (
+    <EnumSelect
+      aria-label={label}
+      value={none && empty ? 0 : value}
+      onChange={onChange}
+      options={none ? [{ value: 0, label: none }, ...options] : options}
+      placeholder={isLoading ? '加载中…' : placeholder}
+      disabled={disabled}
+    />
+  );
 }
 
 /** How a node's reviewers read on one line: the role, where. */
