@@ -779,7 +779,7 @@ async function reopenWaiting(trx: Db, ctx: AppContext, inst: { process_type: num
     .executeTakeFirst();
   if (!back) return;
   tasksChanged(trx);
-  await notifyTasksAssigned(trx, ctx, inst, back.queue as ApprovalQueueName | null, [back], subjectRow);
+  await notifyTasksAssigned(trx, ctx, inst, back.queue as ApprovalQueueName | null, [back], subjectRow, true);
 }
 
 /** A pending task of `userId` made to wait for a signer added before them (前加签); false when it is no longer pending. */

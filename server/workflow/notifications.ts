@@ -31,7 +31,11 @@ async function describe(trx: Db, ctx: AppContext, processType: number, refId: nu
   return row ? { def, name: def.name(row) } : null;
 }
 
-/** '新的审批任务' to each candidate of a node that just became active; tapping opens the queue the task is in. */
+/**
+ * '新的审批任务' to each candidate of a node that just became active; tapping
+ * opens the queue the task is in. `back`: the task returns to its approver
+ * after the signer they added before themself approved (加签).
+ */
 export async function notifyTasksAssigned(
   trx: Db,
   ctx: AppContext,
@@ -39,6 +43,7 @@ export async function notifyTasksAssigned(
   queue: ApprovalQueueName | null,
   tasks: Array<{ process_task_id: number; user_id: number }>,
   subjectRow?: Record<string, unknown>,
+  back = false,
 ): Promise<void> {
   const subject = await describe(trx, ctx, inst.process_type, inst.ref_id, subjectRow);
   const q = queue ? approvalQueues[queue] : null;
@@ -49,8 +54,8 @@ export async function notifyTasksAssigned(
     tasks.map((t) => ({
       userId: t.user_id,
       kind: NotificationKind.TASK_ASSIGNED,
-      title: '新的审批任务',
-      body: `${q ? `${q.title}：` : ''}${what}待您审核`,
+      title: back ? '加签人已审核' : '新的审批任务',
+      body: `${q ? `${q.title}：` : ''}${what}${back ? '已由加签人审核通过，请继续审核' : '待您审核'}`,
       url: q ? recordLink(q.route, t.process_task_id) : '/workbench',
       tag: `task-${t.process_task_id}`,
     })),

@@ -155,6 +155,15 @@ for (const dialect of await dialects()) {
       tasks = await tasksOf(instance);
       expect(tasks.find((t) => t.process_task_id === task)!.state).toBe(TaskState.PENDING);
       expect((await instanceState(instance)).current_sort).toBe(1);
+      // The approver is told the task is back, not that it is new.
+      const told = await ctx.db
+        .selectFrom('notification')
+        .select(['title', 'body'])
+        .where('user_id', '=', ids.reviewer!)
+        .where('tag', '=', `task-${task}`)
+        .orderBy('notification_id', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(told).toMatchObject({ title: '加签人已审核', body: expect.stringContaining('已由加签人审核通过，请继续审核') });
       expect(await approveAs(task, ids.reviewer!)).toBe('advanced');
       expect(await events(instance)).toEqual([[ProcessEventKind.ADD_SIGNER, '李强', '前加签：先由孙八审核，通过后回到李强（请先核实车辆）']]);
     });
