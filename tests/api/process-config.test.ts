@@ -370,7 +370,8 @@ for (const dialect of await dialects()) {
       });
       const two = [company.process_node_id, squadNode.process_node_id];
       const three = [company.process_node_id, extra.body.data.process_node_id, squadNode.process_node_id];
-      const d = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', { name: '人员预约可编辑', processNodeIds: two });
+      // The squad approves its two nodes one after the other here: 相同审核人自动通过 off, so each is its own step.
+      const d = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', { name: '人员预约可编辑', processNodeIds: two, skipRepeat: 0 });
       const defId = d.body.data.process_definition_id;
       const chainNow = async () => (await definitions()).find((x) => x.process_definition_id === defId)!.definitionNodeList.map((n) => n.name);
       await useDefinition(defId);
@@ -451,6 +452,8 @@ for (const dialect of await dialects()) {
       const d = await admin().post<{ process_definition_id: number }>('/v2/processDefinition/save', {
         name: '人员预约三级审批',
         processNodeIds: [company.process_node_id, n.body.data.process_node_id, squadNode.process_node_id],
+        // The squad's two nodes are two steps of its own here (相同审核人自动通过 off).
+        skipRepeat: 0,
       });
       await useDefinition(d.body.data.process_definition_id);
       const editCompany = await admin().post('/v2/processNode/update', {
