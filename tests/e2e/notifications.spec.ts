@@ -29,9 +29,10 @@ async function submitPersonAppointment(page: Page): Promise<string> {
 }
 
 /** One non-waiting read: a count() then textContent() pair would wait forever if the badge went between the two. */
+/** The exact unread count, from the bell's tooltip: the badge itself stops at 99+. */
 const bellCount = async (page: Page) => {
-  const [text] = await page.getByTestId('notification-count').allTextContents();
-  return text ? Number(text.replace('+', '')) : 0;
+  const title = (await page.getByTestId('notification-bell').getAttribute('title')) ?? '';
+  return Number(/(\d+) 条未读/.exec(title)?.[1] ?? 0);
 };
 
 test('the service worker shows a pushed notification (CDP ServiceWorker.deliverPushMessage)', async ({ page, context }) => {

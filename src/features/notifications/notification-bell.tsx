@@ -43,13 +43,16 @@ export function NotificationBell({ className = '' }: { className?: string }) {
     return afterFirstScreen(() => void import('./push-device').then((m) => m.rebindIfOptedIn(userId, session.token())).catch(() => undefined));
   }, [userId]);
 
-  const label = count ? `消息中心，${count} 条未读` : '消息中心';
+  const shown = count > 99 ? '99+' : String(count);
+  // The name holds the badge as shown (WCAG 2.5.3: a spoken "99+" must find the bell); the tooltip gives the exact count.
+  const label = count ? `消息中心，${shown} 条未读` : '消息中心';
+  const title = count ? `消息中心，${count} 条未读` : '消息中心';
   return (
-    <Link to="/notifications" className={`nbell ${className}`} aria-label={label} title={label} data-testid="notification-bell">
+    <Link to="/notifications" className={`nbell ${className}`} aria-label={label} title={title} data-testid="notification-bell">
       <BellOutline className="nbell-icon" />
       {count > 0 && (
         <span className="nbell-count" data-testid="notification-count">
-          {count > 99 ? '99+' : count}
+          {shown}
         </span>
       )}
     </Link>
